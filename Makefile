@@ -1,0 +1,51 @@
+# atf.h - build, test and benchmark. Everything lands in build/.
+#   make          the atf command (build/atf), the test programs and the examples
+#   make test     every test harness, ending with "N passed, M failed"
+#   make bench    benchmark figures into build/bench.json
+#   make demo     a short tour on generated traces
+
+CC      ?= cc
+CXX     ?= c++
+BUILD   ?= build
+OPT     ?= -O2 -g
+WARN    := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wconversion
+CSTD    ?= -std=c99
+CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE -I. $(CFLAGS)
+LDLIBS_ALL = -lpthread $(LDLIBS)
+
+TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+TOOLS_SRC := $(wildcard tools/*.c)
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+
+.PHONY: all test bench demo clean
+all: $(BUILD)/atf $(TESTS) $(EXAMPLES) $(BUILD)/tests/make_fixtures
+
+$(BUILD)/atf: $(TOOLS_SRC) atf.h $(wildcard tools/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $(TOOLS_SRC) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
+
+$(BUILD)/examples/%: examples/%.c atf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
+
+test: all
+	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" \
+	  tests/run_all.sh $(TESTS) tests/compile_checks.sh tests/cli_checks.sh
+
+$(BUILD)/bench: bench/bench.c atf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) -O2 -g -D_GNU_SOURCE -I. -Wall -Wextra -o $@ $< $(LDLIBS_ALL)
+
+bench: $(BUILD)/bench
+	$(BUILD)/bench $(BUILD)/bench.json
+
+demo: all
+	@sh tools/demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)
