@@ -43,7 +43,9 @@
  * ATF_NO_HW_CRC: compile out the hardware CRC32-C paths.
  * ATF_NO_INSTRUMENT: attribute put on every function an instrumentation hook can reach. */
 #ifndef ATFDEF
-#  ifdef ATF_STATIC
+#  if defined(ATF_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#    define ATFDEF static __attribute__((unused))
+#  elif defined(ATF_STATIC)
 #    define ATFDEF static
 #  else
 #    define ATFDEF extern
@@ -370,6 +372,7 @@ typedef struct atf_index_reader {
     atf_crc_state crc_state;
     uint32_t crc_found;          /* computed CRC, valid when crc_state is OK/MISMATCH */
     atf_error error;             /* first error */
+    char path[512];              /* the path (or name) given at open */
     /* private */
     atf__file_image image;
     const uint8_t *events;       /* image.data + events_offset */
@@ -415,6 +418,7 @@ typedef struct atf_detail_reader {
     atf_crc_state crc_state;
     uint32_t crc_found;
     atf_error error;
+    char path[512];
     /* private */
     atf__file_image image;
     uint64_t *offsets;           /* event_count record offsets, from the walk */
@@ -1044,6 +1048,416 @@ ATFDEF uint32_t atf_crc32c_update(uint32_t crc, const void *buf, size_t len) {
 }
 ATFDEF uint32_t atf_crc32c(const void *buf, size_t len) { return atf_crc32c_update(0, buf, len); }
 /* >>crc32c-end */
+
+/* >>readers: index, detail and thread readers. Opening validates the header, picks the
+ * event count by the recovery rules (authoritative footer, else file size / record walk),
+ * and, for detail files, builds the record offset table; after that every access is O(1)
+ * and bounds-checked against the count, never against the bytes again. */
+ATFDEF const char *atf_recovery_str(atf_recovery r) {
+    switch (r) {
+    case ATF_RECOVERY_FINALIZED: return "finalized";
+    case ATF_RECOVERY_FOOTER_AT_END: return "footer at end (placeholder header)";
+    case ATF_RECOVERY_FROM_SIZE: return "recovered (no footer)";
+    case ATF_RECOVERY_FOOTER_MISMATCH: return "footer disagrees with file";
+    default: return "unknown";
+    }
+}
+
+ATFDEF const char *atf_crc_state_str(atf_crc_state s) {
+    switch (s) {
+    case ATF_CRC_NO_FOOTER: return "no usable footer";
+    case ATF_CRC_NOT_COMPUTED: return "not computed (0)";
+    case ATF_CRC_UNCHECKED: return "present, not verified";
+    case ATF_CRC_OK: return "ok";
+    case ATF_CRC_MISMATCH: return "mismatch";
+    default: return "unknown";
+    }
+}
+
+/* Loads the file (or borrows the caller's bytes) into r's image. */
+ATF__PRIVATE atf_result atf__image_load(atf__file_image *img, const char *path, const void *data,
+                                        size_t size, const atf_reader_options *opt,
+                                        atf_error *err) {
+    if (path) return atf__file_map(img, path, opt ? opt->no_mmap : 0, err);
+    memset(img, 0, sizeof *img);
+    if (!data && size) return atf__error_set(err, ATF_E_ARG, "", 0, "NULL data");
+    img->data = (const uint8_t *)data;
+    img->size = size;
+    img->kind = ATF__IMAGE_BORROWED;
+    return ATF_OK;
+}
+
+/* The header checks common to both file kinds: size, identity, events_offset. */
+ATF__PRIVATE atf_result atf__check_header(atf_error *err, const char *name, uint64_t size,
+                                          atf_result identity, const uint8_t *bytes,
+                                          uint64_t events_offset) {
+    if (identity == ATF_E_MAGIC)
+        return atf__error_set(err, ATF_E_MAGIC, name, 0, "magic");
+    if (identity == ATF_E_ENDIAN)
+        return atf__error_set_values(err, ATF_E_ENDIAN, name, 4, "endian byte", 1, bytes[4]);
+    if (identity == ATF_E_VERSION)
+        return atf__error_set_values(err, ATF_E_VERSION, name, 5, "version byte (1 or 2)", 2,
+                                     bytes[5]);
+    if (events_offset < ATF_HEADER_SIZE)
+        return atf__error_set_values(err, ATF_E_CORRUPT, name, 32, "events_offset below header",
+                                     ATF_HEADER_SIZE, events_offset);
+    if (events_offset > size)
+        return atf__error_set_values(err, ATF_E_TRUNCATED, name, 32, "events_offset beyond end",
+                                     size, events_offset);
+    return ATF_OK;
+}
+
+/* Where a footer might be: first the header's word, then the last 64 bytes. Returns the
+ * offset of the first candidate carrying `magic`, or UINT64_MAX; *via_header tells which. */
+ATF__PRIVATE uint64_t atf__find_footer(const atf__file_image *img, uint64_t events_offset,
+                                       uint64_t hinted, const char *magic, int *via_header) {
+    *via_header = 0;
+    if (hinted >= events_offset && hinted <= img->size && img->size - hinted >= ATF_FOOTER_SIZE &&
+        memcmp(img->data + hinted, magic, 4) == 0) {
+        *via_header = 1;
+        return hinted;
+    }
+    if (img->size >= events_offset + ATF_FOOTER_SIZE &&
+        memcmp(img->data + img->size - ATF_FOOTER_SIZE, magic, 4) == 0)
+        return img->size - ATF_FOOTER_SIZE;
+    return UINT64_MAX;
+}
+
+ATF__PRIVATE atf_crc_state atf__crc_state_of(uint32_t checksum) {
+    return checksum ? ATF_CRC_UNCHECKED : ATF_CRC_NOT_COMPUTED;
+}
+
+/* Compares a computed CRC with the footer's and records the outcome. */
+ATF__PRIVATE atf_result atf__crc_settle(atf_crc_state *state, uint32_t *found_out, uint32_t want,
+                                        uint32_t found, atf_error *err, const char *name,
+                                        uint64_t offset) {
+    *found_out = found;
+    if (found == want) {
+        *state = ATF_CRC_OK;
+        return ATF_OK;
+    }
+    *state = ATF_CRC_MISMATCH;
+    return atf__error_set_values(err, ATF_E_CRC, name, offset, "CRC32-C of events section",
+                                 want, found);
+}
+
+ATF__PRIVATE atf_result atf__index_reader_setup(atf_index_reader *r, const char *name,
+                                                const atf_reader_options *opt) {
+    const atf__file_image *img = &r->image;
+    uint64_t footer_pos, span;
+    int via_header;
+    atf_result rc;
+    if (img->size < ATF_HEADER_SIZE)
+        return atf__error_set_values(&r->error, ATF_E_TRUNCATED, name, 0, "file shorter than header",
+                                     ATF_HEADER_SIZE, img->size);
+    rc = atf_index_header_decode(img->data, &r->header);
+    rc = atf__check_header(&r->error, name, img->size, rc, img->data, r->header.events_offset);
+    if (rc != ATF_OK) return rc;
+    if (r->header.event_size != ATF_INDEX_EVENT_SIZE)
+        return atf__error_set_values(&r->error, ATF_E_CORRUPT, name, r->header.version == 2 ? 20 : 24,
+                                     "event_size", ATF_INDEX_EVENT_SIZE, r->header.event_size);
+    r->layout = r->header.version;
+    r->events = img->data + r->header.events_offset;
+    footer_pos = atf__find_footer(img, r->header.events_offset, r->header.footer_offset,
+                                  ATF_INDEX_FOOTER_MAGIC, &via_header);
+    span = img->size - r->header.events_offset;
+    r->recovery = ATF_RECOVERY_FROM_SIZE;
+    r->crc_state = ATF_CRC_NO_FOOTER;
+    if (footer_pos != UINT64_MAX) {
+        atf_index_footer_decode(img->data + footer_pos, &r->footer);
+        r->has_footer = 1;
+        span = footer_pos - r->header.events_offset;
+        if (r->footer.bytes_written == span && r->footer.event_count <= span / ATF_INDEX_EVENT_SIZE &&
+            r->footer.event_count * ATF_INDEX_EVENT_SIZE == span) {
+            r->recovery = via_header ? ATF_RECOVERY_FINALIZED : ATF_RECOVERY_FOOTER_AT_END;
+            r->crc_state = atf__crc_state_of(r->footer.checksum);
+        } else {
+            r->recovery = ATF_RECOVERY_FOOTER_MISMATCH;
+        }
+    }
+    r->event_count = span / ATF_INDEX_EVENT_SIZE;
+    r->torn_bytes = span % ATF_INDEX_EVENT_SIZE;
+    if (opt && opt->verify_crc) return atf_index_reader_verify_crc(r);
+    return ATF_OK;
+}
+
+ATF__PRIVATE atf_result atf__index_reader_open(atf_index_reader *r, const char *path,
+                                               const void *data, size_t size, const char *name,
+                                               const atf_reader_options *opt) {
+    atf_result rc;
+    ATF_ASSERT(r);
+    memset(r, 0, sizeof *r);
+    atf__copy_str(r->path, sizeof r->path, name);
+    rc = atf__image_load(&r->image, path, data, size, opt, &r->error);
+    if (rc == ATF_OK) rc = atf__index_reader_setup(r, r->path, opt);
+    if (rc != ATF_OK) {
+        atf_error keep = r->error;
+        atf__file_unmap(&r->image);
+        memset(r, 0, sizeof *r);
+        r->error = keep;
+    }
+    return rc;
+}
+
+ATFDEF atf_result atf_index_reader_open(atf_index_reader *r, const char *path,
+                                        const atf_reader_options *opt) {
+    if (!path) return ATF_E_ARG;
+    return atf__index_reader_open(r, path, NULL, 0, path, opt);
+}
+
+ATFDEF atf_result atf_index_reader_open_memory(atf_index_reader *r, const void *data, size_t size,
+                                               const char *name, const atf_reader_options *opt) {
+    return atf__index_reader_open(r, NULL, data, size, name ? name : "<memory>", opt);
+}
+
+ATFDEF void atf_index_reader_close(atf_index_reader *r) {
+    if (!r) return;
+    atf__file_unmap(&r->image);
+    memset(r, 0, sizeof *r);
+}
+
+ATFDEF const uint8_t *atf_index_reader_raw(const atf_index_reader *r, uint64_t seq) {
+    return seq < r->event_count ? r->events + seq * ATF_INDEX_EVENT_SIZE : NULL;
+}
+
+ATFDEF atf_result atf_index_reader_get(const atf_index_reader *r, uint64_t seq,
+                                       atf_index_event *out) {
+    if (seq >= r->event_count) return ATF_E_RANGE;
+    atf_index_event_decode(r->layout, r->events + seq * ATF_INDEX_EVENT_SIZE, out);
+    return ATF_OK;
+}
+
+ATFDEF atf_result atf_index_reader_verify_crc(atf_index_reader *r) {
+    uint32_t crc;
+    if (r->crc_state == ATF_CRC_OK || r->crc_state == ATF_CRC_NOT_COMPUTED ||
+        r->crc_state == ATF_CRC_NO_FOOTER)
+        return ATF_OK;
+    if (r->crc_state == ATF_CRC_MISMATCH) return ATF_E_CRC;
+    crc = atf_crc32c(r->events, (size_t)(r->event_count * ATF_INDEX_EVENT_SIZE));
+    return atf__crc_settle(&r->crc_state, &r->crc_found, r->footer.checksum, crc, &r->error,
+                           r->path, r->header.events_offset);
+}
+
+/* Walks the records of [start, end): counts them (and stores their offsets when
+ * `offsets` is given). Stops at a torn record; a total_length below the record header
+ * size is corruption. *stop receives where the walk ended. */
+ATF__PRIVATE atf_result atf__detail_walk(const atf__file_image *img, uint64_t start, uint64_t end,
+                                         uint64_t *offsets, uint64_t *count, uint64_t *stop,
+                                         atf_error *err, const char *name) {
+    uint64_t at = start, n = 0;
+    while (end - at >= ATF_DETAIL_EVENT_HEADER_SIZE) {
+        uint32_t length = atf__load_le32(img->data + at);
+        if (length < ATF_DETAIL_EVENT_HEADER_SIZE)
+            return atf__error_set_values(err, ATF_E_CORRUPT, name, at, "detail total_length",
+                                         ATF_DETAIL_EVENT_HEADER_SIZE, length);
+        if (length > end - at) break;
+        if (offsets) offsets[n] = at;
+        n++;
+        at += length;
+    }
+    *count = n;
+    *stop = at;
+    return ATF_OK;
+}
+
+ATF__PRIVATE atf_result atf__detail_reader_setup(atf_detail_reader *r, const char *name,
+                                                 const atf_reader_options *opt) {
+    const atf__file_image *img = &r->image;
+    uint64_t start, end, hinted, footer_pos, count, stop;
+    int via_header;
+    atf_result rc;
+    if (img->size < ATF_HEADER_SIZE)
+        return atf__error_set_values(&r->error, ATF_E_TRUNCATED, name, 0, "file shorter than header",
+                                     ATF_HEADER_SIZE, img->size);
+    rc = atf_detail_header_decode(img->data, &r->header);
+    rc = atf__check_header(&r->error, name, img->size, rc, img->data, r->header.events_offset);
+    if (rc != ATF_OK) return rc;
+    r->layout = r->header.version;
+    start = r->header.events_offset;
+    /* A finalized header says where the footer is; a placeholder (all zero) says nothing. */
+    hinted = UINT64_MAX;
+    if ((r->header.event_count || r->header.bytes_length) &&
+        r->header.bytes_length <= img->size - start)
+        hinted = start + r->header.bytes_length;
+    footer_pos = atf__find_footer(img, start, hinted, ATF_DETAIL_FOOTER_MAGIC, &via_header);
+    end = footer_pos != UINT64_MAX ? footer_pos : img->size;
+    rc = atf__detail_walk(img, start, end, NULL, &count, &stop, &r->error, name);
+    if (rc != ATF_OK) return rc;
+    r->recovery = ATF_RECOVERY_FROM_SIZE;
+    r->crc_state = ATF_CRC_NO_FOOTER;
+    if (footer_pos != UINT64_MAX) {
+        atf_detail_footer_decode(img->data + footer_pos, &r->footer);
+        r->has_footer = 1;
+        if (r->footer.bytes_length == end - start && stop == end && r->footer.event_count == count) {
+            r->recovery = via_header ? ATF_RECOVERY_FINALIZED : ATF_RECOVERY_FOOTER_AT_END;
+            r->crc_state = atf__crc_state_of(r->footer.checksum);
+        } else {
+            r->recovery = ATF_RECOVERY_FOOTER_MISMATCH;
+        }
+    }
+    r->event_count = count;
+    r->bytes_length = stop - start;
+    r->torn_bytes = end - stop;
+    if (count) {
+        /* count <= file size / 24, so the table is bounded by a third of the file */
+        r->offsets = (uint64_t *)ATF_MALLOC((size_t)count * sizeof(uint64_t));
+        if (!r->offsets) return atf__error_set(&r->error, ATF_E_NOMEM, name, 0, "detail offset table");
+        atf__detail_walk(img, start, stop, r->offsets, &count, &stop, &r->error, name);
+    }
+    if (opt && opt->verify_crc) return atf_detail_reader_verify_crc(r);
+    return ATF_OK;
+}
+
+ATF__PRIVATE atf_result atf__detail_reader_open(atf_detail_reader *r, const char *path,
+                                                const void *data, size_t size, const char *name,
+                                                const atf_reader_options *opt) {
+    atf_result rc;
+    ATF_ASSERT(r);
+    memset(r, 0, sizeof *r);
+    atf__copy_str(r->path, sizeof r->path, name);
+    rc = atf__image_load(&r->image, path, data, size, opt, &r->error);
+    if (rc == ATF_OK) rc = atf__detail_reader_setup(r, r->path, opt);
+    if (rc != ATF_OK) {
+        atf_error keep = r->error;
+        atf_detail_reader_close(r);
+        r->error = keep;
+    }
+    return rc;
+}
+
+ATFDEF atf_result atf_detail_reader_open(atf_detail_reader *r, const char *path,
+                                         const atf_reader_options *opt) {
+    if (!path) return ATF_E_ARG;
+    return atf__detail_reader_open(r, path, NULL, 0, path, opt);
+}
+
+ATFDEF atf_result atf_detail_reader_open_memory(atf_detail_reader *r, const void *data,
+                                                size_t size, const char *name,
+                                                const atf_reader_options *opt) {
+    return atf__detail_reader_open(r, NULL, data, size, name ? name : "<memory>", opt);
+}
+
+ATFDEF void atf_detail_reader_close(atf_detail_reader *r) {
+    if (!r) return;
+    ATF_FREE(r->offsets);
+    atf__file_unmap(&r->image);
+    memset(r, 0, sizeof *r);
+}
+
+ATFDEF atf_result atf_detail_reader_get(const atf_detail_reader *r, uint64_t seq,
+                                        atf_detail_event *out) {
+    const uint8_t *p;
+    if (seq >= r->event_count) return ATF_E_RANGE;
+    p = r->image.data + r->offsets[seq];
+    atf_detail_event_header_decode(r->layout, p, &out->header);
+    out->payload = p + ATF_DETAIL_EVENT_HEADER_SIZE;
+    out->payload_len = out->header.total_length - ATF_DETAIL_EVENT_HEADER_SIZE;
+    out->offset = r->offsets[seq];
+    return ATF_OK;
+}
+
+ATFDEF atf_result atf_detail_reader_verify_crc(atf_detail_reader *r) {
+    uint32_t crc;
+    if (r->crc_state == ATF_CRC_OK || r->crc_state == ATF_CRC_NOT_COMPUTED ||
+        r->crc_state == ATF_CRC_NO_FOOTER)
+        return ATF_OK;
+    if (r->crc_state == ATF_CRC_MISMATCH) return ATF_E_CRC;
+    crc = atf_crc32c(r->image.data + r->header.events_offset, (size_t)r->bytes_length);
+    return atf__crc_settle(&r->crc_state, &r->crc_found, r->footer.checksum, crc, &r->error,
+                           r->path, r->header.events_offset);
+}
+
+/* dir + "/" + leaf into buf; ATF_E_ARG when it does not fit. */
+ATF__PRIVATE atf_result atf__path_join(char *buf, size_t cap, const char *dir, const char *leaf) {
+    size_t a = strlen(dir), b = strlen(leaf);
+    if (a + 1 + b + 1 > cap) return ATF_E_ARG;
+    memcpy(buf, dir, a);
+    buf[a] = '/';
+    memcpy(buf + a + 1, leaf, b + 1);
+    return ATF_OK;
+}
+
+ATFDEF atf_result atf_thread_reader_open(atf_thread_reader *t, const char *dir,
+                                         const atf_reader_options *opt) {
+    char path[1024];
+    atf_result rc;
+    ATF_ASSERT(t);
+    memset(t, 0, sizeof *t);
+    if (!dir || atf__path_join(path, sizeof path, dir, "index.atf") != ATF_OK)
+        return atf__error_set(&t->error, ATF_E_ARG, dir ? dir : "", 0, "directory path too long");
+    rc = atf_index_reader_open(&t->index, path, opt);
+    if (rc != ATF_OK) {
+        atf__error_adopt(&t->error, &t->index.error);
+        return rc;
+    }
+    atf__path_join(path, sizeof path, dir, "detail.atf");
+    rc = atf_detail_reader_open(&t->detail, path, opt);
+    if (rc == ATF_OK) {
+        t->has_detail = 1;
+    } else if (rc == ATF_E_NOT_FOUND) {
+        rc = ATF_OK;
+    } else {
+        atf__error_adopt(&t->error, &t->detail.error);
+        atf_index_reader_close(&t->index);
+    }
+    return rc;
+}
+
+ATFDEF void atf_thread_reader_close(atf_thread_reader *t) {
+    if (!t) return;
+    atf_index_reader_close(&t->index);
+    atf_detail_reader_close(&t->detail);
+    t->has_detail = 0;
+}
+
+ATFDEF atf_result atf_thread_reader_detail_of(const atf_thread_reader *t, uint64_t index_seq,
+                                              atf_detail_event *out) {
+    atf_index_event ev;
+    atf_result rc = atf_index_reader_get(&t->index, index_seq, &ev);
+    if (rc != ATF_OK) return rc;
+    if (ev.detail_seq == ATF_NO_DETAIL) return ATF_E_NO_DETAIL;
+    if (!t->has_detail || atf_detail_reader_get(&t->detail, ev.detail_seq, out) != ATF_OK)
+        return ATF_E_CORRUPT;
+    return out->header.index_seq == index_seq ? ATF_OK : ATF_E_CORRUPT;
+}
+
+ATFDEF atf_result atf_thread_reader_index_of(const atf_thread_reader *t, uint64_t detail_seq,
+                                             atf_index_event *out) {
+    atf_detail_event d;
+    atf_result rc = atf_detail_reader_get(&t->detail, detail_seq, &d);
+    if (rc != ATF_OK) return rc;
+    if (atf_index_reader_get(&t->index, d.header.index_seq, out) != ATF_OK) return ATF_E_CORRUPT;
+    return out->detail_seq == detail_seq ? ATF_OK : ATF_E_CORRUPT;
+}
+
+ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
+    uint64_t i;
+    atf_index_event ev;
+    atf_detail_event d;
+    for (i = 0; i < t->index.event_count; i++) {
+        atf_result rc;
+        atf_index_reader_get(&t->index, i, &ev);
+        if (ev.detail_seq == ATF_NO_DETAIL) continue;
+        rc = atf_thread_reader_detail_of(t, i, &d);
+        if (rc != ATF_OK)
+            return atf__error_set_values(&t->error, rc, t->index.path,
+                                         t->index.header.events_offset + i * ATF_INDEX_EVENT_SIZE,
+                                         "detail_seq of this index event does not lead back to it",
+                                         i, ev.detail_seq);
+    }
+    /* Every forward link checked above is also a backward one; what is left are detail
+     * records that no index event names. */
+    for (i = 0; t->has_detail && i < t->detail.event_count; i++) {
+        atf_result rc = atf_thread_reader_index_of(t, i, &ev);
+        if (rc != ATF_OK) {
+            atf_detail_reader_get(&t->detail, i, &d);
+            return atf__error_set_values(&t->error, rc, t->detail.path, d.offset,
+                                         "index_seq of this detail record does not lead back to it",
+                                         i, d.header.index_seq);
+        }
+    }
+    return ATF_OK;
+}
 
 /* >>impl-end */
 #endif /* ATF_IMPLEMENTATION */
