@@ -28,6 +28,7 @@ typedef struct gen_spec {
     int no_crc;                 /* footers carry checksum 0 */
     uint32_t crc_flip;          /* xored into the index footer checksum */
     uint64_t footer_extra;      /* added to the index footer's event_count */
+    uint64_t detail_footer_extra; /* added to the detail footer's event_count */
     size_t torn;                /* bytes of a torn record after the last index event */
     uint64_t link_break;        /* 1 + the detail record whose index_seq is off by one */
 } gen_spec;
@@ -203,7 +204,7 @@ static void gen_thread(const gen_spec *s, gen_buf *idx, gen_buf *det) {
         if (!s->no_footer) {
             memset(&f, 0, sizeof f);
             f.checksum = s->no_crc ? 0 : atf_crc32c(records.data, records.len);
-            f.event_count = ndetail;
+            f.event_count = ndetail + s->detail_footer_extra;
             f.bytes_length = records.len;
             f.time_start_ns = d0;
             f.time_end_ns = d1;
@@ -215,19 +216,22 @@ static void gen_thread(const gen_spec *s, gen_buf *idx, gen_buf *det) {
     free(records.data);
 }
 
+/* Writes directory dir_name with index.atf and, when det is not empty, detail.atf. */
+static void gen_write_thread(const char *dir, const char *dir_name, const gen_buf *idx,
+                             const gen_buf *det) {
+    char sub[4096];
+    gen_mkdir(dir, dir_name, sub, sizeof sub);
+    gen_write(sub, "index.atf", idx);
+    if (det->len) gen_write(sub, "detail.atf", det);
+}
+
 /* Writes one thread: a lone index file `name` when dir_name is NULL, otherwise a
- * directory dir_name with index.atf (and detail.atf). */
+ * thread directory dir_name. */
 static void gen_emit(const char *dir, const char *name, const char *dir_name, const gen_spec *s) {
     gen_buf idx = { NULL, 0, 0 }, det = { NULL, 0, 0 };
-    char sub[4096];
     gen_thread(s, &idx, &det);
-    if (!dir_name) {
-        gen_write(dir, name, &idx);
-    } else {
-        gen_mkdir(dir, dir_name, sub, sizeof sub);
-        gen_write(sub, "index.atf", &idx);
-        if (det.len) gen_write(sub, "detail.atf", &det);
-    }
+    if (!dir_name) gen_write(dir, name, &idx);
+    else gen_write_thread(dir, dir_name, &idx, &det);
     free(idx.data);
     free(det.data);
 }
@@ -291,6 +295,24 @@ int main(int argc, char **argv) {
     s = gen_base(ATF_LAYOUT_1, 90);
     s.detail_every = 3, s.placeholder = 1, s.no_footer = 1, s.torn = 5;
     gen_emit(dir, NULL, "thread_crash", &s);
+
+    s = gen_base(ATF_LAYOUT_2, 40);
+    s.detail_every = 4, s.detail_footer_extra = 1;
+    gen_emit(dir, NULL, "thread_detail_mismatch", &s);
+
+    {   /* a thread whose index names detail records, without its detail.atf; a thread
+         * whose second detail record has total_length 5 (record 0 is 124 bytes at 64) */
+        gen_buf idx = { NULL, 0, 0 }, det = { NULL, 0, 0 }, none = { NULL, 0, 0 };
+        s = gen_base(ATF_LAYOUT_1, 30);
+        s.detail_every = 5;
+        gen_thread(&s, &idx, &det);
+        gen_write_thread(dir, "thread_dangling", &idx, &none);
+        det.data[188] = 5;
+        det.data[189] = det.data[190] = det.data[191] = 0;
+        gen_write_thread(dir, "thread_badrecord", &idx, &det);
+        free(idx.data);
+        free(det.data);
+    }
 
     {   /* a finalized file whose magic is wrong, and a file shorter than a header */
         gen_buf b = { NULL, 0, 0 };

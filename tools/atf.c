@@ -291,64 +291,76 @@ static void cli_target_close(cli_target *t) {
 
 /* ==== facts: what info and verify judge about one file, from either reader ========== */
 typedef struct cli_facts {
-    const char *path;
+    const char *path;               /* the reader's path */
     int is_detail;
     uint64_t count;                 /* events readable */
     uint64_t torn_bytes;
     uint64_t events_offset;
+    uint64_t section_bytes;         /* events section up to the footer (or the end) */
     uint64_t file_size;
     uint64_t footer_offset;         /* where the footer is, or would be */
     uint64_t final_mark_offset;     /* header field that a clean close rewrites */
-    uint64_t footer_count;          /* valid when has_footer */
     int has_footer;
+    uint64_t footer_count;          /* valid when has_footer */
+    uint64_t footer_bytes;          /* valid when has_footer */
     atf_recovery recovery;
     atf_crc_state crc_state;
     uint32_t crc_expected, crc_found;
-    atf_error open_error;           /* what the reader noted at open (ATF_OK if nothing) */
+    atf_error crc_error;            /* the reader's error when crc_state is MISMATCH */
 } cli_facts;
 
-/* Fills *f from an open index reader and verifies its CRC. */
-static void cli_facts_index(cli_facts *f, atf_index_reader *r, const char *path) {
+/* The footer's place: where the header says, else the last 64 bytes. */
+static uint64_t cli_footer_offset(uint64_t hinted, uint64_t file_size) {
+    if (hinted) return hinted;
+    return file_size >= ATF_FOOTER_SIZE ? file_size - ATF_FOOTER_SIZE : 0;
+}
+
+/* Fills *f from an open index reader, verifying its CRC. */
+static void cli_facts_index(cli_facts *f, atf_index_reader *r) {
     memset(f, 0, sizeof *f);
-    f->path = path;
-    f->open_error = r->error;
-    atf_index_reader_verify_crc(r);  /* the outcome is in r->crc_state */
+    atf_index_reader_verify_crc(r);  /* the outcome is in r->crc_state and r->error */
+    f->path = r->path;
     f->count = r->event_count;
     f->torn_bytes = r->torn_bytes;
     f->events_offset = r->header.events_offset;
-    f->file_size = cli_file_size(path);
-    f->footer_offset = r->header.footer_offset ? r->header.footer_offset
-                       : f->file_size >= ATF_FOOTER_SIZE ? f->file_size - ATF_FOOTER_SIZE : 0;
-    f->final_mark_offset = 40;       /* footer_offset */
+    f->section_bytes = r->event_count * ATF_INDEX_EVENT_SIZE + r->torn_bytes;
+    f->file_size = cli_file_size(r->path);
+    f->footer_offset = cli_footer_offset(r->header.footer_offset, f->file_size);
+    f->final_mark_offset = 40;       /* footer_offset, 0 in the placeholder */
     f->has_footer = r->has_footer;
     f->footer_count = r->footer.event_count;
+    f->footer_bytes = r->footer.bytes_written;
     f->recovery = r->recovery;
     f->crc_state = r->crc_state;
     f->crc_expected = r->footer.checksum;
     f->crc_found = r->crc_found;
+    f->crc_error = r->error;
 }
 
-/* Fills *f from an open detail reader and verifies its CRC. */
-static void cli_facts_detail(cli_facts *f, atf_detail_reader *r, const char *path) {
+/* Fills *f from an open detail reader, verifying its CRC. */
+static void cli_facts_detail(cli_facts *f, atf_detail_reader *r) {
     memset(f, 0, sizeof *f);
-    f->path = path;
-    f->is_detail = 1;
-    f->open_error = r->error;
     atf_detail_reader_verify_crc(r);
+    f->path = r->path;
+    f->is_detail = 1;
     f->count = r->event_count;
     f->torn_bytes = r->torn_bytes;
     f->events_offset = r->header.events_offset;
-    f->file_size = cli_file_size(path);
-    f->footer_offset = r->recovery == ATF_RECOVERY_FINALIZED
-                       ? r->header.events_offset + r->footer.bytes_length
-                       : f->file_size >= ATF_FOOTER_SIZE ? f->file_size - ATF_FOOTER_SIZE : 0;
+    f->section_bytes = r->bytes_length + r->torn_bytes;
+    f->file_size = cli_file_size(r->path);
+    f->footer_offset = cli_footer_offset(r->header.event_count || r->header.bytes_length
+                                             ? r->header.events_offset + r->header.bytes_length
+                                             : 0,
+                                         f->file_size);
     f->final_mark_offset = 28;       /* event_count, 0 in the placeholder */
     f->has_footer = r->has_footer;
     f->footer_count = r->footer.event_count;
+    f->footer_bytes = r->footer.bytes_length;
     f->recovery = r->recovery;
     f->crc_state = r->crc_state;
     f->crc_expected = r->footer.checksum;
     f->crc_found = r->crc_found;
+    f->crc_error = r->error;
 }
 
 static const char *cli_recovery_text(const cli_facts *f) {
@@ -365,7 +377,10 @@ static const char *cli_recovery_text(const cli_facts *f) {
 
 static const char *cli_crc_text(const cli_facts *f, char *buf, size_t cap) {
     switch (f->crc_state) {
-    case ATF_CRC_NO_FOOTER: snprintf(buf, cap, "none (no footer)"); break;
+    case ATF_CRC_NO_FOOTER:
+        snprintf(buf, cap, f->recovery == ATF_RECOVERY_FOOTER_MISMATCH
+                 ? "not checked (the footer disagrees with the file)" : "none (no footer)");
+        break;
     case ATF_CRC_NOT_COMPUTED: snprintf(buf, cap, "not computed (footer checksum 0)"); break;
     case ATF_CRC_UNCHECKED: snprintf(buf, cap, "not verified (0x%08x)", f->crc_expected); break;
     case ATF_CRC_OK: snprintf(buf, cap, "ok (0x%08x)", f->crc_found); break;
@@ -382,29 +397,26 @@ static const char *cli_crc_text(const cli_facts *f, char *buf, size_t cap) {
  * returns how many. Without `strict` a file left by a crash is no problem. */
 static int cli_problems(const cli_facts *f, int strict, FILE *out, const char *prefix) {
     int n = 0;
-    atf_error e;
     if (f->recovery == ATF_RECOVERY_FOOTER_MISMATCH) {
+        atf_error e;
         n++;
-        if (f->open_error.code != ATF_OK) {
-            cli_print_error(out, prefix, &f->open_error);
-        } else {
-            cli_error_init(&e, ATF_E_CORRUPT, f->path, f->footer_offset,
-                           "footer disagrees with the file (expected: events in the file, "
-                           "found: footer event_count)");
-            e.has_values = f->has_footer;
+        if (f->footer_count != f->count) {
+            cli_error_init(&e, ATF_E_CORRUPT, f->path, f->footer_offset + 8,
+                           "footer event_count disagrees with the events in the file");
             e.expected = f->count;
             e.found = f->footer_count;
-            cli_print_error(out, prefix, &e);
+        } else {
+            cli_error_init(&e, ATF_E_CORRUPT, f->path, f->footer_offset + (f->is_detail ? 16 : 32),
+                           "footer byte count disagrees with the events section");
+            e.expected = f->section_bytes;
+            e.found = f->footer_bytes;
         }
+        e.has_values = 1;
+        cli_print_error(out, prefix, &e);
     }
     if (f->crc_state == ATF_CRC_MISMATCH) {
         n++;
-        cli_error_init(&e, ATF_E_CRC, f->path, f->events_offset,
-                       "CRC32-C of the events section (expected: footer checksum)");
-        e.has_values = 1;
-        e.expected = f->crc_expected;
-        e.found = f->crc_found;
-        cli_print_error(out, prefix, &e);
+        cli_print_error(out, prefix, &f->crc_error);
     }
     if (!strict) return n;
     if (f->recovery == ATF_RECOVERY_FOOTER_AT_END || f->recovery == ATF_RECOVERY_FROM_SIZE) {
@@ -412,7 +424,8 @@ static int cli_problems(const cli_facts *f, int strict, FILE *out, const char *p
         fprintf(out, "%s%s: offset %llu: not finalized: %s (--strict)\n", prefix, f->path,
                 (cli_ull)f->final_mark_offset, cli_recovery_text(f));
     }
-    if (f->crc_state == ATF_CRC_NOT_COMPUTED) {
+    /* the CRC32-C of an empty section is 0 too: that is a computed checksum */
+    if (f->crc_state == ATF_CRC_NOT_COMPUTED && f->section_bytes > 0) {
         n++;
         fprintf(out, "%s%s: offset %llu: CRC32-C not computed (footer checksum 0) (--strict)\n",
                 prefix, f->path, (cli_ull)(f->footer_offset + 4));
@@ -556,7 +569,7 @@ static int cli_info_index(const char *path) {
     const atf_index_header *h = &r.header;
     int status;
     if (atf_index_reader_open(&r, path, NULL) != ATF_OK) return cli_report(&r.error);
-    cli_facts_index(&f, &r, path);
+    cli_facts_index(&f, &r);
     cli_info_identity(path, "index", r.layout, h->version, h->arch, h->os, h->thread_id);
     cli_kv("clock_type", "%s (%u)", atf_clock_str(h->clock_type), h->clock_type);
     cli_kv("flags", "0x%08x%s", h->flags,
@@ -582,7 +595,7 @@ static int cli_info_detail(const char *path) {
     const atf_detail_header *h = &r.header;
     int status;
     if (atf_detail_reader_open(&r, path, NULL) != ATF_OK) return cli_report(&r.error);
-    cli_facts_detail(&f, &r, path);
+    cli_facts_detail(&f, &r);
     cli_info_identity(path, "detail", r.layout, h->version, h->arch, h->os, h->thread_id);
     cli_kv("flags", "0x%08x", h->flags);
     cli_kv("events", "%llu", (cli_ull)r.event_count);
@@ -842,6 +855,12 @@ static void cli_verify_good(const cli_facts *f) {
 }
 
 /* Each verify_* function prints its lines and returns its number of problems. */
+static int cli_verify_facts(const cli_facts *f, int strict) {
+    int n = cli_problems(f, strict, stdout, "");
+    if (n == 0) cli_verify_good(f);
+    return n;
+}
+
 static int cli_verify_index_file(const char *path, int strict) {
     atf_index_reader r;
     cli_facts f;
@@ -850,9 +869,8 @@ static int cli_verify_index_file(const char *path, int strict) {
         cli_print_error(stdout, "", &r.error);
         return 1;
     }
-    cli_facts_index(&f, &r, path);
-    n = cli_problems(&f, strict, stdout, "");
-    if (n == 0) cli_verify_good(&f);
+    cli_facts_index(&f, &r);
+    n = cli_verify_facts(&f, strict);
     atf_index_reader_close(&r);
     return n;
 }
@@ -865,55 +883,32 @@ static int cli_verify_detail_file(const char *path, int strict) {
         cli_print_error(stdout, "", &r.error);
         return 1;
     }
-    cli_facts_detail(&f, &r, path);
-    n = cli_problems(&f, strict, stdout, "");
-    if (n == 0) cli_verify_good(&f);
+    cli_facts_detail(&f, &r);
+    n = cli_verify_facts(&f, strict);
     atf_detail_reader_close(&r);
     return n;
 }
 
-/* Without a detail file no index event may point to a detail record. */
-static int cli_verify_no_links(const atf_index_reader *r, const char *path) {
-    uint64_t i;
-    atf_index_event ev;
-    for (i = 0; i < r->event_count; i++) {
-        atf_index_reader_get(r, i, &ev);
-        if (ev.detail_seq != ATF_NO_DETAIL) {
-            uint64_t field = r->layout == ATF_LAYOUT_2 ? 16 : 28;
-            printf("%s: offset %llu: event %llu links to detail record %llu, but there is no "
-                   "detail.atf\n", path, (cli_ull)(r->header.events_offset + i * 32 + field),
-                   (cli_ull)i, (cli_ull)ev.detail_seq);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Each file on its own, then, when both are sound, the links between them. */
+/* Each file of the directory, then the links between them in both directions (an index
+ * event naming a detail record when there is no detail.atf is a broken link too). */
 static int cli_verify_dir(const char *dir, int strict) {
-    char index_path[CLI_PATH_MAX], detail_path[CLI_PATH_MAX];
     atf_thread_reader t;
-    atf_error e;
+    cli_facts f;
     int n;
-    if (cli_join(index_path, sizeof index_path, dir, "index.atf", &e) != ATF_OK ||
-        cli_join(detail_path, sizeof detail_path, dir, "detail.atf", &e) != ATF_OK) {
-        cli_print_error(stdout, "", &e);
-        return 1;
-    }
-    n = cli_verify_index_file(index_path, strict);
-    if (cli_exists(detail_path)) n += cli_verify_detail_file(detail_path, strict);
-    if (n) return n;
     if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) {
         cli_print_error(stdout, "", &t.error);
         return 1;
     }
+    cli_facts_index(&f, &t.index);
+    n = cli_verify_facts(&f, strict);
+    if (t.has_detail) {
+        cli_facts_detail(&f, &t.detail);
+        n += cli_verify_facts(&f, strict);
+    }
     if (atf_thread_reader_verify_links(&t) != ATF_OK) {
         cli_print_error(stdout, "", &t.error);
-        n = 1;
-    } else if (!t.has_detail) {
-        n = cli_verify_no_links(&t.index, index_path);
-    }
-    if (n == 0) {
+        n++;
+    } else if (n == 0) {
         if (t.has_detail)
             printf("OK %s (links ok both ways: %llu events, %llu detail records)\n", dir,
                    (cli_ull)t.index.event_count, (cli_ull)t.detail.event_count);
