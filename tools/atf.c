@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -300,9 +299,8 @@ typedef struct cli_facts {
     uint64_t file_size;
     uint64_t footer_offset;         /* where the footer is, or would be */
     uint64_t final_mark_offset;     /* header field that a clean close rewrites */
-    int has_footer;
-    uint64_t footer_count;          /* valid when has_footer */
-    uint64_t footer_bytes;          /* valid when has_footer */
+    uint64_t footer_count;          /* what the footer says, when there is one */
+    uint64_t footer_bytes;
     atf_recovery recovery;
     atf_crc_state crc_state;
     uint32_t crc_expected, crc_found;
@@ -327,7 +325,6 @@ static void cli_facts_index(cli_facts *f, atf_index_reader *r) {
     f->file_size = cli_file_size(r->path);
     f->footer_offset = cli_footer_offset(r->header.footer_offset, f->file_size);
     f->final_mark_offset = 40;       /* footer_offset, 0 in the placeholder */
-    f->has_footer = r->has_footer;
     f->footer_count = r->footer.event_count;
     f->footer_bytes = r->footer.bytes_written;
     f->recovery = r->recovery;
@@ -353,7 +350,6 @@ static void cli_facts_detail(cli_facts *f, atf_detail_reader *r) {
                                              : 0,
                                          f->file_size);
     f->final_mark_offset = 28;       /* event_count, 0 in the placeholder */
-    f->has_footer = r->has_footer;
     f->footer_count = r->footer.event_count;
     f->footer_bytes = r->footer.bytes_length;
     f->recovery = r->recovery;
@@ -546,17 +542,23 @@ static int cli_info_state(const cli_facts *f) {
     char crc[128];
     cli_kv("events_offset", "%llu", (cli_ull)f->events_offset);
     cli_kv("file_size", "%llu", (cli_ull)f->file_size);
-    if (f->recovery == ATF_RECOVERY_FINALIZED)
+    switch (f->recovery) {
+    case ATF_RECOVERY_FINALIZED:
         cli_kv("footer", "finalized (footer at offset %llu)", (cli_ull)f->footer_offset);
-    else if (f->recovery == ATF_RECOVERY_FOOTER_MISMATCH && f->has_footer)
-        cli_kv("footer", "footer mismatch (footer says %llu events, the file holds %llu)",
-               (cli_ull)f->footer_count, (cli_ull)f->count);
-    else
-        cli_kv("footer", "%s (%s)",
-               f->recovery == ATF_RECOVERY_FOOTER_AT_END ? "footer at end"
-               : f->recovery == ATF_RECOVERY_FROM_SIZE ? "recovered from size"
-                                                        : "footer mismatch",
-               cli_recovery_text(f));
+        break;
+    case ATF_RECOVERY_FOOTER_AT_END:
+        cli_kv("footer", "footer at end (offset %llu; header still the placeholder)",
+               (cli_ull)f->footer_offset);
+        break;
+    case ATF_RECOVERY_FROM_SIZE:
+        cli_kv("footer", "recovered from size (%s)", cli_recovery_text(f));
+        break;
+    case ATF_RECOVERY_FOOTER_MISMATCH:
+        cli_kv("footer", "footer mismatch (footer says %llu events in %llu bytes; the file "
+               "holds %llu events in %llu bytes)", (cli_ull)f->footer_count,
+               (cli_ull)f->footer_bytes, (cli_ull)f->count, (cli_ull)f->section_bytes);
+        break;
+    }
     cli_kv("torn_bytes", "%llu", (cli_ull)f->torn_bytes);
     cli_kv("crc", "%s", cli_crc_text(f, crc, sizeof crc));
     return cli_problems(f, 0, stderr, "atf: ") ? CLI_EXIT_DATA : CLI_EXIT_OK;
