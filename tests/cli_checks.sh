@@ -304,6 +304,9 @@ out_has "verify thread dirs" "^OK .*thread_1/detail\.atf \(100 detail records, c
 out_has "verify thread dirs" "^OK .*thread_1 \(links ok"
 out_has "verify thread dirs" "^OK .*thread_2 \(links ok"
 out_has "verify thread dirs" "^OK .*thread_nodetail \("
+expect 0 "verify dir with a trailing slash" "$ATF" verify "$D/thread_1/"
+out_has "verify dir with a trailing slash" "^OK .*/thread_1/index\.atf "
+if grep -q '//' "$OUT"; then fail "verify dir with a trailing slash: '//' in a path"; show; else pass; fi
 expect 0 "verify --strict good files" "$ATF" verify --strict "$D/l1.atf" "$D/l2.atf" "$D/thread_1" "$D/thread_2"
 expect 0 "verify detail file" "$ATF" verify "$D/thread_2/detail.atf"
 out_has "verify detail file" "^OK .*detail\.atf \(150 detail records"

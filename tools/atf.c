@@ -127,8 +127,14 @@ typedef struct cli_flag {
     int *value;                     /* set to 1 when given */
 } cli_flag;
 
+/* Drops the trailing slashes of a PATH ("thread_0/" -> "thread_0"; "/" stays). */
+static void cli_trim_slashes(char *path) {
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') path[--n] = '\0';
+}
+
 /* Sets the flags found in argv[1..argc-1] and packs the operands (every other argument,
- * and everything after "--") into argv[1..*nops]. Returns CLI_CONTINUE when the command
+ * and everything after "--") into argv[1..*nops], trailing slashes dropped. Returns CLI_CONTINUE when the command
  * should run, CLI_EXIT_OK after printing the usage for --help, CLI_EXIT_USAGE after
  * complaining on stderr about an unknown option or a wrong operand count (max_ops 0 is
  * no limit). */
@@ -140,6 +146,7 @@ static int cli_parse_args(const cli_command *cmd, int argc, char **argv,
         const char *a = argv[i];
         size_t f;
         if (only_ops || a[0] != '-' || a[1] == '\0') {
+            cli_trim_slashes(argv[i]);
             argv[1 + n++] = argv[i];
             continue;
         }
