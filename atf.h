@@ -13,6 +13,7 @@
  *   9. writer           the per-thread wait-free producer: call/return/exception, detail
  *  10. session writer   session directory, drain, file writers, manifest, windowed detail
  *  11. readers          index, detail and thread readers over mmap: O(1) access, both-way links
+ *  12. session reader   a pid_* directory: manifest, all threads merged by time, time seek
  *
  * QUICK START
  *   In exactly one .c file (never in a header):
@@ -776,6 +777,111 @@ ATFDEF atf_result atf_thread_reader_index_of(const atf_thread_reader *t, uint64_
                                              atf_index_event *out);
 /* Checks every link in both directions; the first broken one is kept in t->error. */
 ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t);
+
+/* ==== 12. session reader + merge ===================================================== */
+/* Opens a pid_* directory: manifest.json when present (threads, clock, layout, symbols,
+ * drop counts, anchors), else, or in addition when the manifest lists fewer threads than
+ * exist, a scan of the thread_* directories. A manifest entry whose directory is missing
+ * is kept with `missing` set and skipped by the merge. The merge yields every selected
+ * event of every thread in (timestamp, slot, seq) order, also when a thread's file is not
+ * time-ordered (files of the original tracer are not): such a thread is detected at open
+ * and merged through a stably sorted permutation built on first use. */
+typedef enum atf_manifest_state {
+    ATF_MANIFEST_OK = 0,          /* manifest read and complete */
+    ATF_MANIFEST_MISSING = 1,     /* no manifest.json: threads found by scanning */
+    ATF_MANIFEST_UNREADABLE = 2,  /* manifest.json is not valid JSON of the expected shape */
+    ATF_MANIFEST_INCOMPLETE = 3   /* it lists fewer threads than the directory holds */
+} atf_manifest_state;
+
+ATFDEF const char *atf_manifest_state_str(atf_manifest_state s);
+
+typedef struct atf_session_thread {
+    uint32_t slot;               /* N of thread_N */
+    uint32_t os_thread_id;       /* from the manifest, else the index header */
+    char name[64];               /* from the manifest, "" when none */
+    int in_manifest;             /* listed by manifest.json */
+    int missing;                 /* listed, but thread_N/ or its index.atf is missing */
+    int manifest_has_detail;     /* the manifest's has_detail (original files: always 1) */
+    uint64_t events_dropped;     /* from the manifest (0 when unknown) */
+    int out_of_order;            /* timestamps decrease somewhere in index.atf */
+    atf_thread_reader reader;    /* open unless missing */
+    uint64_t *order;             /* private: sorted permutation for out-of-order files */
+} atf_session_thread;
+
+typedef struct atf_session_symbol { uint64_t function_id; char *name; } atf_session_symbol;
+
+typedef struct atf_session_reader {
+    char path[1024];
+    atf_manifest_state manifest;
+    uint32_t format_version, layout, clock_type;
+    uint64_t time_start_ns, time_end_ns; /* manifest values, else from the files */
+    atf_session_thread *threads;         /* sorted by slot */
+    size_t thread_count;
+    atf_session_symbol *symbols;         /* sorted by function_id */
+    size_t symbol_count;
+    atf_error error;
+} atf_session_reader;
+
+/* Opens the pid_* directory `dir`. Fails only when nothing can be read (no thread at all,
+ * or a thread file that is present but invalid: its error is in r->error). */
+ATFDEF atf_result atf_session_reader_open(atf_session_reader *r, const char *dir,
+                                          const atf_reader_options *opt);
+ATFDEF void atf_session_reader_close(atf_session_reader *r);
+/* The symbol name of function_id from the manifest, or NULL. O(log n). */
+ATFDEF const char *atf_session_reader_symbol(const atf_session_reader *r, uint64_t function_id);
+/* The thread with slot `slot`, or NULL. */
+ATFDEF atf_session_thread *atf_session_reader_thread(atf_session_reader *r, uint32_t slot);
+
+/* First position p in [0, count] whose event has timestamp >= t, by binary search over a
+ * time-ordered index file: O(log n) probes. `probes` (optional) receives their number. */
+ATFDEF uint64_t atf_index_reader_seek(const atf_index_reader *r, uint64_t t_ns, uint64_t *probes);
+
+/* Zero is the default for every field: every thread, every kind, all time. */
+typedef struct atf_merge_filter {
+    const uint32_t *slots;       /* only these slots (slot_count of them); NULL = all */
+    size_t slot_count;
+    uint32_t kinds;              /* bit (1 << kind) per wanted ATF_EVENT_*; 0 = all */
+    uint64_t from_ns;            /* events with timestamp >= from_ns */
+    uint64_t to_ns;              /* and <= to_ns; 0 = no upper bound */
+} atf_merge_filter;
+
+typedef struct atf_merge_item {
+    uint32_t slot;               /* thread slot */
+    uint64_t seq;                /* index_seq in that thread's file */
+    atf_index_event event;
+    atf_session_thread *thread;  /* for detail links: atf_thread_reader_detail_of */
+} atf_merge_item;
+
+typedef struct atf__merge_cursor {
+    atf_session_thread *thread;
+    const uint8_t *events;
+    const uint64_t *order;       /* NULL when the file is time-ordered */
+    uint64_t pos, end;
+    uint64_t key;                /* timestamp at pos */
+} atf__merge_cursor;
+
+typedef struct atf_merge {
+    atf__merge_cursor *cursors;
+    size_t cursor_count;
+    size_t *heap;                /* cursor indices, min-heap on (key, slot) */
+    size_t heap_len;
+    size_t current;              /* cursor being taken from, outside the heap */
+    int has_current;
+    uint32_t kinds;
+    uint64_t to_ns;
+    uint64_t probes;             /* binary-search probes of the last seek */
+    atf_session_reader *reader;
+    atf_merge_filter filter;
+} atf_merge;
+
+/* Prepares a merge over `r` (which must outlive it). Builds the permutations of
+ * out-of-order threads it needs (ATF_E_NOMEM if that fails). */
+ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_merge_filter *f);
+/* The next event in (timestamp, slot, seq) order: ATF_OK, or ATF_E_RANGE at the end. */
+ATFDEF atf_result atf_merge_next(atf_merge *m, atf_merge_item *out);
+/* Repositions every thread at its first event with timestamp >= t (binary search). */
+ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns);
+ATFDEF void atf_merge_deinit(atf_merge *m);
 
 #ifdef __cplusplus
 }
@@ -4185,6 +4291,753 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
         }
     }
     return ATF_OK;
+}
+
+
+/* >>json: a small strict JSON parser for manifest.json: the whole text becomes a flat
+ * array of nodes (bounded by the text size, depth limited), queried by key. Anything
+ * that is not well-formed JSON is refused as a whole; nothing is guessed. */
+enum { ATF__JSON_OBJECT = 1, ATF__JSON_ARRAY, ATF__JSON_STRING, ATF__JSON_NUMBER,
+       ATF__JSON_TRUE, ATF__JSON_FALSE, ATF__JSON_NULL };
+#define ATF__JSON_MAX_DEPTH 32
+#define ATF__JSON_MAX_TEXT (64u << 20)
+
+typedef struct atf__json_node {
+    int type;
+    size_t start, end;           /* the value's text (strings: without the quotes) */
+    size_t key_start, key_end;   /* member name in an object, else equal */
+    long child, next;            /* first child, next sibling; -1 when none */
+} atf__json_node;
+
+typedef struct atf__json {
+    const char *text;
+    size_t len, at;
+    atf__json_node *nodes;
+    size_t count, cap;
+    int failed;
+} atf__json;
+
+ATF__PRIVATE void atf__json_space(atf__json *j) {
+    while (j->at < j->len && (j->text[j->at] == ' ' || j->text[j->at] == '\n' ||
+                              j->text[j->at] == '\r' || j->text[j->at] == '\t'))
+        j->at++;
+}
+
+ATF__PRIVATE long atf__json_new(atf__json *j, int type) {
+    if (!atf__grow((void **)&j->nodes, &j->cap, j->count, sizeof *j->nodes)) {
+        j->failed = 1;
+        return -1;
+    }
+    memset(&j->nodes[j->count], 0, sizeof *j->nodes);
+    j->nodes[j->count].type = type;
+    j->nodes[j->count].child = j->nodes[j->count].next = -1;
+    j->nodes[j->count].start = j->at;
+    return (long)j->count++;
+}
+
+/* Skips a string body starting after its opening quote; leaves `at` after the closing one.
+ * Returns the index of the closing quote, or 0 on failure. */
+ATF__PRIVATE size_t atf__json_skip_string(atf__json *j) {
+    while (j->at < j->len) {
+        unsigned char c = (unsigned char)j->text[j->at];
+        if (c == '"') return j->at++;
+        if (c < 0x20) return 0;
+        if (c == '\\') {
+            if (j->at + 1 >= j->len) return 0;
+            c = (unsigned char)j->text[j->at + 1];
+            if (c == 'u') {
+                size_t k;
+                if (j->at + 6 > j->len) return 0;
+                for (k = 2; k < 6; k++) {
+                    char h = j->text[j->at + k];
+                    if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
+                        return 0;
+                }
+                j->at += 6;
+                continue;
+            }
+            if (!strchr("\"\\/bfnrt", (char)c)) return 0;
+            j->at += 2;
+            continue;
+        }
+        j->at++;
+    }
+    return 0;
+}
+
+ATF__PRIVATE long atf__json_value(atf__json *j, int depth);
+
+/* Parses the members (object) or elements (array) after the opening bracket. */
+ATF__PRIVATE int atf__json_items(atf__json *j, long parent, int is_object, int depth) {
+    long prev = -1;
+    char close = is_object ? '}' : ']';
+    atf__json_space(j);
+    if (j->at < j->len && j->text[j->at] == close) {
+        j->at++;
+        return 1;
+    }
+    for (;;) {
+        size_t key_start = 0, key_end = 0;
+        long child;
+        atf__json_space(j);
+        if (is_object) {
+            if (j->at >= j->len || j->text[j->at] != '"') return 0;
+            key_start = ++j->at;
+            key_end = atf__json_skip_string(j);
+            if (!key_end) return 0;
+            atf__json_space(j);
+            if (j->at >= j->len || j->text[j->at] != ':') return 0;
+            j->at++;
+        }
+        child = atf__json_value(j, depth + 1);
+        if (child < 0) return 0;
+        j->nodes[child].key_start = key_start;
+        j->nodes[child].key_end = key_end;
+        if (prev < 0) j->nodes[parent].child = child;
+        else j->nodes[prev].next = child;
+        prev = child;
+        atf__json_space(j);
+        if (j->at >= j->len) return 0;
+        if (j->text[j->at] == ',') {
+            j->at++;
+            continue;
+        }
+        if (j->text[j->at] != close) return 0;
+        j->at++;
+        return 1;
+    }
+}
+
+ATF__PRIVATE long atf__json_value(atf__json *j, int depth) {
+    long n;
+    char c;
+    atf__json_space(j);
+    if (j->at >= j->len || depth > ATF__JSON_MAX_DEPTH) return -1;
+    c = j->text[j->at];
+    if (c == '{' || c == '[') {
+        n = atf__json_new(j, c == '{' ? ATF__JSON_OBJECT : ATF__JSON_ARRAY);
+        j->at++;
+        if (n < 0 || !atf__json_items(j, n, c == '{', depth)) return -1;
+    } else if (c == '"') {
+        j->at++;
+        n = atf__json_new(j, ATF__JSON_STRING);
+        if (n < 0) return -1;
+        j->nodes[n].end = atf__json_skip_string(j);
+        if (!j->nodes[n].end) return -1;
+        return n;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        n = atf__json_new(j, ATF__JSON_NUMBER);
+        if (n < 0) return -1;
+        if (c == '-') j->at++;
+        if (j->at >= j->len || j->text[j->at] < '0' || j->text[j->at] > '9') return -1;
+        while (j->at < j->len && strchr("0123456789.eE+-", j->text[j->at])) j->at++;
+    } else {
+        static const char *words[] = {"true", "false", "null"};
+        static const int types[] = {ATF__JSON_TRUE, ATF__JSON_FALSE, ATF__JSON_NULL};
+        int k;
+        for (k = 0; k < 3; k++) {
+            size_t w = strlen(words[k]);
+            if (j->len - j->at >= w && memcmp(j->text + j->at, words[k], w) == 0) {
+                n = atf__json_new(j, types[k]);
+                if (n < 0) return -1;
+                j->at += w;
+                j->nodes[n].end = j->at;
+                return n;
+            }
+        }
+        return -1;
+    }
+    j->nodes[n].end = j->at;
+    return n;
+}
+
+/* Parses `text` whole: 1 on success (node 0 is the root). */
+ATF__PRIVATE int atf__json_parse(atf__json *j, const char *text, size_t len) {
+    memset(j, 0, sizeof *j);
+    j->text = text;
+    j->len = len;
+    if (len > ATF__JSON_MAX_TEXT || atf__json_value(j, 0) != 0) return 0;
+    atf__json_space(j);
+    return j->at == j->len && !j->failed;
+}
+
+/* The member `key` of object node `obj`, or -1. */
+ATF__PRIVATE long atf__json_get(const atf__json *j, long obj, const char *key) {
+    long c;
+    size_t n = strlen(key);
+    if (obj < 0 || j->nodes[obj].type != ATF__JSON_OBJECT) return -1;
+    for (c = j->nodes[obj].child; c >= 0; c = j->nodes[c].next) {
+        const atf__json_node *x = &j->nodes[c];
+        if (x->key_end - x->key_start == n && memcmp(j->text + x->key_start, key, n) == 0) return c;
+    }
+    return -1;
+}
+
+/* An unsigned integer: a JSON number, or a string "0x..." / decimal (as the original
+ * tracer wrote function ids). 0 when absent or not an integer. */
+ATF__PRIVATE uint64_t atf__json_u64(const atf__json *j, long n) {
+    const char *p;
+    size_t i, end;
+    uint64_t v = 0;
+    int base = 10;
+    if (n < 0) return 0;
+    if (j->nodes[n].type == ATF__JSON_TRUE) return 1;
+    if (j->nodes[n].type != ATF__JSON_NUMBER && j->nodes[n].type != ATF__JSON_STRING) return 0;
+    p = j->text;
+    i = j->nodes[n].start;
+    end = j->nodes[n].end;
+    if (end - i > 2 && p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X')) {
+        base = 16;
+        i += 2;
+    }
+    for (; i < end; i++) {
+        char c = p[i];
+        unsigned d;
+        if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
+        else if (base == 16 && c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
+        else if (base == 16 && c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
+        else break; /* fraction or exponent: keep the integer part */
+        v = v * (uint64_t)base + d;
+    }
+    return v;
+}
+
+ATF__PRIVATE unsigned atf__hex_digit(char c) {
+    return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
+}
+
+/* Unescapes a string node into buf (NUL-terminated, truncated to cap). \uXXXX becomes
+ * UTF-8 (surrogate pairs joined). */
+ATF__PRIVATE void atf__json_string(const atf__json *j, long n, char *buf, size_t cap) {
+    size_t i, end, o = 0;
+    const char *p = j->text;
+    if (!cap) return;
+    buf[0] = '\0';
+    if (n < 0 || j->nodes[n].type != ATF__JSON_STRING) return;
+    for (i = j->nodes[n].start, end = j->nodes[n].end; i < end && o + 5 < cap;) {
+        char c = p[i++];
+        unsigned cp;
+        if (c != '\\') {
+            buf[o++] = c;
+            continue;
+        }
+        c = p[i++];
+        switch (c) {
+        case 'n': buf[o++] = '\n'; continue;
+        case 't': buf[o++] = '\t'; continue;
+        case 'r': buf[o++] = '\r'; continue;
+        case 'b': buf[o++] = '\b'; continue;
+        case 'f': buf[o++] = '\f'; continue;
+        case 'u': break;
+        default: buf[o++] = c; continue;
+        }
+        cp = (atf__hex_digit(p[i]) << 12) | (atf__hex_digit(p[i + 1]) << 8) |
+             (atf__hex_digit(p[i + 2]) << 4) | atf__hex_digit(p[i + 3]);
+        i += 4;
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 <= end && p[i] == '\\' && p[i + 1] == 'u') {
+            unsigned lo = (atf__hex_digit(p[i + 2]) << 12) | (atf__hex_digit(p[i + 3]) << 8) |
+                          (atf__hex_digit(p[i + 4]) << 4) | atf__hex_digit(p[i + 5]);
+            if (lo >= 0xDC00 && lo < 0xE000) {
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                i += 6;
+            }
+        }
+        if (cp < 0x80) {
+            buf[o++] = (char)cp;
+        } else if (cp < 0x800) {
+            buf[o++] = (char)(0xC0 | (cp >> 6));
+            buf[o++] = (char)(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            buf[o++] = (char)(0xE0 | (cp >> 12));
+            buf[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+            buf[o++] = (char)(0x80 | (cp & 0x3F));
+        } else {
+            buf[o++] = (char)(0xF0 | (cp >> 18));
+            buf[o++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+            buf[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+            buf[o++] = (char)(0x80 | (cp & 0x3F));
+        }
+    }
+    buf[o] = '\0';
+}
+
+/* >>session-reader: a pid_* directory opened through its manifest and a scan of its
+ * thread_* directories, the union of both kept sorted by slot; then the k-way merge.
+ * The merge takes events from the current thread while its next timestamp stays below
+ * the runner-up (the heap's top) and touches the heap only when the lead changes, which
+ * is what keeps bursty real-world interleavings close to a sequential scan. */
+#if defined(ATF__OS_WINDOWS)
+/* Calls fn(ctx, slot) for every thread_<N> directory entry of dir. */
+ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint32_t), void *ctx) {
+    char pattern[1100];
+    wchar_t *w;
+    WIN32_FIND_DATAW fd;
+    HANDLE h;
+    snprintf(pattern, sizeof pattern, "%s\\thread_*", dir);
+    w = atf__utf8_to_wide(pattern);
+    if (!w) return -1;
+    h = FindFirstFileW(w, &fd);
+    ATF_FREE(w);
+    if (h == INVALID_HANDLE_VALUE) return 0;
+    do {
+        const wchar_t *n = fd.cFileName + 7;
+        uint64_t v = 0;
+        int digits = 0;
+        for (; *n >= L'0' && *n <= L'9' && digits < 10; n++, digits++) v = v * 10 + (uint64_t)(*n - L'0');
+        if (digits && !*n && v <= UINT32_MAX && (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
+            fn(ctx, (uint32_t)v);
+    } while (FindNextFileW(h, &fd));
+    FindClose(h);
+    return 0;
+}
+#else
+#  include <dirent.h>
+ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint32_t), void *ctx) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    if (!d) return -1;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        uint64_t v = 0;
+        int digits = 0;
+        if (strncmp(n, "thread_", 7) != 0) continue;
+        for (n += 7; *n >= '0' && *n <= '9' && digits < 10; n++, digits++) v = v * 10 + (uint64_t)(*n - '0');
+        if (digits && !*n && v <= UINT32_MAX) fn(ctx, (uint32_t)v);
+    }
+    closedir(d);
+    return 0;
+}
+#endif
+
+ATFDEF const char *atf_manifest_state_str(atf_manifest_state s) {
+    switch (s) {
+    case ATF_MANIFEST_OK: return "ok";
+    case ATF_MANIFEST_MISSING: return "missing (threads found by directory scan)";
+    case ATF_MANIFEST_UNREADABLE: return "unreadable (threads found by directory scan)";
+    case ATF_MANIFEST_INCOMPLETE: return "incomplete (more thread directories than listed)";
+    default: return "unknown";
+    }
+}
+
+typedef struct atf__thread_list {
+    atf_session_reader *r;
+    size_t cap;
+    int failed;
+} atf__thread_list;
+
+/* The thread entry for `slot`, added when new. NULL when out of memory. */
+ATF__PRIVATE atf_session_thread *atf__session_reader_slot(atf__thread_list *l, uint32_t slot) {
+    atf_session_reader *r = l->r;
+    size_t i;
+    for (i = 0; i < r->thread_count; i++)
+        if (r->threads[i].slot == slot) return &r->threads[i];
+    if (!atf__grow((void **)&r->threads, &l->cap, r->thread_count, sizeof *r->threads)) {
+        l->failed = 1;
+        return NULL;
+    }
+    memset(&r->threads[r->thread_count], 0, sizeof *r->threads);
+    r->threads[r->thread_count].slot = slot;
+    return &r->threads[r->thread_count++];
+}
+
+ATF__PRIVATE void atf__session_reader_scanned(void *ctx, uint32_t slot) {
+    atf__thread_list *l = (atf__thread_list *)ctx;
+    size_t before = l->r->thread_count;
+    atf__session_reader_slot(l, slot);
+    /* a directory the manifest did not list: the manifest is behind the files */
+    if (l->r->thread_count > before && l->r->manifest == ATF_MANIFEST_OK && before > 0)
+        l->r->manifest = ATF_MANIFEST_INCOMPLETE;
+}
+
+ATF__PRIVATE int atf__symbol_cmp(const void *a, const void *b) {
+    uint64_t x = ((const atf_session_symbol *)a)->function_id;
+    uint64_t y = ((const atf_session_symbol *)b)->function_id;
+    return x < y ? -1 : x > y;
+}
+
+ATF__PRIVATE void atf__session_reader_symbols(atf_session_reader *r, const atf__json *j) {
+    long list = atf__json_get(j, 0, "symbols"), it;
+    size_t n = 0, cap = 0;
+    if (list < 0 || j->nodes[list].type != ATF__JSON_ARRAY) return;
+    for (it = j->nodes[list].child; it >= 0; it = j->nodes[it].next) {
+        char name[512];
+        long fid = atf__json_get(j, it, "function_id");
+        if (fid < 0 || !atf__grow((void **)&r->symbols, &cap, n, sizeof *r->symbols)) continue;
+        atf__json_string(j, atf__json_get(j, it, "name"), name, sizeof name);
+        r->symbols[n].function_id = atf__json_u64(j, fid);
+        r->symbols[n].name = atf__strdup(name);
+        if (r->symbols[n].name) n++;
+    }
+    r->symbol_count = n;
+    if (n) qsort(r->symbols, n, sizeof *r->symbols, atf__symbol_cmp);
+}
+
+/* Reads manifest.json into r: session fields, threads, symbols. */
+ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__thread_list *l,
+                                               const atf_reader_options *opt) {
+    char path[1100];
+    atf__file_image img;
+    atf_error ignored;
+    atf__json j;
+    long threads, it;
+    memset(&ignored, 0, sizeof ignored);
+    snprintf(path, sizeof path, "%s/manifest.json", r->path);
+    if (atf__file_map(&img, path, opt ? opt->no_mmap : 0, &ignored) != ATF_OK) {
+        r->manifest = ATF_MANIFEST_MISSING;
+        return;
+    }
+    if (!atf__json_parse(&j, (const char *)img.data, (size_t)img.size) ||
+        j.nodes[0].type != ATF__JSON_OBJECT ||
+        (threads = atf__json_get(&j, 0, "threads")) < 0 || j.nodes[threads].type != ATF__JSON_ARRAY) {
+        r->manifest = ATF_MANIFEST_UNREADABLE;
+        ATF_FREE(j.nodes);
+        atf__file_unmap(&img);
+        return;
+    }
+    r->manifest = ATF_MANIFEST_OK;
+    r->format_version = (uint32_t)atf__json_u64(&j, atf__json_get(&j, 0, "format_version"));
+    r->layout = (uint32_t)atf__json_u64(&j, atf__json_get(&j, 0, "layout"));
+    r->clock_type = (uint32_t)atf__json_u64(&j, atf__json_get(&j, 0, "clock_type"));
+    r->time_start_ns = atf__json_u64(&j, atf__json_get(&j, 0, "time_start_ns"));
+    r->time_end_ns = atf__json_u64(&j, atf__json_get(&j, 0, "time_end_ns"));
+    for (it = j.nodes[threads].child; it >= 0; it = j.nodes[it].next) {
+        atf_session_thread *t;
+        long id = atf__json_get(&j, it, "id");
+        if (id < 0 || (t = atf__session_reader_slot(l, (uint32_t)atf__json_u64(&j, id))) == NULL) continue;
+        t->in_manifest = 1;
+        t->manifest_has_detail = atf__json_u64(&j, atf__json_get(&j, it, "has_detail")) != 0;
+        t->os_thread_id = (uint32_t)atf__json_u64(&j, atf__json_get(&j, it, "os_thread_id"));
+        t->events_dropped = atf__json_u64(&j, atf__json_get(&j, it, "events_dropped"));
+        atf__json_string(&j, atf__json_get(&j, it, "name"), t->name, sizeof t->name);
+    }
+    atf__session_reader_symbols(r, &j);
+    ATF_FREE(j.nodes);
+    atf__file_unmap(&img);
+}
+
+ATF__PRIVATE int atf__thread_slot_cmp(const void *a, const void *b) {
+    uint32_t x = ((const atf_session_thread *)a)->slot, y = ((const atf_session_thread *)b)->slot;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether the timestamps of an index file ever decrease. */
+ATF__PRIVATE int atf__index_out_of_order(const atf_index_reader *ix) {
+    uint64_t i, prev = 0;
+    for (i = 0; i < ix->event_count; i++) {
+        uint64_t ts = atf__load_le64(ix->events + i * ATF_INDEX_EVENT_SIZE);
+        if (ts < prev) return 1;
+        prev = ts;
+    }
+    return 0;
+}
+
+/* Opens every listed or found thread; a missing directory marks the entry missing. */
+ATF__PRIVATE atf_result atf__session_reader_open_threads(atf_session_reader *r,
+                                                         const atf_reader_options *opt) {
+    size_t i, present = 0;
+    int no_time = r->time_start_ns == 0 && r->time_end_ns == 0;
+    for (i = 0; i < r->thread_count; i++) {
+        atf_session_thread *t = &r->threads[i];
+        char dir[1100];
+        atf_result rc;
+        snprintf(dir, sizeof dir, "%s/thread_%u", r->path, t->slot);
+        rc = atf_thread_reader_open(&t->reader, dir, opt);
+        if (rc == ATF_E_NOT_FOUND) {
+            t->missing = 1;
+            continue;
+        }
+        if (rc != ATF_OK) {
+            atf__error_adopt(&r->error, &t->reader.error);
+            return rc;
+        }
+        present++;
+        if (!t->os_thread_id) t->os_thread_id = t->reader.index.header.thread_id;
+        t->out_of_order = atf__index_out_of_order(&t->reader.index);
+        if (!r->clock_type) r->clock_type = t->reader.index.header.clock_type;
+        if (!r->layout) r->layout = (uint32_t)t->reader.index.layout;
+        if (no_time && t->reader.index.event_count) { /* the original tracer wrote 0 here */
+            uint64_t a = t->reader.index.footer.time_start_ns, b = t->reader.index.footer.time_end_ns;
+            if (t->reader.index.recovery > ATF_RECOVERY_FOOTER_AT_END || t->out_of_order) {
+                uint64_t k;
+                a = UINT64_MAX;
+                b = 0;
+                for (k = 0; k < t->reader.index.event_count; k++) {
+                    uint64_t ts = atf__load_le64(t->reader.index.events + k * ATF_INDEX_EVENT_SIZE);
+                    if (ts < a) a = ts;
+                    if (ts > b) b = ts;
+                }
+            }
+            if (r->time_start_ns == 0 || a < r->time_start_ns) r->time_start_ns = a;
+            if (b > r->time_end_ns) r->time_end_ns = b;
+        }
+    }
+    if (!present)
+        return atf__error_set(&r->error, ATF_E_NOT_FOUND, r->path, 0, "no readable thread_N/index.atf");
+    return ATF_OK;
+}
+
+ATFDEF atf_result atf_session_reader_open(atf_session_reader *r, const char *dir,
+                                          const atf_reader_options *opt) {
+    atf__thread_list list;
+    atf_result rc;
+    ATF_ASSERT(r);
+    memset(r, 0, sizeof *r);
+    if (!dir) return ATF_E_ARG;
+    atf__copy_str(r->path, sizeof r->path, dir);
+    list.r = r;
+    list.cap = 0;
+    list.failed = 0;
+    atf__session_reader_manifest(r, &list, opt);
+    if (atf__scan_thread_dirs(dir, atf__session_reader_scanned, &list) != 0 && r->manifest != ATF_MANIFEST_OK)
+        rc = atf__error_set_errno(&r->error, ATF_E_NOT_FOUND, dir, "open directory", atf__last_os_error());
+    else if (list.failed)
+        rc = atf__error_set(&r->error, ATF_E_NOMEM, dir, 0, "thread list");
+    else {
+        if (r->thread_count)
+            qsort(r->threads, r->thread_count, sizeof *r->threads, atf__thread_slot_cmp);
+        rc = atf__session_reader_open_threads(r, opt);
+    }
+    if (rc != ATF_OK) {
+        atf_error keep = r->error;
+        atf_session_reader_close(r);
+        r->error = keep;
+    }
+    return rc;
+}
+
+ATFDEF void atf_session_reader_close(atf_session_reader *r) {
+    size_t i;
+    if (!r) return;
+    for (i = 0; i < r->thread_count; i++) {
+        atf_thread_reader_close(&r->threads[i].reader);
+        ATF_FREE(r->threads[i].order);
+    }
+    for (i = 0; i < r->symbol_count; i++) ATF_FREE(r->symbols[i].name);
+    ATF_FREE(r->threads);
+    ATF_FREE(r->symbols);
+    memset(r, 0, sizeof *r);
+}
+
+ATFDEF const char *atf_session_reader_symbol(const atf_session_reader *r, uint64_t function_id) {
+    size_t lo = 0, hi = r->symbol_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->symbols[mid].function_id < function_id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < r->symbol_count && r->symbols[lo].function_id == function_id ? r->symbols[lo].name : NULL;
+}
+
+ATFDEF atf_session_thread *atf_session_reader_thread(atf_session_reader *r, uint32_t slot) {
+    size_t i;
+    for (i = 0; i < r->thread_count; i++)
+        if (r->threads[i].slot == slot) return &r->threads[i];
+    return NULL;
+}
+
+ATFDEF uint64_t atf_index_reader_seek(const atf_index_reader *r, uint64_t t_ns, uint64_t *probes) {
+    uint64_t lo = 0, hi = r->event_count, n = 0;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        n++;
+        if (atf__load_le64(r->events + mid * ATF_INDEX_EVENT_SIZE) < t_ns) lo = mid + 1;
+        else hi = mid;
+    }
+    if (probes) *probes = n;
+    return lo;
+}
+
+/* ---- merge ------------------------------------------------------------------------ */
+
+/* Sorts seq numbers by (timestamp, seq): a bottom-up merge sort, stable and O(n log n)
+ * with no recursion; `tmp` has room for n. */
+ATF__PRIVATE void atf__sort_by_time(uint64_t *seq, uint64_t *tmp, uint64_t n, const uint8_t *events) {
+    uint64_t width, i;
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            uint64_t a = i, mid = i + width < n ? i + width : n, b = mid;
+            uint64_t end = i + 2 * width < n ? i + 2 * width : n, o = i;
+            while (a < mid && b < end) {
+                uint64_t ta = atf__load_le64(events + seq[a] * ATF_INDEX_EVENT_SIZE);
+                uint64_t tb = atf__load_le64(events + seq[b] * ATF_INDEX_EVENT_SIZE);
+                tmp[o++] = tb < ta ? seq[b++] : seq[a++];
+            }
+            while (a < mid) tmp[o++] = seq[a++];
+            while (b < end) tmp[o++] = seq[b++];
+        }
+        memcpy(seq, tmp, (size_t)n * sizeof *seq);
+    }
+}
+
+ATF__PRIVATE atf_result atf__thread_build_order(atf_session_thread *t) {
+    uint64_t n = t->reader.index.event_count, i, *tmp;
+    if (t->order || !t->out_of_order) return ATF_OK;
+    if (n > SIZE_MAX / sizeof(uint64_t)) return ATF_E_NOMEM;
+    t->order = (uint64_t *)ATF_MALLOC((size_t)n * sizeof(uint64_t));
+    tmp = (uint64_t *)ATF_MALLOC((size_t)n * sizeof(uint64_t));
+    if (!t->order || !tmp) {
+        ATF_FREE(t->order);
+        ATF_FREE(tmp);
+        t->order = NULL;
+        return ATF_E_NOMEM;
+    }
+    for (i = 0; i < n; i++) t->order[i] = i;
+    atf__sort_by_time(t->order, tmp, n, t->reader.index.events);
+    ATF_FREE(tmp);
+    return ATF_OK;
+}
+
+ATF__PRIVATE uint64_t atf__cursor_seq(const atf__merge_cursor *c) {
+    return c->order ? c->order[c->pos] : c->pos;
+}
+
+/* Loads the key of the cursor's current event; returns 0 when it is exhausted. */
+ATF__PRIVATE int atf__cursor_load(atf__merge_cursor *c, uint64_t to_ns) {
+    if (c->pos >= c->end) return 0;
+    c->key = atf__load_le64(c->events + atf__cursor_seq(c) * ATF_INDEX_EVENT_SIZE);
+    if (to_ns && c->key > to_ns) {
+        c->pos = c->end;
+        return 0;
+    }
+    return 1;
+}
+
+/* Whether cursor a comes before cursor b: (timestamp, slot); seq order is per cursor. */
+ATF__PRIVATE int atf__cursor_before(const atf__merge_cursor *a, const atf__merge_cursor *b) {
+    return a->key < b->key || (a->key == b->key && a->thread->slot < b->thread->slot);
+}
+
+ATF__PRIVATE void atf__heap_down(atf_merge *m, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, best = i;
+        if (l < m->heap_len && atf__cursor_before(&m->cursors[m->heap[l]], &m->cursors[m->heap[best]])) best = l;
+        if (l + 1 < m->heap_len &&
+            atf__cursor_before(&m->cursors[m->heap[l + 1]], &m->cursors[m->heap[best]]))
+            best = l + 1;
+        if (best == i) return;
+        { size_t tmp = m->heap[i]; m->heap[i] = m->heap[best]; m->heap[best] = tmp; }
+        i = best;
+    }
+}
+
+/* Rebuilds the heap from every live cursor, with no current one. */
+ATF__PRIVATE void atf__merge_rebuild(atf_merge *m) {
+    size_t i;
+    m->heap_len = 0;
+    m->has_current = 0;
+    for (i = 0; i < m->cursor_count; i++)
+        if (atf__cursor_load(&m->cursors[i], m->to_ns)) m->heap[m->heap_len++] = i;
+    for (i = m->heap_len / 2; i-- > 0;) atf__heap_down(m, i);
+}
+
+ATF__PRIVATE int atf__merge_selected(const atf_merge_filter *f, uint32_t slot) {
+    size_t i;
+    if (!f->slots) return 1;
+    for (i = 0; i < f->slot_count; i++)
+        if (f->slots[i] == slot) return 1;
+    return 0;
+}
+
+ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_merge_filter *f) {
+    size_t i;
+    memset(m, 0, sizeof *m);
+    if (f) m->filter = *f;
+    m->reader = r;
+    m->kinds = m->filter.kinds;
+    m->to_ns = m->filter.to_ns;
+    m->cursors = (atf__merge_cursor *)ATF_MALLOC((r->thread_count + 1) * sizeof *m->cursors);
+    m->heap = (size_t *)ATF_MALLOC((r->thread_count + 1) * sizeof *m->heap);
+    if (!m->cursors || !m->heap) {
+        atf_merge_deinit(m);
+        return ATF_E_NOMEM;
+    }
+    for (i = 0; i < r->thread_count; i++) {
+        atf_session_thread *t = &r->threads[i];
+        atf__merge_cursor *c;
+        if (t->missing || !atf__merge_selected(&m->filter, t->slot)) continue;
+        if (atf__thread_build_order(t) != ATF_OK) {
+            atf_merge_deinit(m);
+            return ATF_E_NOMEM;
+        }
+        c = &m->cursors[m->cursor_count++];
+        memset(c, 0, sizeof *c);
+        c->thread = t;
+        c->events = t->reader.index.events;
+        c->order = t->order;
+        c->end = t->reader.index.event_count;
+    }
+    return atf_merge_seek(m, m->filter.from_ns);
+}
+
+ATFDEF void atf_merge_deinit(atf_merge *m) {
+    ATF_FREE(m->cursors);
+    ATF_FREE(m->heap);
+    memset(m, 0, sizeof *m);
+}
+
+/* Binary search over a cursor's time order (the file, or its sorted permutation). */
+ATF__PRIVATE uint64_t atf__cursor_seek(const atf__merge_cursor *c, uint64_t t_ns, uint64_t *probes) {
+    uint64_t lo = 0, hi = c->end;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2, seq = c->order ? c->order[mid] : mid;
+        (*probes)++;
+        if (atf__load_le64(c->events + seq * ATF_INDEX_EVENT_SIZE) < t_ns) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns) {
+    size_t i;
+    m->probes = 0;
+    for (i = 0; i < m->cursor_count; i++)
+        m->cursors[i].pos = atf__cursor_seek(&m->cursors[i], t_ns, &m->probes);
+    atf__merge_rebuild(m);
+    return ATF_OK;
+}
+
+/* Makes m->current the cursor with the smallest key: keeps the current one while it
+ * still leads the heap's top, else swaps it into the heap. Returns 0 at the end. */
+ATF__PRIVATE int atf__merge_lead(atf_merge *m) {
+    if (m->has_current) {
+        atf__merge_cursor *c = &m->cursors[m->current];
+        if (!atf__cursor_load(c, m->to_ns)) {
+            m->has_current = 0;
+        } else if (m->heap_len == 0 || atf__cursor_before(c, &m->cursors[m->heap[0]])) {
+            return 1; /* the common case in bursty traces: no heap work at all */
+        } else {
+            size_t top = m->heap[0];
+            m->heap[0] = m->current;
+            m->current = top;
+            atf__heap_down(m, 0);
+            return 1;
+        }
+    }
+    if (m->heap_len == 0) return 0;
+    m->current = m->heap[0];
+    m->has_current = 1;
+    m->heap[0] = m->heap[--m->heap_len];
+    if (m->heap_len) atf__heap_down(m, 0);
+    return 1;
+}
+
+ATFDEF atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
+    while (atf__merge_lead(m)) {
+        atf__merge_cursor *c = &m->cursors[m->current];
+        uint64_t seq = atf__cursor_seq(c);
+        const uint8_t *rec = c->events + seq * ATF_INDEX_EVENT_SIZE;
+        c->pos++;
+        if (m->kinds) {
+            uint32_t kind = c->thread->reader.index.layout == ATF_LAYOUT_2 ? rec[24] : atf__load_le32(rec + 20);
+            if (kind >= 32 || !(m->kinds & (1u << kind))) continue;
+        }
+        out->slot = c->thread->slot;
+        out->seq = seq;
+        out->thread = c->thread;
+        atf_index_event_decode(c->thread->reader.index.layout, rec, &out->event);
+        return ATF_OK;
+    }
+    return ATF_E_RANGE;
 }
 
 /* >>impl-end */
