@@ -8,6 +8,8 @@
 
 #if defined(ATF__ARCH_X64) && (defined(ATF__CC_GCC) || defined(ATF__CC_CLANG))
 #  include <cpuid.h>
+#elif defined(ATF__ARCH_X64) && defined(ATF__CC_MSVC)
+#  include <intrin.h>
 #endif
 #if defined(ATF__ARCH_ARM64) && defined(ATF__OS_LINUX)
 #  include <sys/auxv.h>
@@ -386,6 +388,10 @@ static void test_auto_dispatch_chooses_hardware(void) {
     if (__get_cpuid(1, &a, &b, &c, &d) && (c >> 20 & 1u) && (c >> 1 & 1u))
         expected = ATF_CRC32C_SSE42;
     printf("  cpu: sse4.2+pclmulqdq %s\n", expected == ATF_CRC32C_SSE42 ? "yes" : "no");
+#elif defined(ATF__ARCH_X64) && defined(ATF__CC_MSVC)
+    int r[4];
+    __cpuid(r, 1);
+    if (((unsigned)r[2] >> 20 & 1u) && ((unsigned)r[2] >> 1 & 1u)) expected = ATF_CRC32C_SSE42;
 #elif defined(ATF__ARCH_ARM64) && defined(ATF__OS_LINUX)
     if (getauxval(AT_HWCAP) & (1u << 7)) expected = ATF_CRC32C_ARMV8; /* HWCAP_CRC32 */
     printf("  cpu: crc32 %s\n", expected == ATF_CRC32C_ARMV8 ? "yes" : "no");
