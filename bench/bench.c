@@ -1,0 +1,324 @@
+/* bench.c - benchmark figures for atf.h, printed as a table and written as one flat JSON
+ * object of named figures:   build/bench build/bench.json
+ *
+ * Each benchmark is a function in the `benches` table that measures something and records
+ * figures with figure_put(). Timings are medians of several repetitions; machine limits
+ * (memory read) are measured in the same run, because on a shared VM absolute figures
+ * drift and only ratios compare. A benchmark never fails on a time. */
+#define ATF_IMPLEMENTATION
+#include "atf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define REPS 7                    /* repetitions per timing; the median is reported */
+#define MIN_REP_SECONDS 0.02      /* each repetition runs long enough to dwarf the clock */
+
+/* ---- figures ------------------------------------------------------------------------ */
+typedef struct figure {
+    const char *name;
+    double value;
+    const char *unit;
+} figure;
+
+static figure figures[64];
+static size_t figure_count;
+
+static void figure_put(const char *name, double value, const char *unit) {
+    if (figure_count < sizeof figures / sizeof figures[0]) {
+        figures[figure_count].name = name;
+        figures[figure_count].value = value;
+        figures[figure_count].unit = unit;
+        figure_count++;
+    }
+    printf("  %-28s %12.3f %s\n", name, value, unit);
+    fflush(stdout);
+}
+
+/* A recorded figure, or 0 when absent (a benchmark that could not run). */
+static double figure_get(const char *name) {
+    size_t i;
+    for (i = 0; i < figure_count; i++)
+        if (strcmp(figures[i].name, name) == 0) return figures[i].value;
+    return 0;
+}
+
+static int figures_write_json(const char *path) {
+    FILE *f = fopen(path, "w");
+    size_t i;
+    if (!f) return -1;
+    fprintf(f, "{\n");
+    for (i = 0; i < figure_count; i++)
+        fprintf(f, "  \"%s\": %.6g%s\n", figures[i].name, figures[i].value,
+                i + 1 < figure_count ? "," : "");
+    fprintf(f, "}\n");
+    return fclose(f);
+}
+
+/* ---- timing ------------------------------------------------------------------------- */
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Results land here so that the compiler cannot drop the work that produced them. */
+static volatile uint64_t sink;
+
+typedef void (*bench_fn)(void *ctx);
+
+/* Median seconds of one call to fn, over REPS repetitions. Short calls are batched: the
+ * batch size is grown until one batch takes MIN_REP_SECONDS. */
+static double time_median(bench_fn fn, void *ctx) {
+    double samples[REPS];
+    size_t calls = 1, i;
+    int rep;
+    fn(ctx); /* warm caches, page tables and the CRC dispatch */
+    for (;;) {
+        double t0 = now_seconds(), t;
+        for (i = 0; i < calls; i++) fn(ctx);
+        t = now_seconds() - t0;
+        if (t >= MIN_REP_SECONDS || calls >= ((size_t)1 << 30)) break;
+        calls *= t > MIN_REP_SECONDS / 16 ? 2 : 8;
+    }
+    for (rep = 0; rep < REPS; rep++) {
+        double t0 = now_seconds();
+        for (i = 0; i < calls; i++) fn(ctx);
+        samples[rep] = (now_seconds() - t0) / (double)calls;
+    }
+    qsort(samples, REPS, sizeof samples[0], compare_doubles);
+    return samples[REPS / 2];
+}
+
+/* GB/s (10^9 bytes per second) of fn over `bytes` per call. */
+static double time_gbps(bench_fn fn, void *ctx, double bytes) {
+    return bytes / time_median(fn, ctx) / 1e9;
+}
+
+/* ---- crc32c ------------------------------------------------------------------------- */
+typedef struct crc_job {
+    atf_crc32c_impl impl;
+    const uint8_t *data;
+    size_t len;
+} crc_job;
+
+static void crc_run(void *ctx) {
+    const crc_job *j = (const crc_job *)ctx;
+    sink += atf_crc32c_update_with(j->impl, 0, j->data, j->len, NULL);
+}
+
+static void bench_crc32c(void) {
+    static const struct {
+        const char *name;
+        size_t len;
+    } hw_sizes[] = {{"crc32c_hw_gbps_4k", 4096},
+                    {"crc32c_hw_gbps_64k", 65536},
+                    {"crc32c_hw_gbps_1m", 1 << 20}};
+    size_t len = 1 << 20, i;
+    uint8_t *buf = (uint8_t *)malloc(len);
+    crc_job job;
+    atf_crc32c_impl hw = atf_crc32c_available(ATF_CRC32C_SSE42)   ? ATF_CRC32C_SSE42
+                         : atf_crc32c_available(ATF_CRC32C_ARMV8) ? ATF_CRC32C_ARMV8
+                                                                  : ATF_CRC32C_SW;
+    if (!buf) return;
+    for (i = 0; i < len; i++) buf[i] = (uint8_t)(i * 2654435761u >> 13);
+    printf("  (hardware path: %s)\n", hw == ATF_CRC32C_SW ? "none on this CPU" : atf_crc32c_impl_str(hw));
+    job.data = buf;
+    if (hw != ATF_CRC32C_SW) {
+        job.impl = hw;
+        for (i = 0; i < sizeof hw_sizes / sizeof hw_sizes[0]; i++) {
+            job.len = hw_sizes[i].len;
+            figure_put(hw_sizes[i].name, time_gbps(crc_run, &job, (double)job.len), "GB/s");
+        }
+    }
+    job.impl = ATF_CRC32C_SW;
+    job.len = 65536;
+    figure_put("crc32c_sw_gbps_64k", time_gbps(crc_run, &job, (double)job.len), "GB/s");
+    free(buf);
+}
+
+/* ---- memory read: the limit every scan is held against ------------------------------ */
+typedef struct mem_job {
+    const uint64_t *words;
+    size_t count;
+} mem_job;
+
+/* Four sums, so that the adds keep up with the loads and memory is what limits. */
+static void mem_run(void *ctx) {
+    const mem_job *j = (const mem_job *)ctx;
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t i;
+    for (i = 0; i + 4 <= j->count; i += 4) {
+        s0 += j->words[i];
+        s1 += j->words[i + 1];
+        s2 += j->words[i + 2];
+        s3 += j->words[i + 3];
+    }
+    for (; i < j->count; i++) s0 += j->words[i];
+    sink += s0 + s1 + s2 + s3;
+}
+
+#define MEM_BYTES ((size_t)256 << 20)
+
+static void bench_mem_read(void) {
+    mem_job job;
+    uint64_t *words = (uint64_t *)malloc(MEM_BYTES);
+    size_t i;
+    if (!words) return;
+    for (i = 0; i < MEM_BYTES / 8; i++) words[i] = i; /* touch every page before timing */
+    job.words = words;
+    job.count = MEM_BYTES / 8;
+    figure_put("mem_read_gbps", time_gbps(mem_run, &job, (double)MEM_BYTES), "GB/s");
+    free(words);
+}
+
+/* ---- index scan: every event of a hot, mapped index file ---------------------------- */
+#define SCAN_EVENTS ((uint64_t)MEM_BYTES / ATF_INDEX_EVENT_SIZE)
+
+/* Writes an index file of `count` events with the library's encoders; 0 on success. */
+static int write_index_file(const char *path, uint64_t count) {
+    enum { CHUNK_EVENTS = 32768 };
+    static uint8_t chunk[CHUNK_EVENTS * ATF_INDEX_EVENT_SIZE];
+    uint8_t rec[64];
+    atf_index_header h;
+    atf_index_footer ft;
+    atf_index_event ev;
+    uint64_t seq = 0;
+    uint32_t crc = 0;
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    memset(&h, 0, sizeof h);
+    h.endian = ATF_ENDIAN_LITTLE;
+    h.version = ATF_LAYOUT_2;
+    h.arch = ATF_ARCH_X86_64;
+    h.os = ATF_OS_LINUX;
+    h.thread_id = 1;
+    h.clock_type = ATF_CLOCK_BOOTTIME;
+    h.event_size = ATF_INDEX_EVENT_SIZE;
+    h.event_count = count;
+    h.events_offset = ATF_HEADER_SIZE;
+    h.footer_offset = ATF_HEADER_SIZE + count * ATF_INDEX_EVENT_SIZE;
+    h.time_start_ns = 1000;
+    h.time_end_ns = 1000 + (count ? count - 1 : 0) * 10;
+    atf_index_header_encode(&h, rec);
+    if (fwrite(rec, 1, ATF_HEADER_SIZE, f) != ATF_HEADER_SIZE) goto fail;
+    memset(&ev, 0, sizeof ev);
+    while (seq < count) {
+        size_t n = 0;
+        for (; n < CHUNK_EVENTS && seq < count; n++, seq++) {
+            ev.timestamp_ns = 1000 + seq * 10;
+            ev.function_id = ((uint64_t)(seq % 7) << 32) | (seq % 1000);
+            ev.kind = (seq & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
+            ev.detail_seq = ATF_NO_DETAIL;
+            atf_index_event_encode(ATF_LAYOUT_2, &ev, chunk + n * ATF_INDEX_EVENT_SIZE);
+        }
+        crc = atf_crc32c_update(crc, chunk, n * ATF_INDEX_EVENT_SIZE);
+        if (fwrite(chunk, ATF_INDEX_EVENT_SIZE, n, f) != n) goto fail;
+    }
+    memset(&ft, 0, sizeof ft);
+    ft.checksum = crc;
+    ft.event_count = count;
+    ft.time_start_ns = h.time_start_ns;
+    ft.time_end_ns = h.time_end_ns;
+    ft.bytes_written = count * ATF_INDEX_EVENT_SIZE;
+    atf_index_footer_encode(&ft, rec);
+    if (fwrite(rec, 1, ATF_FOOTER_SIZE, f) != ATF_FOOTER_SIZE) goto fail;
+    return fclose(f);
+fail:
+    fclose(f);
+    return -1;
+}
+
+static void scan_run(void *ctx) {
+    const atf_index_reader *r = (const atf_index_reader *)ctx;
+    uint64_t s = 0, seq;
+    for (seq = 0; seq < r->event_count; seq++) {
+        const uint8_t *p = atf_index_reader_raw(r, seq);
+        uint64_t ts;
+        memcpy(&ts, p, 8); /* timestamp_ns: the first 8 bytes, little-endian on this host */
+        s += ts;
+    }
+    sink += s;
+}
+
+static void bench_index_scan(void) {
+    char path[64];
+    atf_index_reader r;
+    atf_result rc;
+    uint64_t expected;
+    double seconds;
+    snprintf(path, sizeof path, "/tmp/atf_bench_index_%ld.atf", (long)getpid());
+    if (write_index_file(path, SCAN_EVENTS) != 0) {
+        printf("  index_scan: cannot write %s\n", path);
+        remove(path);
+        return;
+    }
+    rc = atf_index_reader_open(&r, path, NULL);
+    if (rc != ATF_OK) {
+        char line[700];
+        printf("  index_scan: open failed: %s\n", atf_error_format(&r.error, line, sizeof line));
+        remove(path);
+        return;
+    }
+    /* The scan must see every event: check the sum once against the closed form. */
+    expected = 1000 * SCAN_EVENTS + 10 * (SCAN_EVENTS * (SCAN_EVENTS - 1) / 2);
+    sink = 0;
+    scan_run(&r);
+    if (r.event_count != SCAN_EVENTS || sink != expected)
+        printf("  index_scan: WARNING: read %llu events, sum mismatch\n",
+               (unsigned long long)r.event_count);
+    seconds = time_median(scan_run, &r);
+    figure_put("index_scan_gbps", (double)r.event_count * ATF_INDEX_EVENT_SIZE / seconds / 1e9,
+               "GB/s");
+    figure_put("index_scan_mevents_per_s", (double)r.event_count / seconds / 1e6, "M events/s");
+    atf_index_reader_close(&r);
+    remove(path);
+}
+
+/* ---- derived figures ---------------------------------------------------------------- */
+/* Ratios against this run's memory limit and against the targets in PERF-NOTES.md. */
+static void bench_ratios(void) {
+    double mem = figure_get("mem_read_gbps");
+    double scan = figure_get("index_scan_gbps");
+    double hw = figure_get("crc32c_hw_gbps_64k");
+    double sw = figure_get("crc32c_sw_gbps_64k");
+    if (mem > 0 && scan > 0) figure_put("index_scan_vs_mem_read", scan / mem, "x");
+    if (hw > 0) figure_put("crc32c_hw_64k_vs_target_19", hw / 19.0, "x");
+    if (sw > 0) figure_put("crc32c_sw_64k_vs_target_2_5", sw / 2.5, "x");
+    if (hw > 0 && mem > 0) figure_put("crc32c_hw_64k_vs_mem_read", hw / mem, "x");
+}
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} benches[] = {
+    {"crc32c", bench_crc32c},
+    {"memory read (256 MiB, one core)", bench_mem_read},
+    {"index scan (256 MiB mapped file)", bench_index_scan},
+    {"ratios", bench_ratios},
+};
+
+int main(int argc, char **argv) {
+    const char *json = argc > 1 ? argv[1] : "bench.json";
+    size_t i;
+    printf("atf.h %d.%d.%d benchmarks (median of %d repetitions; crc32c default path: %s)\n",
+           ATF_VERSION_MAJOR, ATF_VERSION_MINOR, ATF_VERSION_PATCH, REPS,
+           atf_crc32c_impl_str(atf_crc32c_active()));
+    for (i = 0; i < sizeof benches / sizeof benches[0]; i++) {
+        printf("%s\n", benches[i].name);
+        benches[i].run();
+    }
+    if (figures_write_json(json) != 0) {
+        printf("cannot write %s\n", json);
+        return 1;
+    }
+    printf("figures written to %s\n", json);
+    return 0;
+}
