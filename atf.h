@@ -36,6 +36,15 @@
 #ifndef ATF_H_INCLUDED
 #define ATF_H_INCLUDED
 
+/* The implementation uses POSIX and GNU services (pread, ftruncate, fdatasync, gettid)
+ * that strict -std=c99 hides unless a feature macro asks for them. The macro only counts
+ * before the first system header: include atf.h first in the file that defines
+ * ATF_IMPLEMENTATION, or define _GNU_SOURCE yourself. */
+#if defined(ATF_IMPLEMENTATION) && !defined(_WIN32) && !defined(_GNU_SOURCE) && \
+    !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE)
+#  define _GNU_SOURCE 1
+#endif
+
 #define ATF_VERSION_MAJOR 0
 #define ATF_VERSION_MINOR 1
 #define ATF_VERSION_PATCH 0
@@ -3924,7 +3933,7 @@ ATF__PRIVATE atf_result atf__image_load(atf__file_image *img, const char *path, 
 /* The header checks common to both file kinds: size, identity, events_offset. */
 ATF__PRIVATE atf_result atf__check_header(atf_error *err, const char *name, uint64_t size,
                                           atf_result identity, const uint8_t *bytes,
-                                          uint64_t events_offset) {
+                                          uint64_t events_offset, uint64_t events_offset_at) {
     if (identity == ATF_E_MAGIC)
         return atf__error_set(err, ATF_E_MAGIC, name, 0, "magic");
     if (identity == ATF_E_ENDIAN)
@@ -3933,10 +3942,10 @@ ATF__PRIVATE atf_result atf__check_header(atf_error *err, const char *name, uint
         return atf__error_set_values(err, ATF_E_VERSION, name, 5, "version byte (1 or 2)", 2,
                                      bytes[5]);
     if (events_offset < ATF_HEADER_SIZE)
-        return atf__error_set_values(err, ATF_E_CORRUPT, name, 32, "events_offset below header",
+        return atf__error_set_values(err, ATF_E_CORRUPT, name, events_offset_at, "events_offset below header",
                                      ATF_HEADER_SIZE, events_offset);
     if (events_offset > size)
-        return atf__error_set_values(err, ATF_E_TRUNCATED, name, 32, "events_offset beyond end",
+        return atf__error_set_values(err, ATF_E_TRUNCATED, name, events_offset_at, "events_offset beyond end",
                                      size, events_offset);
     return ATF_OK;
 }
@@ -3985,7 +3994,7 @@ ATF__PRIVATE atf_result atf__index_reader_setup(atf_index_reader *r, const char 
         return atf__error_set_values(&r->error, ATF_E_TRUNCATED, name, 0, "file shorter than header",
                                      ATF_HEADER_SIZE, img->size);
     rc = atf_index_header_decode(img->data, &r->header);
-    rc = atf__check_header(&r->error, name, img->size, rc, img->data, r->header.events_offset);
+    rc = atf__check_header(&r->error, name, img->size, rc, img->data, r->header.events_offset, 32);
     if (rc != ATF_OK) return rc;
     if (r->header.event_size != ATF_INDEX_EVENT_SIZE)
         return atf__error_set_values(&r->error, ATF_E_CORRUPT, name, r->header.version == 2 ? 20 : 24,
@@ -4011,6 +4020,13 @@ ATF__PRIVATE atf_result atf__index_reader_setup(atf_index_reader *r, const char 
     }
     r->event_count = span / ATF_INDEX_EVENT_SIZE;
     r->torn_bytes = span % ATF_INDEX_EVENT_SIZE;
+    /* A crash while the footer was being written can leave 32..63 of its bytes: do not
+     * read its first half as an event. */
+    if (footer_pos == UINT64_MAX && r->event_count && r->torn_bytes < ATF_FOOTER_SIZE - 32 &&
+        memcmp(r->events + (r->event_count - 1) * ATF_INDEX_EVENT_SIZE, ATF_INDEX_FOOTER_MAGIC, 4) == 0) {
+        r->event_count--;
+        r->torn_bytes += ATF_INDEX_EVENT_SIZE;
+    }
     if (opt && opt->verify_crc) return atf_index_reader_verify_crc(r);
     return ATF_OK;
 }
@@ -4104,7 +4120,7 @@ ATF__PRIVATE atf_result atf__detail_reader_setup(atf_detail_reader *r, const cha
         return atf__error_set_values(&r->error, ATF_E_TRUNCATED, name, 0, "file shorter than header",
                                      ATF_HEADER_SIZE, img->size);
     rc = atf_detail_header_decode(img->data, &r->header);
-    rc = atf__check_header(&r->error, name, img->size, rc, img->data, r->header.events_offset);
+    rc = atf__check_header(&r->error, name, img->size, rc, img->data, r->header.events_offset, 20);
     if (rc != ATF_OK) return rc;
     r->layout = r->header.version;
     start = r->header.events_offset;
@@ -4273,11 +4289,16 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
         atf_index_reader_get(&t->index, i, &ev);
         if (ev.detail_seq == ATF_NO_DETAIL) continue;
         rc = atf_thread_reader_detail_of(t, i, &d);
-        if (rc != ATF_OK)
+        if (rc == ATF_OK) continue;
+        if (!t->has_detail || ev.detail_seq >= t->detail.event_count)
             return atf__error_set_values(&t->error, rc, t->index.path,
                                          t->index.header.events_offset + i * ATF_INDEX_EVENT_SIZE,
-                                         "detail_seq of this index event does not lead back to it",
-                                         i, ev.detail_seq);
+                                         "detail_seq names no detail record (expected: count)",
+                                         t->has_detail ? t->detail.event_count : 0, ev.detail_seq);
+        return atf__error_set_values(&t->error, rc, t->index.path,
+                                     t->index.header.events_offset + i * ATF_INDEX_EVENT_SIZE,
+                                     "its detail record names another index event",
+                                     i, d.header.index_seq);
     }
     /* Every forward link checked above is also a backward one; what is left are detail
      * records that no index event names. */
@@ -4286,8 +4307,11 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
         if (rc != ATF_OK) {
             atf_detail_reader_get(&t->detail, i, &d);
             return atf__error_set_values(&t->error, rc, t->detail.path, d.offset,
-                                         "index_seq of this detail record does not lead back to it",
-                                         i, d.header.index_seq);
+                                         "index event named by this record does not name it back",
+                                         i, d.header.index_seq < t->index.event_count
+                                                ? (atf_index_reader_get(&t->index, d.header.index_seq, &ev),
+                                                   ev.detail_seq)
+                                                : d.header.index_seq);
         }
     }
     return ATF_OK;
