@@ -14,6 +14,7 @@
  *  10. session writer   session directory, drain, file writers, manifest, windowed detail
  *  11. readers          index, detail and thread readers over mmap: O(1) access, both-way links
  *  12. session reader   a pid_* directory: manifest, all threads merged by time, time seek
+ *  13. ktrace           Darwin ktrace v3 files (ktrace(5)): header, chunk walk, timebase
  *
  * QUICK START
  *   In exactly one .c file (never in a header):
@@ -891,6 +892,88 @@ ATFDEF atf_result atf_merge_next(atf_merge *m, atf_merge_item *out);
 /* Repositions every thread at its first event with timestamp >= t (binary search). */
 ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns);
 ATFDEF void atf_merge_deinit(atf_merge *m);
+
+/* ==== 13. ktrace ===================================================================== */
+/* Darwin's kernel trace files, version 3 (ktrace(5)), little-endian throughout: a 64-byte
+ * file header, then chunks, each a 16-byte chunk header {tag u32, major u16, minor u16,
+ * data size u64} followed by its data. Chunk headers sit at multiples of 8 (data is padded
+ * up to the next one); a file may end with fewer than 16 bytes of padding. Chunks that
+ * start within the first 16 + header_size bytes are header chunks, the others body
+ * chunks. The reader checks the header and hands out chunks in file order without
+ * interpreting their data: tags are allocated in <ktrace_chunk.h>, and callers skip the
+ * ones they do not know. Nothing a file contains makes it read out of bounds. */
+#define ATF_KTRACE_MAGIC 0x55aa0300u          /* file header magic of version 3 */
+#define ATF_KTRACE_FILE_HEADER_SIZE 64        /* the fixed file header structure */
+#define ATF_KTRACE_CHUNK_HEADER_SIZE 16
+
+typedef enum atf_ktrace_section {
+    ATF_KTRACE_HEADER_CHUNK = 0,  /* starts before byte 16 + header_size */
+    ATF_KTRACE_BODY_CHUNK = 1     /* everything after the header chunks */
+} atf_ktrace_section;
+
+/* The file header, decoded (bytes 56..63 are not described by ktrace(5) and ignored). */
+typedef struct atf_ktrace_header {
+    uint32_t magic;               /* byte 0: ATF_KTRACE_MAGIC */
+    uint16_t major;               /* byte 4: format version of the file */
+    uint16_t minor;               /* byte 6 */
+    uint64_t header_size;         /* byte 8: bytes after the first 16 up to the end of the
+                                     header chunks, chunk headers included; >= 48 */
+    uint32_t timebase_numer;      /* byte 16: ns = mach ticks * numer / denom; never 0 */
+    uint32_t timebase_denom;      /* byte 20: never 0 */
+    uint64_t timestamp;           /* byte 24: a time stamp, in mach ticks */
+    uint64_t walltime_secs;       /* byte 32: wall-clock time, seconds since 1970 */
+    uint32_t walltime_usecs;      /* byte 40: and microseconds */
+    uint32_t minutes_west;        /* byte 44: time zone, minutes west of GMT */
+    uint32_t dst;                 /* byte 48: daylight saving time was in effect */
+    uint32_t flags;               /* byte 52 */
+} atf_ktrace_header;
+
+/* One chunk as read. `data` points into the reader's image and lives until close. */
+typedef struct atf_ktrace_chunk {
+    uint64_t offset;              /* byte offset of the chunk header in the file */
+    uint32_t tag;                 /* chunk type, see <ktrace_chunk.h> */
+    uint16_t major;               /* version of the chunk's data */
+    uint16_t minor;
+    uint64_t size;                /* bytes of data, padding not included */
+    const uint8_t *data;          /* `size` bytes */
+    atf_ktrace_section section;
+} atf_ktrace_chunk;
+
+typedef struct atf_ktrace_reader {
+    atf_ktrace_header header;     /* read-only after open */
+    uint64_t file_size;
+    atf_error error;              /* first error, of open or of the chunk walk */
+    char path[512];               /* the path (or name) given at open */
+    /* private */
+    atf__file_image image;
+    uint64_t next;                /* offset of the next chunk header */
+    atf_result state;             /* ATF_OK, then ATF_E_RANGE at the end, or the error */
+} atf_ktrace_reader;
+
+/* Opens a ktrace v3 file and checks its header: ATF_E_TRUNCATED when shorter than 64
+ * bytes or when 16 + header_size passes the end, ATF_E_MAGIC / ATF_E_ENDIAN (byte-swapped
+ * magic: a big-endian file), ATF_E_CORRUPT for header_size < 48 or a zero timebase. On
+ * failure the reader holds nothing (no close needed) and r->error says what and where.
+ * `opt` (optional): only no_mmap applies. Not thread-safe per reader; different readers
+ * are independent. */
+ATFDEF atf_result atf_ktrace_reader_open(atf_ktrace_reader *r, const char *path,
+                                         const atf_reader_options *opt /* optional */);
+/* The same over bytes the caller keeps alive until close (`name` is used in errors). */
+ATFDEF atf_result atf_ktrace_reader_open_memory(atf_ktrace_reader *r, const void *data,
+                                                size_t size, const char *name,
+                                                const atf_reader_options *opt);
+/* Releases the file; safe on a reader whose open failed. */
+ATFDEF void atf_ktrace_reader_close(atf_ktrace_reader *r);
+/* The next chunk in file order into *out: ATF_OK; ATF_E_RANGE past the last one; or, for a
+ * malformed chunk, ATF_E_TRUNCATED (its data passes the end of the file) or ATF_E_CORRUPT
+ * (a header chunk crossing 16 + header_size), with the chunk's offset in r->error. Every
+ * later call returns the same code. *out is zeroed unless ATF_OK. Not thread-safe. */
+ATFDEF atf_result atf_ktrace_reader_next(atf_ktrace_reader *r, atf_ktrace_chunk *out);
+/* mach_ticks in nanoseconds through the file's timebase, exact (floor) and saturating at
+ * UINT64_MAX. Thread-safe. */
+ATFDEF uint64_t atf_ktrace_time_ns(const atf_ktrace_reader *r, uint64_t mach_ticks);
+/* The header's wall-clock time in nanoseconds since 1970, saturating. Thread-safe. */
+ATFDEF uint64_t atf_ktrace_wall_ns(const atf_ktrace_reader *r);
 
 #ifdef __cplusplus
 }
@@ -5062,6 +5145,167 @@ ATFDEF atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
         return ATF_OK;
     }
     return ATF_E_RANGE;
+}
+
+/* >>ktrace: Darwin ktrace v3 files. Open decodes the 64-byte header and checks its magic,
+ * header_size and timebase against the file; next walks the 8-byte aligned chunk headers,
+ * checking each size against the bytes left before handing out the data, so no value in
+ * a file can lead a read out of the image, and every step advances by 16 bytes or more. */
+ATF__PRIVATE atf_result atf__ktrace_reader_setup(atf_ktrace_reader *r, const char *name) {
+    const uint8_t *p = r->image.data;
+    uint64_t size = r->image.size;
+    atf_ktrace_header *h = &r->header;
+    r->file_size = size;
+    if (size < ATF_KTRACE_FILE_HEADER_SIZE)
+        return atf__error_set_values(&r->error, ATF_E_TRUNCATED, name, 0,
+                                     "file shorter than the ktrace header",
+                                     ATF_KTRACE_FILE_HEADER_SIZE, size);
+    h->magic = atf__load_le32(p);
+    if (h->magic == 0x0003aa55u) /* ATF_KTRACE_MAGIC byte-swapped */
+        return atf__error_set_values(&r->error, ATF_E_ENDIAN, name, 0,
+                                     "ktrace magic is byte-swapped (big-endian file)",
+                                     ATF_KTRACE_MAGIC, h->magic);
+    if (h->magic != ATF_KTRACE_MAGIC)
+        return atf__error_set_values(&r->error, ATF_E_MAGIC, name, 0, "ktrace v3 magic",
+                                     ATF_KTRACE_MAGIC, h->magic);
+    h->major = atf__load_le16(p + 4);
+    h->minor = atf__load_le16(p + 6);
+    h->header_size = atf__load_le64(p + 8);
+    h->timebase_numer = atf__load_le32(p + 16);
+    h->timebase_denom = atf__load_le32(p + 20);
+    h->timestamp = atf__load_le64(p + 24);
+    h->walltime_secs = atf__load_le64(p + 32);
+    h->walltime_usecs = atf__load_le32(p + 40);
+    h->minutes_west = atf__load_le32(p + 44);
+    h->dst = atf__load_le32(p + 48);
+    h->flags = atf__load_le32(p + 52);
+    if (h->header_size < ATF_KTRACE_FILE_HEADER_SIZE - 16)
+        return atf__error_set_values(&r->error, ATF_E_CORRUPT, name, 8,
+                                     "header_size below the header structure",
+                                     ATF_KTRACE_FILE_HEADER_SIZE - 16, h->header_size);
+    if (h->header_size > size - 16)
+        return atf__error_set_values(&r->error, ATF_E_TRUNCATED, name, 8,
+                                     "header_size beyond end of file (expected at most)",
+                                     size - 16, h->header_size);
+    if (h->timebase_numer == 0)
+        return atf__error_set_values(&r->error, ATF_E_CORRUPT, name, 16, "timebase numerator",
+                                     1, 0);
+    if (h->timebase_denom == 0)
+        return atf__error_set_values(&r->error, ATF_E_CORRUPT, name, 20, "timebase denominator",
+                                     1, 0);
+    r->next = ATF_KTRACE_FILE_HEADER_SIZE;
+    r->state = ATF_OK;
+    return ATF_OK;
+}
+
+ATF__PRIVATE atf_result atf__ktrace_reader_open(atf_ktrace_reader *r, const char *path,
+                                                const void *data, size_t size, const char *name,
+                                                const atf_reader_options *opt) {
+    atf_result rc;
+    ATF_ASSERT(r);
+    memset(r, 0, sizeof *r);
+    atf__copy_str(r->path, sizeof r->path, name);
+    rc = atf__image_load(&r->image, path, data, size, opt, &r->error);
+    if (rc == ATF_OK) rc = atf__ktrace_reader_setup(r, r->path);
+    if (rc != ATF_OK) {
+        atf_error keep = r->error;
+        atf__file_unmap(&r->image);
+        memset(r, 0, sizeof *r);
+        r->error = keep;
+        r->state = rc;
+    }
+    return rc;
+}
+
+ATFDEF atf_result atf_ktrace_reader_open(atf_ktrace_reader *r, const char *path,
+                                         const atf_reader_options *opt) {
+    if (!path) return ATF_E_ARG;
+    return atf__ktrace_reader_open(r, path, NULL, 0, path, opt);
+}
+
+ATFDEF atf_result atf_ktrace_reader_open_memory(atf_ktrace_reader *r, const void *data,
+                                                size_t size, const char *name,
+                                                const atf_reader_options *opt) {
+    return atf__ktrace_reader_open(r, NULL, data, size, name ? name : "<memory>", opt);
+}
+
+ATFDEF void atf_ktrace_reader_close(atf_ktrace_reader *r) {
+    if (!r) return;
+    atf__file_unmap(&r->image);
+    memset(r, 0, sizeof *r);
+}
+
+/* Stops the walk for good: every later call returns `rc`. */
+ATF__PRIVATE atf_result atf__ktrace_stop(atf_ktrace_reader *r, atf_result rc) {
+    r->state = rc;
+    return rc;
+}
+
+ATFDEF atf_result atf_ktrace_reader_next(atf_ktrace_reader *r, atf_ktrace_chunk *out) {
+    uint64_t at, file_size, header_end, room, end, pad;
+    const uint8_t *p;
+    ATF_ASSERT(r && out);
+    memset(out, 0, sizeof *out);
+    if (r->state != ATF_OK) return r->state;
+    at = r->next;
+    file_size = r->image.size;
+    header_end = 16 + r->header.header_size; /* <= file_size, checked at open */
+    if (at < header_end) {
+        if (header_end - at < ATF_KTRACE_CHUNK_HEADER_SIZE)
+            return atf__ktrace_stop(r, atf__error_set_values(
+                &r->error, ATF_E_CORRUPT, r->path, at,
+                "16 + header_size ends inside a chunk header (bytes left)",
+                ATF_KTRACE_CHUNK_HEADER_SIZE, header_end - at));
+    } else if (at >= file_size || file_size - at < ATF_KTRACE_CHUNK_HEADER_SIZE) {
+        return atf__ktrace_stop(r, ATF_E_RANGE); /* the end, or trailing padding */
+    }
+    p = r->image.data + at;
+    out->size = atf__load_le64(p + 8);
+    room = (at < header_end ? header_end : file_size) - at - ATF_KTRACE_CHUNK_HEADER_SIZE;
+    if (out->size > room) {
+        uint64_t size = out->size;
+        memset(out, 0, sizeof *out);
+        if (at < header_end && size <= file_size - at - ATF_KTRACE_CHUNK_HEADER_SIZE)
+            return atf__ktrace_stop(r, atf__error_set_values(
+                &r->error, ATF_E_CORRUPT, r->path, at,
+                "header chunk data crosses 16 + header_size (bytes left)", room, size));
+        return atf__ktrace_stop(r, atf__error_set_values(
+            &r->error, ATF_E_TRUNCATED, r->path, at,
+            "chunk data beyond end of file (bytes left)",
+            file_size - at - ATF_KTRACE_CHUNK_HEADER_SIZE, size));
+    }
+    out->offset = at;
+    out->tag = atf__load_le32(p);
+    out->major = atf__load_le16(p + 4);
+    out->minor = atf__load_le16(p + 6);
+    out->data = p + ATF_KTRACE_CHUNK_HEADER_SIZE;
+    out->section = at < header_end ? ATF_KTRACE_HEADER_CHUNK : ATF_KTRACE_BODY_CHUNK;
+    /* The next chunk header is at the next multiple of 8; padding cut off by the end of
+     * the file just ends the walk. */
+    end = at + ATF_KTRACE_CHUNK_HEADER_SIZE + out->size;
+    pad = (8 - (end & 7)) & 7;
+    r->next = pad <= file_size - end ? end + pad : file_size;
+    return ATF_OK;
+}
+
+ATFDEF uint64_t atf_ktrace_time_ns(const atf_ktrace_reader *r, uint64_t mach_ticks) {
+    /* ticks = q * denom + rem, so ticks * numer / denom = q * numer + rem * numer / denom
+     * exactly, and rem * numer < 2^64. */
+    uint64_t numer = r->header.timebase_numer, denom = r->header.timebase_denom;
+    uint64_t q, rem, low;
+    ATF_ASSERT(denom != 0); /* an open reader */
+    if (denom == 0) return 0;
+    q = mach_ticks / denom;
+    rem = mach_ticks % denom;
+    low = rem * numer / denom;
+    if (q > (UINT64_MAX - low) / (numer ? numer : 1)) return UINT64_MAX;
+    return q * numer + low;
+}
+
+ATFDEF uint64_t atf_ktrace_wall_ns(const atf_ktrace_reader *r) {
+    uint64_t usecs_ns = (uint64_t)r->header.walltime_usecs * 1000u;
+    if (r->header.walltime_secs > (UINT64_MAX - usecs_ns) / 1000000000u) return UINT64_MAX;
+    return r->header.walltime_secs * 1000000000u + usecs_ns;
 }
 
 /* >>impl-end */
