@@ -600,9 +600,9 @@ ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t
  *
  * Windowed detail (flight recorder): detail records stay in the detail ring; the drain
  * persists those whose timestamp falls in [t - pre_roll, t + post_roll] of a trigger t and
- * releases those no future trigger can reach (older than now - pre_roll: timestamps and
- * triggers are on the atf_now_ns() clock) or that would otherwise fill the ring beyond
- * half. Persisted records get consecutive numbers (detail.atf is dense); the drain writes
+ * releases those no future trigger can reach (older than now - pre_roll - 100 ms: the
+ * timestamps are on the atf_now_ns() clock, and a trigger may name a moment up to 100 ms
+ * before the call) or that would otherwise fill the ring beyond half. Persisted records get consecutive numbers (detail.atf is dense); the drain writes
  * that number into the index record's detail_seq: in the ring when the index event is not
  * drained yet, else in place in index.atf (the footer CRC is corrected arithmetically).
  *
@@ -678,9 +678,11 @@ ATFDEF atf_result atf_session_attach_rings(atf_session *s, void *index_mem, size
  * it changed. Also allowed with a drain thread (it then waits for the drain lock).
  * Returns the first error so far. Thread-safe. */
 ATFDEF atf_result atf_session_pump(atf_session *s);
-/* Windowed detail: persist detail recorded within [t - pre_roll, t + post_roll]. Windows
- * that overlap are merged; beyond 4096 disjoint windows the two closest are merged.
- * Thread-safe (takes the session lock; not for the producer hot path). */
+/* Windowed detail: persist detail recorded within [t - pre_roll, t + post_roll]; t is on
+ * the atf_now_ns() clock, at most 100 ms before the call (e.g. the timestamp of the
+ * event that caused the trigger). Windows that overlap are merged; beyond 4096 disjoint
+ * windows the two closest are merged. Thread-safe (takes the session lock; not for the
+ * producer hot path). */
 ATFDEF void atf_session_trigger(atf_session *s, uint64_t t_ns);
 /* Registers a module (module_id 0 = main executable) and a symbol for the manifest.
  * ATF_E_NOMEM on allocation failure. Thread-safe. */
@@ -2420,6 +2422,7 @@ typedef struct atf__anchor { char name[128]; uint64_t host_ns; double value, rat
 #define ATF__MAX_WINDOWS 4096
 #define ATF__INDEX_BATCH 2048     /* the drain thread leaves smaller index batches waiting */
 #define ATF__DRAIN_BUSY 16384     /* a pass that moved this many records: no sleep */
+#define ATF__TRIGGER_SLACK_NS 100000000u /* how late a trigger may name its time t */
 
 struct atf_session {
     atf_session_config cfg;
@@ -2916,10 +2919,11 @@ ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
     uint64_t horizon, moved = 0, count, i;
     atf__mutex_lock(&s->drain_lock);
     atf__session_lock(s);
-    /* a trigger registered after this point has t >= now, so it cannot reach records
-     * older than now - pre_roll: those can be released */
+    /* a trigger registered after this point names a time t >= now - slack, so it cannot
+     * reach records older than now - slack - pre_roll: those can be released */
     horizon = atf_now_ns();
-    horizon = horizon > s->cfg.pre_roll_ns ? horizon - s->cfg.pre_roll_ns : 0;
+    horizon = horizon > s->cfg.pre_roll_ns + ATF__TRIGGER_SLACK_NS
+                  ? horizon - s->cfg.pre_roll_ns - ATF__TRIGGER_SLACK_NS : 0;
     if (s->drain_window_gen != s->window_gen && s->drain_windows) {
         memcpy(s->drain_windows, s->windows, s->window_count * sizeof *s->windows);
         s->drain_window_count = s->window_count;
