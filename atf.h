@@ -2441,7 +2441,7 @@ struct atf_session {
     atf__window *windows;        /* triggers: sorted, disjoint (under `lock`) */
     size_t window_count;
     uint64_t window_gen;         /* bumped on every change */
-    atf__window *drain_windows;  /* the drain's copy */
+    atf__window *drain_windows;  /* the drain's copy (under `drain_lock`) */
     size_t drain_window_count;
     uint64_t drain_window_gen;
     uint64_t attach_failures;
@@ -2924,6 +2924,8 @@ ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
     horizon = atf_now_ns();
     horizon = horizon > s->cfg.pre_roll_ns + ATF__TRIGGER_SLACK_NS
                   ? horizon - s->cfg.pre_roll_ns - ATF__TRIGGER_SLACK_NS : 0;
+    if (s->drain_window_gen != s->window_gen && !s->drain_windows) /* the drain's own copy */
+        s->drain_windows = (atf__window *)ATF_MALLOC((ATF__MAX_WINDOWS + 1) * sizeof(atf__window));
     if (s->drain_window_gen != s->window_gen && s->drain_windows) {
         memcpy(s->drain_windows, s->windows, s->window_count * sizeof *s->windows);
         s->drain_window_count = s->window_count;
@@ -3569,13 +3571,7 @@ ATFDEF ATF_NO_INSTRUMENT void atf_session_trigger(atf_session *s, uint64_t t_ns)
     atf__session_lock(s);
     if (!s->windows) {
         s->windows = (atf__window *)ATF_MALLOC(bytes);
-        s->drain_windows = (atf__window *)ATF_MALLOC(bytes);
-        if (!s->windows || !s->drain_windows) {
-            ATF_FREE(s->windows);
-            ATF_FREE(s->drain_windows);
-            s->windows = s->drain_windows = NULL;
-            atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "trigger windows");
-        }
+        if (!s->windows) atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "trigger windows");
     }
     if (s->windows) {
         atf__windows_add(s->windows, &s->window_count, lo, hi);
