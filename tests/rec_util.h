@@ -10,6 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Every helper is static; a harness uses some of them. */
+#if defined(__GNUC__) || defined(__clang__)
+#  define REC_UNUSED __attribute__((unused))
+#else
+#  define REC_UNUSED
+#endif
+
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #  define REC_SANITIZED 1
 #elif defined(__has_feature)
@@ -20,14 +27,14 @@
 
 /* ---- the generator: event i of generator thread k --------------------------------- */
 
-static uint64_t gen_hash(uint32_t k, uint64_t i) {
+static REC_UNUSED uint64_t gen_hash(uint32_t k, uint64_t i) {
     uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ ((uint64_t)(k + 1) << 40);
     x ^= x >> 31;
     x *= 0xBF58476D1CE4E5B9ull;
     return x ^ (x >> 29);
 }
-static uint64_t gen_ts(uint32_t k, uint64_t i) { return 1000000u + i * 8u + (k & 7u); }
-static uint64_t gen_fid(uint32_t k, uint64_t i) {
+static REC_UNUSED uint64_t gen_ts(uint32_t k, uint64_t i) { return 1000000u + i * 8u + (k & 7u); }
+static REC_UNUSED uint64_t gen_fid(uint32_t k, uint64_t i) {
     return ((uint64_t)(k + 1) << 32) | (uint32_t)(gen_hash(k, i) & 0xFFFFFFu);
 }
 
@@ -36,7 +43,7 @@ typedef struct gen_state { uint32_t depth; } gen_state;
 
 /* Kind of event i given the current depth; advances the depth like the writer does and
  * returns the depth the event is recorded with. */
-static uint32_t gen_kind(uint32_t k, uint64_t i, gen_state *g, uint32_t *depth_out) {
+static REC_UNUSED uint32_t gen_kind(uint32_t k, uint64_t i, gen_state *g, uint32_t *depth_out) {
     uint64_t h = gen_hash(k, i) >> 24;
     uint32_t kind;
     if (g->depth == 0 || (g->depth < 24 && (h & 1u))) kind = ATF_EVENT_CALL;
@@ -51,7 +58,7 @@ static uint32_t gen_kind(uint32_t k, uint64_t i, gen_state *g, uint32_t *depth_o
 }
 
 /* Pushes event i through the public calls; returns the push result. */
-static atf_result gen_push(atf_writer *w, uint32_t k, uint64_t i, gen_state *g) {
+static REC_UNUSED atf_result gen_push(atf_writer *w, uint32_t k, uint64_t i, gen_state *g) {
     uint32_t depth;
     uint32_t kind = gen_kind(k, i, g, &depth);
     if (kind == ATF_EVENT_CALL) return atf_writer_call(w, gen_fid(k, i), gen_ts(k, i));
@@ -60,14 +67,14 @@ static atf_result gen_push(atf_writer *w, uint32_t k, uint64_t i, gen_state *g) 
 }
 
 /* Detail payload of event i: 8..71 bytes, deterministic. */
-static size_t gen_payload(uint32_t k, uint64_t i, uint8_t *out) {
+static REC_UNUSED size_t gen_payload(uint32_t k, uint64_t i, uint8_t *out) {
     size_t n = 8 + (size_t)(gen_hash(k, i) % 64), j;
     for (j = 0; j < n; j++) out[j] = (uint8_t)(k * 7 + i * 13 + j * 29);
     return n;
 }
 
 /* Pushes event i with a detail payload. */
-static atf_result gen_push_detail(atf_writer *w, uint32_t k, uint64_t i, gen_state *g) {
+static REC_UNUSED atf_result gen_push_detail(atf_writer *w, uint32_t k, uint64_t i, gen_state *g) {
     uint8_t p[80];
     uint32_t depth;
     uint32_t kind = gen_kind(k, i, g, &depth);
@@ -79,9 +86,9 @@ static atf_result gen_push_detail(atf_writer *w, uint32_t k, uint64_t i, gen_sta
 }
 
 /* ---- bitmaps ------------------------------------------------------------------------ */
-static uint8_t *bits_new(uint64_t n) { return (uint8_t *)calloc((size_t)(n / 8 + 1), 1); }
-static void bits_set(uint8_t *b, uint64_t i) { b[i / 8] = (uint8_t)(b[i / 8] | (1u << (i % 8))); }
-static int bits_get(const uint8_t *b, uint64_t i) { return (b[i / 8] >> (i % 8)) & 1; }
+static REC_UNUSED uint8_t *bits_new(uint64_t n) { return (uint8_t *)calloc((size_t)(n / 8 + 1), 1); }
+static REC_UNUSED void bits_set(uint8_t *b, uint64_t i) { b[i / 8] = (uint8_t)(b[i / 8] | (1u << (i % 8))); }
+static REC_UNUSED int bits_get(const uint8_t *b, uint64_t i) { return (b[i / 8] >> (i % 8)) & 1; }
 
 /* ---- read-back ---------------------------------------------------------------------- */
 
@@ -89,7 +96,7 @@ static int bits_get(const uint8_t *b, uint64_t i) { return (b[i / 8] >> (i % 8))
  * (may be NULL) absent. Checks every index event of `tr` in order: timestamp, function,
  * kind, depth (layout 1), thread id (layout 1), timestamps non-decreasing. Returns the
  * number of events that matched before the first mismatch (== the count when all do). */
-static uint64_t check_index_against(const atf_thread_reader *tr, uint32_t k, uint64_t produced,
+static REC_UNUSED uint64_t check_index_against(const atf_thread_reader *tr, uint32_t k, uint64_t produced,
                                     const uint8_t *dropped, int layout) {
     gen_state g = {0};
     uint64_t i, seq = 0, prev_ts = 0;
@@ -116,7 +123,7 @@ static uint64_t check_index_against(const atf_thread_reader *tr, uint32_t k, uin
 
 /* ---- files and text ----------------------------------------------------------------- */
 
-static char *read_text(const char *path) {
+static REC_UNUSED char *read_text(const char *path) {
     FILE *f = fopen(path, "rb");
     char *buf;
     long n;
@@ -134,26 +141,26 @@ static char *read_text(const char *path) {
     return buf;
 }
 
-static int path_exists(const char *path) {
+static REC_UNUSED int path_exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
 }
 
-static void rm_rf(const char *path) {
+static REC_UNUSED void rm_rf(const char *path) {
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
     if (system(cmd) != 0) printf("  (could not remove %s)\n", path);
 }
 
 /* The object of thread `slot` in a manifest ("{"id":slot,..."), or NULL. */
-static const char *manifest_thread(const char *json, uint32_t slot) {
+static REC_UNUSED const char *manifest_thread(const char *json, uint32_t slot) {
     char key[40];
     snprintf(key, sizeof key, "{\"id\":%u,", slot);
     return strstr(json, key);
 }
 
 /* The unsigned number after "key": within the object starting at obj (up to its '}'). */
-static int manifest_u64(const char *obj, const char *key, uint64_t *out) {
+static REC_UNUSED int manifest_u64(const char *obj, const char *key, uint64_t *out) {
     char pat[64];
     const char *end = obj ? strchr(obj, '}') : NULL, *at;
     if (!obj) return 0;
@@ -167,13 +174,13 @@ static int manifest_u64(const char *obj, const char *key, uint64_t *out) {
 /* ---- a strict JSON validator (RFC 8259) --------------------------------------------- */
 typedef struct json_in { const unsigned char *p; int depth; } json_in;
 
-static void json_ws(json_in *j) {
+static REC_UNUSED void json_ws(json_in *j) {
     while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r') j->p++;
 }
 
-static int json_value(json_in *j);
+static REC_UNUSED int json_value(json_in *j);
 
-static int json_string(json_in *j) {
+static REC_UNUSED int json_string(json_in *j) {
     if (*j->p != '"') return 0;
     j->p++;
     for (;;) {
@@ -205,7 +212,7 @@ static int json_string(json_in *j) {
     }
 }
 
-static int json_number(json_in *j) {
+static REC_UNUSED int json_number(json_in *j) {
     const unsigned char *start = j->p;
     if (*j->p == '-') j->p++;
     if (*j->p == '0') j->p++;
@@ -225,7 +232,7 @@ static int json_number(json_in *j) {
     return j->p > start;
 }
 
-static int json_value(json_in *j) {
+static REC_UNUSED int json_value(json_in *j) {
     json_ws(j);
     if (++j->depth > 64) return 0;
     if (*j->p == '{') {
@@ -276,7 +283,7 @@ static int json_value(json_in *j) {
 }
 
 /* 1 when text is exactly one valid JSON value (surrounded by whitespace). */
-static int json_valid(const char *text) {
+static REC_UNUSED int json_valid(const char *text) {
     json_in j;
     j.p = (const unsigned char *)text;
     j.depth = 0;
