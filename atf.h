@@ -480,6 +480,19 @@ ATF__INLINE void atf__store_release_u32(uint32_t *p, uint32_t v) {
 }
 #endif
 
+/* Stores into ring slots on the hot path: the same bytes as atf__store_le64, but some
+ * compilers (clang 14) emit the byte-wise form as eight single-byte stores; on a
+ * little-endian host a memcpy of the value is one store with every compiler. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && \
+    defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { __builtin_memcpy(p, &v, 8); }
+#elif defined(ATF__CC_MSVC) && (defined(ATF__ARCH_X64) || defined(ATF__ARCH_ARM64))
+#  include <string.h>
+ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+#else
+ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { atf__store_le64(p, v); }
+#endif
+
 /* ==== 9. writer ====================================================================== */
 /* The per-thread producer: one index ring, one optional detail ring, the call depth and
  * the sequence counters. Every call here is wait-free: no lock, no system call, no
@@ -529,7 +542,7 @@ ATF__INLINE atf_result atf__writer_push_linked(atf_writer *w, uint32_t kind, uin
                                                uint64_t timestamp_ns, uint32_t depth,
                                                uint64_t detail_seq) {
     atf_ring *r = &w->index;
-    uint64_t pos = r->pos;
+    uint64_t pos = r->pos, third, fourth;
     uint8_t *slot;
     if (pos - r->other > r->mask) {
         r->other = atf__load_acquire_u64(&r->shared->tail);
@@ -539,21 +552,22 @@ ATF__INLINE atf_result atf__writer_push_linked(atf_writer *w, uint32_t kind, uin
             return ATF_E_FULL;
         }
     }
-    slot = r->data + ((pos & r->mask) << 5);
-    atf__store_le64(slot, timestamp_ns);
-    atf__store_le64(slot + 8, function_id);
+    /* everything is read from *w before the first store: the stores go through a byte
+     * pointer, which may alias *w as far as the compiler knows */
     if (w->layout == ATF_LAYOUT_2) {
-        atf__store_le64(slot + 16, detail_seq);
-        atf__store_le64(slot + 24, kind & 0xFFu);
-    } else {
-        /* u32 thread_id, u32 kind, u32 depth, u32 detail_seq as two 64-bit stores */
-        atf__store_le64(slot + 16, (uint64_t)w->thread_id | ((uint64_t)kind << 32));
-        atf__store_le64(slot + 24, (uint64_t)depth |
-                                   ((uint64_t)(detail_seq >= ATF_NO_DETAIL_U32
-                                                   ? ATF_NO_DETAIL_U32 : (uint32_t)detail_seq)
-                                    << 32));
+        third = detail_seq;
+        fourth = kind & 0xFFu;
+    } else { /* u32 thread_id, u32 kind | u32 depth, u32 detail_seq */
+        third = (uint64_t)w->thread_id | ((uint64_t)kind << 32);
+        fourth = (uint64_t)depth | ((uint64_t)(detail_seq >= ATF_NO_DETAIL_U32
+                                                   ? ATF_NO_DETAIL_U32 : (uint32_t)detail_seq) << 32);
     }
+    slot = r->data + ((pos & r->mask) << 5);
     r->pos = pos + 1;
+    atf__ring_store_le64(slot, timestamp_ns);
+    atf__ring_store_le64(slot + 8, function_id);
+    atf__ring_store_le64(slot + 16, third);
+    atf__ring_store_le64(slot + 24, fourth);
     atf__store_release_u64(&r->shared->head, pos + 1);
     return ATF_OK;
 }
