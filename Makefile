@@ -30,6 +30,9 @@ $(BUILD)/tests/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
+# the instrumentation test builds all of its code, atf.h included, with the hooks on
+$(BUILD)/tests/test_instrument: CFLAGS_ALL += -finstrument-functions
+
 $(BUILD)/examples/%: examples/%.c atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
