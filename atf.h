@@ -3300,7 +3300,7 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
 ATF__PRIVATE void atf__drain_main(void *arg) {
     atf_session *s = (atf_session *)arg;
     uint32_t sleep_us = 50, cycle = 0;
-    uint64_t last_manifest = atf_now_ns();
+    uint64_t last_manifest = atf_now_ns(), moved_since = 0;
     atf__tls_no_attach = 1; /* the drain is never a traced thread */
     while (!atf__load_acquire_u64(&s->stop)) {
         uint64_t moved = atf__session_drain(s, (++cycle & 15u) == 0, 0), now;
@@ -3310,14 +3310,20 @@ ATF__PRIVATE void atf__drain_main(void *arg) {
         else if (moved) sleep_us = 50;
         else sleep_us = sleep_us < 25 ? 50 : sleep_us * 2;
         if (sleep_us > s->cfg.drain_interval_us) sleep_us = s->cfg.drain_interval_us;
+        moved_since += moved;
         now = atf_now_ns();
+        /* the manifest follows new threads and finished ones within 100 ms, and the
+         * per-thread counts (written, dropped) within a second */
         if (now - last_manifest > 100000000u) {
             atf__mutex_lock(&s->drain_lock);
             atf__session_lock(s);
-            if (s->manifest_dirty) atf__manifest_write(s, 0);
+            if (s->manifest_dirty || (moved_since && now - last_manifest > 1000000000u)) {
+                atf__manifest_write(s, 0);
+                moved_since = 0;
+                last_manifest = now;
+            }
             atf__session_unlock(s);
             atf__mutex_unlock(&s->drain_lock);
-            last_manifest = now;
         }
         if (sleep_us) atf__sleep_us(sleep_us);
     }
@@ -3501,6 +3507,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_attach(atf_session *s, const cha
         if (out) *out = e->writer;
         return ATF_OK;
     }
+    if (atf__tls_no_attach) return ATF_E_STATE; /* exiting, the drain, or inside the library */
     if (!e) {
         atf__tls_prune();
         e = (atf__tls_entry *)ATF_MALLOC(sizeof *e);
