@@ -3,6 +3,7 @@
 #   make test     every test harness, ending with "N passed, M failed"
 #   make bench    benchmark figures into build/bench.json
 #   make demo     a short tour on generated traces
+#   make tsan     the ring and session tests under ThreadSanitizer (build/tsan/)
 
 CC      ?= cc
 CXX     ?= c++
@@ -18,7 +19,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TOOLS_SRC := $(wildcard tools/*.c)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all test bench demo clean
+.PHONY: all test bench demo clean tsan
 all: $(BUILD)/atf $(TESTS) $(EXAMPLES) $(BUILD)/tests/make_fixtures
 
 $(BUILD)/atf: $(TOOLS_SRC) atf.h $(wildcard tools/*.h)
@@ -29,6 +30,9 @@ $(BUILD)/tests/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
+# the instrumentation test builds all of its code, atf.h included, with the hooks on
+$(BUILD)/tests/test_instrument: CFLAGS_ALL += -finstrument-functions
+
 $(BUILD)/examples/%: examples/%.c atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
@@ -36,6 +40,14 @@ $(BUILD)/examples/%: examples/%.c atf.h
 test: all $(BUILD)/tests/cli_gen
 	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" \
 	  tests/run_all.sh $(TESTS) tests/compile_checks.sh tests/cli_checks.sh
+
+TSAN_CC ?= $(CC)
+$(BUILD)/tsan/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(TSAN_CC) $(CSTD) -O1 -g -fsanitize=thread $(WARN) -D_GNU_SOURCE -I. -o $@ $< $(LDLIBS_ALL)
+
+tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session
+	@tests/run_all.sh $^
 
 $(BUILD)/bench: bench/bench.c atf.h
 	@mkdir -p $(dir $@)

@@ -374,9 +374,9 @@ ATFDEF const char *atf_crc32c_impl_str(atf_crc32c_impl impl);
 
 /* Nanoseconds on the trace clock. Thread-safe, wait-free, never fails. */
 ATFDEF uint64_t atf_now_ns(void);
-/* The ATF_CLOCK_* value of atf_now_ns() on this platform. */
+/* The ATF_CLOCK_* value of atf_now_ns() on this platform. Thread-safe. */
 ATFDEF uint32_t atf_clock_type(void);
-/* Wall-clock time (UTC) in nanoseconds since 1970, for timing anchors. */
+/* Wall-clock time (UTC) in nanoseconds since 1970, for timing anchors. Thread-safe. */
 ATFDEF uint64_t atf_wall_ns(void);
 
 /* ==== 8. ring ======================================================================== */
@@ -386,7 +386,9 @@ ATFDEF uint64_t atf_wall_ns(void);
  *
  *   index ring:  2^k fixed 32-byte slots holding index events already in on-disk form;
  *   detail ring: 2^k bytes of variable-length entries: an 8-byte entry header
- *                (u32 entry length, u32 flags) then the on-disk detail record, padded to 8.
+ *                (u32 entry length, u32 flags: 1 = filler up to the end of the ring,
+ *                2 = unlinked: windowed detail whose index event the drain links), then
+ *                the on-disk detail record, padded to 8 bytes. An entry never wraps.
  *
  * Positions (head, tail) count records (index) or bytes (detail) since the start and never
  * wrap; the producer publishes head with a release store, the consumer publishes tail the
@@ -395,9 +397,10 @@ ATFDEF uint64_t atf_wall_ns(void);
 #define ATF_RING_MAGIC 0x52465441u   /* "ATFR" */
 enum { ATF_RING_INDEX = 1, ATF_RING_DETAIL = 2 };
 
-/* The shared part of a ring, at the start of its memory; data follows at data_offset. */
+/* The shared part of a ring, at the start of its memory (256 bytes); data follows at
+ * data_offset. Producer-written and consumer-written words sit on separate cache lines. */
 typedef struct atf_ring_header {
-    uint32_t magic;              /* ATF_RING_MAGIC once initialized */
+    uint32_t magic;              /* ATF_RING_MAGIC once initialized (release-stored last) */
     uint32_t kind;               /* ATF_RING_INDEX or ATF_RING_DETAIL */
     uint64_t capacity;           /* slots (index) or bytes (detail), a power of two */
     uint64_t data_offset;        /* from the start of this header */
@@ -422,18 +425,22 @@ typedef struct atf_ring {
     uint64_t other;              /* cached position of the other side */
 } atf_ring;
 
-/* Bytes of memory a ring of `capacity` slots (index) or bytes (detail) needs; capacity
- * is rounded up to a power of two (index >= 64 slots, detail >= 4 KiB). */
+/* Bytes of memory a ring of `capacity` slots (index) or bytes (detail) needs; capacity is
+ * rounded up to a power of two (index >= 64 slots, detail >= 4 KiB, both <= 2^40).
+ * 0 for a bad kind or a capacity above the limit. Thread-safe. */
 ATFDEF size_t atf_ring_memory_size(uint32_t kind, uint64_t capacity);
-/* Formats `mem` (size bytes, 64-byte aligned) as an empty ring. ATF_E_ARG when too small.
- * Not thread-safe: call before either side attaches. */
+/* Formats `mem` (size bytes, 64-byte aligned) as an empty ring whose records use `layout`
+ * (0 = ATF_LAYOUT_1) and carry `thread_id`. ATF_E_ARG when mem is misaligned or too small
+ * or an argument is out of range. Not thread-safe: call before either side attaches. */
 ATFDEF atf_result atf_ring_init(void *mem, size_t size, uint32_t kind, uint64_t capacity,
                                 uint32_t layout, uint32_t thread_id);
 /* Builds a local view of an initialized ring (as producer or consumer) after validating
- * its header against `size`: ATF_E_MAGIC / ATF_E_CORRUPT on a bad header. */
+ * its header against `size`: ATF_E_ARG (NULL or smaller than a header), ATF_E_MAGIC (not
+ * initialized), ATF_E_CORRUPT (kind, capacity, offsets, layout or positions impossible).
+ * Thread-safe with respect to the other side. */
 ATFDEF atf_result atf_ring_attach(atf_ring *r, void *mem, size_t size, int as_producer);
 
-/* Private atomics for the hot path (release/acquire on 64-bit positions). */
+/* Private atomics for the hot path (release/acquire on ring positions and the magic). */
 #if defined(ATF__CC_MSVC)
 #  include <intrin.h>
 ATF__INLINE uint64_t atf__load_acquire_u64(const uint64_t *p) {
@@ -453,6 +460,23 @@ ATF__INLINE void atf__store_release_u64(uint64_t *p, uint64_t v) {
     *(volatile uint64_t *)p = v;
 #  endif
 }
+ATF__INLINE uint32_t atf__load_acquire_u32(const uint32_t *p) {
+#  if defined(ATF__ARCH_ARM64)
+    return __ldar32((unsigned __int32 volatile *)p);
+#  else
+    uint32_t v = *(const volatile uint32_t *)p;
+    _ReadWriteBarrier();
+    return v;
+#  endif
+}
+ATF__INLINE void atf__store_release_u32(uint32_t *p, uint32_t v) {
+#  if defined(ATF__ARCH_ARM64)
+    __stlr32((unsigned __int32 volatile *)p, v);
+#  else
+    _ReadWriteBarrier();
+    *(volatile uint32_t *)p = v;
+#  endif
+}
 #else
 ATF__INLINE uint64_t atf__load_acquire_u64(const uint64_t *p) {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
@@ -460,6 +484,25 @@ ATF__INLINE uint64_t atf__load_acquire_u64(const uint64_t *p) {
 ATF__INLINE void atf__store_release_u64(uint64_t *p, uint64_t v) {
     __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
+ATF__INLINE uint32_t atf__load_acquire_u32(const uint32_t *p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+ATF__INLINE void atf__store_release_u32(uint32_t *p, uint32_t v) {
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+#endif
+
+/* Stores into ring slots on the hot path: the same bytes as atf__store_le64, but some
+ * compilers (clang 14) emit the byte-wise form as eight single-byte stores; on a
+ * little-endian host a memcpy of the value is one store with every compiler. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && \
+    defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { __builtin_memcpy(p, &v, 8); }
+#elif defined(ATF__CC_MSVC) && (defined(ATF__ARCH_X64) || defined(ATF__ARCH_ARM64))
+#  include <string.h>
+ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+#else
+ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { atf__store_le64(p, v); }
 #endif
 
 /* ==== 9. writer ====================================================================== */
@@ -471,11 +514,15 @@ ATF__INLINE void atf__store_release_u64(uint64_t *p, uint64_t v) {
  * pushed before it (dropped events take no number), which is its position in index.atf.
  * In detail mode ALWAYS the detail record's number is known at once and both links are
  * written by the producer; in WINDOWED mode the index record is pushed with no link and
- * the drain writes the link when it decides to persist the detail (see the session). */
+ * the drain writes the link when it decides to persist the detail (see the session).
+ * Layout 1 stores links in 32 bits: a layout-1 writer stops attaching detail once either
+ * number would reach 0xFFFFFFFF (the events are still recorded, detail_dropped counts). */
 enum { ATF_DETAIL_OFF = 0, ATF_DETAIL_ALWAYS = 1, ATF_DETAIL_WINDOWED = 2 };
 
 typedef struct atf_session atf_session;
 
+/* One per producing thread. The fields are readable by that thread (e.g. `dropped` after
+ * a push); nothing else may change them. */
 typedef struct atf_writer {
     atf_ring index;              /* producer view of the index ring */
     atf_ring detail;             /* producer view of the detail ring (data NULL if none) */
@@ -490,53 +537,61 @@ typedef struct atf_writer {
     uint32_t slot;               /* thread slot in the session */
 } atf_writer;
 
-/* Binds a writer to rings in caller memory (e.g. shared memory); detail_mem may be NULL.
- * For producers outside a session (another process drains the rings). */
+/* Binds a writer to rings initialized with atf_ring_init (e.g. in shared memory);
+ * detail_mem may be NULL (then detail_mode is OFF). For producers outside a session
+ * (another process drains the rings with atf_session_attach_rings). One writer per ring
+ * for the ring's lifetime. ATF_E_ARG / ATF_E_MAGIC / ATF_E_CORRUPT as atf_ring_attach. */
 ATFDEF atf_result atf_writer_init(atf_writer *w, void *index_mem, size_t index_size,
                                   void *detail_mem, size_t detail_size, uint32_t detail_mode);
-/* Marks the writer's rings closed: the drain finalizes the thread once they are empty. */
+/* Marks the writer's rings closed: the drain finalizes the thread once they are empty.
+ * Call from the producing thread (or once it has stopped). Wait-free. */
 ATFDEF void atf_writer_close(atf_writer *w);
 
 /* Pushes one index event linked to detail record `detail_seq` (ATF_NO_DETAIL for none).
  * ATF_OK, or ATF_E_FULL (dropped and counted). The record is complete before the release
- * store of head publishes it. */
+ * store of head publishes it. Producer thread only. */
 ATF__INLINE atf_result atf__writer_push_linked(atf_writer *w, uint32_t kind, uint64_t function_id,
                                                uint64_t timestamp_ns, uint32_t depth,
                                                uint64_t detail_seq) {
     atf_ring *r = &w->index;
+    uint64_t pos = r->pos, third, fourth;
     uint8_t *slot;
-    if (r->pos - r->other > r->mask) {
+    if (pos - r->other > r->mask) {
         r->other = atf__load_acquire_u64(&r->shared->tail);
-        if (r->pos - r->other > r->mask) {
+        if (pos - r->other > r->mask) {
             w->dropped++;
             atf__store_release_u64(&r->shared->dropped, w->dropped);
             return ATF_E_FULL;
         }
     }
-    slot = r->data + ((r->pos & r->mask) << 5);
-    atf__store_le64(slot, timestamp_ns);
-    atf__store_le64(slot + 8, function_id);
+    /* everything is read from *w before the first store: the stores go through a byte
+     * pointer, which may alias *w as far as the compiler knows */
     if (w->layout == ATF_LAYOUT_2) {
-        atf__store_le64(slot + 16, detail_seq);
-        atf__store_le64(slot + 24, kind & 0xFFu);
-    } else {
-        atf__store_le32(slot + 16, w->thread_id);
-        atf__store_le32(slot + 20, kind);
-        atf__store_le32(slot + 24, depth);
-        atf__store_le32(slot + 28, detail_seq >= ATF_NO_DETAIL_U32 ? ATF_NO_DETAIL_U32
-                                                                   : (uint32_t)detail_seq);
+        third = detail_seq;
+        fourth = kind & 0xFFu;
+    } else { /* u32 thread_id, u32 kind | u32 depth, u32 detail_seq */
+        third = (uint64_t)w->thread_id | ((uint64_t)kind << 32);
+        fourth = (uint64_t)depth | ((uint64_t)(detail_seq >= ATF_NO_DETAIL_U32
+                                                   ? ATF_NO_DETAIL_U32 : (uint32_t)detail_seq) << 32);
     }
-    atf__store_release_u64(&r->shared->head, ++r->pos);
+    slot = r->data + ((pos & r->mask) << 5);
+    r->pos = pos + 1;
+    atf__ring_store_le64(slot, timestamp_ns);
+    atf__ring_store_le64(slot + 8, function_id);
+    atf__ring_store_le64(slot + 16, third);
+    atf__ring_store_le64(slot + 24, fourth);
+    atf__store_release_u64(&r->shared->head, pos + 1);
     return ATF_OK;
 }
 
-/* Pushes one index event with no detail at an explicit depth. */
+/* Pushes one index event with no detail at an explicit depth. Producer thread only. */
 ATF__INLINE atf_result atf_writer_push(atf_writer *w, uint32_t kind, uint64_t function_id,
                                        uint64_t timestamp_ns, uint32_t depth) {
     return atf__writer_push_linked(w, kind, function_id, timestamp_ns, depth, ATF_NO_DETAIL);
 }
 
-/* Function entry at a caller-supplied timestamp (the library clock: pass atf_now_ns()). */
+/* Function entry at a caller-supplied timestamp (the library clock: pass atf_now_ns()).
+ * The depth advances even when the event is dropped. Producer thread only. */
 ATF__INLINE atf_result atf_writer_call(atf_writer *w, uint64_t function_id, uint64_t ts) {
     return atf_writer_push(w, ATF_EVENT_CALL, function_id, ts, w->depth++);
 }
@@ -554,7 +609,9 @@ ATF__INLINE atf_result atf_writer_exception(atf_writer *w, uint64_t function_id,
 /* An event with a detail payload (`payload`, `len` bytes, e.g. an encoded
  * atf_detail_payload) of detail type `type`. The index event is kept even when the detail
  * ring is full (then detail_dropped counts it and the event carries no link). Adjusts the
- * depth like call/return/exception. ATF_OK or ATF_E_FULL when the index event dropped. */
+ * depth like call (kind ATF_EVENT_CALL) or return (any other kind). ATF_OK, or
+ * ATF_E_FULL when the index event was dropped (then no detail was recorded either).
+ * Producer thread only; wait-free. */
 ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t function_id,
                                           uint64_t ts, uint16_t type, const void *payload,
                                           size_t len);
@@ -563,14 +620,21 @@ ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t
 /* A session is a directory <root>/session_YYYYMMDD_HHMMSS/pid_<pid>/ with one thread_<slot>/
  * per attached thread and manifest.json. A drain (a background thread, or
  * atf_session_pump() in manual mode) empties the rings in batches into the files, so each
- * file receives its thread's events in the order they were produced.
+ * file receives its thread's events in the order they were produced. Files are created
+ * whole (header written under a temporary name, then renamed), appended to, and finalized
+ * at close; a crash at any moment leaves files the readers recover.
  *
  * Windowed detail (flight recorder): detail records stay in the detail ring; the drain
  * persists those whose timestamp falls in [t - pre_roll, t + post_roll] of a trigger t and
- * releases older ones. Persisted records get consecutive numbers (detail.atf is dense);
- * the drain writes that number into the index record's detail_seq: in the ring when the
- * index event is not drained yet, else in place in index.atf (and the footer CRC is then
- * recomputed from the file at close). */
+ * releases those no future trigger can reach (older than now - pre_roll - 100 ms: the
+ * timestamps are on the atf_now_ns() clock, and a trigger may name a moment up to 100 ms
+ * before the call) or that would otherwise fill the ring beyond half. Persisted records get consecutive numbers (detail.atf is dense); the drain writes
+ * that number into the index record's detail_seq: in the ring when the index event is not
+ * drained yet, else in place in index.atf (the footer CRC is corrected arithmetically).
+ *
+ * Write errors (ENOSPC, EIO, EFBIG) stop the file concerned: it is cut back to its last
+ * whole record and later events of that thread count as events_lost_io; the session keeps
+ * the first error (with errno) and reports it from pump, close and atf_session_error. */
 enum { ATF_DRAIN_THREAD = 0, ATF_DRAIN_MANUAL = 1 };
 enum { ATF_FSYNC_NONE = 0, ATF_FSYNC_CLOSE = 1 };
 
@@ -582,12 +646,14 @@ typedef struct atf_session_config {
     uint32_t detail_mode;        /* ATF_DETAIL_OFF (default), _ALWAYS, _WINDOWED */
     uint64_t pre_roll_ns;        /* windowed: detail kept before a trigger; default 0 */
     uint64_t post_roll_ns;       /* windowed: detail kept after a trigger; default 0 */
-    uint32_t drain_mode;         /* ATF_DRAIN_THREAD (default) or ATF_DRAIN_MANUAL */
-    uint32_t drain_interval_us;  /* drain thread sleep when idle; default 1000 */
+    uint32_t drain_mode;         /* ATF_DRAIN_THREAD (default; ATF_E_UNSUPPORTED with
+                                    ATF_NO_THREADS) or ATF_DRAIN_MANUAL */
+    uint32_t drain_interval_us;  /* longest drain thread sleep when idle; default 1000 */
     uint32_t fsync_mode;         /* ATF_FSYNC_NONE (default) or ATF_FSYNC_CLOSE */
     uint64_t fsync_every_bytes;  /* also fdatasync each file every N bytes; default 0 (never) */
     uint32_t max_threads;        /* thread slots; default 1024 */
-    const char *session_name;    /* directory name; default session_YYYYMMDD_HHMMSS */
+    const char *session_name;    /* directory name; default session_YYYYMMDD_HHMMSS. When
+                                    <root>/<name>/pid_<pid> exists, _1, _2, ... is appended */
 } atf_session_config;
 
 /* Per-thread figures, as in the manifest. */
@@ -597,12 +663,14 @@ typedef struct atf_thread_stats {
     uint64_t events_written;     /* index events in index.atf */
     uint64_t events_dropped;     /* index ring full */
     uint64_t detail_written;     /* records in detail.atf */
-    uint64_t detail_dropped;     /* detail ring full (ALWAYS) or pushed out unpersisted */
+    uint64_t detail_dropped;     /* detail ring full (ALWAYS) or released unpersisted */
     uint64_t events_lost_io;     /* drained but not written because the file failed */
+    int finalized;               /* footer written, files closed */
 } atf_thread_stats;
 
 /* Creates the session directory, writes the first manifest and starts the drain.
- * `root` is created when missing. On failure *out is NULL. */
+ * `root` is created when missing. On failure *out is NULL. ATF_E_ARG for a bad config
+ * value, ATF_E_IO when a directory or file cannot be made. Thread-safe. */
 ATFDEF atf_result atf_session_open(atf_session **out, const char *root,
                                    const atf_session_config *cfg /* optional */);
 /* Stops the drain, drains every ring, finalizes every file (footer with CRC32-C, header
@@ -610,40 +678,55 @@ ATFDEF atf_result atf_session_open(atf_session **out, const char *root,
  * error the session met (the files are finalized as far as they can be either way).
  * Every writer of the session becomes invalid; threads must have stopped producing. */
 ATFDEF atf_result atf_session_close(atf_session *s);
+/* The same, also copying the first error with its detail (path, errno) into *error_out
+ * (optional), which atf_session_error can no longer give once the session is freed. */
+ATFDEF atf_result atf_session_close_ex(atf_session *s, atf_error *error_out);
 /* The calling thread's writer, attaching the thread on first use (thread-local lookup;
- * the slot is released when the thread exits, after its events are drained). NULL when
- * the session is out of slots or memory (the failure is counted, see the manifest). */
+ * when the thread exits, its writer is closed and the drain finalizes its files). NULL
+ * when the session is out of slots or memory (counted as attach_failures in the
+ * manifest), or after the thread detached. Thread-safe; wait-free once attached. */
 ATFDEF atf_writer *atf_session_writer(atf_session *s);
-/* Attaches the calling thread explicitly, with an optional name for the manifest. */
+/* Attaches the calling thread explicitly, with an optional name for the manifest. When
+ * the thread is attached already, *out receives its writer (the name is ignored).
+ * ATF_E_FULL when out of slots, ATF_E_NOMEM, ATF_E_IO. Thread-safe. */
 ATFDEF atf_result atf_session_attach(atf_session *s, const char *name, atf_writer **out);
-/* Detaches the calling thread: its writer is closed and finalized by the drain. */
+/* Detaches the calling thread: its writer is closed and finalized by the drain, and
+ * atf_session_writer returns NULL in this thread afterwards. Thread-safe. */
 ATFDEF void atf_session_detach(atf_session *s);
-/* Adds a thread slot whose rings live in caller memory (initialized with atf_ring_init),
- * e.g. filled by another process through shared memory. The memory must stay valid until
- * the session closes. */
+/* Adds a thread slot whose rings live in caller memory (initialized with atf_ring_init,
+ * not consumed from yet: ATF_E_STATE otherwise), e.g. filled by another process through
+ * shared memory. The producer's detail mode travels with each detail entry. The memory
+ * must stay valid until the session closes. Thread-safe. */
 ATFDEF atf_result atf_session_attach_rings(atf_session *s, void *index_mem, size_t index_size,
                                            void *detail_mem, size_t detail_size,
                                            const char *name, uint32_t *slot_out);
-/* Manual drain: moves everything available into the files. Also allowed with a drain
- * thread (it then waits for the drain lock). Returns the first error so far. */
+/* Manual drain: moves everything available into the files and rewrites the manifest when
+ * it changed. Also allowed with a drain thread (it then waits for the drain lock).
+ * Returns the first error so far. Thread-safe. */
 ATFDEF atf_result atf_session_pump(atf_session *s);
-/* Windowed detail: persist detail recorded within [t - pre_roll, t + post_roll]. */
+/* Windowed detail: persist detail recorded within [t - pre_roll, t + post_roll]; t is on
+ * the atf_now_ns() clock, at most 100 ms before the call (e.g. the timestamp of the
+ * event that caused the trigger). Windows that overlap are merged; beyond 4096 disjoint
+ * windows the two closest are merged. Thread-safe (takes the session lock; not for the
+ * producer hot path). */
 ATFDEF void atf_session_trigger(atf_session *s, uint64_t t_ns);
-/* Registers a module (module_id 0 = main executable) and a symbol for the manifest. */
+/* Registers a module (module_id 0 = main executable) and a symbol for the manifest.
+ * ATF_E_NOMEM on allocation failure. Thread-safe. */
 ATFDEF atf_result atf_session_add_module(atf_session *s, uint32_t module_id, const char *path,
                                          uint64_t base_address, uint64_t size);
 ATFDEF atf_result atf_session_add_symbol(atf_session *s, uint64_t function_id, const char *name);
 /* A timing anchor: host_ns on the trace clock corresponds to `value` on clock `name`,
- * which advances `rate` units per second (e.g. 48000 for an audio timeline). */
+ * which advances `rate` units per second (e.g. 48000 for an audio timeline). Thread-safe. */
 ATFDEF atf_result atf_session_add_anchor(atf_session *s, const char *name, uint64_t host_ns,
                                          double value, double rate);
-/* The pid_<pid> directory path. Valid until close. */
+/* The pid_<pid> directory path. Valid until close. Thread-safe. */
 ATFDEF const char *atf_session_path(const atf_session *s);
-/* The first error the session met (ATF_OK if none). */
+/* The first error the session met (ATF_OK if none). Read it while no drain runs (manual
+ * mode, or after atf_session_pump returned an error); it stays valid until close. */
 ATFDEF const atf_error *atf_session_error(const atf_session *s);
-/* Figures of slot `slot` (ATF_E_RANGE past the last slot). */
+/* Figures of slot `slot` (ATF_E_RANGE past the last slot). Thread-safe. */
 ATFDEF atf_result atf_session_thread_stats(atf_session *s, uint32_t slot, atf_thread_stats *out);
-/* Number of thread slots handed out so far. */
+/* Number of thread slots handed out so far. Thread-safe. */
 ATFDEF uint32_t atf_session_thread_count(const atf_session *s);
 
 /* ==== 11. readers ===================================================================== */
@@ -2439,7 +2522,8 @@ ATFDEF const char *atf_crc32c_impl_str(atf_crc32c_impl impl) {
 
 
 /* >>platform-write: the services the recording side needs, one family per OS: file
- * creation and positioned writes, directories, atomic rename, ids, threads, locks. */
+ * creation and positioned writes, directories, atomic rename, ids, sleeping, locks,
+ * threads and the thread-exit hook that closes a departing thread's writer. */
 #if defined(ATF__OS_WINDOWS)
 typedef HANDLE atf__fd;
 #  define ATF__FD_NONE INVALID_HANDLE_VALUE
@@ -2470,20 +2554,32 @@ ATF__PRIVATE atf__fd atf__fd_create(const char *path) {
     ATF_FREE(w);
     return h;
 }
-ATF__PRIVATE int atf__fd_pwrite(atf__fd fd, const void *buf, size_t n, uint64_t off) {
+/* Writes n bytes at `off`: 0, or -1 with the OS error pending and *done_out (optional)
+ * holding how many bytes reached the file before the failure. */
+ATF__PRIVATE int atf__fd_pwrite(atf__fd fd, const void *buf, size_t n, uint64_t off,
+                                size_t *done_out) {
     const uint8_t *p = (const uint8_t *)buf;
-    while (n) {
+    size_t total = 0;
+    int rc = 0;
+    while (total < n) {
         OVERLAPPED ov;
-        DWORD chunk = n > 0x40000000u ? 0x40000000u : (DWORD)n, done = 0;
+        size_t left = n - total;
+        DWORD chunk = left > 0x40000000u ? 0x40000000u : (DWORD)left, done = 0;
+        BOOL ok;
         memset(&ov, 0, sizeof ov);
         ov.Offset = (DWORD)off;
         ov.OffsetHigh = (DWORD)(off >> 32);
-        if (!WriteFile(fd, p, chunk, &done, &ov) || done == 0) return -1;
-        p += done;
-        n -= done;
+        ok = WriteFile(fd, p + total, chunk, &done, &ov);
+        total += done;
         off += done;
+        if (!ok || done == 0) {
+            if (ok) SetLastError(ERROR_WRITE_FAULT);
+            rc = -1;
+            break;
+        }
     }
-    return 0;
+    if (done_out) *done_out = total;
+    return rc;
 }
 ATF__PRIVATE int atf__fd_pread(atf__fd fd, void *buf, size_t n, uint64_t off) {
     uint8_t *p = (uint8_t *)buf;
@@ -2507,14 +2603,21 @@ ATF__PRIVATE int atf__fd_truncate(atf__fd fd, uint64_t size) {
 }
 ATF__PRIVATE int atf__fd_sync(atf__fd fd) { return FlushFileBuffers(fd) ? 0 : -1; }
 ATF__PRIVATE void atf__fd_close(atf__fd fd) { CloseHandle(fd); }
+ATF__PRIVATE void atf__file_remove(const char *path) {
+    wchar_t *w = atf__utf8_to_wide(path);
+    if (w) DeleteFileW(w);
+    ATF_FREE(w);
+}
+/* 0 when the directory was made, 1 when it existed, -1 on error (OS error pending). */
 ATF__PRIVATE int atf__mkdir(const char *path) {
     wchar_t *w = atf__utf8_to_wide(path);
-    int ok;
+    int rc;
     if (!w) return -1;
-    ok = CreateDirectoryW(w, NULL) || GetLastError() == ERROR_ALREADY_EXISTS;
+    rc = CreateDirectoryW(w, NULL) ? 0 : GetLastError() == ERROR_ALREADY_EXISTS ? 1 : -1;
     ATF_FREE(w);
-    return ok ? 0 : -1;
+    return rc;
 }
+ATF__PRIVATE void atf__dir_sync(const char *path) { (void)path; /* NTFS: metadata is journaled */ }
 ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) {
     wchar_t *a = atf__utf8_to_wide(from), *b = atf__utf8_to_wide(to);
     int ok = a && b && MoveFileExW(a, b, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
@@ -2524,12 +2627,14 @@ ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) {
 }
 ATF__PRIVATE uint32_t atf__os_thread_id(void) { return (uint32_t)GetCurrentThreadId(); }
 ATF__PRIVATE uint32_t atf__os_pid(void) { return (uint32_t)GetCurrentProcessId(); }
+#  if !defined(ATF_NO_THREADS)
 ATF__PRIVATE void atf__sleep_us(uint32_t us) { Sleep(us < 1000 ? 1 : us / 1000); }
+#  endif
 ATF__PRIVATE void atf__local_time_name(char *buf, size_t cap) {
     SYSTEMTIME t;
     GetLocalTime(&t);
-    snprintf(buf, cap, "session_%04u%02u%02u_%02u%02u%02u", t.wYear, t.wMonth, t.wDay, t.wHour,
-             t.wMinute, t.wSecond);
+    snprintf(buf, cap, "session_%04u%02u%02u_%02u%02u%02u", (unsigned)t.wYear, (unsigned)t.wMonth,
+             (unsigned)t.wDay, (unsigned)t.wHour, (unsigned)t.wMinute, (unsigned)t.wSecond);
 }
 #else
 ATF__PRIVATE int atf__last_os_error(void) { return errno; }
@@ -2539,20 +2644,25 @@ ATF__PRIVATE atf__fd atf__fd_create(const char *path) {
     do fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); while (fd < 0 && errno == EINTR);
     return fd;
 }
-ATF__PRIVATE int atf__fd_pwrite(atf__fd fd, const void *buf, size_t n, uint64_t off) {
+/* Writes n bytes at `off`: 0, or -1 with errno set and *done_out (optional) holding how
+ * many bytes reached the file before the failure. */
+ATF__PRIVATE int atf__fd_pwrite(atf__fd fd, const void *buf, size_t n, uint64_t off,
+                                size_t *done_out) {
     const uint8_t *p = (const uint8_t *)buf;
-    while (n) {
-        ssize_t done = pwrite(fd, p, n, (off_t)off);
+    size_t total = 0;
+    int rc = 0;
+    while (total < n) {
+        ssize_t done = pwrite(fd, p + total, n - total, (off_t)(off + total));
         if (done < 0 && errno == EINTR) continue;
         if (done <= 0) {
             if (done == 0) errno = EIO;
-            return -1;
+            rc = -1;
+            break;
         }
-        p += done;
-        n -= (size_t)done;
-        off += (uint64_t)done;
+        total += (size_t)done;
     }
-    return 0;
+    if (done_out) *done_out = total;
+    return rc;
 }
 ATF__PRIVATE int atf__fd_pread(atf__fd fd, void *buf, size_t n, uint64_t off) {
     uint8_t *p = (uint8_t *)buf;
@@ -2569,7 +2679,11 @@ ATF__PRIVATE int atf__fd_pread(atf__fd fd, void *buf, size_t n, uint64_t off) {
     }
     return 0;
 }
-ATF__PRIVATE int atf__fd_truncate(atf__fd fd, uint64_t size) { return ftruncate(fd, (off_t)size); }
+ATF__PRIVATE int atf__fd_truncate(atf__fd fd, uint64_t size) {
+    int rc;
+    do rc = ftruncate(fd, (off_t)size); while (rc != 0 && errno == EINTR);
+    return rc;
+}
 ATF__PRIVATE int atf__fd_sync(atf__fd fd) {
 #  if defined(ATF__OS_APPLE)
     return fcntl(fd, F_FULLFSYNC) == 0 ? 0 : fsync(fd);
@@ -2580,8 +2694,19 @@ ATF__PRIVATE int atf__fd_sync(atf__fd fd) {
 #  endif
 }
 ATF__PRIVATE void atf__fd_close(atf__fd fd) { close(fd); }
+ATF__PRIVATE void atf__file_remove(const char *path) { unlink(path); }
+/* 0 when the directory was made, 1 when it existed, -1 on error (errno set). */
 ATF__PRIVATE int atf__mkdir(const char *path) {
-    return (mkdir(path, 0755) == 0 || errno == EEXIST) ? 0 : -1;
+    if (mkdir(path, 0755) == 0) return 0;
+    return errno == EEXIST ? 1 : -1;
+}
+/* Makes a rename or a new file in `path` durable. */
+ATF__PRIVATE void atf__dir_sync(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
 }
 ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) { return rename(from, to); }
 ATF__PRIVATE uint32_t atf__os_thread_id(void) {
@@ -2596,12 +2721,14 @@ ATF__PRIVATE uint32_t atf__os_thread_id(void) {
 #  endif
 }
 ATF__PRIVATE uint32_t atf__os_pid(void) { return (uint32_t)getpid(); }
+#  if !defined(ATF_NO_THREADS)
 ATF__PRIVATE void atf__sleep_us(uint32_t us) {
     struct timespec ts;
     ts.tv_sec = (time_t)(us / 1000000u);
     ts.tv_nsec = (long)(us % 1000000u) * 1000L;
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
+#  endif
 ATF__PRIVATE void atf__local_time_name(char *buf, size_t cap) {
     time_t now = time(NULL);
     struct tm t;
@@ -2611,19 +2738,26 @@ ATF__PRIVATE void atf__local_time_name(char *buf, size_t cap) {
 }
 #endif
 
-/* Locks and threads; with ATF_NO_THREADS the lock is a no-op and there is no drain thread. */
+/* Locks and threads; with ATF_NO_THREADS the locks are no-ops and there is no drain
+ * thread. The global lock guards the registry of live sessions that thread-exit hooks
+ * consult; it is statically initialized so that no setup call is needed. */
 #if defined(ATF_NO_THREADS)
 typedef int atf__mutex;
 ATF__PRIVATE void atf__mutex_init(atf__mutex *m) { *m = 0; }
 ATF__PRIVATE void atf__mutex_destroy(atf__mutex *m) { (void)m; }
 ATF__PRIVATE void atf__mutex_lock(atf__mutex *m) { (void)m; }
 ATF__PRIVATE void atf__mutex_unlock(atf__mutex *m) { (void)m; }
+ATF__PRIVATE void atf__global_lock(void) {}
+ATF__PRIVATE void atf__global_unlock(void) {}
 #elif defined(ATF__OS_WINDOWS)
 typedef CRITICAL_SECTION atf__mutex;
 ATF__PRIVATE void atf__mutex_init(atf__mutex *m) { InitializeCriticalSection(m); }
 ATF__PRIVATE void atf__mutex_destroy(atf__mutex *m) { DeleteCriticalSection(m); }
 ATF__PRIVATE void atf__mutex_lock(atf__mutex *m) { EnterCriticalSection(m); }
 ATF__PRIVATE void atf__mutex_unlock(atf__mutex *m) { LeaveCriticalSection(m); }
+static SRWLOCK atf__global_srw = SRWLOCK_INIT;
+ATF__PRIVATE void atf__global_lock(void) { AcquireSRWLockExclusive(&atf__global_srw); }
+ATF__PRIVATE void atf__global_unlock(void) { ReleaseSRWLockExclusive(&atf__global_srw); }
 typedef HANDLE atf__thread;
 typedef struct atf__thread_start_ctx { void (*fn)(void *); void *arg; } atf__thread_start_ctx;
 ATF__PRIVATE DWORD WINAPI atf__thread_trampoline(LPVOID p) {
@@ -2645,6 +2779,9 @@ ATF__PRIVATE void atf__mutex_init(atf__mutex *m) { pthread_mutex_init(m, NULL); 
 ATF__PRIVATE void atf__mutex_destroy(atf__mutex *m) { pthread_mutex_destroy(m); }
 ATF__PRIVATE void atf__mutex_lock(atf__mutex *m) { pthread_mutex_lock(m); }
 ATF__PRIVATE void atf__mutex_unlock(atf__mutex *m) { pthread_mutex_unlock(m); }
+static pthread_mutex_t atf__global_mutex = PTHREAD_MUTEX_INITIALIZER;
+ATF__PRIVATE void atf__global_lock(void) { pthread_mutex_lock(&atf__global_mutex); }
+ATF__PRIVATE void atf__global_unlock(void) { pthread_mutex_unlock(&atf__global_mutex); }
 typedef pthread_t atf__thread;
 typedef struct atf__thread_start_ctx { void (*fn)(void *); void *arg; } atf__thread_start_ctx;
 ATF__PRIVATE void *atf__thread_trampoline(void *p) {
@@ -2656,6 +2793,48 @@ ATF__PRIVATE int atf__thread_start(atf__thread *t, atf__thread_start_ctx *ctx) {
     return pthread_create(t, NULL, atf__thread_trampoline, ctx);
 }
 ATF__PRIVATE void atf__thread_join(atf__thread t) { pthread_join(t, NULL); }
+#endif
+
+/* Thread-exit hook: atf__thread_exit_arm(v) (v non-NULL) makes the calling thread run
+ * atf__thread_exit(v) when it exits (pthread key destructor / fiber-local storage
+ * callback). Without threads there is nothing to hook. */
+ATF__PRIVATE void atf__thread_exit(void *value);
+#if defined(ATF_NO_THREADS)
+ATF__PRIVATE void atf__thread_exit_arm(void *value) {
+    (void)value;
+    (void)atf__thread_exit; /* never called: no thread exits to hook */
+}
+#elif defined(ATF__OS_WINDOWS)
+static DWORD atf__fls_index = FLS_OUT_OF_INDEXES;
+static INIT_ONCE atf__fls_once = INIT_ONCE_STATIC_INIT;
+ATF__PRIVATE VOID WINAPI atf__fls_callback(PVOID value) {
+    if (value) atf__thread_exit(value);
+}
+ATF__PRIVATE BOOL CALLBACK atf__fls_make(PINIT_ONCE once, PVOID param, PVOID *ctx) {
+    (void)once;
+    (void)param;
+    (void)ctx;
+    atf__fls_index = FlsAlloc(atf__fls_callback);
+    return TRUE;
+}
+ATF__PRIVATE void atf__thread_exit_arm(void *value) {
+    InitOnceExecuteOnce(&atf__fls_once, atf__fls_make, NULL, NULL);
+    if (atf__fls_index != FLS_OUT_OF_INDEXES) FlsSetValue(atf__fls_index, value);
+}
+#else
+static pthread_key_t atf__exit_key;
+static int atf__exit_key_ok;
+static pthread_once_t atf__exit_once = PTHREAD_ONCE_INIT;
+ATF__PRIVATE void atf__exit_key_destroy(void *value) {
+    if (value) atf__thread_exit(value);
+}
+ATF__PRIVATE void atf__exit_key_make(void) {
+    atf__exit_key_ok = pthread_key_create(&atf__exit_key, atf__exit_key_destroy) == 0;
+}
+ATF__PRIVATE void atf__thread_exit_arm(void *value) {
+    pthread_once(&atf__exit_once, atf__exit_key_make);
+    if (atf__exit_key_ok) pthread_setspecific(atf__exit_key, value);
+}
 #endif
 
 /* 64-byte aligned blocks for rings (cache-line separation of head and tail). */
@@ -2692,45 +2871,64 @@ ATF__PRIVATE void *atf__alloc_aligned(size_t size, void **raw) {
 
 /* >>clock: the platform's continuous clock in nanoseconds, and wall time for anchors.
  * Conversions from tick counters split seconds and remainder so that no multiplication
- * overflows however long the machine has been up. */
+ * overflows however long the machine has been up; the tick rate is read once and cached
+ * with a relaxed atomic (every thread computes the same value). */
 #if defined(ATF__OS_WINDOWS)
-ATFDEF uint64_t atf_now_ns(void) {
-    static LONGLONG freq; /* benign race: every thread stores the same value */
+static LONGLONG volatile atf__qpc_freq;
+ATFDEF ATF_NO_INSTRUMENT uint64_t atf_now_ns(void) {
     LARGE_INTEGER now;
-    LONGLONG f = freq;
+    LONGLONG f = InterlockedCompareExchange64(&atf__qpc_freq, 0, 0);
+    uint64_t q, uf;
     if (!f) {
-        LARGE_INTEGER q;
-        QueryPerformanceFrequency(&q);
-        freq = f = q.QuadPart;
+        LARGE_INTEGER rate;
+        QueryPerformanceFrequency(&rate);
+        f = rate.QuadPart;
+        InterlockedExchange64(&atf__qpc_freq, f);
     }
     QueryPerformanceCounter(&now);
-    return (uint64_t)(now.QuadPart / f) * 1000000000u +
-           (uint64_t)(now.QuadPart % f) * 1000000000u / (uint64_t)f;
+    q = (uint64_t)now.QuadPart;
+    uf = (uint64_t)f;
+    return q / uf * 1000000000u + q % uf * 1000000000u / uf;
 }
-ATFDEF uint32_t atf_clock_type(void) { return ATF_CLOCK_QPC; }
-ATFDEF uint64_t atf_wall_ns(void) {
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_clock_type(void) { return ATF_CLOCK_QPC; }
+ATFDEF ATF_NO_INSTRUMENT uint64_t atf_wall_ns(void) {
     FILETIME ft;
     uint64_t t;
+#  if defined(_WIN32_WINNT) && _WIN32_WINNT >= 0x0602
     GetSystemTimePreciseAsFileTime(&ft);
+#  else
+    GetSystemTimeAsFileTime(&ft);
+#  endif
     t = ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime; /* 100 ns since 1601 */
     return (t - 116444736000000000ull) * 100u;
 }
 #elif defined(ATF__OS_APPLE)
-ATFDEF uint64_t atf_now_ns(void) {
-    static mach_timebase_info_data_t tb; /* benign race: every thread stores the same value */
+static uint64_t atf__mach_ratio; /* numer << 32 | denom, 0 until known */
+ATFDEF ATF_NO_INSTRUMENT uint64_t atf_now_ns(void) {
     uint64_t ticks = mach_continuous_time();
-    if (!tb.denom) mach_timebase_info(&tb);
-    if (tb.numer == tb.denom) return ticks;
-    return ticks / tb.denom * tb.numer + ticks % tb.denom * tb.numer / tb.denom;
+    uint64_t ratio = __atomic_load_n(&atf__mach_ratio, __ATOMIC_RELAXED), numer, denom;
+    if (!ratio) {
+        mach_timebase_info_data_t tb;
+        mach_timebase_info(&tb);
+        ratio = ((uint64_t)tb.numer << 32) | tb.denom;
+        __atomic_store_n(&atf__mach_ratio, ratio, __ATOMIC_RELAXED);
+    }
+    numer = ratio >> 32;
+    denom = ratio & 0xFFFFFFFFu;
+    if (numer == denom) return ticks;
+    return ticks / denom * numer + ticks % denom * numer / denom;
 }
-ATFDEF uint32_t atf_clock_type(void) { return ATF_CLOCK_MACH_CONTINUOUS; }
-ATFDEF uint64_t atf_wall_ns(void) {
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_clock_type(void) { return ATF_CLOCK_MACH_CONTINUOUS; }
+ATFDEF ATF_NO_INSTRUMENT uint64_t atf_wall_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 #else
-ATFDEF uint64_t atf_now_ns(void) {
+#  if defined(ATF__OS_LINUX) && !defined(CLOCK_BOOTTIME)
+#    define CLOCK_BOOTTIME 7 /* the Linux ABI value, for C libraries that hide it */
+#  endif
+ATFDEF ATF_NO_INSTRUMENT uint64_t atf_now_ns(void) {
     struct timespec ts;
 #  if defined(CLOCK_BOOTTIME)
     clock_gettime(CLOCK_BOOTTIME, &ts);
@@ -2739,14 +2937,14 @@ ATFDEF uint64_t atf_now_ns(void) {
 #  endif
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
-ATFDEF uint32_t atf_clock_type(void) {
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_clock_type(void) {
 #  if defined(CLOCK_BOOTTIME)
     return ATF_CLOCK_BOOTTIME;
 #  else
     return ATF_CLOCK_UNKNOWN;
 #  endif
 }
-ATFDEF uint64_t atf_wall_ns(void) {
+ATFDEF ATF_NO_INSTRUMENT uint64_t atf_wall_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -2757,90 +2955,114 @@ ATFDEF uint64_t atf_wall_ns(void) {
  * inline in the declarations (atf_writer_push); the pop side is the drain's. A ring's
  * header is validated on attach so a foreign or damaged mapping is refused, not used. */
 #define ATF__RING_DATA_OFFSET ((uint64_t)sizeof(atf_ring_header))
+#define ATF__RING_MAX_CAPACITY ((uint64_t)1 << 40)
 #define ATF__DETAIL_ENTRY_HEADER 8u
-#define ATF__DETAIL_ENTRY_PAD 1u   /* entry flag: filler up to the end of the ring */
+#define ATF__DETAIL_ENTRY_PAD 1u       /* entry flag: filler up to the end of the ring */
+#define ATF__DETAIL_ENTRY_UNLINKED 2u  /* entry flag: windowed, the drain links it */
 
-ATF__PRIVATE uint64_t atf__pow2_at_least(uint64_t v, uint64_t floor) {
-    uint64_t p = floor;
-    while (p < v && p < (1ull << 40)) p <<= 1;
-    return p;
+ATF__PRIVATE uint64_t atf__ring_min_capacity(uint32_t kind) {
+    return kind == ATF_RING_INDEX ? 64u : 4096u;
 }
 
-ATF__PRIVATE uint64_t atf__ring_capacity(uint32_t kind, uint64_t capacity) {
-    return kind == ATF_RING_INDEX ? atf__pow2_at_least(capacity, 64) : atf__pow2_at_least(capacity, 4096);
+ATFDEF ATF_NO_INSTRUMENT size_t atf_ring_memory_size(uint32_t kind, uint64_t capacity) {
+    uint64_t cap, bytes;
+    if ((kind != ATF_RING_INDEX && kind != ATF_RING_DETAIL) || capacity > ATF__RING_MAX_CAPACITY)
+        return 0;
+    cap = atf__ring_min_capacity(kind);
+    while (cap < capacity) cap <<= 1;
+    bytes = ATF__RING_DATA_OFFSET + (kind == ATF_RING_INDEX ? cap * ATF_INDEX_EVENT_SIZE : cap);
+    return (uint64_t)(size_t)bytes == bytes ? (size_t)bytes : 0;
 }
 
-ATFDEF size_t atf_ring_memory_size(uint32_t kind, uint64_t capacity) {
-    uint64_t cap = atf__ring_capacity(kind, capacity);
-    return (size_t)(ATF__RING_DATA_OFFSET + (kind == ATF_RING_INDEX ? cap * ATF_INDEX_EVENT_SIZE : cap));
-}
-
-ATFDEF atf_result atf_ring_init(void *mem, size_t size, uint32_t kind, uint64_t capacity,
-                                uint32_t layout, uint32_t thread_id) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_ring_init(void *mem, size_t size, uint32_t kind,
+                                                  uint64_t capacity, uint32_t layout,
+                                                  uint32_t thread_id) {
     atf_ring_header *h = (atf_ring_header *)mem;
-    if (!mem || (kind != ATF_RING_INDEX && kind != ATF_RING_DETAIL) || ((uintptr_t)mem & 63u))
+    size_t need = atf_ring_memory_size(kind, capacity);
+    uint64_t cap;
+    if (!mem || ((uintptr_t)mem & 63u) || need == 0 || size < need || layout > ATF_LAYOUT_2)
         return ATF_E_ARG;
-    if (size < atf_ring_memory_size(kind, capacity)) return ATF_E_ARG;
+    cap = (need - ATF__RING_DATA_OFFSET) / (kind == ATF_RING_INDEX ? ATF_INDEX_EVENT_SIZE : 1u);
     memset(h, 0, sizeof *h);
     h->kind = kind;
-    h->capacity = atf__ring_capacity(kind, capacity);
+    h->capacity = cap;
     h->data_offset = ATF__RING_DATA_OFFSET;
     h->layout = layout ? layout : ATF_LAYOUT_1;
     h->thread_id = thread_id;
-    atf__store_release_u64(&h->head, 0);
-    h->magic = ATF_RING_MAGIC;
+    atf__store_release_u32(&h->magic, ATF_RING_MAGIC); /* everything above is visible first */
     return ATF_OK;
 }
 
-ATFDEF atf_result atf_ring_attach(atf_ring *r, void *mem, size_t size, int as_producer) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_ring_attach(atf_ring *r, void *mem, size_t size,
+                                                    int as_producer) {
     atf_ring_header *h = (atf_ring_header *)mem;
-    uint64_t unit;
+    uint64_t unit, head, tail;
+    if (!r) return ATF_E_ARG;
     memset(r, 0, sizeof *r);
     if (!mem || size < sizeof *h) return ATF_E_ARG;
-    if (h->magic != ATF_RING_MAGIC) return ATF_E_MAGIC;
-    unit = h->kind == ATF_RING_INDEX ? ATF_INDEX_EVENT_SIZE : 1;
-    if ((h->kind != ATF_RING_INDEX && h->kind != ATF_RING_DETAIL) || h->capacity == 0 ||
+    if (atf__load_acquire_u32(&h->magic) != ATF_RING_MAGIC) return ATF_E_MAGIC;
+    if (h->kind != ATF_RING_INDEX && h->kind != ATF_RING_DETAIL) return ATF_E_CORRUPT;
+    unit = h->kind == ATF_RING_INDEX ? ATF_INDEX_EVENT_SIZE : 1u;
+    if (h->capacity < atf__ring_min_capacity(h->kind) || h->capacity > ATF__RING_MAX_CAPACITY ||
         (h->capacity & (h->capacity - 1)) || h->data_offset < sizeof *h ||
+        h->data_offset > size || (h->data_offset & 7u) ||
         h->capacity > (size - h->data_offset) / unit ||
         (h->layout != ATF_LAYOUT_1 && h->layout != ATF_LAYOUT_2))
+        return ATF_E_CORRUPT;
+    tail = atf__load_acquire_u64(&h->tail);
+    head = atf__load_acquire_u64(&h->head);
+    if (head - tail > h->capacity || (h->kind == ATF_RING_DETAIL && ((head | tail) & 7u)))
         return ATF_E_CORRUPT;
     r->shared = h;
     r->data = (uint8_t *)mem + h->data_offset;
     r->mask = h->capacity - 1;
-    if (as_producer) {
-        r->pos = atf__load_acquire_u64(&h->head);
-        r->other = atf__load_acquire_u64(&h->tail);
-    } else {
-        r->pos = atf__load_acquire_u64(&h->tail);
-        r->other = atf__load_acquire_u64(&h->head);
-    }
+    r->pos = as_producer ? head : tail;
+    r->other = as_producer ? tail : head;
     return ATF_OK;
 }
 
 /* >>writer: the producer calls that are not inline (detail payloads, binding to caller
  * memory). The inline index push is in the declarations; everything here is wait-free
- * too: bounded loops, no locks, no allocation. */
-ATFDEF atf_result atf_writer_init(atf_writer *w, void *index_mem, size_t index_size,
-                                  void *detail_mem, size_t detail_size, uint32_t detail_mode) {
+ * too: bounded loops, no locks, no allocation, no system calls. */
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_init(atf_writer *w, void *index_mem,
+                                                    size_t index_size, void *detail_mem,
+                                                    size_t detail_size, uint32_t detail_mode) {
     atf_result rc;
+    if (!w) return ATF_E_ARG;
     memset(w, 0, sizeof *w);
+    if (detail_mode > ATF_DETAIL_WINDOWED) return ATF_E_ARG;
     rc = atf_ring_attach(&w->index, index_mem, index_size, 1);
-    if (rc != ATF_OK) return rc;
-    if (w->index.shared->kind != ATF_RING_INDEX) return ATF_E_ARG;
-    if (detail_mem) {
+    if (rc == ATF_OK && w->index.shared->kind != ATF_RING_INDEX) rc = ATF_E_ARG;
+    if (rc == ATF_OK && detail_mem) {
         rc = atf_ring_attach(&w->detail, detail_mem, detail_size, 1);
-        if (rc != ATF_OK) return rc;
-        if (w->detail.shared->kind != ATF_RING_DETAIL) return ATF_E_ARG;
+        if (rc == ATF_OK && (w->detail.shared->kind != ATF_RING_DETAIL ||
+                             w->detail.shared->layout != w->index.shared->layout))
+            rc = ATF_E_ARG;
+    }
+    if (rc != ATF_OK) {
+        memset(w, 0, sizeof *w);
+        return rc;
     }
     w->layout = w->index.shared->layout;
     w->thread_id = w->index.shared->thread_id;
+    w->dropped = atf__load_acquire_u64(&w->index.shared->dropped);
+    if (detail_mem) w->detail_dropped = atf__load_acquire_u64(&w->detail.shared->dropped);
     w->detail_mode = detail_mem ? detail_mode : (uint32_t)ATF_DETAIL_OFF;
     return ATF_OK;
 }
 
-ATFDEF void atf_writer_close(atf_writer *w) {
+/* Marks the rings closed (the session's own path: no thread-local bookkeeping). */
+ATF__PRIVATE void atf__writer_close_rings(atf_writer *w) {
     if (w->detail.shared) atf__store_release_u64(&w->detail.shared->closed, 1);
-    atf__store_release_u64(&w->index.shared->closed, 1);
+    if (w->index.shared) atf__store_release_u64(&w->index.shared->closed, 1);
+}
+
+ATF__PRIVATE void atf__session_forget_writer(atf_writer *w);
+
+ATFDEF ATF_NO_INSTRUMENT void atf_writer_close(atf_writer *w) {
+    if (!w) return;
+    if (w->session) atf__session_forget_writer(w); /* no second close at thread exit */
+    atf__writer_close_rings(w);
 }
 
 /* Room for `need` more units at the producer's position, rereading the consumer's
@@ -2852,19 +3074,21 @@ ATF__PRIVATE int atf__ring_has_room(atf_ring *r, uint64_t need) {
     return cap - (r->pos - r->other) >= need;
 }
 
-/* Writes one detail entry (and a filler when it would straddle the end of the ring);
+/* Writes one detail entry (after a filler when it would straddle the end of the ring);
  * returns 0 when there is no room. The record's index_seq is the index event about to be
- * pushed. */
+ * pushed. The detail event header is encoded here, inline, in the writer's layout. */
 ATF__PRIVATE int atf__writer_put_detail(atf_writer *w, uint64_t ts, uint16_t type,
-                                        const void *payload, size_t len) {
+                                        const void *payload, size_t len, uint32_t entry_flags) {
     atf_ring *r = &w->detail;
-    uint64_t cap = r->mask + 1, record = ATF_DETAIL_EVENT_HEADER_SIZE + (uint64_t)len;
-    uint64_t entry = (ATF__DETAIL_ENTRY_HEADER + record + 7u) & ~(uint64_t)7u;
-    uint64_t to_end = cap - (r->pos & r->mask);
-    uint64_t need = entry <= to_end ? entry : to_end + entry;
-    atf_detail_event_header h;
+    uint64_t cap = r->mask + 1, record, entry, to_end, need;
     uint8_t *at;
-    if (record > UINT32_MAX || entry > cap / 2 || !atf__ring_has_room(r, need)) return 0;
+    if ((uint64_t)len > cap) return 0;
+    record = ATF_DETAIL_EVENT_HEADER_SIZE + (uint64_t)len;
+    entry = (ATF__DETAIL_ENTRY_HEADER + record + 7u) & ~(uint64_t)7u;
+    if (record > UINT32_MAX || entry > cap / 2) return 0;
+    to_end = cap - (r->pos & r->mask);
+    need = entry <= to_end ? entry : to_end + entry;
+    if (!atf__ring_has_room(r, need)) return 0;
     if (entry > to_end) {
         at = r->data + (r->pos & r->mask);
         atf__store_le32(at, (uint32_t)to_end);
@@ -2873,36 +3097,45 @@ ATF__PRIVATE int atf__writer_put_detail(atf_writer *w, uint64_t ts, uint16_t typ
     }
     at = r->data + (r->pos & r->mask);
     atf__store_le32(at, (uint32_t)entry);
-    atf__store_le32(at + 4, 0);
-    h.total_length = (uint32_t)record;
-    h.type = type;
-    h.flags = 0;
-    h.index_seq = w->index.pos;
-    h.thread_id = w->thread_id;
-    h.timestamp_ns = ts;
-    atf_detail_event_header_encode((int)w->layout, &h, at + ATF__DETAIL_ENTRY_HEADER);
-    if (len) memcpy(at + ATF__DETAIL_ENTRY_HEADER + ATF_DETAIL_EVENT_HEADER_SIZE, payload, len);
+    atf__store_le32(at + 4, entry_flags);
+    at += ATF__DETAIL_ENTRY_HEADER;
+    atf__store_le32(at, (uint32_t)record);
+    atf__store_le16(at + 4, type);
+    atf__store_le16(at + 6, 0);
+    if (w->layout == ATF_LAYOUT_2) {
+        atf__store_le64(at + 8, w->index.pos);
+    } else {
+        atf__store_le32(at + 8, (uint32_t)w->index.pos);
+        atf__store_le32(at + 12, w->thread_id);
+    }
+    atf__store_le64(at + 16, ts);
+    if (len) memcpy(at + ATF_DETAIL_EVENT_HEADER_SIZE, payload, len);
     r->pos += entry;
     atf__store_release_u64(&r->shared->head, r->pos);
     return 1;
 }
 
-ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t function_id,
-                                          uint64_t ts, uint16_t type, const void *payload,
-                                          size_t len) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind,
+                                                            uint64_t function_id, uint64_t ts,
+                                                            uint16_t type, const void *payload,
+                                                            size_t len) {
     uint64_t detail_seq = ATF_NO_DETAIL;
     uint32_t depth;
+    if (kind == ATF_EVENT_CALL) depth = w->depth++;
+    else depth = w->depth ? --w->depth : 0;
     if (!atf__ring_has_room(&w->index, 1)) {
         /* dropped as a whole: a detail record must never name a missing index event */
         w->dropped++;
         atf__store_release_u64(&w->index.shared->dropped, w->dropped);
         return ATF_E_FULL;
     }
-    if (kind == ATF_EVENT_CALL) depth = w->depth++;
-    else depth = w->depth ? --w->depth : 0;
     if (w->detail_mode != ATF_DETAIL_OFF && w->detail.data) {
-        if (atf__writer_put_detail(w, ts, type, payload, len)) {
-            if (w->detail_mode == ATF_DETAIL_ALWAYS) detail_seq = w->detail_count;
+        int windowed = w->detail_mode == ATF_DETAIL_WINDOWED;
+        int fits = w->layout == ATF_LAYOUT_2 ||
+                   (w->index.pos <= 0xFFFFFFFFu && w->detail_count < ATF_NO_DETAIL_U32);
+        if (fits && atf__writer_put_detail(w, ts, type, payload, len,
+                                           windowed ? ATF__DETAIL_ENTRY_UNLINKED : 0u)) {
+            if (!windowed) detail_seq = w->detail_count;
             w->detail_count++;
         } else {
             w->detail_dropped++;
@@ -2912,32 +3145,70 @@ ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t
     return atf__writer_push_linked(w, kind, function_id, ts, depth, detail_seq);
 }
 
-/* >>file-writer: one output file: placeholder header at open, events appended, footer
- * and header rewrite at finalize. The CRC32-C is kept incrementally over what is appended;
- * an in-place patch (windowed detail links) marks it stale and finalize recomputes it
- * from the file. A failed write stops the file: it is cut back to the last whole batch so
- * that what is on disk stays readable, and every later append is counted as lost. */
+/* >>file-writer: one output file: created whole (placeholder header under a temporary
+ * name, then renamed), events appended, footer and header rewrite at finalize. The
+ * CRC32-C is kept incrementally over what is appended; an in-place patch (windowed detail
+ * links) adds its linear correction, so finalize never rereads the file for it. A failed
+ * write stops the file: the records that reached it whole are kept, it is cut back after
+ * the last of them, and every later append is counted as lost. */
 typedef struct atf__file_writer {
     atf__fd fd;
-    int is_open, failed, crc_stale, is_detail;
+    int is_open;                 /* created, not yet closed */
+    int stopped;                 /* no more appends: a write failed, or the file was cut */
+    int dirty;                   /* the file may not end at HEADER + bytes: no footer */
+    int crc_stale;               /* recompute the CRC from the file at finalize */
+    int is_detail;
     uint32_t layout, thread_id;
-    uint32_t crc;
+    uint32_t crc;                /* CRC32-C of the bytes appended */
+    uint32_t crc_delta;          /* correction for patched bytes, advanced as the file grows */
     uint64_t bytes;              /* events section bytes on disk */
     uint64_t count;              /* records on disk */
     uint64_t time_start, time_end;
     uint64_t seq_first, seq_last; /* detail: index_seq range covered */
     uint64_t synced_bytes;
-    uint64_t lost;               /* records that could not be written */
+    uint64_t lost;               /* records that could not be written (or were cut) */
     char path[1024];
 } atf__file_writer;
 
-ATF__PRIVATE atf_result atf__file_writer_fail(atf__file_writer *f, atf_error *err, const char *what) {
-    int code = atf__last_os_error();
-    f->failed = 1;
-    atf__error_set_errno(err, ATF_E_IO, f->path, what, code);
-    err->offset = ATF_HEADER_SIZE + f->bytes;
-    /* a partial write may have left part of a record: cut back to the last whole one */
-    atf__fd_truncate(f->fd, ATF_HEADER_SIZE + f->bytes);
+#define ATF__CRC32C_POLY 0x82F63B78u
+#define ATF__WRITE_PIECE ((size_t)1 << 18)  /* index appends: CRC each piece right after writing it */
+
+/* a * b modulo the CRC32-C polynomial, in the CRC's reflected bit order (x^0 = top bit). */
+ATF__PRIVATE uint32_t atf__crc32c_mulmod(uint32_t a, uint32_t b) {
+    uint32_t m = 1u << 31, p = 0;
+    if (!a) return 0;
+    for (;;) {
+        if (a & m) {
+            p ^= b;
+            if ((a & (m - 1)) == 0) break;
+        }
+        m >>= 1;
+        b = (b & 1u) ? (b >> 1) ^ ATF__CRC32C_POLY : b >> 1;
+    }
+    return p;
+}
+
+/* The raw (uninverted) CRC register r carried over n zero bytes: r * x^(8n) mod P. */
+ATF__PRIVATE uint32_t atf__crc32c_shift(uint32_t r, uint64_t n) {
+    uint32_t power = 1u << 23, acc = 1u << 31; /* x^8 and x^0 */
+    if (!r) return 0;
+    while (n) {
+        if (n & 1u) acc = atf__crc32c_mulmod(power, acc);
+        power = atf__crc32c_mulmod(power, power);
+        n >>= 1;
+    }
+    return atf__crc32c_mulmod(acc, r);
+}
+
+ATF__PRIVATE atf_result atf__file_writer_fail(atf__file_writer *f, atf_error *err, const char *what,
+                                              int code) {
+    f->stopped = 1;
+    if (err->code == ATF_OK) {
+        atf__error_set_errno(err, ATF_E_IO, f->path, what, code);
+        err->offset = ATF_HEADER_SIZE + f->bytes;
+    }
+    /* a partial write may have left part of a record: cut back after the last whole one */
+    if (f->fd != ATF__FD_NONE) f->dirty = atf__fd_truncate(f->fd, ATF_HEADER_SIZE + f->bytes) != 0;
     return ATF_E_IO;
 }
 
@@ -2981,58 +3252,174 @@ ATF__PRIVATE void atf__file_writer_header(const atf__file_writer *f, uint8_t out
     }
 }
 
+/* Creates `path` holding just the placeholder header: written as <path>.tmp and renamed,
+ * so that a crash leaves either no file or one whose header is whole. */
 ATF__PRIVATE atf_result atf__file_writer_open(atf__file_writer *f, const char *path, int is_detail,
                                               uint32_t layout, uint32_t thread_id, atf_error *err) {
     uint8_t header[ATF_HEADER_SIZE];
+    char tmp[1040];
     memset(f, 0, sizeof *f);
+    f->fd = ATF__FD_NONE;
+    f->stopped = 1; /* until the file exists */
     atf__copy_str(f->path, sizeof f->path, path);
     f->is_detail = is_detail;
     f->layout = layout;
     f->thread_id = thread_id;
-    f->fd = atf__fd_create(path);
-    if (f->fd == ATF__FD_NONE) {
-        f->failed = 1;
-        return atf__error_set_errno(err, ATF_E_IO, path, "create", atf__last_os_error());
+    if (strlen(path) >= sizeof f->path ||
+        snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return atf__error_set(err, ATF_E_ARG, path, 0, "path too long");
+    f->fd = atf__fd_create(tmp);
+    if (f->fd == ATF__FD_NONE)
+        return atf__error_set_errno(err, ATF_E_IO, tmp, "create", atf__last_os_error());
+    atf__file_writer_header(f, header, 0, 0);
+    if (atf__fd_pwrite(f->fd, header, sizeof header, 0, NULL) != 0 ||
+        atf__rename_replace(tmp, path) != 0) {
+        int code = atf__last_os_error();
+        atf__fd_close(f->fd);
+        f->fd = ATF__FD_NONE;
+        atf__file_remove(tmp);
+        return atf__error_set_errno(err, ATF_E_IO, path, "create (header, rename)", code);
     }
     f->is_open = 1;
-    atf__file_writer_header(f, header, 0, 0);
-    if (atf__fd_pwrite(f->fd, header, sizeof header, 0) != 0)
-        return atf__file_writer_fail(f, err, "write placeholder header");
+    f->stopped = 0;
     return ATF_OK;
 }
 
-/* Appends `count` whole records (n bytes) whose timestamps span [t_first, t_last]. */
+/* Index of the record (its index_seq) of a detail record in this file's layout. */
+ATF__PRIVATE uint64_t atf__detail_record_seq(uint32_t layout, const uint8_t *rec) {
+    return layout == ATF_LAYOUT_2 ? atf__load_le64(rec + 8) : atf__load_le32(rec + 8);
+}
+
+/* Books `count` whole records (n bytes at data) as written. */
+ATF__PRIVATE void atf__file_writer_account(atf__file_writer *f, const uint8_t *data, size_t n,
+                                           uint64_t count, uint64_t t_first, uint64_t t_last,
+                                           uint64_t seq_first, uint64_t seq_last) {
+    if (!count) return;
+    f->crc = atf_crc32c_update(f->crc, data, n);
+    if (f->crc_delta) f->crc_delta = atf__crc32c_shift(f->crc_delta, n);
+    if (f->count == 0) {
+        f->time_start = t_first;
+        f->seq_first = seq_first;
+    }
+    f->time_end = t_last;
+    f->seq_last = seq_last;
+    f->bytes += n;
+    f->count += count;
+}
+
+/* How many whole detail records the first `n` bytes of data hold; their byte length,
+ * and the timestamp and index_seq of the last one. */
+ATF__PRIVATE uint64_t atf__detail_whole(const uint8_t *data, size_t n, uint32_t layout,
+                                        size_t *bytes, uint64_t *t_last, uint64_t *seq_last) {
+    size_t at = 0;
+    uint64_t k = 0;
+    while (n - at >= ATF_DETAIL_EVENT_HEADER_SIZE) {
+        uint32_t length = atf__load_le32(data + at);
+        if (length < ATF_DETAIL_EVENT_HEADER_SIZE || length > n - at) break;
+        *t_last = atf__load_le64(data + at + 16);
+        *seq_last = atf__detail_record_seq(layout, data + at);
+        at += length;
+        k++;
+    }
+    *bytes = at;
+    return k;
+}
+
+/* Appends `count` whole records (n bytes) whose timestamps span [t_first, t_last]. Index
+ * files take 32-byte records in pieces, each CRC'd while still in cache; detail files
+ * take a staged run of variable-length records in one write. */
 ATF__PRIVATE atf_result atf__file_writer_append(atf__file_writer *f, const uint8_t *data, size_t n,
                                                 uint64_t count, uint64_t t_first, uint64_t t_last,
                                                 uint64_t fsync_every, atf_error *err) {
-    if (!f->is_open || f->failed) {
+    size_t at = 0;
+    if (!f->is_open || f->stopped) {
         f->lost += count;
         return ATF_E_IO;
     }
-    if (atf__fd_pwrite(f->fd, data, n, ATF_HEADER_SIZE + f->bytes) != 0) {
-        f->lost += count;
-        return atf__file_writer_fail(f, err, "write events");
+    if (f->is_detail) {
+        size_t done = 0;
+        uint64_t seq_first = atf__detail_record_seq(f->layout, data);
+        if (atf__fd_pwrite(f->fd, data, n, ATF_HEADER_SIZE + f->bytes, &done) != 0) {
+            int code = atf__last_os_error();
+            size_t kept_bytes = 0;
+            uint64_t kept, ts = 0, seq = 0;
+            kept = atf__detail_whole(data, done, f->layout, &kept_bytes, &ts, &seq);
+            atf__file_writer_account(f, data, kept_bytes, kept, t_first, ts, seq_first, seq);
+            f->lost += count - kept;
+            return atf__file_writer_fail(f, err, "write detail records", code);
+        } else {
+            size_t whole = 0;
+            uint64_t ts = t_last, seq = 0;
+            atf__detail_whole(data, n, f->layout, &whole, &ts, &seq);
+            atf__file_writer_account(f, data, n, count, t_first, t_last, seq_first, seq);
+        }
+    } else {
+        while (at < n) {
+            size_t piece = n - at < ATF__WRITE_PIECE ? n - at : ATF__WRITE_PIECE, done = 0;
+            const uint8_t *p = data + at;
+            uint64_t records = piece / ATF_INDEX_EVENT_SIZE;
+            if (atf__fd_pwrite(f->fd, p, piece, ATF_HEADER_SIZE + f->bytes, &done) != 0) {
+                int code = atf__last_os_error();
+                uint64_t kept = done / ATF_INDEX_EVENT_SIZE;
+                if (kept)
+                    atf__file_writer_account(f, p, (size_t)(kept * ATF_INDEX_EVENT_SIZE), kept,
+                                             atf__load_le64(p),
+                                             atf__load_le64(p + (kept - 1) * ATF_INDEX_EVENT_SIZE), 0, 0);
+                f->lost += count - (at / ATF_INDEX_EVENT_SIZE) - kept;
+                return atf__file_writer_fail(f, err, "write index events", code);
+            }
+            atf__file_writer_account(f, p, piece, records, atf__load_le64(p),
+                                     atf__load_le64(p + piece - ATF_INDEX_EVENT_SIZE), 0, 0);
+            at += piece;
+        }
+        (void)t_first;
+        (void)t_last;
     }
-    f->crc = atf_crc32c_update(f->crc, data, n);
-    if (f->count == 0) f->time_start = t_first;
-    f->time_end = t_last;
-    f->bytes += n;
-    f->count += count;
     if (fsync_every && f->bytes - f->synced_bytes >= fsync_every) {
-        atf__fd_sync(f->fd);
+        if (atf__fd_sync(f->fd) != 0)
+            atf__error_set_errno(err, ATF_E_IO, f->path, "periodic fsync", atf__last_os_error());
         f->synced_bytes = f->bytes;
     }
     return ATF_OK;
 }
 
-/* Overwrites bytes inside the events section already on disk. */
+/* Overwrites the n (<= 8) bytes at events-section offset `offset`, which held `old`, with
+ * `now`, and folds the change into the CRC: CRC(M ^ E) = CRC(M) ^ raw(0, E), where E is
+ * the difference followed by the bytes after it as zeros (a shift of the register). */
 ATF__PRIVATE atf_result atf__file_writer_patch(atf__file_writer *f, uint64_t offset,
-                                               const uint8_t *data, size_t n, atf_error *err) {
-    if (!f->is_open || f->failed) return ATF_E_IO;
-    if (atf__fd_pwrite(f->fd, data, n, ATF_HEADER_SIZE + offset) != 0)
-        return atf__file_writer_fail(f, err, "patch index record");
-    f->crc_stale = 1;
+                                               const uint8_t *old, const uint8_t *now, size_t n,
+                                               atf_error *err) {
+    uint8_t delta[8];
+    size_t i;
+    if (!f->is_open || f->dirty || n > sizeof delta || offset + n > f->bytes) return ATF_E_IO;
+    if (atf__fd_pwrite(f->fd, now, n, ATF_HEADER_SIZE + offset, NULL) != 0) {
+        /* the field may hold either value now: let finalize read back what is there */
+        f->crc_stale = 1;
+        atf__error_set_errno(err, ATF_E_IO, f->path, "patch detail link", atf__last_os_error());
+        return ATF_E_IO;
+    }
+    for (i = 0; i < n; i++) delta[i] = (uint8_t)(old[i] ^ now[i]);
+    f->crc_delta ^= atf__crc32c_shift(~atf_crc32c_update(0xFFFFFFFFu, delta, n),
+                                      f->bytes - offset - n);
     return ATF_OK;
+}
+
+/* Cuts the file back to its first `count` records (`bytes` bytes) and stops it. */
+ATF__PRIVATE void atf__file_writer_cut(atf__file_writer *f, uint64_t bytes, uint64_t count,
+                                       uint64_t time_end, uint64_t seq_last, atf_error *err) {
+    f->stopped = 1;
+    if (!f->is_open || count >= f->count) return;
+    f->lost += f->count - count;
+    f->bytes = bytes;
+    f->count = count;
+    f->time_end = count ? time_end : 0;
+    f->seq_last = count ? seq_last : 0;
+    if (!count) f->time_start = f->seq_first = 0;
+    f->crc_stale = 1;
+    if (atf__fd_truncate(f->fd, ATF_HEADER_SIZE + bytes) != 0) {
+        f->dirty = 1;
+        atf__error_set_errno(err, ATF_E_IO, f->path, "cut detail records", atf__last_os_error());
+    }
 }
 
 ATF__PRIVATE uint32_t atf__file_writer_crc_from_disk(atf__file_writer *f, int *ok) {
@@ -3052,19 +3439,20 @@ ATF__PRIVATE uint32_t atf__file_writer_crc_from_disk(atf__file_writer *f, int *o
     return crc;
 }
 
-/* Footer, then the real header, then (optionally) a sync; closes the file. A failed file
- * is left as a crash would leave it (readers recover it by size or walk). */
+/* Footer, then the real header, then (optionally) a sync; closes the file. A stopped file
+ * gets its footer too when it ends where it should; one whose end is unknown is left as
+ * a crash would leave it (readers recover it by size or walk). */
 ATF__PRIVATE atf_result atf__file_writer_finalize(atf__file_writer *f, int has_detail, int sync,
                                                   atf_error *err) {
     uint8_t footer[ATF_FOOTER_SIZE], header[ATF_HEADER_SIZE];
     atf_result rc = ATF_OK;
     if (!f->is_open) return ATF_OK;
-    if (!f->failed) {
-        uint32_t crc = f->crc;
+    if (!f->dirty) {
+        uint32_t crc = f->crc ^ f->crc_delta;
         int ok = 1;
         if (f->crc_stale) crc = atf__file_writer_crc_from_disk(f, &ok);
         if (!ok) {
-            rc = atf__file_writer_fail(f, err, "read back for CRC");
+            rc = atf__error_set_errno(err, ATF_E_IO, f->path, "read back for CRC", atf__last_os_error());
         } else {
             if (f->is_detail) {
                 atf_detail_footer d;
@@ -3088,52 +3476,71 @@ ATF__PRIVATE atf_result atf__file_writer_finalize(atf__file_writer *f, int has_d
             atf__file_writer_header(f, header, 1, has_detail);
             /* footer first: a crash between the two leaves a placeholder header and an
              * agreeing footer at the end, which readers accept */
-            if (atf__fd_pwrite(f->fd, footer, sizeof footer, ATF_HEADER_SIZE + f->bytes) != 0)
-                rc = atf__file_writer_fail(f, err, "write footer");
-            else if (atf__fd_pwrite(f->fd, header, sizeof header, 0) != 0)
-                rc = atf__file_writer_fail(f, err, "rewrite header");
+            if (atf__fd_pwrite(f->fd, footer, sizeof footer, ATF_HEADER_SIZE + f->bytes, NULL) != 0)
+                rc = atf__file_writer_fail(f, err, "write footer", atf__last_os_error());
+            else if (atf__fd_pwrite(f->fd, header, sizeof header, 0, NULL) != 0)
+                rc = atf__error_set_errno(err, ATF_E_IO, f->path, "rewrite header", atf__last_os_error());
         }
     }
     if (sync && atf__fd_sync(f->fd) != 0 && rc == ATF_OK)
         rc = atf__error_set_errno(err, ATF_E_IO, f->path, "fsync", atf__last_os_error());
     atf__fd_close(f->fd);
+    f->fd = ATF__FD_NONE;
     f->is_open = 0;
+    f->stopped = 1;
     return rc;
 }
 
-/* >>session: thread slots, the drain, windowed detail and the manifest. Attaching takes
- * the session lock (never on the hot path); the drain walks the published slots, moves
- * each ring's events into its files in large batches, and finalizes a slot once its
- * producer has closed and its rings are empty. */
+/* >>session: thread slots, the drain, windowed detail, links and the manifest. Attaching
+ * takes the session lock (never on the hot path); the drain walks the published slots,
+ * moves each ring's events into its files in large batches (detail before index, so an
+ * index event never reaches the disk before the detail record it names), and finalizes a
+ * slot once its producer has closed. */
 typedef struct atf__window { uint64_t lo, hi; } atf__window;
-typedef struct atf__patch { uint64_t index_seq, detail_seq; } atf__patch;
+
+/* A detail record in detail.atf whose index event is not in index.atf yet, or whose
+ * index event still waits for its link (windowed). Kept in index_seq order. */
+typedef struct atf__link {
+    uint64_t index_seq;          /* its index event */
+    uint64_t detail_seq;         /* its number in detail.atf */
+    uint64_t bytes_before;       /* detail.atf state before it: where to cut */
+    uint64_t time_end_before, seq_last_before;
+    int linked;                  /* the index record carries the link already */
+} atf__link;
 
 typedef struct atf__slot {
     atf_writer writer;           /* the producer's view (used by the traced thread only) */
     atf_ring index_c, detail_c;  /* the drain's views */
     void *index_raw, *detail_raw; /* owned ring memory, NULL when the caller owns it */
     atf__file_writer index_file, detail_file;
-    atf__patch *patches;         /* windowed: links waiting for their index event */
-    size_t patch_head, patch_len, patch_cap;
-    uint64_t detail_released;    /* windowed: detail records released unpersisted */
+    atf__link *links;            /* [link_head, link_head + link_len) */
+    size_t link_head, link_len, link_cap;
+    uint64_t detail_released;    /* detail records released unpersisted */
     uint64_t ring_dropped;       /* copies of the rings' drop counters, taken by the drain */
     uint64_t ring_detail_dropped;
     uint32_t thread_id, slot;
     int finalized, has_detail_ring;
+    int detail_stopped;          /* detail.atf takes no more records (numbering untrusted) */
+    int error_reported;          /* error handed to the session */
     atf_error error;             /* first error of this slot's files */
-    char name[64];
+    char name[128];
 } atf__slot;
 
 typedef struct atf__symbol { uint64_t function_id; char *name; } atf__symbol;
 typedef struct atf__module { uint32_t module_id; char *path; uint64_t base, size; } atf__module;
-typedef struct atf__anchor { char name[64]; uint64_t host_ns; double value, rate; } atf__anchor;
+typedef struct atf__anchor { char name[128]; uint64_t host_ns; double value, rate; } atf__anchor;
+
+#define ATF__MAX_WINDOWS 4096
+#define ATF__INDEX_BATCH 2048     /* the drain thread leaves smaller index batches waiting */
+#define ATF__DRAIN_BUSY 16384     /* a pass that moved this many records: no sleep */
+#define ATF__TRIGGER_SLACK_NS 100000000u /* how late a trigger may name its time t */
 
 struct atf_session {
     atf_session_config cfg;
     uint64_t id;                 /* distinguishes sessions in thread-local caches */
     char dir[1024];              /* <root>/<session>/pid_<pid> */
     atf__mutex lock;             /* slots, metadata, triggers, error */
-    atf__mutex drain_lock;       /* one drain pass at a time */
+    atf__mutex drain_lock;       /* one drain pass at a time; taken before `lock` */
     atf__slot **slots;
     uint64_t slot_count;         /* published with a release store */
     atf__module *modules;
@@ -3142,8 +3549,12 @@ struct atf_session {
     size_t symbol_count, symbol_cap;
     atf__anchor *anchors;
     size_t anchor_count, anchor_cap;
-    atf__window windows[64];     /* windowed detail triggers, oldest first */
+    atf__window *windows;        /* triggers: sorted, disjoint (under `lock`) */
     size_t window_count;
+    uint64_t window_gen;         /* bumped on every change */
+    atf__window *drain_windows;  /* the drain's copy (under `drain_lock`) */
+    size_t drain_window_count;
+    uint64_t drain_window_gen;
     uint64_t attach_failures;
     int manifest_dirty;
     atf_error error;
@@ -3155,70 +3566,237 @@ struct atf_session {
     uint64_t stop;               /* set once: the drain thread exits */
     uint8_t *stage;              /* drain staging buffer for detail records */
     size_t stage_cap;
+    atf_session *live_next;      /* registry of open sessions (under the global lock) */
 };
 
-ATF__PRIVATE void atf__session_fail(atf_session *s, const atf_error *e) {
+/* ---- thread-local writers --------------------------------------------------------- */
+
+#if defined(ATF_NO_THREADS)
+#  define ATF__THREAD_LOCAL
+#elif defined(ATF__CC_MSVC)
+#  define ATF__THREAD_LOCAL __declspec(thread)
+#else
+#  define ATF__THREAD_LOCAL __thread
+#endif
+
+/* One per (thread, session) the thread met; the most recently used one first. A NULL
+ * writer means "do not attach again" (detached, or attaching failed). */
+typedef struct atf__tls_entry {
+    uint64_t session_id;
+    atf_writer *writer;
+    struct atf__tls_entry *next;
+} atf__tls_entry;
+
+static ATF__THREAD_LOCAL atf__tls_entry *atf__tls_list;
+static ATF__THREAD_LOCAL int atf__tls_armed;   /* thread-exit hook installed */
+static ATF__THREAD_LOCAL int atf__tls_no_attach; /* exiting, a drain, or inside the library */
+static atf_session *atf__live_sessions;         /* under the global lock */
+static uint64_t atf__session_ids;
+
+ATF__PRIVATE uint64_t atf__next_session_id(void) {
+#if defined(ATF__CC_MSVC)
+    return (uint64_t)_InterlockedIncrement64((volatile __int64 *)&atf__session_ids);
+#else
+    return __atomic_add_fetch(&atf__session_ids, 1, __ATOMIC_RELAXED);
+#endif
+}
+
+/* The session lock, marking the thread as inside the library: an instrumentation hook
+ * that fires meanwhile (a library function built with instrumentation, an allocator)
+ * must not try to attach, which would take the same lock again. */
+ATF__PRIVATE void atf__session_lock(atf_session *s) {
+    atf__tls_no_attach++;
     atf__mutex_lock(&s->lock);
-    atf__error_adopt(&s->error, e);
+}
+ATF__PRIVATE void atf__session_unlock(atf_session *s) {
     atf__mutex_unlock(&s->lock);
+    atf__tls_no_attach--;
+}
+
+ATF__PRIVATE int atf__session_live(uint64_t id) { /* caller holds the global lock */
+    atf_session *s;
+    for (s = atf__live_sessions; s; s = s->live_next)
+        if (s->id == id) return 1;
+    return 0;
+}
+
+/* The calling thread's entry for session `id`, moved to the front; NULL if none. */
+ATF__PRIVATE atf__tls_entry *atf__tls_find(uint64_t id) {
+    atf__tls_entry *e = atf__tls_list, *prev = NULL;
+    for (; e; prev = e, e = e->next) {
+        if (e->session_id != id) continue;
+        if (prev) {
+            prev->next = e->next;
+            e->next = atf__tls_list;
+            atf__tls_list = e;
+        }
+        return e;
+    }
+    return NULL;
+}
+
+/* Frees the calling thread's entries of sessions that were closed. */
+ATF__PRIVATE void atf__tls_prune(void) {
+    atf__tls_entry **link = &atf__tls_list;
+    atf__global_lock();
+    while (*link) {
+        atf__tls_entry *e = *link;
+        if (atf__session_live(e->session_id)) {
+            link = &e->next;
+        } else {
+            *link = e->next;
+            ATF_FREE(e);
+        }
+    }
+    atf__global_unlock();
+}
+
+/* Thread exit: close this thread's writers of sessions still open (the drain then
+ * finalizes their files) and free the entries. Never attach again from here on. */
+ATF__PRIVATE void atf__thread_exit(void *value) {
+    atf__tls_entry *e, *next;
+    (void)value;
+    atf__tls_no_attach = 1;
+    atf__global_lock();
+    for (e = atf__tls_list; e; e = next) {
+        next = e->next;
+        if (e->writer && atf__session_live(e->session_id)) atf__writer_close_rings(e->writer);
+        ATF_FREE(e);
+    }
+    atf__tls_list = NULL;
+    atf__global_unlock();
+}
+
+/* atf_writer_close on a session writer from its thread: forget it, so that thread exit
+ * does not close it a second time after the drain released its rings. */
+ATF__PRIVATE void atf__session_forget_writer(atf_writer *w) {
+    atf__tls_entry *e;
+    for (e = atf__tls_list; e; e = e->next)
+        if (e->writer == w) e->writer = NULL;
+}
+
+ATF__PRIVATE void atf__session_fail(atf_session *s, const atf_error *e) {
+    atf__session_lock(s);
+    atf__error_adopt(&s->error, e);
+    atf__session_unlock(s);
 }
 
 /* ---- windowed detail -------------------------------------------------------------- */
 
+/* Whether ts falls in one of n sorted disjoint windows (binary search). */
 ATF__PRIVATE int atf__in_windows(const atf__window *w, size_t n, uint64_t ts) {
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (ts >= w[i].lo && ts <= w[i].hi) return 1;
-    return 0;
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* first window with lo > ts */
+        size_t mid = lo + (hi - lo) / 2;
+        if (w[mid].lo <= ts) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 && ts <= w[lo - 1].hi;
 }
 
-ATF__PRIVATE int atf__slot_queue_patch(atf__slot *sl, uint64_t index_seq, uint64_t detail_seq) {
-    if (sl->patch_head + sl->patch_len == sl->patch_cap) {
-        if (sl->patch_head) { /* compact before growing */
-            memmove(sl->patches, sl->patches + sl->patch_head, sl->patch_len * sizeof *sl->patches);
-            sl->patch_head = 0;
+/* Adds [lo, hi] to the sorted disjoint list (capacity ATF__MAX_WINDOWS + 1), merging
+ * what overlaps or touches; past the limit the two closest neighbours merge. */
+ATF__PRIVATE void atf__windows_add(atf__window *w, size_t *count, uint64_t lo, uint64_t hi) {
+    size_t n = *count, at = 0, end, i, best = 0;
+    uint64_t best_gap = UINT64_MAX;
+    while (at < n && w[at].hi < lo && w[at].hi + 1 < lo) at++;   /* first that may touch */
+    end = at;
+    while (end < n && w[end].lo <= hi + (hi < UINT64_MAX)) {      /* last that touches */
+        if (w[end].lo < lo) lo = w[end].lo;
+        if (w[end].hi > hi) hi = w[end].hi;
+        end++;
+    }
+    /* replace w[at, end) by the one merged window */
+    memmove(w + at + 1, w + end, (n - end) * sizeof *w);
+    w[at].lo = lo;
+    w[at].hi = hi;
+    n = n - (end - at) + 1;
+    if (n > ATF__MAX_WINDOWS) {
+        for (i = 0; i + 1 < n; i++) {
+            uint64_t gap = w[i + 1].lo - w[i].hi;
+            if (gap < best_gap) {
+                best_gap = gap;
+                best = i;
+            }
         }
-        if (sl->patch_len == sl->patch_cap) {
-            size_t cap = sl->patch_cap ? sl->patch_cap * 2 : 256;
-            atf__patch *p = (atf__patch *)ATF_REALLOC(sl->patches, cap * sizeof *p);
-            if (!p) return 0;
-            sl->patches = p;
-            sl->patch_cap = cap;
+        w[best].hi = w[best + 1].hi;
+        memmove(w + best + 1, w + best + 2, (n - best - 2) * sizeof *w);
+        n--;
+    }
+    *count = n;
+}
+
+/* ---- links between detail records and index events -------------------------------- */
+
+ATF__PRIVATE atf__link *atf__slot_link_push(atf__slot *sl) {
+    if (sl->link_head + sl->link_len == sl->link_cap) {
+        if (sl->link_head) { /* compact before growing */
+            memmove(sl->links, sl->links + sl->link_head, sl->link_len * sizeof *sl->links);
+            sl->link_head = 0;
+        }
+        if (sl->link_len == sl->link_cap) {
+            size_t cap = sl->link_cap ? sl->link_cap * 2 : 256;
+            atf__link *p = (atf__link *)ATF_REALLOC(sl->links, cap * sizeof *p);
+            if (!p) return NULL;
+            sl->links = p;
+            sl->link_cap = cap;
         }
     }
-    sl->patches[sl->patch_head + sl->patch_len].index_seq = index_seq;
-    sl->patches[sl->patch_head + sl->patch_len].detail_seq = detail_seq;
-    sl->patch_len++;
-    return 1;
+    return &sl->links[sl->link_head + sl->link_len++];
 }
 
-/* Writes a detail_seq into a 32-byte index record in its layout. */
-ATF__PRIVATE void atf__link_into_record(uint8_t *rec, uint32_t layout, uint64_t detail_seq) {
-    if (layout == ATF_LAYOUT_2) atf__store_le64(rec + 16, detail_seq);
-    else atf__store_le32(rec + 28, (uint32_t)detail_seq);
+/* Where the link lives in a 32-byte index record, and how wide it is. */
+ATF__PRIVATE size_t atf__link_field(uint32_t layout, size_t *width) {
+    *width = layout == ATF_LAYOUT_2 ? 8 : 4;
+    return layout == ATF_LAYOUT_2 ? 16 : 28;
 }
 
-/* Applies queued links to index events already on disk (in place) or in [tail, head)
- * of the ring (in the slot, before the drain writes it). Later ones wait. */
-ATF__PRIVATE void atf__slot_apply_patches(atf__slot *sl, uint64_t head) {
-    uint32_t layout = sl->index_file.layout;
-    size_t width = layout == ATF_LAYOUT_2 ? 8 : 4, field = layout == ATF_LAYOUT_2 ? 16 : 28;
-    while (sl->patch_len) {
-        atf__patch *p = &sl->patches[sl->patch_head];
-        if (p->index_seq < sl->index_file.count) {
-            uint8_t rec[32];
-            atf__link_into_record(rec, layout, p->detail_seq);
-            atf__file_writer_patch(&sl->index_file, p->index_seq * ATF_INDEX_EVENT_SIZE + field,
-                                   rec + field, width, &sl->error);
-        } else if (p->index_seq >= sl->index_file.count + sl->index_file.lost) {
-            if (p->index_seq >= head) return; /* not pushed yet */
-            atf__link_into_record(sl->index_c.data + ((p->index_seq & sl->index_c.mask) << 5),
-                                  layout, p->detail_seq);
-        } /* else: the index event was lost to a write error; nothing to link */
-        sl->patch_head++;
-        sl->patch_len--;
+ATF__PRIVATE void atf__link_encode(uint8_t *out, size_t width, uint64_t detail_seq) {
+    if (width == 8) atf__store_le64(out, detail_seq);
+    else atf__store_le32(out, (uint32_t)detail_seq);
+}
+
+/* Drops detail records from `k` on: their index events will never be in index.atf. */
+ATF__PRIVATE void atf__slot_cut_detail(atf__slot *sl, const atf__link *k) {
+    atf__file_writer_cut(&sl->detail_file, k->bytes_before, k->detail_seq, k->time_end_before,
+                         k->seq_last_before, &sl->error);
+    sl->link_head = sl->link_len = 0;
+}
+
+/* Settles pending links against the index file and the ring [tail, head): an index event
+ * on disk gets its link patched in place (windowed) and the entry goes; one still in the
+ * ring gets the link in the ring before it is written; when index.atf stopped, the
+ * records whose events cannot reach it are cut from detail.atf. */
+ATF__PRIVATE void atf__slot_settle_links(atf__slot *sl, uint64_t head) {
+    atf__file_writer *ix = &sl->index_file;
+    size_t width, field = atf__link_field(ix->layout, &width), i = 0;
+    while (i < sl->link_len) {
+        atf__link *k = &sl->links[sl->link_head + i];
+        if (k->index_seq < ix->count) { /* on disk; everything before it went already */
+            if (!k->linked) {
+                uint8_t none[8], now[8];
+                memset(none, 0xFF, sizeof none);
+                atf__link_encode(now, width, k->detail_seq);
+                atf__file_writer_patch(ix, k->index_seq * ATF_INDEX_EVENT_SIZE + field, none, now,
+                                       width, &sl->error);
+            }
+            sl->link_head++;
+            sl->link_len--;
+        } else if (ix->stopped) {
+            atf__slot_cut_detail(sl, k);
+            return;
+        } else if (k->index_seq < head) { /* in the ring, not written yet */
+            if (!k->linked) {
+                uint8_t *rec = sl->index_c.data + ((k->index_seq & sl->index_c.mask) << 5);
+                atf__link_encode(rec + field, width, k->detail_seq);
+                k->linked = 1;
+            }
+            i++;
+        } else {
+            break;
+        }
     }
-    sl->patch_head = 0;
+    if (sl->link_len == 0) sl->link_head = 0;
 }
 
 /* ---- draining a slot -------------------------------------------------------------- */
@@ -3233,161 +3811,247 @@ ATF__PRIVATE atf_result atf__slot_open_file(atf_session *s, atf__slot *sl, atf__
                                  &sl->error);
 }
 
-/* Hands the staged detail records to detail.atf (opened on the first one). */
-ATF__PRIVATE void atf__slot_flush_stage(atf_session *s, atf__slot *sl, size_t bytes, uint64_t count,
-                                        uint64_t t_first, uint64_t t_last) {
-    if (!count) return;
-    if (!sl->detail_file.is_open && !sl->detail_file.failed)
-        atf__slot_open_file(s, sl, &sl->detail_file, "detail.atf", 1);
-    atf__file_writer_append(&sl->detail_file, s->stage, bytes, count, t_first, t_last,
+/* Detail records collected for one write. */
+typedef struct atf__stage { size_t bytes; uint64_t count, t_first, t_last, seq_last; } atf__stage;
+
+/* Writes the staged records to detail.atf (opened on the first one); the links of records
+ * that did not reach it are dropped. */
+ATF__PRIVATE void atf__slot_flush(atf_session *s, atf__slot *sl, atf__stage *st) {
+    atf__file_writer *f = &sl->detail_file;
+    if (!st->count) return;
+    if (!f->is_open && !f->stopped && !sl->detail_stopped)
+        atf__slot_open_file(s, sl, f, "detail.atf", 1);
+    atf__file_writer_append(f, s->stage, st->bytes, st->count, st->t_first, st->t_last,
                             s->cfg.fsync_every_bytes, &sl->error);
+    while (sl->link_len && sl->links[sl->link_head + sl->link_len - 1].detail_seq >= f->count)
+        sl->link_len--;
+    st->bytes = 0;
+    st->count = 0;
 }
 
-/* An entry header the producer could not have written means the ring memory is damaged
- * (shared memory is only as trustworthy as the other process): stop reading it. */
-ATF__PRIVATE int atf__detail_entry_ok(const atf_ring *r, uint64_t at, uint64_t head, uint32_t entry) {
-    uint64_t cap = r->mask + 1;
-    return entry >= ATF__DETAIL_ENTRY_HEADER && (entry & 7u) == 0 && entry <= head - at &&
-           (at & r->mask) + entry <= cap;
+/* Whether detail.atf takes no more records. */
+ATF__PRIVATE int atf__slot_detail_closed(const atf__slot *sl) {
+    return sl->detail_stopped || sl->detail_file.stopped;
 }
 
-/* Moves detail records out of the ring: all of them in ALWAYS mode; in WINDOWED mode
- * those inside a trigger window are persisted, those that no future trigger can reach
- * (older than `horizon`) are released, and the rest stay pending unless the ring is more
- * than half full. `final` releases everything that is not persisted. */
-ATF__PRIVATE uint64_t atf__slot_drain_detail(atf_session *s, atf__slot *sl, const atf__window *win,
-                                             size_t nwin, uint64_t horizon, int final) {
+/* Adds one record to the stage (grown on demand). 0 when it was not staged: detail.atf
+ * stopped while flushing, or out of memory (then the caller stops detail.atf, since a
+ * hole would shift every later number). */
+ATF__PRIVATE int atf__slot_stage(atf_session *s, atf__slot *sl, atf__stage *st, const uint8_t *rec,
+                                 uint32_t length, uint64_t index_seq, uint64_t ts, int linked) {
+    atf__file_writer *f = &sl->detail_file;
+    atf__link *k;
+    if (st->bytes + length > s->stage_cap) {
+        atf__slot_flush(s, sl, st);
+        if (atf__slot_detail_closed(sl)) return 0;
+        if (length > s->stage_cap) {
+            size_t want = length < ((size_t)1 << 20) ? ((size_t)1 << 20) : (size_t)length;
+            uint8_t *p = (uint8_t *)ATF_REALLOC(s->stage, want);
+            if (!p) return 0;
+            s->stage = p;
+            s->stage_cap = want;
+        }
+    }
+    k = atf__slot_link_push(sl);
+    if (!k) return 0;
+    k->index_seq = index_seq;
+    k->detail_seq = f->count + st->count;
+    k->bytes_before = f->bytes + st->bytes;
+    k->time_end_before = st->count ? st->t_last : f->time_end;
+    k->seq_last_before = st->count ? st->seq_last : f->seq_last;
+    k->linked = linked;
+    memcpy(s->stage + st->bytes, rec, length);
+    if (!st->count) st->t_first = ts;
+    st->t_last = ts;
+    st->seq_last = index_seq;
+    st->bytes += length;
+    st->count++;
+    return 1;
+}
+
+/* Moves detail records out of the ring, up to those whose index event is published
+ * (index_seq < index_head). Linked (ALWAYS) records are all persisted; unlinked
+ * (windowed) ones inside a trigger window are persisted, those no future trigger can
+ * reach (older than `horizon`) are released, and the rest stay pending unless the ring is
+ * more than half full. `final`: the producer is done; release what is not persisted. */
+ATF__PRIVATE uint64_t atf__slot_drain_detail(atf_session *s, atf__slot *sl, uint64_t index_head,
+                                             uint64_t horizon, int final) {
     atf_ring *r = &sl->detail_c;
+    atf__file_writer *f = &sl->detail_file;
     uint64_t head = atf__load_acquire_u64(&r->shared->head), at = r->pos, moved = 0;
-    uint64_t staged_count = 0, t_first = 0, t_last = 0, cap = r->mask + 1;
-    size_t staged = 0;
-    int windowed = sl->writer.detail_mode == ATF_DETAIL_WINDOWED;
+    uint64_t cap = r->mask + 1;
+    uint32_t layout = r->shared->layout;
+    atf__stage st;
+    memset(&st, 0, sizeof st);
+    if (head - at > cap || (head & 7u)) {
+        atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, 0,
+                              "detail ring head", cap, head - at);
+        sl->detail_stopped = 1;
+        return 0;
+    }
     while (at < head) {
         const uint8_t *e = r->data + (at & r->mask);
-        uint32_t entry = atf__load_le32(e), length;
         const uint8_t *rec = e + ATF__DETAIL_ENTRY_HEADER;
+        uint32_t entry = atf__load_le32(e), flags = atf__load_le32(e + 4), length;
         uint64_t ts, index_seq;
         int persist;
-        if (!atf__detail_entry_ok(r, at, head, entry) ||
-            (!(atf__load_le32(e + 4) & ATF__DETAIL_ENTRY_PAD) &&
+        if (entry < ATF__DETAIL_ENTRY_HEADER || (entry & 7u) || entry > head - at ||
+            (at & r->mask) + entry > cap ||
+            (!(flags & ATF__DETAIL_ENTRY_PAD) &&
              ((length = atf__load_le32(rec)) < ATF_DETAIL_EVENT_HEADER_SIZE ||
               length > entry - ATF__DETAIL_ENTRY_HEADER))) {
+            /* the producer cannot have written this: the memory is damaged (shared memory
+             * is only as trustworthy as the other process). Stop reading it. */
             atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, at,
                                   "detail ring entry", 0, entry);
-            at = head; /* give up on this ring's content rather than read garbage */
+            sl->detail_stopped = 1;
+            at = head;
             break;
         }
-        if (atf__load_le32(e + 4) & ATF__DETAIL_ENTRY_PAD) {
+        if (flags & ATF__DETAIL_ENTRY_PAD) {
             at += entry;
             continue;
         }
         length = atf__load_le32(rec);
         ts = atf__load_le64(rec + 16);
-        index_seq = sl->index_c.shared->layout == ATF_LAYOUT_2 ? atf__load_le64(rec + 8)
-                                                                : atf__load_le32(rec + 8);
-        persist = !windowed || atf__in_windows(win, nwin, ts);
+        index_seq = atf__detail_record_seq(layout, rec);
+        if (index_seq >= index_head) {
+            if (!final) break; /* its index event is on its way */
+            sl->detail_released++; /* it never came: the producer stopped mid-event */
+            at += entry;
+            moved++;
+            continue;
+        }
+        persist = !(flags & ATF__DETAIL_ENTRY_UNLINKED) ||
+                  atf__in_windows(s->drain_windows, s->drain_window_count, ts);
         if (!persist && !final && ts >= horizon && head - at <= cap / 2) break; /* pending */
-        if (persist) {
-            if (staged + length > s->stage_cap) {
-                atf__slot_flush_stage(s, sl, staged, staged_count, t_first, t_last);
-                staged = 0;
-                staged_count = 0;
-            }
-            if (windowed && !sl->detail_file.failed &&
-                !atf__slot_queue_patch(sl, index_seq, sl->detail_file.count + staged_count)) {
-                atf__error_set(&sl->error, ATF_E_NOMEM, sl->index_file.path, 0, "link queue");
-            }
-            if (staged_count == 0) t_first = ts;
-            t_last = ts;
-            if (sl->detail_file.count == 0 && staged_count == 0) sl->detail_file.seq_first = index_seq;
-            sl->detail_file.seq_last = index_seq;
-            memcpy(s->stage + staged, rec, length);
-            staged += length;
-            staged_count++;
-        } else {
+        if (!persist) {
             sl->detail_released++;
+        } else if (atf__slot_detail_closed(sl)) {
+            f->lost++;
+        } else if (!atf__slot_stage(s, sl, &st, rec, length, index_seq, ts,
+                                    !(flags & ATF__DETAIL_ENTRY_UNLINKED))) {
+            if (!atf__slot_detail_closed(sl)) {
+                atf__error_set(&sl->error, ATF_E_NOMEM, sl->index_file.path, 0, "detail staging");
+                atf__slot_flush(s, sl, &st);
+                sl->detail_stopped = 1;
+            }
+            f->lost++;
         }
         at += entry;
         moved++;
     }
-    atf__slot_flush_stage(s, sl, staged, staged_count, t_first, t_last);
+    atf__slot_flush(s, sl, &st);
     r->pos = at;
     atf__store_release_u64(&r->shared->tail, at);
     return moved;
 }
 
-/* Writes the index events in [tail, head) straight from the ring (at most two chunks),
+/* Writes the index events in [tail, head) straight from the ring (at most two runs),
  * after giving pending links their detail numbers. Small batches wait unless `all`. */
-ATF__PRIVATE uint64_t atf__slot_drain_index(atf__slot *sl, uint64_t fsync_every, int all) {
+ATF__PRIVATE uint64_t atf__slot_drain_index(atf_session *s, atf__slot *sl, uint64_t head, int all) {
     atf_ring *r = &sl->index_c;
-    uint64_t head = atf__load_acquire_u64(&r->shared->head), start = r->pos;
-    if (head - start > r->mask + 1) { /* impossible from a sane producer */
-        atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, 0,
-                              "index ring head beyond capacity", r->mask + 1, head - start);
-        return 0;
+    uint64_t start = r->pos;
+    atf__slot_settle_links(sl, head);
+    if (head == start || (!all && head - start < ATF__INDEX_BATCH)) return 0;
+    if (atf__slot_detail_closed(sl) && sl->has_detail_ring) {
+        /* detail.atf stopped: links to records that never reached it go */
+        size_t width, field = atf__link_field(r->shared->layout, &width);
+        uint64_t seq, limit = sl->detail_file.count, none = width == 8 ? ATF_NO_DETAIL : ATF_NO_DETAIL_U32;
+        for (seq = start; seq < head; seq++) {
+            uint8_t *rec = r->data + ((seq & r->mask) << 5) + field;
+            uint64_t d = width == 8 ? atf__load_le64(rec) : atf__load_le32(rec);
+            if (d != none && d >= limit) atf__link_encode(rec, width, none);
+        }
     }
-    if (head == start || (!all && head - start < 2048)) return 0;
-    atf__slot_apply_patches(sl, head);
     while (r->pos < head) {
         uint64_t first = r->pos & r->mask;
         uint64_t n = head - r->pos < r->mask + 1 - first ? head - r->pos : r->mask + 1 - first;
         const uint8_t *data = r->data + (first << 5);
-        atf__file_writer_append(&sl->index_file, data, (size_t)(n << 5), n, atf__load_le64(data),
-                                atf__load_le64(data + ((n - 1) << 5)), fsync_every, &sl->error);
+        atf__file_writer_append(&sl->index_file, data, (size_t)(n << 5), n, 0, 0,
+                                s->cfg.fsync_every_bytes, &sl->error);
         r->pos += n;
     }
     atf__store_release_u64(&r->shared->tail, r->pos);
+    atf__slot_settle_links(sl, head);
     return head - start;
 }
 
 ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     int sync = s->cfg.fsync_mode == ATF_FSYNC_CLOSE;
     if (sl->finalized) return;
+    atf__slot_settle_links(sl, sl->index_c.pos);
+    if (sl->link_len) atf__slot_cut_detail(sl, &sl->links[sl->link_head]); /* never indexed */
     atf__file_writer_finalize(&sl->detail_file, 0, sync, &sl->error);
     atf__file_writer_finalize(&sl->index_file, sl->detail_file.count > 0, sync, &sl->error);
-    ATF_FREE(sl->patches);
-    sl->patches = NULL;
-    sl->patch_len = sl->patch_cap = sl->patch_head = 0;
+    if (sync) {
+        char dir[1100];
+        snprintf(dir, sizeof dir, "%s/thread_%u", s->dir, sl->slot);
+        atf__dir_sync(dir);
+    }
+    ATF_FREE(sl->links);
+    sl->links = NULL;
+    sl->link_len = sl->link_cap = sl->link_head = 0;
     if (sl->index_raw) { /* the ring memory is ours: nobody produces into it any more */
         ATF_FREE(sl->index_raw);
         ATF_FREE(sl->detail_raw);
         sl->index_raw = sl->detail_raw = NULL;
     }
     sl->finalized = 1;
-    atf__mutex_lock(&s->lock);
+    atf__session_lock(s);
     s->manifest_dirty = 1;
-    atf__mutex_unlock(&s->lock);
+    atf__session_unlock(s);
+}
+
+/* One slot: detail first (up to the index head read now), then the index events. */
+ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t horizon, int all,
+                                      int final) {
+    int closed = atf__load_acquire_u64(&sl->index_c.shared->closed) != 0;
+    uint64_t head = atf__load_acquire_u64(&sl->index_c.shared->head), moved = 0;
+    if (head - sl->index_c.pos > sl->index_c.mask + 1) { /* impossible from a sane producer */
+        atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, 0,
+                              "index ring head beyond capacity", sl->index_c.mask + 1,
+                              head - sl->index_c.pos);
+        atf__slot_finalize(s, sl);
+        return 0;
+    }
+    final = final || closed; /* closed was read first: head is the last one */
+    if (sl->has_detail_ring) moved += atf__slot_drain_detail(s, sl, head, horizon, final);
+    moved += atf__slot_drain_index(s, sl, head, all || final);
+    sl->ring_dropped = atf__load_acquire_u64(&sl->index_c.shared->dropped);
+    if (sl->has_detail_ring)
+        sl->ring_detail_dropped = atf__load_acquire_u64(&sl->detail_c.shared->dropped);
+    if (closed) atf__slot_finalize(s, sl);
+    return moved;
 }
 
 /* One pass over every slot. Returns how many records moved. */
 ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
-    atf__window win[64];
-    size_t nwin, i;
-    uint64_t horizon, moved = 0, count;
+    uint64_t horizon, moved = 0, count, i;
     atf__mutex_lock(&s->drain_lock);
-    atf__mutex_lock(&s->lock);
-    /* a trigger registered after this point has t >= now, so it cannot reach records
-     * older than now - pre_roll: those can be released */
+    atf__session_lock(s);
+    /* a trigger registered after this point names a time t >= now - slack, so it cannot
+     * reach records older than now - slack - pre_roll: those can be released */
     horizon = atf_now_ns();
-    horizon = horizon > s->cfg.pre_roll_ns ? horizon - s->cfg.pre_roll_ns : 0;
-    nwin = s->window_count;
-    memcpy(win, s->windows, nwin * sizeof *win);
-    atf__mutex_unlock(&s->lock);
+    horizon = horizon > s->cfg.pre_roll_ns + ATF__TRIGGER_SLACK_NS
+                  ? horizon - s->cfg.pre_roll_ns - ATF__TRIGGER_SLACK_NS : 0;
+    if (s->drain_window_gen != s->window_gen && !s->drain_windows) /* the drain's own copy */
+        s->drain_windows = (atf__window *)ATF_MALLOC((ATF__MAX_WINDOWS + 1) * sizeof(atf__window));
+    if (s->drain_window_gen != s->window_gen && s->drain_windows) {
+        memcpy(s->drain_windows, s->windows, s->window_count * sizeof *s->windows);
+        s->drain_window_count = s->window_count;
+        s->drain_window_gen = s->window_gen;
+    }
+    atf__session_unlock(s);
     count = atf__load_acquire_u64(&s->slot_count);
     for (i = 0; i < count; i++) {
         atf__slot *sl = s->slots[i];
-        int closed;
         if (sl->finalized) continue;
-        closed = atf__load_acquire_u64(&sl->index_c.shared->closed) != 0;
-        if (sl->has_detail_ring)
-            moved += atf__slot_drain_detail(s, sl, win, nwin, horizon, final || closed);
-        moved += atf__slot_drain_index(sl, s->cfg.fsync_every_bytes, all || final || closed);
-        sl->ring_dropped = atf__load_acquire_u64(&sl->index_c.shared->dropped);
-        if (sl->has_detail_ring)
-            sl->ring_detail_dropped = atf__load_acquire_u64(&sl->detail_c.shared->dropped);
-        if (sl->error.code != ATF_OK) atf__session_fail(s, &sl->error);
-        if (closed && sl->index_c.pos == atf__load_acquire_u64(&sl->index_c.shared->head))
-            atf__slot_finalize(s, sl);
+        moved += atf__slot_drain(s, sl, horizon, all, final);
+        if (sl->error.code != ATF_OK && !sl->error_reported) {
+            atf__session_fail(s, &sl->error);
+            sl->error_reported = 1;
+        }
     }
     atf__mutex_unlock(&s->drain_lock);
     return moved;
@@ -3402,6 +4066,7 @@ ATF__PRIVATE void atf__slot_stats(const atf__slot *sl, atf_thread_stats *out) {
     out->detail_written = sl->detail_file.count;
     out->detail_dropped = sl->detail_released + sl->detail_file.lost + sl->ring_detail_dropped;
     out->events_lost_io = sl->index_file.lost;
+    out->finalized = sl->finalized;
 }
 
 /* ---- manifest.json ---------------------------------------------------------------- */
@@ -3436,35 +4101,91 @@ ATF__PRIVATE void atf__text_u64(atf__text *t, uint64_t v) {
     atf__text_add(t, buf, (size_t)n);
 }
 
-/* A JSON string with every character that needs it escaped (quotes, backslash, control
- * characters); bytes >= 0x80 pass through, so UTF-8 stays UTF-8. */
-ATF__PRIVATE void atf__text_json(atf__text *t, const char *s) {
+/* A JSON number for a double: shortest round-trip digits, "." whatever the locale, and
+ * null for NaN and infinities (JSON has no spelling for them). */
+ATF__PRIVATE void atf__text_double(atf__text *t, double v) {
+    char buf[40], *c;
+    if (v != v || v - v != 0) {
+        atf__text_str(t, "null");
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.17g", v);
+    for (c = buf; *c; c++)
+        if (*c == ',') *c = '.';
+    atf__text_str(t, buf);
+}
+
+/* Length (1-4) of the well-formed UTF-8 sequence at s, 0 when it is not one. Reads past
+ * s[0] only while the bytes so far are valid, so never past the terminating NUL. */
+ATF__PRIVATE size_t atf__utf8_len(const unsigned char *s) {
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) return (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F; /* no UTF-16 surrogates */
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 ? 3 : 0;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F; /* nothing above U+10FFFF */
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80 ? 4 : 0;
+    }
+    return 0;
+}
+
+/* Copies src into dst[cap], cutting at a character boundary, always NUL-terminated. */
+ATF__PRIVATE void atf__copy_utf8(char *dst, size_t cap, const char *src) {
+    size_t n = src ? strlen(src) : 0;
+    if (!cap) return;
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80) n--;
+    }
+    if (n) memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* A JSON string with everything escaped that needs it: quote, backslash, control
+ * characters (\b \f \n \r \t or \u00XX) and DEL; well-formed UTF-8 passes through as is,
+ * and a byte that is not part of it becomes U+FFFD, so the file is always valid JSON. */
+ATF__PRIVATE void atf__text_json(atf__text *t, const char *str) {
     static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)(str ? str : "");
     atf__text_add(t, "\"", 1);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    while (*s) {
+        unsigned char c = *s;
+        size_t n = atf__utf8_len(s);
         char esc[6] = {'\\', 'u', '0', '0', 0, 0};
         if (c == '"' || c == '\\') {
             esc[1] = (char)c;
             atf__text_add(t, esc, 2);
+        } else if (c == '\b') {
+            atf__text_add(t, "\\b", 2);
+        } else if (c == '\f') {
+            atf__text_add(t, "\\f", 2);
         } else if (c == '\n') {
             atf__text_add(t, "\\n", 2);
         } else if (c == '\r') {
             atf__text_add(t, "\\r", 2);
         } else if (c == '\t') {
             atf__text_add(t, "\\t", 2);
-        } else if (c < 0x20) {
+        } else if (c < 0x20 || c == 0x7F) {
             esc[4] = hex[c >> 4];
             esc[5] = hex[c & 15];
             atf__text_add(t, esc, 6);
+        } else if (n == 0) {
+            atf__text_add(t, "\\ufffd", 6);
+            n = 1;
         } else {
-            atf__text_add(t, (const char *)&c, 1);
+            atf__text_add(t, (const char *)s, n);
         }
+        s += n ? n : 1;
     }
     atf__text_add(t, "\"", 1);
 }
 
-/* "key": unsigned number, with a leading comma unless first. */
+/* "key": unsigned number, with a leading comma. */
 ATF__PRIVATE void atf__text_key_u64(atf__text *t, const char *key, uint64_t v) {
     atf__text_str(t, ",\"");
     atf__text_str(t, key);
@@ -3482,27 +4203,29 @@ ATF__PRIVATE void atf__text_key_str(atf__text *t, const char *key, const char *v
 ATF__PRIVATE void atf__manifest_threads(atf_session *s, atf__text *t, uint64_t *t0, uint64_t *t1,
                                         uint64_t *dropped_total) {
     uint64_t i, count = atf__load_acquire_u64(&s->slot_count);
+    int have_time = 0;
     atf__text_str(t, ",\"threads\":[");
     for (i = 0; i < count; i++) {
         atf_thread_stats st;
         atf__slot *sl = s->slots[i];
         atf__slot_stats(sl, &st);
         if (st.events_written) {
-            if (*t0 == 0 || sl->index_file.time_start < *t0) *t0 = sl->index_file.time_start;
-            if (sl->index_file.time_end > *t1) *t1 = sl->index_file.time_end;
+            if (!have_time || sl->index_file.time_start < *t0) *t0 = sl->index_file.time_start;
+            if (!have_time || sl->index_file.time_end > *t1) *t1 = sl->index_file.time_end;
+            have_time = 1;
         }
         *dropped_total += st.events_dropped;
         atf__text_str(t, i ? ",{\"id\":" : "{\"id\":");
         atf__text_u64(t, i);
         atf__text_str(t, st.detail_written ? ",\"has_detail\":true" : ",\"has_detail\":false");
         atf__text_key_u64(t, "os_thread_id", st.thread_id);
-        if (sl->name[0]) atf__text_key_str(t, "name", sl->name);
+        atf__text_key_str(t, "name", sl->name);
         atf__text_key_u64(t, "events_written", st.events_written);
         atf__text_key_u64(t, "events_dropped", st.events_dropped);
         atf__text_key_u64(t, "detail_written", st.detail_written);
         atf__text_key_u64(t, "detail_dropped", st.detail_dropped);
         atf__text_key_u64(t, "events_lost_io", st.events_lost_io);
-        atf__text_str(t, sl->finalized ? ",\"finalized\":true}" : ",\"finalized\":false}");
+        atf__text_str(t, st.finalized ? ",\"finalized\":true}" : ",\"finalized\":false}");
     }
     atf__text_str(t, "]");
 }
@@ -3538,21 +4261,24 @@ ATF__PRIVATE void atf__manifest_metadata(atf_session *s, atf__text *t) {
         atf__text_str(t, i ? ",{\"name\":" : "{\"name\":");
         atf__text_json(t, a->name);
         atf__text_key_u64(t, "host_ns", a->host_ns);
-        if (snprintf(buf, sizeof buf, ",\"value\":%.17g,\"rate\":%.17g}", a->value, a->rate) <
-            (int)sizeof buf)
-            atf__text_str(t, buf);
+        atf__text_str(t, ",\"value\":");
+        atf__text_double(t, a->value);
+        atf__text_str(t, ",\"rate\":");
+        atf__text_double(t, a->rate);
+        atf__text_str(t, "}");
     }
     atf__text_str(t, "]");
 }
 
 /* Writes manifest.json.tmp and renames it over manifest.json, so that readers (and a
- * crash) only ever see a whole manifest. Caller holds s->lock. */
+ * crash) only ever see a whole manifest. Caller holds s->lock (or is alone). */
 ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
     atf__text t = {NULL, 0, 0, 0};
-    char path[1100], tmp[1100], buf[96];
+    char path[1100], tmp[1100], buf[800];
     uint64_t t0 = 0, t1 = 0, dropped = 0;
     atf__fd fd;
     atf_result rc = ATF_OK;
+    int sync = closed && s->cfg.fsync_mode == ATF_FSYNC_CLOSE;
     atf__text_str(&t, "{\"format_version\":2");
     atf__text_key_u64(&t, "layout", s->cfg.layout);
     atf__text_key_u64(&t, "clock_type", atf_clock_type());
@@ -3567,7 +4293,10 @@ ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
     atf__text_key_u64(&t, "events_dropped", dropped);
     atf__text_key_u64(&t, "attach_failures", s->attach_failures);
     atf__manifest_metadata(s, &t);
-    if (s->error.code != ATF_OK) atf__text_key_str(&t, "error", atf_error_format(&s->error, buf, sizeof buf));
+    if (s->error.code != ATF_OK) {
+        atf__text_key_str(&t, "error", atf_error_format(&s->error, buf, sizeof buf));
+        atf__text_key_u64(&t, "error_errno", (uint64_t)(uint32_t)s->error.sys_errno);
+    }
     atf__text_str(&t, "}\n");
     if (t.failed) {
         ATF_FREE(t.p);
@@ -3576,43 +4305,27 @@ ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
     snprintf(path, sizeof path, "%s/manifest.json", s->dir);
     snprintf(tmp, sizeof tmp, "%s/manifest.json.tmp", s->dir);
     fd = atf__fd_create(tmp);
-    if (fd == ATF__FD_NONE || atf__fd_pwrite(fd, t.p, t.len, 0) != 0) {
+    if (fd == ATF__FD_NONE || atf__fd_pwrite(fd, t.p, t.len, 0, NULL) != 0 ||
+        (sync && atf__fd_sync(fd) != 0))
         rc = atf__error_set_errno(&s->error, ATF_E_IO, tmp, "write manifest", atf__last_os_error());
-    } else if (closed && s->cfg.fsync_mode == ATF_FSYNC_CLOSE) {
-        atf__fd_sync(fd);
-    }
     if (fd != ATF__FD_NONE) atf__fd_close(fd);
     if (rc == ATF_OK && atf__rename_replace(tmp, path) != 0)
         rc = atf__error_set_errno(&s->error, ATF_E_IO, path, "rename manifest", atf__last_os_error());
-    if (rc == ATF_OK) s->manifest_dirty = 0;
+    if (rc == ATF_OK) {
+        s->manifest_dirty = 0;
+        if (sync) atf__dir_sync(s->dir);
+    } else if (fd != ATF__FD_NONE) {
+        atf__file_remove(tmp);
+    }
     ATF_FREE(t.p);
     return rc;
 }
 
 /* ---- session API ------------------------------------------------------------------ */
 
-#if defined(ATF__CC_MSVC)
-#  define ATF__THREAD_LOCAL __declspec(thread)
-#else
-#  define ATF__THREAD_LOCAL __thread
-#endif
-/* The calling thread's writer for the session whose id is atf__tls_session. A thread
- * that detached keeps the id with a NULL writer, so late events are ignored instead of
- * re-attaching a thread that is on its way out. */
-static ATF__THREAD_LOCAL uint64_t atf__tls_session;
-static ATF__THREAD_LOCAL atf_writer *atf__tls_writer;
-static uint64_t atf__session_ids;
-
-ATF__PRIVATE uint64_t atf__next_session_id(void) {
-#if defined(ATF__CC_MSVC)
-    return (uint64_t)_InterlockedIncrement64((volatile __int64 *)&atf__session_ids);
-#else
-    return __atomic_add_fetch(&atf__session_ids, 1, __ATOMIC_RELAXED);
-#endif
-}
-
 /* Creates a slot: rings (owned, or the caller's), consumer views, thread directory and
- * index.atf. Publishes it last, so the drain never sees a half-made slot. */
+ * index.atf. Publishes it last, so the drain never sees a half-made slot. Caller holds
+ * s->lock. */
 ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, size_t index_size,
                                               void *detail_mem, size_t detail_size,
                                               const char *name, uint32_t thread_id,
@@ -3627,9 +4340,8 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
     memset(sl, 0, sizeof *sl);
     sl->slot = (uint32_t)n;
     sl->thread_id = thread_id;
-    atf__copy_str(sl->name, sizeof sl->name, name);
+    atf__copy_utf8(sl->name, sizeof sl->name, name);
     if (!index_mem) {
-        uint32_t layout = s->cfg.layout;
         index_size = atf_ring_memory_size(ATF_RING_INDEX, s->cfg.index_ring_events);
         index_mem = atf__alloc_aligned(index_size, &sl->index_raw);
         if (index_mem && s->cfg.detail_mode != ATF_DETAIL_OFF) {
@@ -3642,23 +4354,26 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
             ATF_FREE(sl);
             return ATF_E_NOMEM;
         }
-        atf_ring_init(index_mem, index_size, ATF_RING_INDEX, s->cfg.index_ring_events, layout, thread_id);
+        atf_ring_init(index_mem, index_size, ATF_RING_INDEX, s->cfg.index_ring_events,
+                      s->cfg.layout, thread_id);
         if (detail_mem)
-            atf_ring_init(detail_mem, detail_size, ATF_RING_DETAIL, s->cfg.detail_ring_bytes, layout,
-                          thread_id);
+            atf_ring_init(detail_mem, detail_size, ATF_RING_DETAIL, s->cfg.detail_ring_bytes,
+                          s->cfg.layout, thread_id);
     }
     rc = atf_writer_init(&sl->writer, index_mem, index_size, detail_mem, detail_size,
-                         s->cfg.detail_mode);
+                         sl->index_raw ? s->cfg.detail_mode : (uint32_t)ATF_DETAIL_OFF);
     if (rc == ATF_OK) rc = atf_ring_attach(&sl->index_c, index_mem, index_size, 0);
     if (rc == ATF_OK && detail_mem) rc = atf_ring_attach(&sl->detail_c, detail_mem, detail_size, 0);
+    if (rc == ATF_OK && !sl->index_raw &&
+        (sl->index_c.pos != 0 || (detail_mem && sl->detail_c.pos != 0)))
+        rc = ATF_E_STATE; /* positions would not match file positions */
     if (rc == ATF_OK) {
         if (!sl->index_raw) sl->thread_id = sl->index_c.shared->thread_id;
         sl->has_detail_ring = detail_mem != NULL;
-        if (!sl->has_detail_ring) sl->writer.detail_mode = ATF_DETAIL_OFF;
         sl->writer.session = s;
         sl->writer.slot = sl->slot;
         snprintf(dir, sizeof dir, "%s/thread_%u", s->dir, sl->slot);
-        if (atf__mkdir(dir) != 0)
+        if (atf__mkdir(dir) < 0)
             rc = atf__error_set_errno(&s->error, ATF_E_IO, dir, "mkdir", atf__last_os_error());
         else
             rc = atf__slot_open_file(s, sl, &sl->index_file, "index.atf", 0);
@@ -3678,34 +4393,45 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
     return ATF_OK;
 }
 
+#if !defined(ATF_NO_THREADS)
 ATF__PRIVATE void atf__drain_main(void *arg) {
     atf_session *s = (atf_session *)arg;
     uint32_t sleep_us = 50, cycle = 0;
-    uint64_t last_manifest = atf_now_ns();
+    uint64_t last_manifest = atf_now_ns(), moved_since = 0;
+    atf__tls_no_attach = 1; /* the drain is never a traced thread */
     while (!atf__load_acquire_u64(&s->stop)) {
         uint64_t moved = atf__session_drain(s, (++cycle & 15u) == 0, 0), now;
-        /* lazy polling: sleep a little while busy, back off to the configured interval
-         * when idle, so an idle session costs almost nothing */
-        sleep_us = moved ? 50 : (sleep_us * 2 > s->cfg.drain_interval_us ? s->cfg.drain_interval_us
-                                                                        : sleep_us * 2);
+        /* lazy polling: drain again at once while there is a lot to move, sleep a little
+         * while busy, back off to the configured interval when idle */
+        if (moved >= ATF__DRAIN_BUSY) sleep_us = 0;
+        else if (moved) sleep_us = 50;
+        else sleep_us = sleep_us < 25 ? 50 : sleep_us * 2;
+        if (sleep_us > s->cfg.drain_interval_us) sleep_us = s->cfg.drain_interval_us;
+        moved_since += moved;
         now = atf_now_ns();
+        /* the manifest follows new threads and finished ones within 100 ms, and the
+         * per-thread counts (written, dropped) within a second */
         if (now - last_manifest > 100000000u) {
             atf__mutex_lock(&s->drain_lock);
-            atf__mutex_lock(&s->lock);
-            if (s->manifest_dirty) atf__manifest_write(s, 0);
-            atf__mutex_unlock(&s->lock);
+            atf__session_lock(s);
+            if (s->manifest_dirty || (moved_since && now - last_manifest > 1000000000u)) {
+                atf__manifest_write(s, 0);
+                moved_since = 0;
+                last_manifest = now;
+            }
+            atf__session_unlock(s);
             atf__mutex_unlock(&s->drain_lock);
-            last_manifest = now;
         }
-        atf__sleep_us(sleep_us);
+        if (sleep_us) atf__sleep_us(sleep_us);
     }
 }
+#endif
 
 ATF__PRIVATE void atf__session_free(atf_session *s) {
     size_t i;
     for (i = 0; i < s->slot_count; i++) {
         atf__slot *sl = s->slots[i];
-        ATF_FREE(sl->patches);
+        ATF_FREE(sl->links);
         ATF_FREE(sl->index_raw);
         ATF_FREE(sl->detail_raw);
         ATF_FREE(sl);
@@ -3715,6 +4441,8 @@ ATF__PRIVATE void atf__session_free(atf_session *s) {
     ATF_FREE(s->modules);
     ATF_FREE(s->symbols);
     ATF_FREE(s->anchors);
+    ATF_FREE(s->windows);
+    ATF_FREE(s->drain_windows);
     ATF_FREE(s->slots);
     ATF_FREE(s->stage);
     atf__mutex_destroy(&s->lock);
@@ -3723,67 +4451,100 @@ ATF__PRIVATE void atf__session_free(atf_session *s) {
 }
 
 ATF__PRIVATE void atf__session_defaults(atf_session_config *c) {
-    if (c->layout != ATF_LAYOUT_2) c->layout = ATF_LAYOUT_1;
+    if (!c->layout) c->layout = ATF_LAYOUT_1;
     if (!c->index_ring_events) c->index_ring_events = 65536;
     if (!c->detail_ring_bytes) c->detail_ring_bytes = 1u << 20;
     if (!c->drain_interval_us) c->drain_interval_us = 1000;
     if (!c->max_threads) c->max_threads = 1024;
 }
 
-/* Creates <root>/<name>/pid_<pid>, each level in turn. */
-ATF__PRIVATE atf_result atf__session_make_dirs(atf_session *s, const char *root) {
-    char name[256];
-    if (s->cfg.session_name) atf__copy_str(name, sizeof name, s->cfg.session_name);
-    else atf__local_time_name(name, sizeof name);
-    if (atf__mkdir(root) != 0)
-        return atf__error_set_errno(&s->error, ATF_E_IO, root, "mkdir root", atf__last_os_error());
-    snprintf(s->dir, sizeof s->dir, "%s/%s", root, name);
-    if (atf__mkdir(s->dir) != 0)
-        return atf__error_set_errno(&s->error, ATF_E_IO, s->dir, "mkdir session", atf__last_os_error());
-    snprintf(s->dir + strlen(s->dir), sizeof s->dir - strlen(s->dir), "/pid_%u", atf__os_pid());
-    if (atf__mkdir(s->dir) != 0)
-        return atf__error_set_errno(&s->error, ATF_E_IO, s->dir, "mkdir pid", atf__last_os_error());
-    return ATF_OK;
+/* Creates the directories of `path` one level at a time (mkdir -p). */
+ATF__PRIVATE int atf__mkdir_all(const char *path) {
+    char buf[1024];
+    size_t i, n = strlen(path);
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, path, n + 1);
+    for (i = 1; i < n; i++) {
+        if (buf[i] != '/' && buf[i] != '\\') continue;
+        buf[i] = '\0';
+        if (buf[i - 1] != ':' && atf__mkdir(buf) < 0) return -1;
+        buf[i] = path[i];
+    }
+    return atf__mkdir(buf) < 0 ? -1 : 0;
 }
 
-ATFDEF atf_result atf_session_open(atf_session **out, const char *root, const atf_session_config *cfg) {
+/* Creates <root>/<name>/pid_<pid>; when that exists already (another session of this
+ * process in the same second), tries <name>_1, <name>_2, ... so no file is overwritten. */
+ATF__PRIVATE atf_result atf__session_make_dirs(atf_session *s, const char *root, const char *name) {
+    char base[256];
+    unsigned k;
+    if (name) atf__copy_str(base, sizeof base, name);
+    else atf__local_time_name(base, sizeof base);
+    if (atf__mkdir_all(root) != 0)
+        return atf__error_set_errno(&s->error, ATF_E_IO, root, "mkdir root", atf__last_os_error());
+    for (k = 0; k < 1000; k++) {
+        int made, n = k ? snprintf(s->dir, sizeof s->dir, "%s/%s_%u", root, base, k)
+                        : snprintf(s->dir, sizeof s->dir, "%s/%s", root, base);
+        if (n < 0 || (size_t)n + 24 >= sizeof s->dir)
+            return atf__error_set(&s->error, ATF_E_ARG, root, 0, "session path too long");
+        if (atf__mkdir(s->dir) < 0)
+            return atf__error_set_errno(&s->error, ATF_E_IO, s->dir, "mkdir session", atf__last_os_error());
+        snprintf(s->dir + n, sizeof s->dir - (size_t)n, "/pid_%u", atf__os_pid());
+        made = atf__mkdir(s->dir);
+        if (made == 0) return ATF_OK;
+        if (made < 0)
+            return atf__error_set_errno(&s->error, ATF_E_IO, s->dir, "mkdir pid", atf__last_os_error());
+    }
+    return atf__error_set(&s->error, ATF_E_IO, s->dir, 0, "no free session directory name");
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open(atf_session **out, const char *root,
+                                                     const atf_session_config *cfg) {
     atf_session *s;
     atf_result rc;
-    if (!out || !root) return ATF_E_ARG;
+    if (!out) return ATF_E_ARG;
     *out = NULL;
-    if (cfg && cfg->drain_mode == ATF_DRAIN_THREAD && cfg->detail_mode > ATF_DETAIL_WINDOWED)
+    if (!root || (cfg && (cfg->layout > ATF_LAYOUT_2 || cfg->detail_mode > ATF_DETAIL_WINDOWED ||
+                          cfg->drain_mode > ATF_DRAIN_MANUAL || cfg->fsync_mode > ATF_FSYNC_CLOSE ||
+                          cfg->index_ring_events > ATF__RING_MAX_CAPACITY ||
+                          cfg->detail_ring_bytes > ATF__RING_MAX_CAPACITY)))
         return ATF_E_ARG;
+#if defined(ATF_NO_THREADS)
+    if (!cfg || cfg->drain_mode == ATF_DRAIN_THREAD) return ATF_E_UNSUPPORTED;
+#endif
     s = (atf_session *)ATF_MALLOC(sizeof *s);
     if (!s) return ATF_E_NOMEM;
     memset(s, 0, sizeof *s);
     if (cfg) s->cfg = *cfg;
-    s->cfg.session_name = NULL;
+    s->cfg.session_name = NULL; /* used only while opening */
     atf__session_defaults(&s->cfg);
-    if (cfg) s->cfg.session_name = cfg->session_name; /* used only while opening */
     s->id = atf__next_session_id();
     atf__mutex_init(&s->lock);
     atf__mutex_init(&s->drain_lock);
     s->slots = (atf__slot **)ATF_MALLOC(s->cfg.max_threads * sizeof *s->slots);
-    s->stage_cap = s->cfg.detail_ring_bytes;
-    s->stage = s->cfg.detail_mode != ATF_DETAIL_OFF ? (uint8_t *)ATF_MALLOC(s->stage_cap) : NULL;
-    if (!s->slots || (s->cfg.detail_mode != ATF_DETAIL_OFF && !s->stage)) {
+    if (!s->slots) {
         atf__session_free(s);
         return ATF_E_NOMEM;
     }
-    rc = atf__session_make_dirs(s, root);
-    s->cfg.session_name = NULL;
-    if (rc == ATF_OK) rc = atf_session_add_anchor(s, "wall_clock_ns", atf_now_ns(), (double)atf_wall_ns(), 1e9);
+    rc = atf__session_make_dirs(s, root, cfg ? cfg->session_name : NULL);
+    if (rc == ATF_OK)
+        rc = atf_session_add_anchor(s, "wall_clock_ns", atf_now_ns(), (double)atf_wall_ns(), 1e9);
     if (rc == ATF_OK) rc = atf__manifest_write(s, 0);
-#if defined(ATF_NO_THREADS)
-    if (rc == ATF_OK && s->cfg.drain_mode == ATF_DRAIN_THREAD) rc = ATF_E_UNSUPPORTED;
-#else
+    if (rc == ATF_OK) {
+        atf__global_lock();
+        s->live_next = atf__live_sessions;
+        atf__live_sessions = s;
+        atf__global_unlock();
+    }
+#if !defined(ATF_NO_THREADS)
     if (rc == ATF_OK && s->cfg.drain_mode == ATF_DRAIN_THREAD) {
         s->drain_ctx.fn = atf__drain_main;
         s->drain_ctx.arg = s;
-        if (atf__thread_start(&s->drain_thread, &s->drain_ctx) != 0)
-            rc = atf__error_set(&s->error, ATF_E_IO, s->dir, 0, "start drain thread");
-        else
-            s->drain_running = 1;
+        if (atf__thread_start(&s->drain_thread, &s->drain_ctx) != 0) {
+            atf_session_close(s);
+            return ATF_E_IO;
+        }
+        s->drain_running = 1;
     }
 #endif
     if (rc != ATF_OK) {
@@ -3794,97 +4555,147 @@ ATFDEF atf_result atf_session_open(atf_session **out, const char *root, const at
     return ATF_OK;
 }
 
-ATFDEF atf_result atf_session_close(atf_session *s) {
-    uint64_t i;
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_close_ex(atf_session *s, atf_error *error_out) {
+    atf_session **link;
+    uint64_t i, count;
     atf_result rc;
     if (!s) return ATF_E_ARG;
+    /* thread-exit hooks leave this session alone from now on */
+    atf__global_lock();
+    for (link = &atf__live_sessions; *link; link = &(*link)->live_next) {
+        if (*link == s) {
+            *link = s->live_next;
+            break;
+        }
+    }
+    atf__global_unlock();
     atf__store_release_u64(&s->stop, 1);
 #if !defined(ATF_NO_THREADS)
     if (s->drain_running) atf__thread_join(s->drain_thread);
 #endif
-    for (i = 0; i < s->slot_count; i++)
-        if (!s->slots[i]->finalized) atf_writer_close(&s->slots[i]->writer);
+    count = atf__load_acquire_u64(&s->slot_count);
+    for (i = 0; i < count; i++)
+        if (!s->slots[i]->finalized) atf__writer_close_rings(&s->slots[i]->writer);
     atf__session_drain(s, 1, 1);
-    for (i = 0; i < s->slot_count; i++) {
+    for (i = 0; i < count; i++) {
         atf__slot_finalize(s, s->slots[i]);
         atf__error_adopt(&s->error, &s->slots[i]->error);
     }
     atf__manifest_write(s, 1);
+    if (error_out) *error_out = s->error;
     rc = s->error.code;
-    if (atf__tls_session == s->id) atf__tls_writer = NULL;
     atf__session_free(s);
     return rc;
 }
 
-ATFDEF atf_result atf_session_attach(atf_session *s, const char *name, atf_writer **out) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_close(atf_session *s) {
+    return atf_session_close_ex(s, NULL);
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_attach(atf_session *s, const char *name,
+                                                       atf_writer **out) {
+    atf__tls_entry *e;
     atf__slot *sl = NULL;
     atf_result rc;
-    atf__mutex_lock(&s->lock);
+    if (out) *out = NULL;
+    if (!s) return ATF_E_ARG;
+    e = atf__tls_find(s->id);
+    if (e && e->writer) {
+        if (out) *out = e->writer;
+        return ATF_OK;
+    }
+    if (atf__tls_no_attach) return ATF_E_STATE; /* exiting, the drain, or inside the library */
+    if (!e) {
+        atf__tls_prune();
+        e = (atf__tls_entry *)ATF_MALLOC(sizeof *e);
+        if (!e) {
+            atf__session_lock(s);
+            s->attach_failures++;
+            atf__session_unlock(s);
+            return ATF_E_NOMEM;
+        }
+        e->session_id = s->id;
+        e->writer = NULL;
+        e->next = atf__tls_list;
+        atf__tls_list = e;
+        if (!atf__tls_armed) {
+            atf__thread_exit_arm(&atf__tls_list);
+            atf__tls_armed = 1;
+        }
+    }
+    atf__session_lock(s);
     rc = atf__session_add_slot(s, NULL, 0, NULL, 0, name, atf__os_thread_id(), &sl);
     if (rc != ATF_OK) s->attach_failures++;
-    atf__mutex_unlock(&s->lock);
+    atf__session_unlock(s);
     if (rc != ATF_OK) return rc;
-    atf__tls_session = s->id;
-    atf__tls_writer = &sl->writer;
-    if (out) *out = &sl->writer;
+    e->writer = &sl->writer;
+    if (out) *out = e->writer;
     return ATF_OK;
 }
 
-ATFDEF atf_writer *atf_session_writer(atf_session *s) {
+ATF__PRIVATE atf_writer *atf__session_writer_slow(atf_session *s) {
+    atf__tls_entry *e = atf__tls_find(s->id);
     atf_writer *w = NULL;
-    if (atf__tls_session == s->id) return atf__tls_writer;
-    if (atf_session_attach(s, NULL, &w) != ATF_OK) {
-        atf__tls_session = s->id; /* do not retry on every event */
-        atf__tls_writer = NULL;
-    }
+    if (e) return e->writer;
+    if (atf__tls_no_attach) return NULL;
+    atf_session_attach(s, NULL, &w); /* on failure the entry stays, with no writer */
     return w;
 }
 
-ATFDEF void atf_session_detach(atf_session *s) {
-    if (atf__tls_session != s->id || !atf__tls_writer) return;
-    atf_writer_close(atf__tls_writer);
-    atf__tls_writer = NULL;
+ATFDEF ATF_NO_INSTRUMENT atf_writer *atf_session_writer(atf_session *s) {
+    atf__tls_entry *e = atf__tls_list;
+    if (e && e->session_id == s->id) return e->writer;
+    return atf__session_writer_slow(s);
 }
 
-ATFDEF atf_result atf_session_attach_rings(atf_session *s, void *index_mem, size_t index_size,
-                                           void *detail_mem, size_t detail_size,
-                                           const char *name, uint32_t *slot_out) {
+ATFDEF ATF_NO_INSTRUMENT void atf_session_detach(atf_session *s) {
+    atf__tls_entry *e = s ? atf__tls_find(s->id) : NULL;
+    if (!e || !e->writer) return;
+    atf__writer_close_rings(e->writer);
+    e->writer = NULL;
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_attach_rings(atf_session *s, void *index_mem,
+                                                             size_t index_size, void *detail_mem,
+                                                             size_t detail_size, const char *name,
+                                                             uint32_t *slot_out) {
     atf__slot *sl = NULL;
     atf_result rc;
-    if (!index_mem) return ATF_E_ARG;
-    atf__mutex_lock(&s->lock);
+    if (!s || !index_mem) return ATF_E_ARG;
+    atf__session_lock(s);
     rc = atf__session_add_slot(s, index_mem, index_size, detail_mem, detail_size, name, 0, &sl);
-    atf__mutex_unlock(&s->lock);
+    atf__session_unlock(s);
     if (rc == ATF_OK && slot_out) *slot_out = sl->slot;
     return rc;
 }
 
-ATFDEF atf_result atf_session_pump(atf_session *s) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_pump(atf_session *s) {
     atf_result rc;
+    if (!s) return ATF_E_ARG;
     atf__session_drain(s, 1, 0);
     atf__mutex_lock(&s->drain_lock);
-    atf__mutex_lock(&s->lock);
+    atf__session_lock(s);
     if (s->manifest_dirty) atf__manifest_write(s, 0);
     rc = s->error.code;
-    atf__mutex_unlock(&s->lock);
+    atf__session_unlock(s);
     atf__mutex_unlock(&s->drain_lock);
     return rc;
 }
 
-ATFDEF void atf_session_trigger(atf_session *s, uint64_t t_ns) {
-    atf__window w;
-    w.lo = t_ns > s->cfg.pre_roll_ns ? t_ns - s->cfg.pre_roll_ns : 0;
-    w.hi = t_ns + s->cfg.post_roll_ns;
-    atf__mutex_lock(&s->lock);
-    if (s->window_count == sizeof s->windows / sizeof s->windows[0]) {
-        /* full: merge into the newest window rather than forget a trigger */
-        atf__window *last = &s->windows[s->window_count - 1];
-        if (w.lo < last->lo) last->lo = w.lo;
-        if (w.hi > last->hi) last->hi = w.hi;
-    } else {
-        s->windows[s->window_count++] = w;
+ATFDEF ATF_NO_INSTRUMENT void atf_session_trigger(atf_session *s, uint64_t t_ns) {
+    uint64_t lo = t_ns > s->cfg.pre_roll_ns ? t_ns - s->cfg.pre_roll_ns : 0;
+    uint64_t hi = t_ns + s->cfg.post_roll_ns < t_ns ? UINT64_MAX : t_ns + s->cfg.post_roll_ns;
+    size_t bytes = (ATF__MAX_WINDOWS + 1) * sizeof(atf__window);
+    atf__session_lock(s);
+    if (!s->windows) {
+        s->windows = (atf__window *)ATF_MALLOC(bytes);
+        if (!s->windows) atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "trigger windows");
     }
-    atf__mutex_unlock(&s->lock);
+    if (s->windows) {
+        atf__windows_add(s->windows, &s->window_count, lo, hi);
+        s->window_gen++;
+    }
+    atf__session_unlock(s);
 }
 
 /* Grows an array of `size`-byte elements to hold one more; 0 on failure. */
@@ -3907,12 +4718,13 @@ ATF__PRIVATE char *atf__strdup(const char *s) {
     return p;
 }
 
-ATFDEF atf_result atf_session_add_module(atf_session *s, uint32_t module_id, const char *path,
-                                         uint64_t base_address, uint64_t size) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_module(atf_session *s, uint32_t module_id,
+                                                           const char *path, uint64_t base_address,
+                                                           uint64_t size) {
     atf__module *m;
     char *copy = atf__strdup(path);
     atf_result rc = ATF_E_NOMEM;
-    atf__mutex_lock(&s->lock);
+    atf__session_lock(s);
     if (copy && atf__grow((void **)&s->modules, &s->module_cap, s->module_count, sizeof *m)) {
         m = &s->modules[s->module_count++];
         m->module_id = module_id;
@@ -3923,15 +4735,16 @@ ATFDEF atf_result atf_session_add_module(atf_session *s, uint32_t module_id, con
         copy = NULL;
         rc = ATF_OK;
     }
-    atf__mutex_unlock(&s->lock);
+    atf__session_unlock(s);
     ATF_FREE(copy);
     return rc;
 }
 
-ATFDEF atf_result atf_session_add_symbol(atf_session *s, uint64_t function_id, const char *name) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_symbol(atf_session *s, uint64_t function_id,
+                                                           const char *name) {
     char *copy = atf__strdup(name);
     atf_result rc = ATF_E_NOMEM;
-    atf__mutex_lock(&s->lock);
+    atf__session_lock(s);
     if (copy && atf__grow((void **)&s->symbols, &s->symbol_cap, s->symbol_count, sizeof *s->symbols)) {
         s->symbols[s->symbol_count].function_id = function_id;
         s->symbols[s->symbol_count++].name = copy;
@@ -3939,35 +4752,39 @@ ATFDEF atf_result atf_session_add_symbol(atf_session *s, uint64_t function_id, c
         copy = NULL;
         rc = ATF_OK;
     }
-    atf__mutex_unlock(&s->lock);
+    atf__session_unlock(s);
     ATF_FREE(copy);
     return rc;
 }
 
-ATFDEF atf_result atf_session_add_anchor(atf_session *s, const char *name, uint64_t host_ns,
-                                         double value, double rate) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_anchor(atf_session *s, const char *name,
+                                                           uint64_t host_ns, double value,
+                                                           double rate) {
     atf_result rc = ATF_E_NOMEM;
-    atf__mutex_lock(&s->lock);
+    atf__session_lock(s);
     if (atf__grow((void **)&s->anchors, &s->anchor_cap, s->anchor_count, sizeof *s->anchors)) {
         atf__anchor *a = &s->anchors[s->anchor_count++];
-        atf__copy_str(a->name, sizeof a->name, name);
+        atf__copy_utf8(a->name, sizeof a->name, name);
         a->host_ns = host_ns;
         a->value = value;
         a->rate = rate;
         s->manifest_dirty = 1;
         rc = ATF_OK;
     }
-    atf__mutex_unlock(&s->lock);
+    atf__session_unlock(s);
     return rc;
 }
 
-ATFDEF const char *atf_session_path(const atf_session *s) { return s->dir; }
-ATFDEF const atf_error *atf_session_error(const atf_session *s) { return &s->error; }
-ATFDEF uint32_t atf_session_thread_count(const atf_session *s) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_session_path(const atf_session *s) { return s->dir; }
+ATFDEF ATF_NO_INSTRUMENT const atf_error *atf_session_error(const atf_session *s) {
+    return &s->error;
+}
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_session_thread_count(const atf_session *s) {
     return (uint32_t)atf__load_acquire_u64(&s->slot_count);
 }
 
-ATFDEF atf_result atf_session_thread_stats(atf_session *s, uint32_t slot, atf_thread_stats *out) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_thread_stats(atf_session *s, uint32_t slot,
+                                                             atf_thread_stats *out) {
     if (slot >= atf_session_thread_count(s)) return ATF_E_RANGE;
     atf__mutex_lock(&s->drain_lock);
     atf__slot_stats(s->slots[slot], out);

@@ -1,0 +1,324 @@
+/* bench_record.h - recording benchmarks, included by bench/bench.c (after atf.h with
+ * ATF_IMPLEMENTATION). One entry point:
+ *
+ *     static void bench_record(void (*report)(const char *name, double value));
+ *
+ * Figures (each the median of BR_RUNS runs; limits measured in the same run):
+ *   clock_ns                      one atf_now_ns()
+ *   produce_ns_caller_ts          producer cost per event, caller timestamp, ring never full
+ *                                 (64K-slot ring, emptied between batches outside the timing)
+ *   produce_ns_lib_clock          the same with atf_now_ns() per event
+ *   produce_ns_drained            producer cost per event while a consumer thread drains the
+ *                                 same ring lazily (no event dropped)
+ *   write_gbps                    plain write() of 1 MiB blocks to the session filesystem
+ *   record_mevents_per_s          1 producer + drain thread, a real session, 100 M events,
+ *                                 caller timestamps; the producer waits when the ring is full
+ *   record_gbps, record_vs_write  the same in index bytes per second, and its ratio to write_gbps
+ *   record_mevents_per_s_4threads 4 producers, 25 M events each, no waiting: events written per
+ *   record_dropped_pct_4threads   second, and the share of events dropped because a ring was full
+ * The session directory is BR_DIR (default /tmp), removed after each run. */
+#ifndef ATF_BENCH_RECORD_H
+#define ATF_BENCH_RECORD_H
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef BR_RUNS
+#  define BR_RUNS 5
+#endif
+#ifndef BR_DIR
+#  define BR_DIR "/tmp"
+#endif
+#ifndef BR_RECORD_EVENTS
+#  define BR_RECORD_EVENTS 100000000ull
+#endif
+
+static double br_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int br_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double br_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, br_cmp);
+    return v[n / 2];
+}
+
+static volatile uint64_t br_sink;
+
+static void br_rm_rf(const char *path) {
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    if (system(cmd) != 0) fprintf(stderr, "bench_record: could not remove %s\n", path);
+}
+
+/* ---- producer cost ------------------------------------------------------------------- */
+
+/* A private 64K-slot ring with its writer. */
+typedef struct br_ring { void *mem; size_t size; atf_writer w; atf_ring c; } br_ring;
+
+static int br_ring_make(br_ring *r, uint64_t slots) {
+    r->size = atf_ring_memory_size(ATF_RING_INDEX, slots);
+    if (posix_memalign(&r->mem, 64, r->size) != 0) return 0;
+    memset(r->mem, 0, r->size);
+    return atf_ring_init(r->mem, r->size, ATF_RING_INDEX, slots, ATF_LAYOUT_1, 1) == ATF_OK &&
+           atf_writer_init(&r->w, r->mem, r->size, NULL, 0, ATF_DETAIL_OFF) == ATF_OK &&
+           atf_ring_attach(&r->c, r->mem, r->size, 0) == ATF_OK;
+}
+
+/* Empties the ring at once (a consumer that keeps up), outside any timing. */
+static void br_ring_empty(br_ring *r) {
+    atf__store_release_u64(&r->c.shared->tail, atf__load_acquire_u64(&r->c.shared->head));
+}
+
+/* ns per event for `batch` calls/returns into the warm ring, median of BR_RUNS runs of
+ * `rounds` batches each. */
+static double br_produce_ns(int lib_clock) {
+    enum { SLOTS = 65536, BATCH = SLOTS - 2 };
+    br_ring r;
+    double runs[BR_RUNS];
+    int run;
+    if (!br_ring_make(&r, SLOTS)) return 0;
+    for (run = -1; run < BR_RUNS; run++) { /* run -1 warms the ring and the caches */
+        double total = 0;
+        int round;
+        for (round = 0; round < 64; round++) {
+            uint64_t i, t0 = 1000;
+            double start;
+            br_ring_empty(&r);
+            start = br_seconds();
+            if (lib_clock) {
+                for (i = 0; i < BATCH; i += 2) {
+                    atf_writer_call(&r.w, i, atf_now_ns());
+                    atf_writer_return(&r.w, i, atf_now_ns());
+                }
+            } else {
+                for (i = 0; i < BATCH; i += 2) {
+                    atf_writer_call(&r.w, i, t0 + i);
+                    atf_writer_return(&r.w, i, t0 + i + 1);
+                }
+            }
+            total += br_seconds() - start;
+        }
+        if (run >= 0) runs[run] = total / (64.0 * BATCH) * 1e9;
+    }
+    br_sink += r.w.dropped;
+    free(r.mem);
+    return br_median(runs, BR_RUNS);
+}
+
+static double br_clock_ns(void) {
+    double runs[BR_RUNS];
+    int run;
+    for (run = -1; run < BR_RUNS; run++) {
+        uint64_t i, acc = 0;
+        double start = br_seconds();
+        for (i = 0; i < 2000000; i++) acc += atf_now_ns();
+        br_sink += acc;
+        if (run >= 0) runs[run] = (br_seconds() - start) / 2e6 * 1e9;
+    }
+    return br_median(runs, BR_RUNS);
+}
+
+/* A lazy consumer on another thread: sleeps ~50 us when the ring is empty, then takes
+ * everything (what the drain does, minus the files). */
+typedef struct br_consumer { br_ring *r; volatile int stop; uint64_t taken; } br_consumer;
+
+static void *br_consumer_main(void *arg) {
+    br_consumer *x = (br_consumer *)arg;
+    atf_ring *c = &x->r->c;
+    for (;;) {
+        uint64_t head = atf__load_acquire_u64(&c->shared->head);
+        if (head != c->pos) {
+            x->taken += head - c->pos;
+            c->pos = head;
+            atf__store_release_u64(&c->shared->tail, head);
+            continue;
+        }
+        if (x->stop) break;
+        {
+            struct timespec ts = {0, 50000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return NULL;
+}
+
+static double br_produce_drained_ns(void) {
+    br_ring r;
+    double runs[BR_RUNS];
+    int run;
+    if (!br_ring_make(&r, 65536)) return 0;
+    for (run = 0; run < BR_RUNS; run++) {
+        br_consumer x;
+        pthread_t t;
+        uint64_t i, n = 20000000, full = 0;
+        double start;
+        memset(&x, 0, sizeof x);
+        x.r = &r;
+        x.r->c.pos = atf__load_acquire_u64(&r.c.shared->tail);
+        pthread_create(&t, NULL, br_consumer_main, &x);
+        start = br_seconds();
+        for (i = 0; i < n; i += 2) {
+            while (atf_writer_call(&r.w, i, i) != ATF_OK) full++;
+            while (atf_writer_return(&r.w, i, i + 1) != ATF_OK) full++;
+        }
+        runs[run] = (br_seconds() - start) / (double)n * 1e9;
+        x.stop = 1;
+        pthread_join(t, NULL);
+        br_sink += full + x.taken;
+    }
+    free(r.mem);
+    return br_median(runs, BR_RUNS);
+}
+
+/* ---- the file system's limit ---------------------------------------------------------- */
+
+static double br_write_gbps(void) {
+    enum { BLOCK = 1 << 20, BLOCKS = 2048 };
+    char path[256];
+    double runs[BR_RUNS];
+    uint8_t *buf = (uint8_t *)malloc(BLOCK);
+    int run;
+    if (!buf) return 0;
+    memset(buf, 0x5A, BLOCK);
+    snprintf(path, sizeof path, "%s/atf_bench_write_%d", BR_DIR, (int)getpid());
+    for (run = 0; run < BR_RUNS; run++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), k;
+        double start = br_seconds();
+        if (fd < 0) break;
+        for (k = 0; k < BLOCKS; k++)
+            if (write(fd, buf, BLOCK) != BLOCK) break;
+        runs[run] = (double)BLOCK * BLOCKS / (br_seconds() - start) / 1e9;
+        close(fd);
+        unlink(path);
+    }
+    free(buf);
+    return run == BR_RUNS ? br_median(runs, BR_RUNS) : 0;
+}
+
+/* ---- whole sessions ------------------------------------------------------------------- */
+
+static uint64_t br_ring_events = 1u << 18; /* 8 MiB per thread */
+
+typedef struct br_producer {
+    atf_session *s;
+    uint64_t n, dropped;
+    int wait_when_full;
+} br_producer;
+
+static void *br_producer_main(void *arg) {
+    br_producer *p = (br_producer *)arg;
+    atf_writer *w = atf_session_writer(p->s);
+    uint64_t i;
+    if (!w) return NULL;
+    for (i = 0; i < p->n; i += 2) {
+        if (p->wait_when_full) {
+            while (atf_writer_call(w, i, i) != ATF_OK) {
+                w->depth--;
+                sched_yield();
+            }
+            while (atf_writer_return(w, i, i + 1) != ATF_OK) {
+                w->depth++;
+                sched_yield();
+            }
+        } else {
+            atf_writer_call(w, i, i);
+            atf_writer_return(w, i, i + 1);
+        }
+    }
+    p->dropped = p->wait_when_full ? 0 : w->dropped; /* waiting: refused pushes were retried */
+    atf_session_detach(p->s);
+    return NULL;
+}
+
+/* Seconds from the first event to a closed session with `threads` producers of `n`
+ * events each; *written and *dropped receive the totals. 0 on failure. */
+static double br_session_run(int threads, uint64_t n, int wait_when_full, uint64_t *written,
+                             uint64_t *dropped) {
+    atf_session *s = NULL;
+    atf_session_config cfg;
+    br_producer p[8];
+    pthread_t t[8];
+    char dir[1024], name[64];
+    double start, elapsed;
+    int i;
+    uint32_t slot;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.index_ring_events = br_ring_events;
+    snprintf(name, sizeof name, "atf_bench_record_%d", (int)getpid());
+    cfg.session_name = name;
+    if (atf_session_open(&s, BR_DIR, &cfg) != ATF_OK) return 0;
+    snprintf(dir, sizeof dir, "%s/%s", BR_DIR, name);
+    *written = *dropped = 0;
+    start = br_seconds();
+    for (i = 0; i < threads; i++) {
+        p[i].s = s;
+        p[i].n = n;
+        p[i].dropped = 0;
+        p[i].wait_when_full = wait_when_full;
+        pthread_create(&t[i], NULL, br_producer_main, &p[i]);
+    }
+    for (i = 0; i < threads; i++) {
+        pthread_join(t[i], NULL);
+        *dropped += p[i].dropped;
+    }
+    for (slot = 0; slot < atf_session_thread_count(s); slot++) {
+        atf_thread_stats st;
+        atf_session_pump(s);
+        if (atf_session_thread_stats(s, slot, &st) == ATF_OK) *written += st.events_written;
+    }
+    if (atf_session_close(s) != ATF_OK) {
+        br_rm_rf(dir);
+        return 0;
+    }
+    elapsed = br_seconds() - start;
+    br_rm_rf(dir);
+    return elapsed;
+}
+
+static void bench_record(void (*report)(const char *name, double value)) {
+    double clock_ns = br_clock_ns(), wr, runs[BR_RUNS], drops[BR_RUNS];
+    uint64_t written = 0, dropped = 0;
+    int run, ok = 1;
+    report("clock_ns", clock_ns);
+    report("produce_ns_caller_ts", br_produce_ns(0));
+    report("produce_ns_lib_clock", br_produce_ns(1));
+    report("produce_ns_drained", br_produce_drained_ns());
+    wr = br_write_gbps();
+    report("write_gbps", wr);
+    for (run = 0; run < BR_RUNS && ok; run++) {
+        double t = br_session_run(1, BR_RECORD_EVENTS, 1, &written, &dropped);
+        ok = t > 0 && written == BR_RECORD_EVENTS && dropped == 0;
+        runs[run] = ok ? (double)written / t : 0;
+    }
+    if (ok) {
+        double eps = br_median(runs, BR_RUNS);
+        report("record_mevents_per_s", eps / 1e6);
+        report("record_gbps", eps * ATF_INDEX_EVENT_SIZE / 1e9);
+        if (wr > 0) report("record_vs_write", eps * ATF_INDEX_EVENT_SIZE / 1e9 / wr);
+    }
+    for (run = 0, ok = 1; run < BR_RUNS && ok; run++) {
+        double t = br_session_run(4, BR_RECORD_EVENTS / 4, 0, &written, &dropped);
+        ok = t > 0;
+        runs[run] = ok ? (double)written / t : 0;
+        drops[run] = 100.0 * (double)dropped / (double)BR_RECORD_EVENTS;
+    }
+    if (ok) {
+        report("record_mevents_per_s_4threads", br_median(runs, BR_RUNS) / 1e6);
+        report("record_dropped_pct_4threads", br_median(drops, BR_RUNS));
+    }
+}
+
+#endif

@@ -1,0 +1,1084 @@
+/* test_session.c - the session writer end to end: many threads recording through the drain
+ * thread or manual pumping, both layouts, every file verified (CRC32-C, finalized) and read
+ * back identical to what each thread produced minus exactly the events it was told were
+ * dropped (drop counts checked against manifest.json); detail ALWAYS and WINDOWED with known
+ * triggers and exact links both ways; manifest JSON escaping; thread exit releasing a slot;
+ * shared-memory style rings attached in process; configuration and error paths. */
+#define ATF_IMPLEMENTATION
+#include "atf.h"
+#include "tests/harness.h"
+#include "tests/rec_util.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#ifdef REC_SANITIZED
+#  define BIG_THREADS 8
+#  define BIG_EVENTS 100000u
+#else
+#  define BIG_THREADS 16
+#  define BIG_EVENTS 1000000u
+#endif
+
+static char test_root[256];
+
+static const char *root_dir(void) {
+    if (!test_root[0]) snprintf(test_root, sizeof test_root, "/tmp/atf_test_session_%d", (int)getpid());
+    return test_root;
+}
+
+/* ---- many threads ------------------------------------------------------------------- */
+
+typedef struct producer {
+    atf_session *s;
+    uint32_t k;                 /* generator thread number */
+    uint64_t n;                 /* events to produce */
+    uint8_t *dropped;           /* bit i: event i was refused with ATF_E_FULL */
+    uint64_t dropped_count;
+    uint32_t slot;
+    int with_detail;            /* push every third event with a payload */
+    uint8_t *has_detail;        /* bit i: event i went in with its detail */
+    int attach_rc;
+    volatile int *done_flag;
+} producer;
+
+static void *producer_main(void *arg) {
+    producer *p = (producer *)arg;
+    atf_writer *w = NULL;
+    gen_state g = {0};
+    uint64_t i, full_run = 0;
+    char name[32];
+    snprintf(name, sizeof name, "worker-%02u", p->k);
+    p->attach_rc = atf_session_attach(p->s, name, &w);
+    if (p->attach_rc != ATF_OK) return NULL;
+    p->slot = w->slot;
+    for (i = 0; i < p->n; i++) {
+        atf_result rc;
+        if (p->with_detail && i % 3 == 0) {
+            uint64_t before = w->detail_dropped;
+            rc = gen_push_detail(w, p->k, i, &g);
+            if (rc == ATF_OK && w->detail_dropped == before) bits_set(p->has_detail, i);
+        } else {
+            rc = gen_push(w, p->k, i, &g);
+        }
+        if (rc == ATF_E_FULL) {
+            bits_set(p->dropped, i);
+            p->dropped_count++;
+            /* let the drain run when the ring keeps refusing (the event stays dropped) */
+            if (++full_run % 16 == 0) {
+                struct timespec pause = {0, 200000};
+                nanosleep(&pause, NULL);
+            }
+        } else {
+            full_run = 0;
+        }
+    }
+    atf_session_detach(p->s);
+    if (p->done_flag) __atomic_store_n(p->done_flag, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Verifies thread_<slot> of session directory `dir` against producer p. */
+static void verify_producer(const char *dir, const char *manifest, const producer *p, int layout) {
+    char path[1200];
+    atf_thread_reader tr;
+    atf_reader_options opt;
+    const char *obj = manifest ? manifest_thread(manifest, p->slot) : NULL;
+    uint64_t v = 0;
+    memset(&opt, 0, sizeof opt);
+    opt.verify_crc = 1;
+    snprintf(path, sizeof path, "%s/thread_%u", dir, p->slot);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, path, &opt));
+    if (tr.index.event_count == 0 && p->n) {
+        printf("  cannot read %s\n", path);
+        return;
+    }
+    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(ATF_CRC_OK, tr.index.crc_state);
+    CHECK_EQ(layout, tr.index.layout);
+    CHECK_EQ(p->n - p->dropped_count, tr.index.event_count);
+    CHECK_EQ(tr.index.event_count, check_index_against(&tr, p->k, p->n, p->dropped, layout));
+    CHECK(obj != NULL);
+    CHECK(manifest_u64(obj, "events_dropped", &v));
+    CHECK_EQ(p->dropped_count, v);
+    CHECK(manifest_u64(obj, "events_written", &v));
+    CHECK_EQ(tr.index.event_count, v);
+    CHECK(manifest_u64(obj, "os_thread_id", &v));
+    CHECK_EQ(tr.index.header.thread_id, v);
+    if (obj) {
+        char name[48];
+        snprintf(name, sizeof name, "\"name\":\"worker-%02u\"", p->k);
+        CHECK(strstr(obj, name) != NULL && strstr(obj, name) < strchr(obj, '}'));
+    }
+    if (tr.index.event_count) {
+        CHECK_EQ(gen_ts(p->k, 0) <= tr.index.header.time_start_ns, 1);
+        CHECK(tr.index.header.time_end_ns >= tr.index.header.time_start_ns);
+    }
+    atf_thread_reader_close(&tr);
+}
+
+/* n_threads producers, n events each, through a session with `cfg`; in manual mode the
+ * calling thread pumps until they are done. Checks everything against the generator. */
+static void run_many(const atf_session_config *cfg, uint32_t n_threads, uint64_t n, const char *name) {
+    atf_session *s = NULL;
+    atf_session_config c = *cfg;
+    producer p[BIG_THREADS];
+    pthread_t t[BIG_THREADS];
+    volatile int done[BIG_THREADS];
+    char dir[1100], mpath[1200];
+    char *manifest;
+    atf_error err;
+    uint64_t total_dropped = 0, v = 0;
+    uint32_t i;
+    c.session_name = name;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    for (i = 0; i < n_threads; i++) {
+        memset(&p[i], 0, sizeof p[i]);
+        p[i].s = s;
+        p[i].k = i;
+        p[i].n = n;
+        p[i].dropped = bits_new(n);
+        done[i] = 0;
+        p[i].done_flag = &done[i];
+        CHECK_EQ(0, pthread_create(&t[i], NULL, producer_main, &p[i]));
+    }
+    if (c.drain_mode == ATF_DRAIN_MANUAL) {
+        for (;;) {
+            uint32_t finished = 0;
+            CHECK_RESULT(ATF_OK, atf_session_pump(s));
+            for (i = 0; i < n_threads; i++) finished += (uint32_t)__atomic_load_n(&done[i], __ATOMIC_ACQUIRE);
+            if (finished == n_threads) break;
+            sched_yield();
+        }
+    }
+    for (i = 0; i < n_threads; i++) {
+        pthread_join(t[i], NULL);
+        CHECK_RESULT(ATF_OK, p[i].attach_rc);
+        total_dropped += p[i].dropped_count;
+    }
+    CHECK_EQ(n_threads, atf_session_thread_count(s));
+    CHECK_RESULT(ATF_OK, atf_session_close_ex(s, &err));
+    snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
+    manifest = read_text(mpath);
+    CHECK(manifest != NULL);
+    if (manifest) {
+        CHECK(json_valid(manifest));
+        CHECK(strstr(manifest, "\"state\":\"closed\"") != NULL);
+    }
+    for (i = 0; i < n_threads; i++) verify_producer(dir, manifest, &p[i], c.layout ? (int)c.layout : 1);
+    if (manifest) {
+        const char *tail = strstr(manifest, "],\"time_start_ns\":");
+        CHECK(tail != NULL);
+        if (tail && manifest_u64(tail, "events_dropped", &v)) CHECK_EQ(total_dropped, v);
+    }
+    printf("  %s: %u threads x %llu events, %llu dropped\n", name, n_threads, (unsigned long long)n,
+           (unsigned long long)total_dropped);
+    free(manifest);
+    for (i = 0; i < n_threads; i++) free(p[i].dropped);
+    rm_rf(dir);
+}
+
+static void test_many_threads_layout1(void) {
+    atf_session_config c;
+    memset(&c, 0, sizeof c);
+    run_many(&c, BIG_THREADS, BIG_EVENTS, "many_l1");
+}
+
+static void test_many_threads_layout2(void) {
+    atf_session_config c;
+    memset(&c, 0, sizeof c);
+    c.layout = ATF_LAYOUT_2;
+    c.index_ring_events = 1u << 18;
+    run_many(&c, BIG_THREADS, BIG_EVENTS, "many_l2");
+}
+
+static void test_manual_drain(void) {
+    atf_session_config c;
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.index_ring_events = 4096; /* small: pumping has to keep up, drops are counted */
+    run_many(&c, 4, BIG_EVENTS / 4, "manual");
+}
+
+/* ---- detail ------------------------------------------------------------------------- */
+
+/* Checks links both ways against the expectation: index event seq (generated event i) has
+ * detail iff expect(i); detail records are numbered densely in index order. */
+typedef int (*expect_fn)(const void *ctx, uint64_t i);
+
+static void verify_detail(const char *thread_dir, uint32_t k, uint64_t n, const uint8_t *dropped,
+                          expect_fn expect, const void *ctx, int layout) {
+    atf_thread_reader tr;
+    atf_reader_options opt;
+    uint64_t i, seq = 0, d = 0, first = UINT64_MAX, last = 0;
+    memset(&opt, 0, sizeof opt);
+    opt.verify_crc = 1;
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, thread_dir, &opt));
+    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(ATF_CRC_OK, tr.index.crc_state);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
+    for (i = 0; i < n && !harness__failures_in_test; i++) {
+        atf_index_event ev;
+        atf_detail_event de;
+        if (dropped && bits_get(dropped, i)) continue;
+        CHECK_RESULT(ATF_OK, atf_index_reader_get(&tr.index, seq, &ev));
+        CHECK_EQ(gen_ts(k, i), ev.timestamp_ns);
+        if (expect(ctx, i)) {
+            uint8_t want[80];
+            size_t len = gen_payload(k, i, want);
+            CHECK_EQ(d, ev.detail_seq);
+            CHECK_RESULT(ATF_OK, atf_thread_reader_detail_of(&tr, seq, &de));
+            CHECK_EQ(seq, de.header.index_seq);
+            CHECK_EQ(gen_ts(k, i), de.header.timestamp_ns);
+            CHECK_EQ(len, de.payload_len);
+            if (de.payload_len == len) CHECK_MEM(want, de.payload, len);
+            CHECK_EQ(ev.kind == ATF_EVENT_CALL ? 3 : 4, de.header.type);
+            if (layout == ATF_LAYOUT_1) CHECK_EQ(tr.index.header.thread_id, de.header.thread_id);
+            CHECK_RESULT(ATF_OK, atf_thread_reader_index_of(&tr, d, &ev));
+            if (first == UINT64_MAX) first = seq;
+            last = seq;
+            d++;
+        } else {
+            CHECK_EQ(ATF_NO_DETAIL, ev.detail_seq);
+            CHECK_RESULT(ATF_E_NO_DETAIL, atf_thread_reader_detail_of(&tr, seq, &de));
+        }
+        seq++;
+    }
+    CHECK_EQ(seq, tr.index.event_count);
+    CHECK_EQ(d ? 1 : 0, tr.has_detail);
+    CHECK_EQ(d ? 1 : 0, (tr.index.header.flags & ATF_INDEX_FLAG_HAS_DETAIL_FILE) != 0);
+    if (tr.has_detail) {
+        CHECK_EQ(d, tr.detail.event_count); /* dense: nothing but the linked records */
+        CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.detail.recovery);
+        CHECK_EQ(ATF_CRC_OK, tr.detail.crc_state);
+        CHECK_EQ(first, tr.detail.header.index_seq_start);
+        CHECK_EQ(last, tr.detail.header.index_seq_end);
+        CHECK_EQ(d, tr.detail.header.event_count);
+    }
+    atf_thread_reader_close(&tr);
+}
+
+static int expect_from_bits(const void *ctx, uint64_t i) { return bits_get((const uint8_t *)ctx, i); }
+
+static void detail_always_run(int layout) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    producer p[3];
+    pthread_t t[3];
+    char dir[1100], td[1200], *manifest;
+    uint32_t i;
+    uint64_t n = BIG_EVENTS / 5;
+    memset(&c, 0, sizeof c);
+    c.layout = (uint32_t)layout;
+    c.detail_mode = ATF_DETAIL_ALWAYS;
+    c.detail_ring_bytes = 64 * 1024; /* small enough that some detail is dropped */
+    c.session_name = "always";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    for (i = 0; i < 3; i++) {
+        memset(&p[i], 0, sizeof p[i]);
+        p[i].s = s;
+        p[i].k = i;
+        p[i].n = n;
+        p[i].with_detail = 1;
+        p[i].dropped = bits_new(n);
+        p[i].has_detail = bits_new(n);
+        CHECK_EQ(0, pthread_create(&t[i], NULL, producer_main, &p[i]));
+    }
+    for (i = 0; i < 3; i++) pthread_join(t[i], NULL);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    snprintf(td, sizeof td, "%s/manifest.json", dir);
+    manifest = read_text(td);
+    CHECK(manifest && json_valid(manifest));
+    for (i = 0; i < 3; i++) {
+        snprintf(td, sizeof td, "%s/thread_%u", dir, p[i].slot);
+        verify_detail(td, i, n, p[i].dropped, expect_from_bits, p[i].has_detail, layout);
+        if (manifest) {
+            const char *obj = manifest_thread(manifest, p[i].slot);
+            const char *hd = obj ? strstr(obj, "\"has_detail\":") : NULL;
+            CHECK(hd && strncmp(hd, "\"has_detail\":true", 17) == 0);
+        }
+        free(p[i].dropped);
+        free(p[i].has_detail);
+    }
+    free(manifest);
+    rm_rf(dir);
+}
+
+static void test_detail_always_layout1(void) { detail_always_run(ATF_LAYOUT_1); }
+static void test_detail_always_layout2(void) { detail_always_run(ATF_LAYOUT_2); }
+
+/* Windowed, known triggers: synthetic timestamps far in the past, triggers registered
+ * first, so exactly the events inside a window keep their detail. */
+typedef struct window_ctx {
+    uint32_t k;
+    const uint64_t *t;
+    size_t nt;
+    uint64_t pre, post;
+    const uint8_t *has_detail; /* detail pushed (ring not full) */
+} window_ctx;
+
+static int expect_in_window(const void *ctx, uint64_t i) {
+    const window_ctx *w = (const window_ctx *)ctx;
+    uint64_t ts = gen_ts(w->k, i);
+    size_t j;
+    if (!bits_get(w->has_detail, i)) return 0;
+    for (j = 0; j < w->nt; j++)
+        if (ts + w->pre >= w->t[j] && ts <= w->t[j] + w->post) return 1;
+    return 0;
+}
+
+static void windowed_known_run(int layout, uint32_t drain_mode) {
+    static const uint64_t triggers[] = {1000000 + 8 * 5000, 1000000 + 8 * 5050, 1000000 + 8 * 33333,
+                                        1000000 + 8 * 99990, 1000000 + 8 * 60000 + 3};
+    atf_session *s = NULL;
+    atf_session_config c;
+    producer p[2];
+    pthread_t t[2];
+    volatile int done[2] = {0, 0};
+    window_ctx wc[2];
+    char dir[1100], td[1200];
+    uint64_t n = 100000, persisted = 0, j;
+    uint32_t i;
+    size_t q;
+    memset(&c, 0, sizeof c);
+    c.layout = (uint32_t)layout;
+    c.detail_mode = ATF_DETAIL_WINDOWED;
+    c.pre_roll_ns = 800;
+    c.post_roll_ns = 400;
+    c.drain_mode = drain_mode;
+    c.detail_ring_bytes = 4u << 20;
+    c.session_name = "windowed";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    for (q = 0; q < sizeof triggers / sizeof triggers[0]; q++) atf_session_trigger(s, triggers[q]);
+    for (i = 0; i < 2; i++) {
+        memset(&p[i], 0, sizeof p[i]);
+        p[i].s = s;
+        p[i].k = i;
+        p[i].n = n;
+        p[i].with_detail = 1;
+        p[i].dropped = bits_new(n);
+        p[i].has_detail = bits_new(n);
+        p[i].done_flag = &done[i];
+        CHECK_EQ(0, pthread_create(&t[i], NULL, producer_main, &p[i]));
+    }
+    if (drain_mode == ATF_DRAIN_MANUAL)
+        while (!__atomic_load_n(&done[0], __ATOMIC_ACQUIRE) || !__atomic_load_n(&done[1], __ATOMIC_ACQUIRE))
+            atf_session_pump(s);
+    for (i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    for (i = 0; i < 2; i++) {
+        wc[i].k = i;
+        wc[i].t = triggers;
+        wc[i].nt = sizeof triggers / sizeof triggers[0];
+        wc[i].pre = c.pre_roll_ns;
+        wc[i].post = c.post_roll_ns;
+        wc[i].has_detail = p[i].has_detail;
+        for (j = 0; j < n; j++) persisted += (uint64_t)expect_in_window(&wc[i], j);
+        snprintf(td, sizeof td, "%s/thread_%u", dir, p[i].slot);
+        verify_detail(td, i, n, p[i].dropped, expect_in_window, &wc[i], layout);
+        free(p[i].dropped);
+        free(p[i].has_detail);
+    }
+    CHECK(persisted > 150); /* the windows did hold events */
+    rm_rf(dir);
+}
+
+static void test_windowed_known_triggers_manual_l1(void) { windowed_known_run(1, ATF_DRAIN_MANUAL); }
+static void test_windowed_known_triggers_manual_l2(void) { windowed_known_run(2, ATF_DRAIN_MANUAL); }
+static void test_windowed_known_triggers_thread(void) { windowed_known_run(1, ATF_DRAIN_THREAD); }
+
+/* Windowed detail decided after its index events reached the disk: the links are patched
+ * in index.atf in place and the footer CRC still matches (it is corrected, not reread). */
+static void windowed_patch_run(int layout) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_writer *w = NULL;
+    char dir[1100], td[1200];
+    uint64_t base = atf_now_ns() + 10000000000ull, i; /* 10 s ahead: pending, not released */
+    uint8_t payload[16];
+    atf_thread_reader tr;
+    atf_reader_options opt;
+    uint64_t nl = (60 - 40 + 1) + (199 - 181 + 1), at = 0;
+    memset(&c, 0, sizeof c);
+    memset(payload, 7, sizeof payload);
+    c.layout = (uint32_t)layout;
+    c.detail_mode = ATF_DETAIL_WINDOWED;
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.pre_roll_ns = 100;
+    c.post_roll_ns = 100;
+    c.session_name = "patch";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "patcher", &w));
+    for (i = 0; i < 200; i++)
+        CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, i & 1 ? 2u : 1u, 77, base + i * 10, 3, payload, 16));
+    CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* index events written, detail pending */
+    atf_session_trigger(s, base + 500);        /* events 40..60 */
+    atf_session_trigger(s, base + 1910);       /* events 181..199 */
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    atf_session_detach(s);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    memset(&opt, 0, sizeof opt);
+    opt.verify_crc = 1;
+    snprintf(td, sizeof td, "%s/thread_0", dir);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, td, &opt));
+    CHECK_EQ(ATF_CRC_OK, tr.index.crc_state);
+    CHECK_EQ(ATF_CRC_OK, tr.detail.crc_state);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
+    CHECK_EQ(nl, tr.detail.event_count);
+    for (i = 0; i < tr.index.event_count; i++) {
+        atf_index_event ev;
+        atf_index_reader_get(&tr.index, i, &ev);
+        if ((i >= 40 && i <= 60) || (i >= 181 && i <= 199)) {
+            CHECK_EQ(at, ev.detail_seq);
+            at++;
+        } else {
+            CHECK_EQ(ATF_NO_DETAIL, ev.detail_seq);
+        }
+    }
+    CHECK_EQ(nl, at);
+    atf_thread_reader_close(&tr);
+    rm_rf(dir);
+}
+
+static void test_windowed_links_patched_on_disk_l1(void) { windowed_patch_run(ATF_LAYOUT_1); }
+static void test_windowed_links_patched_on_disk_l2(void) { windowed_patch_run(ATF_LAYOUT_2); }
+
+/* Real time: the producer triggers on some of its own events (t = that event's
+ * timestamp); exactly the events within [t - pre, t + post] keep their detail. */
+static void test_windowed_realtime_triggers(void) {
+    enum { N = 60000 };
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_writer *w = NULL;
+    static uint64_t ts[N];
+    uint64_t trig[3], d = 0, i;
+    size_t nt = 0, j;
+    uint8_t payload[16];
+    char dir[1100], td[1200];
+    atf_thread_reader tr;
+    memset(&c, 0, sizeof c);
+    memset(payload, 3, sizeof payload);
+    c.detail_mode = ATF_DETAIL_WINDOWED;
+    c.pre_roll_ns = 200000;
+    c.post_roll_ns = 100000;
+    c.detail_ring_bytes = 16u << 20;
+    c.index_ring_events = 1u << 17;
+    c.session_name = "realtime";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "rt", &w));
+    for (i = 0; i < N; i++) {
+        uint64_t spin;
+        ts[i] = atf_now_ns();
+        CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, 1, i, ts[i], 3, payload, sizeof payload));
+        if (i == 15000 || i == 30000 || i == 52000) {
+            trig[nt++] = ts[i];
+            atf_session_trigger(s, ts[i]);
+        }
+        for (spin = 0; spin < 100; spin++) __asm__ __volatile__("" ::: "memory");
+    }
+    CHECK_EQ(0, w->detail_dropped);
+    atf_session_detach(s);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    snprintf(td, sizeof td, "%s/thread_0", dir);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, td, NULL));
+    CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
+    CHECK_EQ(N, tr.index.event_count);
+    for (i = 0; i < N && i < tr.index.event_count; i++) {
+        atf_index_event ev;
+        int in = 0;
+        for (j = 0; j < nt; j++) in |= ts[i] + c.pre_roll_ns >= trig[j] && ts[i] <= trig[j] + c.post_roll_ns;
+        atf_index_reader_get(&tr.index, i, &ev);
+        if (in) {
+            CHECK_EQ(d, ev.detail_seq);
+            d++;
+        } else {
+            CHECK_EQ(ATF_NO_DETAIL, ev.detail_seq);
+        }
+        if (harness__failures_in_test) break;
+    }
+    CHECK(d > 100);
+    CHECK_EQ(d, tr.detail.event_count);
+    atf_thread_reader_close(&tr);
+    rm_rf(dir);
+}
+
+/* ---- manifest ------------------------------------------------------------------------ */
+
+typedef struct named { atf_session *s; const char *name; uint32_t slot; } named;
+
+static void *named_main(void *arg) {
+    named *x = (named *)arg;
+    atf_writer *w = NULL;
+    if (atf_session_attach(x->s, x->name, &w) == ATF_OK) {
+        x->slot = w->slot;
+        atf_writer_call(w, 1, atf_now_ns());
+        atf_session_detach(x->s);
+    }
+    return NULL;
+}
+
+static void test_manifest_escaping(void) {
+    static const char *names[] = {
+        "quote\"back\\slash/",
+        "ctl\x01\x1f\x7f\n\t\r\b\f",
+        "utf8 \xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x8e\x89",
+        "bad\xff\xc3(\xed\xa0\x80\xf4\x90\x80\x80!",
+        /* 44 three-byte characters: longer than the 127 bytes kept, cut between characters */
+        "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+        "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+        "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+        "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+        "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+        "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac",
+    };
+    static const char *escaped[] = {
+        "\"name\":\"quote\\\"back\\\\slash/\"",
+        "\"name\":\"ctl\\u0001\\u001f\\u007f\\n\\t\\r\\b\\f\"",
+        "\"name\":\"utf8 \xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x8e\x89\"",
+        "\"name\":\"bad\\ufffd\\ufffd(\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd!\"",
+    };
+    atf_session *s = NULL;
+    atf_session_config c;
+    named x[5];
+    pthread_t t;
+    char dir[1100], path[1200], *m;
+    size_t i;
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.session_name = "escape";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    for (i = 0; i < 5; i++) {
+        x[i].s = s;
+        x[i].name = names[i];
+        CHECK_EQ(0, pthread_create(&t, NULL, named_main, &x[i]));
+        pthread_join(t, NULL);
+    }
+    CHECK_RESULT(ATF_OK, atf_session_add_module(s, 0, "C:\\prog\\a \"b\".exe", 0x400000, 0x1000));
+    CHECK_RESULT(ATF_OK, atf_session_add_symbol(s, 0x0000000100000002ull, "operator\"\"\n"));
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor(s, "audio \"48k\"", 123, 0.5, 48000.0));
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor(s, "nan", 124, 0.0 / 0.0, 1.0 / 0.0));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    m = read_text(path);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK(json_valid(m));
+    for (i = 0; i < 4; i++) {
+        const char *obj = manifest_thread(m, x[i].slot);
+        CHECK(obj && strstr(obj, escaped[i]) != NULL);
+        if (!obj || !strstr(obj, escaped[i])) printf("  missing %s\n", escaped[i]);
+    }
+    {   /* the long name: 42 whole characters (126 bytes), never a cut one */
+        const char *obj = manifest_thread(m, x[4].slot), *q = obj ? strstr(obj, "\"name\":\"") : NULL;
+        CHECK(q != NULL);
+        if (q) {
+            q += 8;
+            CHECK_MEM(names[4], q, 126);
+            CHECK_EQ('"', q[126]);
+        }
+    }
+    CHECK(strstr(m, "\"path\":\"C:\\\\prog\\\\a \\\"b\\\".exe\",\"base_address\":\"0x400000\",\"size\":4096") != NULL);
+    CHECK(strstr(m, "{\"function_id\":\"0x0000000100000002\",\"module_id\":1,\"symbol_index\":2,"
+                    "\"name\":\"operator\\\"\\\"\\n\"}") != NULL);
+    CHECK(strstr(m, "{\"name\":\"audio \\\"48k\\\"\",\"host_ns\":123,\"value\":0.5,\"rate\":48000}") != NULL);
+    CHECK(strstr(m, "{\"name\":\"nan\",\"host_ns\":124,\"value\":null,\"rate\":null}") != NULL);
+    CHECK(strstr(m, "\"clock_type\":3") != NULL);
+    CHECK(strstr(m, "\"format_version\":2") != NULL);
+    CHECK(strstr(m, "\"wall_clock_ns\"") != NULL);
+    CHECK(strstr(m, "\"arch\":\"x86_64\"") != NULL || strstr(m, "\"arch\":\"arm64\"") != NULL);
+    free(m);
+    rm_rf(dir);
+}
+
+static void test_json_validator_rejects(void) {
+    /* the validator that vouches for the manifest must itself refuse bad JSON */
+    CHECK(json_valid("{\"a\":[1,2.5,-3e4,true,false,null,\"x\\u00e9\"]}"));
+    CHECK(!json_valid("{\"a\":\"\x01\"}"));
+    CHECK(!json_valid("{\"a\":\"\xff\"}"));
+    CHECK(!json_valid("{\"a\":nan}"));
+    CHECK(!json_valid("{\"a\":1,}"));
+    CHECK(!json_valid("{\"a\":\"\\x\"}"));
+    CHECK(!json_valid("{\"a\":01}"));
+}
+
+/* ---- threads come and go --------------------------------------------------------------- */
+
+typedef struct lazy { atf_session *s; uint64_t n; uint32_t slot; int ok; } lazy;
+
+static void *lazy_main(void *arg) {
+    lazy *x = (lazy *)arg;
+    uint64_t i;
+    gen_state g = {0};
+    for (i = 0; i < x->n; i++) {
+        atf_writer *w = atf_session_writer(x->s); /* the way a hook finds its writer */
+        if (!w) return NULL;
+        x->slot = w->slot;
+        gen_push(w, 5, i, &g);
+    }
+    x->ok = 1;
+    return NULL; /* no detach: thread exit releases the slot */
+}
+
+static void test_thread_exit_releases(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    lazy x;
+    pthread_t t;
+    atf_thread_stats st;
+    char dir[1100], td[1200];
+    atf_thread_reader tr;
+    int k;
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.session_name = "exit";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    memset(&x, 0, sizeof x);
+    x.s = s;
+    x.n = 3000;
+    CHECK_EQ(0, pthread_create(&t, NULL, lazy_main, &x));
+    pthread_join(t, NULL);
+    CHECK(x.ok);
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    CHECK_RESULT(ATF_OK, atf_session_thread_stats(s, 0, &st));
+    CHECK_EQ(1, st.finalized); /* before close: the exit closed the writer, the pump finished it */
+    CHECK_EQ(3000, st.events_written);
+    snprintf(td, sizeof td, "%s/thread_0", dir);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, td, NULL));
+    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(3000, check_index_against(&tr, 5, 3000, NULL, 1));
+    atf_thread_reader_close(&tr);
+    /* a second thread that attaches lazily, still alive at close: close finalizes it */
+    for (k = 0; k < 2; k++) {
+        memset(&x, 0, sizeof x);
+        x.s = s;
+        x.n = 10;
+        CHECK_EQ(0, pthread_create(&t, NULL, lazy_main, &x));
+        pthread_join(t, NULL);
+    }
+    CHECK_EQ(3, atf_session_thread_count(s));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    snprintf(td, sizeof td, "%s/thread_2", dir);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, td, NULL));
+    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(10, tr.index.event_count);
+    atf_thread_reader_close(&tr);
+    rm_rf(dir);
+}
+
+typedef struct late { atf_session *s; pthread_mutex_t m; pthread_cond_t cv; int stage; } late;
+
+static void *late_main(void *arg) {
+    late *x = (late *)arg;
+    atf_writer *w = atf_session_writer(x->s);
+    if (w) atf_writer_call(w, 1, 1);
+    pthread_mutex_lock(&x->m);
+    x->stage = 1;
+    pthread_cond_broadcast(&x->cv);
+    while (x->stage != 2) pthread_cond_wait(&x->cv, &x->m);
+    pthread_mutex_unlock(&x->m);
+    return NULL; /* exits after its session closed: the exit hook must leave it alone */
+}
+
+static void test_thread_exit_after_close(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    late x;
+    pthread_t t;
+    char dir[1100];
+    memset(&c, 0, sizeof c);
+    c.session_name = "late";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    memset(&x, 0, sizeof x);
+    x.s = s;
+    pthread_mutex_init(&x.m, NULL);
+    pthread_cond_init(&x.cv, NULL);
+    CHECK_EQ(0, pthread_create(&t, NULL, late_main, &x));
+    pthread_mutex_lock(&x.m);
+    while (x.stage != 1) pthread_cond_wait(&x.cv, &x.m);
+    pthread_mutex_unlock(&x.m);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    /* reuse the memory the session had, so a stale write would land somewhere visible */
+    {
+        void *junk[64];
+        int i;
+        for (i = 0; i < 64; i++) junk[i] = calloc(1, 1u << 16);
+        pthread_mutex_lock(&x.m);
+        x.stage = 2;
+        pthread_cond_broadcast(&x.cv);
+        pthread_mutex_unlock(&x.m);
+        pthread_join(t, NULL);
+        for (i = 0; i < 64; i++) {
+            size_t b;
+            for (b = 0; junk[i] && b < (1u << 16); b += 8) {
+                if (((uint8_t *)junk[i])[b] != 0) {
+                    CHECK(0);
+                    break;
+                }
+            }
+            free(junk[i]);
+        }
+    }
+    rm_rf(dir);
+}
+
+typedef struct two { atf_session *a, *b; uint32_t slot_a, slot_b; int same; } two;
+
+static void *two_main(void *arg) {
+    two *x = (two *)arg;
+    int i;
+    x->same = 1;
+    for (i = 0; i < 100; i++) {
+        atf_writer *wa = atf_session_writer(x->a), *wb = atf_session_writer(x->b);
+        if (!wa || !wb) {
+            x->same = 0;
+            return NULL;
+        }
+        if (i == 0) {
+            x->slot_a = wa->slot;
+            x->slot_b = wb->slot;
+        }
+        x->same &= wa->slot == x->slot_a && wb->slot == x->slot_b && wa != wb;
+        atf_writer_call(wa, 1, (uint64_t)i);
+        atf_writer_call(wb, 2, (uint64_t)i);
+    }
+    return NULL;
+}
+
+/* One thread in two sessions, and two sessions of one name: no slot twice, no overwrite. */
+static void test_two_sessions(void) {
+    atf_session *a = NULL, *b = NULL;
+    atf_session_config c;
+    two x;
+    pthread_t t;
+    char da[1100], db[1100], td[1200];
+    atf_thread_reader tr;
+    memset(&c, 0, sizeof c);
+    c.session_name = "twin";
+    CHECK_RESULT(ATF_OK, atf_session_open(&a, root_dir(), &c));
+    CHECK_RESULT(ATF_OK, atf_session_open(&b, root_dir(), &c));
+    if (!a || !b) return;
+    snprintf(da, sizeof da, "%s", atf_session_path(a));
+    snprintf(db, sizeof db, "%s", atf_session_path(b));
+    CHECK(strcmp(da, db) != 0);
+    CHECK(strstr(db, "/twin_1/pid_") != NULL);
+    memset(&x, 0, sizeof x);
+    x.a = a;
+    x.b = b;
+    CHECK_EQ(0, pthread_create(&t, NULL, two_main, &x));
+    pthread_join(t, NULL);
+    CHECK(x.same);
+    CHECK_EQ(1, atf_session_thread_count(a));
+    CHECK_EQ(1, atf_session_thread_count(b));
+    CHECK_RESULT(ATF_OK, atf_session_close(a));
+    CHECK_RESULT(ATF_OK, atf_session_close(b));
+    snprintf(td, sizeof td, "%s/thread_0", da);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, td, NULL));
+    CHECK_EQ(100, tr.index.event_count);
+    atf_thread_reader_close(&tr);
+    snprintf(td, sizeof td, "%s/thread_0", db);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, td, NULL));
+    CHECK_EQ(100, tr.index.event_count);
+    atf_thread_reader_close(&tr);
+    rm_rf(da);
+    rm_rf(db);
+}
+
+static void test_attach_detach_and_limits(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_writer *w = NULL, *w2 = NULL;
+    named x;
+    pthread_t t;
+    char dir[1100], path[1200], *m;
+    uint64_t v = 0;
+    memset(&c, 0, sizeof c);
+    c.max_threads = 2;
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.session_name = "limits";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "main", &w));
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "again", &w2)); /* attached: same writer */
+    CHECK(w == w2);
+    CHECK(atf_session_writer(s) == w);
+    atf_writer_call(w, 1, 1);
+    atf_session_detach(s);
+    CHECK(atf_session_writer(s) == NULL); /* detached: no silent re-attach */
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "second life", &w2)); /* explicit: new slot */
+    CHECK(w2 != NULL && w2 != w);
+    if (w2) CHECK_EQ(1, w2->slot);
+    x.s = s;
+    x.name = "third";
+    x.slot = 99;
+    CHECK_EQ(0, pthread_create(&t, NULL, named_main, &x));
+    pthread_join(t, NULL);
+    CHECK_EQ(99, x.slot); /* out of slots */
+    CHECK_EQ(2, atf_session_thread_count(s));
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    atf_writer_close(w2); /* the public close from the producing thread works as detach */
+    CHECK(atf_session_writer(s) == NULL);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    m = read_text(path);
+    CHECK(m && json_valid(m));
+    CHECK(m && manifest_u64(strstr(m, "\"attach_failures\""), "attach_failures", &v));
+    CHECK_EQ(1, v);
+    free(m);
+    rm_rf(dir);
+}
+
+static void test_config_validation(void) {
+    atf_session *s = (atf_session *)1;
+    atf_session_config c;
+    memset(&c, 0, sizeof c);
+    CHECK_RESULT(ATF_E_ARG, atf_session_open(NULL, root_dir(), &c));
+    CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, NULL, &c));
+    CHECK(s == NULL);
+    c.layout = 3;
+    CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root_dir(), &c));
+    c.layout = 0;
+    c.detail_mode = 3;
+    CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root_dir(), &c));
+    c.detail_mode = 0;
+    c.drain_mode = 2;
+    CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root_dir(), &c));
+    c.drain_mode = 0;
+    c.fsync_mode = 2;
+    CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root_dir(), &c));
+    c.fsync_mode = 0;
+    c.index_ring_events = ((uint64_t)1 << 40) + 1;
+    CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root_dir(), &c));
+    c.index_ring_events = 0;
+    CHECK_RESULT(ATF_E_IO, atf_session_open(&s, "/proc/atf_cannot_create_this", &c));
+    CHECK(s == NULL);
+}
+
+/* An empty session, fsync options, nested root: valid files and manifest. */
+static void test_empty_and_fsync(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_writer *w = NULL;
+    char root[400], dir[1100], path[1200], *m;
+    atf_thread_reader tr;
+    uint64_t i;
+    memset(&c, 0, sizeof c);
+    c.fsync_mode = ATF_FSYNC_CLOSE;
+    c.fsync_every_bytes = 4096;
+    c.detail_mode = ATF_DETAIL_ALWAYS;
+    snprintf(root, sizeof root, "%s/nested/deeper", root_dir());
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root, &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    CHECK(strstr(dir, "/session_") != NULL);
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, NULL, &w));
+    for (i = 0; i < 1000; i++) atf_writer_event_detail(w, 1 + (i & 1), i, i, 3, &i, sizeof i);
+    atf_session_detach(s);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    snprintf(path, sizeof path, "%s/thread_0", dir);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, path, NULL));
+    CHECK_EQ(1000, tr.index.event_count);
+    CHECK_EQ(1000, tr.detail.event_count);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
+    atf_thread_reader_close(&tr);
+    CHECK(!path_exists(strcat(path, "/index.atf.tmp")));
+    /* nothing recorded at all */
+    memset(&c, 0, sizeof c);
+    c.session_name = "empty";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    m = read_text(path);
+    CHECK(m && json_valid(m));
+    CHECK(m && strstr(m, "\"threads\":[]") != NULL);
+    CHECK(m && strstr(m, "\"time_start_ns\":0,\"time_end_ns\":0") != NULL);
+    free(m);
+    snprintf(path, sizeof path, "%s/manifest.json.tmp", dir);
+    CHECK(!path_exists(path));
+}
+
+/* ---- rings in caller memory ---------------------------------------------------------- */
+
+typedef struct shm_prod { void *imem, *dmem; size_t isz, dsz; uint64_t n; uint8_t *has; int rc; } shm_prod;
+
+static void *shm_prod_main(void *arg) {
+    shm_prod *x = (shm_prod *)arg;
+    atf_writer w;
+    gen_state g = {0};
+    uint64_t i;
+    x->rc = atf_writer_init(&w, x->imem, x->isz, x->dmem, x->dsz, ATF_DETAIL_WINDOWED);
+    if (x->rc != ATF_OK) return NULL;
+    for (i = 0; i < x->n; i++) {
+        uint64_t before = w.detail_dropped;
+        gen_state g0 = g;
+        uint32_t d0 = w.depth;
+        while (gen_push_detail(&w, 9, i, &g) == ATF_E_FULL) {
+            g = g0; /* the retry pushes the same event from the same depth */
+            w.depth = d0;
+            sched_yield();
+        }
+        if (w.detail_dropped == before) bits_set(x->has, i);
+    }
+    atf_writer_close(&w);
+    return NULL;
+}
+
+/* A producer binding its own writer to caller rings (as a child process would through
+ * shared memory), windowed detail, while the session itself records no detail. */
+static void test_attach_rings_in_process(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    shm_prod x;
+    pthread_t t;
+    uint32_t slot = 99;
+    char dir[1100], td[1200];
+    window_ctx wc;
+    uint64_t trig[2];
+    memset(&x, 0, sizeof x);
+    x.n = 50000;
+    x.isz = atf_ring_memory_size(ATF_RING_INDEX, 4096);
+    x.dsz = atf_ring_memory_size(ATF_RING_DETAIL, 1u << 20);
+    CHECK_EQ(0, posix_memalign(&x.imem, 64, x.isz));
+    CHECK_EQ(0, posix_memalign(&x.dmem, 64, x.dsz));
+    x.has = bits_new(x.n);
+    CHECK_RESULT(ATF_OK, atf_ring_init(x.imem, x.isz, ATF_RING_INDEX, 4096, 2, 4242));
+    CHECK_RESULT(ATF_OK, atf_ring_init(x.dmem, x.dsz, ATF_RING_DETAIL, 1u << 20, 2, 4242));
+    memset(&c, 0, sizeof c);
+    c.layout = ATF_LAYOUT_2;
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.pre_roll_ns = 1000;
+    c.post_roll_ns = 1000;
+    c.session_name = "rings";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    trig[0] = gen_ts(9, 20000);
+    trig[1] = gen_ts(9, 45000);
+    atf_session_trigger(s, trig[0]);
+    atf_session_trigger(s, trig[1]);
+    CHECK_RESULT(ATF_OK, atf_session_attach_rings(s, x.imem, x.isz, x.dmem, x.dsz, "ring \"child\"", &slot));
+    CHECK_EQ(0, slot);
+    CHECK_EQ(0, pthread_create(&t, NULL, shm_prod_main, &x));
+    while (!atf__load_acquire_u64(&((atf_ring_header *)x.imem)->closed)) atf_session_pump(s);
+    pthread_join(t, NULL);
+    CHECK_RESULT(ATF_OK, x.rc);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    wc.k = 9;
+    wc.t = trig;
+    wc.nt = 2;
+    wc.pre = 1000;
+    wc.post = 1000;
+    wc.has_detail = x.has;
+    snprintf(td, sizeof td, "%s/thread_0", dir);
+    verify_detail(td, 9, x.n, NULL, expect_in_window, &wc, 2);
+    free(x.imem);
+    free(x.dmem);
+    free(x.has);
+    rm_rf(dir);
+}
+
+static void test_attach_rings_refusals(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 64), dsz = atf_ring_memory_size(ATF_RING_DETAIL, 4096);
+    void *imem = NULL, *dmem = NULL;
+    char dir[1100];
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.session_name = "refuse";
+    CHECK_EQ(0, posix_memalign(&imem, 64, isz));
+    CHECK_EQ(0, posix_memalign(&dmem, 64, dsz));
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    memset(imem, 0, isz);
+    CHECK_RESULT(ATF_E_ARG, atf_session_attach_rings(s, NULL, isz, NULL, 0, NULL, NULL));
+    CHECK_RESULT(ATF_E_MAGIC, atf_session_attach_rings(s, imem, isz, NULL, 0, NULL, NULL));
+    CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 64, 1, 1));
+    CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 2, 1));
+    CHECK_RESULT(ATF_E_ARG, atf_session_attach_rings(s, imem, isz, dmem, dsz, NULL, NULL)); /* layouts */
+    CHECK_RESULT(ATF_E_ARG, atf_session_attach_rings(s, dmem, dsz, NULL, 0, NULL, NULL));   /* kind */
+    ((atf_ring_header *)imem)->head = ((atf_ring_header *)imem)->tail = 5; /* consumed before */
+    CHECK_RESULT(ATF_E_STATE, atf_session_attach_rings(s, imem, isz, NULL, 0, NULL, NULL));
+    CHECK_EQ(0, atf_session_thread_count(s));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    free(imem);
+    free(dmem);
+    rm_rf(dir);
+}
+
+/* ---- CRC arithmetic behind the in-place link patches --------------------------------- */
+
+static void test_crc_patch_arithmetic(void) {
+    uint8_t buf[1000], old[8], now[8], delta[8];
+    uint32_t crc, fixed;
+    size_t i, at, n;
+    for (i = 0; i < sizeof buf; i++) buf[i] = (uint8_t)(i * 7 + 3);
+    /* shifting the raw register over zeros equals running the CRC over zeros */
+    for (n = 0; n < 300; n += 37) {
+        uint8_t zeros[300] = {0};
+        uint32_t raw = ~atf_crc32c_update(0xFFFFFFFFu, buf, 17); /* some register value */
+        CHECK_EQ(~atf_crc32c_update(~raw, zeros, n), atf__crc32c_shift(raw, n));
+    }
+    CHECK_EQ(0, atf__crc32c_shift(0, 12345));
+    /* a patch anywhere, of 4 or 8 bytes: the corrected CRC equals the CRC of the result */
+    for (at = 0; at + 8 <= sizeof buf; at += 61) {
+        for (n = 4; n <= 8; n += 4) {
+            crc = atf_crc32c(buf, sizeof buf);
+            memcpy(old, buf + at, n);
+            for (i = 0; i < n; i++) now[i] = (uint8_t)(old[i] ^ (0x5A + i));
+            for (i = 0; i < n; i++) delta[i] = (uint8_t)(old[i] ^ now[i]);
+            fixed = crc ^ atf__crc32c_shift(~atf_crc32c_update(0xFFFFFFFFu, delta, n), sizeof buf - at - n);
+            memcpy(buf + at, now, n);
+            CHECK_EQ(atf_crc32c(buf, sizeof buf), fixed);
+        }
+    }
+}
+
+static void test_cleanup(void) { rm_rf(root_dir()); }
+
+static const test_case tests[] = {
+    {"crc_patch_arithmetic", test_crc_patch_arithmetic},
+    {"json_validator_rejects", test_json_validator_rejects},
+    {"config_validation", test_config_validation},
+    {"many_threads_layout1", test_many_threads_layout1},
+    {"many_threads_layout2", test_many_threads_layout2},
+    {"manual_drain", test_manual_drain},
+    {"detail_always_layout1", test_detail_always_layout1},
+    {"detail_always_layout2", test_detail_always_layout2},
+    {"windowed_known_triggers_manual_l1", test_windowed_known_triggers_manual_l1},
+    {"windowed_known_triggers_manual_l2", test_windowed_known_triggers_manual_l2},
+    {"windowed_known_triggers_thread", test_windowed_known_triggers_thread},
+    {"windowed_links_patched_on_disk_l1", test_windowed_links_patched_on_disk_l1},
+    {"windowed_links_patched_on_disk_l2", test_windowed_links_patched_on_disk_l2},
+    {"windowed_realtime_triggers", test_windowed_realtime_triggers},
+    {"manifest_escaping", test_manifest_escaping},
+    {"thread_exit_releases", test_thread_exit_releases},
+    {"thread_exit_after_close", test_thread_exit_after_close},
+    {"two_sessions", test_two_sessions},
+    {"attach_detach_and_limits", test_attach_detach_and_limits},
+    {"empty_and_fsync", test_empty_and_fsync},
+    {"attach_rings_in_process", test_attach_rings_in_process},
+    {"attach_rings_refusals", test_attach_rings_refusals},
+    {"cleanup", test_cleanup},
+};
+
+HARNESS_MAIN("session", tests)
