@@ -870,16 +870,23 @@ typedef struct atf__merge_cursor {
     int layout;
 } atf__merge_cursor;
 
-typedef struct atf__merge_node { uint64_t ts, rank; } atf__merge_node;
-
 typedef struct atf_merge {
     uint64_t probes;             /* binary-search probes of the last seek (read-only) */
-    /* private */
+    /* private: the run being handed out, copied from its cursor */
+    const uint8_t *run_events;
+    const uint64_t *run_order;
+    uint64_t run_pos, run_end;   /* the cursor's position and end while it runs */
+    uint64_t lim;                /* it runs while its timestamps are <= lim */
+    atf_session_thread *run_thread;
+    int run_layout;
+    size_t run_index;            /* its cursor, or (size_t)-1 when none runs */
+    /* private: the rest */
     atf__merge_cursor *cursors;  /* the selected threads, in slot order */
     size_t cursor_count, leaves; /* leaves: the power of two >= cursor_count */
-    atf__merge_node *tree;       /* loser tree: [0] the winner, [1, leaves) the losers */
-    atf__merge_cursor *run;      /* the winner: its events [pos, run_end) come next */
-    uint64_t run_end;
+    uint64_t *tree;              /* loser tree of keys: [0] the winner, [1, leaves) losers */
+    uint64_t base;               /* key = (ts - base) << shift | cursor; UINT64_MAX: done */
+    unsigned shift;
+    int linear;                  /* the time span does not fit a key: pick by linear scan */
     uint32_t kinds;
     uint64_t from_ns, to_ns;
     atf_session_reader *reader;
@@ -891,10 +898,49 @@ typedef struct atf_merge {
  * over one reader are independent; each merge is for one thread at a time. */
 ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r,
                                  const atf_merge_filter *f /* optional */);
+/* Private: the slow path of atf_merge_next (a new run); 0 at the end. */
+ATFDEF int atf__merge_refill(atf_merge *m);
+
 /* The next event in (timestamp, slot, seq) order: ATF_OK, or ATF_E_RANGE at the end (and
- * at every later call). Each call costs O(1) inside a thread's run of consecutive events,
- * O(log threads + log run) when the lead changes. */
-ATFDEF atf_result atf_merge_next(atf_merge *m, atf_merge_item *out);
+ * at every later call). Inline: inside a thread's run of consecutive events a call is one
+ * comparison and the decode, and the compiler drops the stores of fields the caller never
+ * reads; when the lead changes it costs O(log threads) in atf__merge_refill. */
+ATF__INLINE atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
+    for (;;) {
+        if (m->run_pos < m->run_end) {
+            uint64_t seq = m->run_order ? m->run_order[m->run_pos] : m->run_pos;
+            const uint8_t *rec = m->run_events + seq * ATF_INDEX_EVENT_SIZE;
+            atf_index_event *e = &out->event;
+            if (atf__load_le64(rec) <= m->lim) {
+                m->run_pos++;
+                if (m->kinds) {
+                    uint32_t kind = m->run_layout == ATF_LAYOUT_2 ? rec[24] : atf__load_le32(rec + 20);
+                    if (kind >= 32 || !(m->kinds & (1u << kind))) continue;
+                }
+                out->slot = m->run_thread->slot;
+                out->seq = seq;
+                out->thread = m->run_thread;
+                /* atf_index_event_decode, written out for this hot path */
+                e->timestamp_ns = atf__load_le64(rec);
+                e->function_id = atf__load_le64(rec + 8);
+                if (m->run_layout == ATF_LAYOUT_2) {
+                    e->detail_seq = atf__load_le64(rec + 16);
+                    e->kind = rec[24];
+                    e->thread_id = 0;
+                    e->call_depth = 0;
+                } else {
+                    uint32_t d = atf__load_le32(rec + 28);
+                    e->thread_id = atf__load_le32(rec + 16);
+                    e->kind = atf__load_le32(rec + 20);
+                    e->call_depth = atf__load_le32(rec + 24);
+                    e->detail_seq = d == ATF_NO_DETAIL_U32 ? ATF_NO_DETAIL : d;
+                }
+                return ATF_OK;
+            }
+        }
+        if (!atf__merge_refill(m)) return ATF_E_RANGE;
+    }
+}
 /* Repositions every thread at its first event with timestamp >= max(t, filter from_ns)
  * by binary search: at most ceil(log2(n + 1)) probes per thread of n events, counted in
  * m->probes. The next atf_merge_next returns the first such event in merge order. */
@@ -4152,89 +4198,131 @@ ATF__PRIVATE uint64_t atf__cursor_search(const atf__merge_cursor *c, uint64_t hi
     return lo;
 }
 
-/* Order of tree nodes: by timestamp, then rank (the cursor index, so slot order; an
- * exhausted cursor ranks after every live one). Branch-free. */
-ATF__PRIVATE int atf__merge_less(atf__merge_node a, atf__merge_node b) {
-    return (a.ts < b.ts) | ((a.ts == b.ts) & (a.rank < b.rank));
-}
+/* The key of cursor i: its next event's timestamp above its index, so that one unsigned
+ * comparison orders (timestamp, slot); UINT64_MAX once it is exhausted. Only used when
+ * every timestamp of the merge fits (m->linear is 0). */
+#if defined(ATF__CC_GCC) || defined(ATF__CC_CLANG)
+#  define ATF__PREFETCH(p) __builtin_prefetch(p)
+#else
+#  define ATF__PREFETCH(p) ((void)0)
+#endif
 
-/* The tree node of cursor i: its next event, or "exhausted". */
-ATF__PRIVATE atf__merge_node atf__merge_head(const atf_merge *m, size_t i) {
-    atf__merge_node x;
-    if (i < m->cursor_count && m->cursors[i].pos < m->cursors[i].end) {
-        x.ts = atf__cursor_ts(&m->cursors[i], m->cursors[i].pos);
-        x.rank = i;
-    } else {
-        x.ts = UINT64_MAX;
-        x.rank = m->leaves + i;
-    }
-    return x;
+ATF__PRIVATE uint64_t atf__merge_key(const atf_merge *m, size_t i) {
+    const atf__merge_cursor *c = &m->cursors[i];
+    if (i >= m->cursor_count || c->pos >= c->end) return UINT64_MAX;
+    /* threads that alternate read many streams at once: fetch this one's next lines early */
+    if (!c->order && c->end - c->pos > 16) ATF__PREFETCH(c->events + (c->pos + 16) * ATF_INDEX_EVENT_SIZE);
+    return ((atf__cursor_ts(c, c->pos) - m->base) << m->shift) | i;
 }
 
 /* Plays the matches below node n (leaves at [leaves, 2 * leaves)); stores each loser in
  * its node and returns the winner. Depth log2(leaves). */
-ATF__PRIVATE atf__merge_node atf__merge_build(atf_merge *m, size_t n) {
-    atf__merge_node a, b;
-    if (n >= m->leaves) return atf__merge_head(m, n - m->leaves);
+ATF__PRIVATE uint64_t atf__merge_build(atf_merge *m, size_t n) {
+    uint64_t a, b;
+    if (n >= m->leaves) return atf__merge_key(m, n - m->leaves);
     a = atf__merge_build(m, 2 * n);
     b = atf__merge_build(m, 2 * n + 1);
-    if (atf__merge_less(b, a)) {
-        m->tree[n] = a;
-        return b;
-    }
-    m->tree[n] = b;
-    return a;
+    m->tree[n] = a < b ? b : a;
+    return a < b ? a : b;
 }
 
-/* First position after the cursor's current one whose timestamp is above lim: an
- * exponential probe from the current position, then a binary search. O(log run). */
-ATF__PRIVATE uint64_t atf__merge_gallop(const atf__merge_cursor *c, uint64_t lim) {
-    uint64_t lo = c->pos + 1, hi, step = 1; /* [pos, lo) belong to the run */
-    for (;;) {
-        if (lo >= c->end) return c->end;
-        hi = c->end - lo > step ? lo + step - 1 : c->end - 1;
-        if (atf__cursor_ts(c, hi) > lim) break;
-        lo = hi + 1;
-        step *= 2;
+/* Chooses the key layout for the merge's time span; linear selection when it cannot fit
+ * (a span above 2^57 ns, about 4.5 years, with 64 threads: corrupt timestamps, mostly). */
+ATF__PRIVATE void atf__merge_keys(atf_merge *m) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t i;
+    m->shift = 1;
+    while (((size_t)1 << m->shift) <= m->leaves) m->shift++; /* leaves < 2^shift */
+    for (i = 0; i < m->cursor_count; i++) {
+        const atf_session_thread *t = m->cursors[i].thread;
+        if (!t->reader.index.event_count) continue;
+        lo = t->time_min_ns < lo ? t->time_min_ns : lo;
+        hi = t->time_max_ns > hi ? t->time_max_ns : hi;
     }
-    while (lo < hi) { /* hi is past the run, everything below lo is in it */
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (atf__cursor_ts(c, mid) > lim) hi = mid;
-        else lo = mid + 1;
-    }
-    return lo;
+    m->base = lo == UINT64_MAX ? 0 : lo;
+    m->linear = lo != UINT64_MAX && ((hi - lo) >> (64 - m->shift)) != 0;
 }
 
-/* Ends the current run: replays the winner's new head up the tree, then starts the run
- * of the new winner, which lasts while its events stay before the runner-up (the best
- * loser on its path). Returns 0 when every cursor is exhausted. */
-ATF__PRIVATE int atf__merge_refill(atf_merge *m) {
-    atf__merge_node x, best;
-    size_t i, n;
-    uint64_t lim;
-    if (m->run) {
-        i = (size_t)(m->run - m->cursors);
-        x = atf__merge_head(m, i);
-        for (n = (m->leaves + i) >> 1; n; n >>= 1) {
-            atf__merge_node y = m->tree[n];
-            int swap = atf__merge_less(y, x);
-            m->tree[n] = swap ? x : y;
-            x = swap ? y : x;
+/* Starts the run of cursor i; one event only unless `lim` allows more. */
+ATF__PRIVATE void atf__merge_start(atf_merge *m, size_t i, uint64_t end, uint64_t lim) {
+    const atf__merge_cursor *c = &m->cursors[i];
+    m->run_index = i;
+    m->run_events = c->events;
+    m->run_order = c->order;
+    m->run_pos = c->pos;
+    m->run_end = end;
+    m->run_thread = c->thread;
+    m->run_layout = c->layout;
+    m->lim = lim;
+}
+
+/* The slow path of atf_merge_next when keys do not fit: the best and second-best head
+ * by a scan of every cursor, O(threads). The best runs until the second's turn. */
+ATF__PRIVATE int atf__merge_refill_linear(atf_merge *m) {
+    size_t i, best = (size_t)-1, second = (size_t)-1;
+    uint64_t bt = 0, st = 0;
+    for (i = 0; i < m->cursor_count; i++) {
+        const atf__merge_cursor *c = &m->cursors[i];
+        uint64_t ts;
+        if (c->pos >= c->end) continue;
+        ts = atf__cursor_ts(c, c->pos);
+        if (best == (size_t)-1 || ts < bt) { /* ties: the lower index is met first */
+            second = best;
+            st = bt;
+            best = i;
+            bt = ts;
+        } else if (second == (size_t)-1 || ts < st) {
+            second = i;
+            st = ts;
+        }
+    }
+    if (best == (size_t)-1) return 0;
+    /* best < second by index when their timestamps tie, so best may take st itself */
+    atf__merge_start(m, best, m->cursors[best].end,
+                     second == (size_t)-1 ? UINT64_MAX : best < second ? st : st - 1);
+    return 1;
+}
+
+/* The slow path of atf_merge_next: ends the current run, replays the winner's new key up
+ * the loser tree (log2 leaves branch-free min/max steps) and starts the run of the new
+ * winner. When the same thread wins twice in a row (a bursty trace), its run lasts while
+ * its events stay before the runner-up, the best loser on its path (m->lim is the last
+ * timestamp it may take); otherwise the run is the one event, which is cheaper when the
+ * threads alternate. Returns 0 when every cursor is exhausted. */
+ATFDEF int atf__merge_refill(atf_merge *m) {
+    uint64_t x, best, mask = ((uint64_t)1 << m->shift) - 1;
+    size_t i, n, before = m->run_index;
+    if (before != (size_t)-1) {
+        m->cursors[before].pos = m->run_pos;
+        m->run_index = (size_t)-1;
+        m->run_pos = m->run_end = 0;
+        if (m->linear) return atf__merge_refill_linear(m);
+        x = atf__merge_key(m, before);
+        for (n = (m->leaves + before) >> 1; n; n >>= 1) {
+            uint64_t y = m->tree[n];
+            m->tree[n] = x < y ? y : x;
+            x = x < y ? x : y;
         }
         m->tree[0] = x;
-        m->run = NULL;
+    } else if (m->linear) {
+        return atf__merge_refill_linear(m);
     }
     x = m->tree[0];
-    if (x.rank >= m->leaves) return 0;
-    i = (size_t)x.rank;
-    best.ts = UINT64_MAX;
-    best.rank = UINT64_MAX;
-    for (n = (m->leaves + i) >> 1; n; n >>= 1)
-        if (atf__merge_less(m->tree[n], best)) best = m->tree[n];
-    /* the run: events with (ts, i) before best. best.ts > x.ts >= 0 when it ranks first. */
-    lim = best.rank < x.rank ? best.ts - 1 : best.ts;
-    m->run = &m->cursors[i];
-    m->run_end = atf__merge_gallop(m->run, lim);
+    if (x == UINT64_MAX) return 0;
+    i = (size_t)(x & mask);
+    if (i != before) { /* a new lead: hand out its head alone */
+        atf__merge_start(m, i, m->cursors[i].pos + 1, UINT64_MAX);
+        return 1;
+    }
+    best = UINT64_MAX;
+    for (n = (m->leaves + i) >> 1; n; n >>= 1) best = m->tree[n] < best ? m->tree[n] : best;
+    /* events (ts, i) before best: ts <= best's ts when i ranks first on a tie, else
+     * ts < best's ts (which is then above x's, so the - 1 does not wrap) */
+    if (best == UINT64_MAX)
+        atf__merge_start(m, i, m->cursors[i].end, UINT64_MAX);
+    else
+        atf__merge_start(m, i, m->cursors[i].end,
+                         (best >> m->shift) + m->base - ((best & mask) < i ? 1 : 0));
     return 1;
 }
 
@@ -4262,7 +4350,7 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_
     m->leaves = 1;
     while (m->leaves < count) m->leaves *= 2;
     m->cursors = (atf__merge_cursor *)ATF_MALLOC((count ? count : 1) * sizeof *m->cursors);
-    m->tree = (atf__merge_node *)ATF_MALLOC(m->leaves * sizeof *m->tree);
+    m->tree = (uint64_t *)ATF_MALLOC(m->leaves * sizeof *m->tree);
     if (!m->cursors || !m->tree) {
         atf_merge_deinit(m);
         return ATF_E_NOMEM;
@@ -4284,6 +4372,7 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_
         c->end = t->reader.index.event_count;
         if (m->to_ns && m->to_ns < UINT64_MAX) c->end = atf__cursor_search(c, c->end, m->to_ns + 1, &ignored);
     }
+    atf__merge_keys(m);
     return atf_merge_seek(m, m->from_ns);
 }
 
@@ -4300,31 +4389,10 @@ ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns) {
     m->probes = 0;
     for (i = 0; i < m->cursor_count; i++)
         m->cursors[i].pos = atf__cursor_search(&m->cursors[i], m->cursors[i].end, t_ns, &m->probes);
-    m->tree[0] = atf__merge_build(m, 1);
-    m->run = NULL;
-    m->run_end = 0;
+    if (!m->linear) m->tree[0] = atf__merge_build(m, 1);
+    m->run_index = (size_t)-1;
+    m->run_pos = m->run_end = 0;
     return ATF_OK;
-}
-
-ATFDEF atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
-    for (;;) {
-        atf__merge_cursor *c = m->run;
-        if (c && c->pos < m->run_end) {
-            uint64_t seq = c->order ? c->order[c->pos] : c->pos;
-            const uint8_t *rec = c->events + seq * ATF_INDEX_EVENT_SIZE;
-            c->pos++;
-            if (m->kinds) {
-                uint32_t kind = c->layout == ATF_LAYOUT_2 ? rec[24] : atf__load_le32(rec + 20);
-                if (kind >= 32 || !(m->kinds & (1u << kind))) continue;
-            }
-            out->slot = c->thread->slot;
-            out->seq = seq;
-            out->thread = c->thread;
-            atf_index_event_decode(c->layout, rec, &out->event);
-            return ATF_OK;
-        }
-        if (!atf__merge_refill(m)) return ATF_E_RANGE;
-    }
 }
 
 /* >>impl-end */

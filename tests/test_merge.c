@@ -1248,10 +1248,11 @@ static void test_seek(void) {
         ref_list fr;
         memset(&f, 0, sizeof f);
         f.kinds = 1u << ATF_EVENT_RETURN;
+        f.from_ns = lo + (hi - lo) / 4;
         f.to_ns = lo + (hi - lo) * 3 / 4;
         fr = ref_build(&s, &f);
         CHECK_RESULT(ATF_OK, atf_merge_init(&m, &r, &f));
-        for (i = 0; i < 200; i++) {
+        for (i = 0; i < 200; i++) { /* also before from_ns: the filter still holds */
             uint64_t t = lo + rng_below(hi - lo);
             size_t first = 0;
             atf_merge_item it;
