@@ -872,17 +872,19 @@ ATFDEF atf_result atf_thread_reader_index_of(const atf_thread_reader *t, uint64_
 ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t);
 
 /* ==== 12. session reader + merge ===================================================== */
-/* Opens a pid_* directory: manifest.json when present (threads, clock, layout, symbols,
- * drop counts, anchors), else, or in addition when the manifest lists fewer threads than
- * exist, a scan of the thread_* directories. A manifest entry whose directory is missing
- * is kept with `missing` set and skipped by the merge. The merge yields every selected
- * event of every thread in (timestamp, slot, seq) order, also when a thread's file is not
- * time-ordered (files of the original tracer are not): such a thread is detected at open
- * and merged through a stably sorted permutation built on first use. */
+/* Opens a pid_* directory: manifest.json when present (threads, has_detail, clock, layout,
+ * symbols, drop counts), joined with a scan of the thread_* directories, which alone
+ * decides when the manifest is missing or unreadable, and adds what it lists too few of.
+ * A manifest entry whose directory (or index.atf) is missing is kept with `missing` set
+ * and skipped by the merge. The merge yields every selected event of every thread in
+ * (timestamp, slot, seq) order, also when a thread's file is not time-ordered (files of
+ * the original tracer are not): such a thread is detected at open and merged through a
+ * stably sorted permutation built on first use. */
 typedef enum atf_manifest_state {
     ATF_MANIFEST_OK = 0,          /* manifest read and complete */
     ATF_MANIFEST_MISSING = 1,     /* no manifest.json: threads found by scanning */
-    ATF_MANIFEST_UNREADABLE = 2,  /* manifest.json is not valid JSON of the expected shape */
+    ATF_MANIFEST_UNREADABLE = 2,  /* manifest.json cannot be read, is not valid JSON (strict,
+                                     nesting <= 32, <= 64 MiB), or has no "threads" array */
     ATF_MANIFEST_INCOMPLETE = 3   /* it lists fewer threads than the directory holds */
 } atf_manifest_state;
 
@@ -891,13 +893,17 @@ ATFDEF const char *atf_manifest_state_str(atf_manifest_state s);
 typedef struct atf_session_thread {
     uint32_t slot;               /* N of thread_N */
     uint32_t os_thread_id;       /* from the manifest, else the index header */
-    char name[64];               /* from the manifest, "" when none */
+    char name[64];               /* from the manifest (UTF-8, cut on a character), else "" */
     int in_manifest;             /* listed by manifest.json */
-    int missing;                 /* listed, but thread_N/ or its index.atf is missing */
+    int missing;                 /* thread_N/ or its index.atf does not exist */
+    atf_result open_result;      /* ATF_OK; ATF_E_NOT_FOUND when missing; else why its
+                                    files failed to open (details in reader.error) */
     int manifest_has_detail;     /* the manifest's has_detail (original files: always 1) */
     uint64_t events_dropped;     /* from the manifest (0 when unknown) */
     int out_of_order;            /* timestamps decrease somewhere in index.atf */
-    atf_thread_reader reader;    /* open unless missing */
+    uint64_t time_min_ns;        /* smallest and largest timestamp in index.atf */
+    uint64_t time_max_ns;        /*   (0, 0 when it has no events) */
+    atf_thread_reader reader;    /* open when open_result is ATF_OK */
     uint64_t *order;             /* private: sorted permutation for out-of-order files */
 } atf_session_thread;
 
@@ -906,23 +912,28 @@ typedef struct atf_session_symbol { uint64_t function_id; char *name; } atf_sess
 typedef struct atf_session_reader {
     char path[1024];
     atf_manifest_state manifest;
-    uint32_t format_version, layout, clock_type;
-    uint64_t time_start_ns, time_end_ns; /* manifest values, else from the files */
-    atf_session_thread *threads;         /* sorted by slot */
+    uint32_t format_version;             /* from the manifest, 0 when unknown */
+    uint32_t layout, clock_type;         /* from the manifest, else the first thread's file */
+    uint64_t time_start_ns, time_end_ns; /* the manifest's when it is OK and has them (the
+                                            original tracer wrote 0), else the files' */
+    atf_session_thread *threads;         /* sorted by slot, one per slot */
     size_t thread_count;
     atf_session_symbol *symbols;         /* sorted by function_id */
     size_t symbol_count;
-    atf_error error;
+    atf_error error;                     /* first error; also set by an open that succeeds
+                                            when a thread's files failed to open */
 } atf_session_reader;
 
-/* Opens the pid_* directory `dir`. Fails only when nothing can be read (no thread at all,
- * or a thread file that is present but invalid: its error is in r->error). */
+/* Opens the pid_* directory `dir`. Succeeds when at least one thread opens; a thread
+ * whose files are present but invalid is skipped (its open_result says why, and the first
+ * such error is kept in r->error). Fails (ATF_E_NOT_FOUND, or the thread's own code) when
+ * no thread opens; then nothing needs closing. Not thread-safe per reader. */
 ATFDEF atf_result atf_session_reader_open(atf_session_reader *r, const char *dir,
-                                          const atf_reader_options *opt);
+                                          const atf_reader_options *opt /* optional */);
 ATFDEF void atf_session_reader_close(atf_session_reader *r);
-/* The symbol name of function_id from the manifest, or NULL. O(log n). */
+/* The symbol name of function_id from the manifest, or NULL. O(log n). Thread-safe. */
 ATFDEF const char *atf_session_reader_symbol(const atf_session_reader *r, uint64_t function_id);
-/* The thread with slot `slot`, or NULL. */
+/* The thread with slot `slot`, or NULL. O(log n). Thread-safe. */
 ATFDEF atf_session_thread *atf_session_reader_thread(atf_session_reader *r, uint32_t slot);
 
 /* First position p in [0, count] whose event has timestamp >= t, by binary search over a
@@ -942,37 +953,91 @@ typedef struct atf_merge_item {
     uint32_t slot;               /* thread slot */
     uint64_t seq;                /* index_seq in that thread's file */
     atf_index_event event;
-    atf_session_thread *thread;  /* for detail links: atf_thread_reader_detail_of */
+    atf_session_thread *thread;  /* detail: atf_thread_reader_detail_of(&thread->reader, seq) */
 } atf_merge_item;
 
 typedef struct atf__merge_cursor {
+    const uint8_t *events;       /* the thread's index events */
+    const uint64_t *order;       /* its sorted permutation; NULL when the file is ordered */
+    uint64_t pos, end;           /* next position in time order; end of the selected range */
     atf_session_thread *thread;
-    const uint8_t *events;
-    const uint64_t *order;       /* NULL when the file is time-ordered */
-    uint64_t pos, end;
-    uint64_t key;                /* timestamp at pos */
+    int layout;
 } atf__merge_cursor;
 
 typedef struct atf_merge {
-    atf__merge_cursor *cursors;
-    size_t cursor_count;
-    size_t *heap;                /* cursor indices, min-heap on (key, slot) */
-    size_t heap_len;
-    size_t current;              /* cursor being taken from, outside the heap */
-    int has_current;
+    uint64_t probes;             /* binary-search probes of the last seek (read-only) */
+    /* private: the run being handed out, copied from its cursor */
+    const uint8_t *run_events;
+    const uint64_t *run_order;
+    uint64_t run_pos, run_end;   /* the cursor's position and end while it runs */
+    uint64_t lim;                /* it runs while its timestamps are <= lim */
+    atf_session_thread *run_thread;
+    int run_layout;
+    size_t run_index;            /* its cursor, or (size_t)-1 when none runs */
+    /* private: the rest */
+    atf__merge_cursor *cursors;  /* the selected threads, in slot order */
+    size_t cursor_count, leaves; /* leaves: the power of two >= cursor_count */
+    uint64_t *tree;              /* loser tree of keys: [0] the winner, [1, leaves) losers */
+    uint64_t base;               /* key = (ts - base) << shift | cursor; UINT64_MAX: done */
+    unsigned shift;
+    int linear;                  /* the time span does not fit a key: pick by linear scan */
     uint32_t kinds;
-    uint64_t to_ns;
-    uint64_t probes;             /* binary-search probes of the last seek */
+    uint64_t from_ns, to_ns;
     atf_session_reader *reader;
-    atf_merge_filter filter;
 } atf_merge;
 
-/* Prepares a merge over `r` (which must outlive it). Builds the permutations of
- * out-of-order threads it needs (ATF_E_NOMEM if that fails). */
-ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_merge_filter *f);
-/* The next event in (timestamp, slot, seq) order: ATF_OK, or ATF_E_RANGE at the end. */
-ATFDEF atf_result atf_merge_next(atf_merge *m, atf_merge_item *out);
-/* Repositions every thread at its first event with timestamp >= t (binary search). */
+/* Prepares a merge over `r`, which must stay open and outlive it. Builds the sorted
+ * permutations of the out-of-order threads it selects, once per reader (ATF_E_NOMEM if
+ * that fails): not thread-safe against other calls on the same reader. Afterwards merges
+ * over one reader are independent; each merge is for one thread at a time. */
+ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r,
+                                 const atf_merge_filter *f /* optional */);
+/* Private: the slow path of atf_merge_next (a new run); 0 at the end. */
+ATFDEF int atf__merge_refill(atf_merge *m);
+
+/* The next event in (timestamp, slot, seq) order: ATF_OK, or ATF_E_RANGE at the end (and
+ * at every later call). Inline: inside a thread's run of consecutive events a call is one
+ * comparison and the decode, and the compiler drops the stores of fields the caller never
+ * reads; when the lead changes it costs O(log threads) in atf__merge_refill. */
+ATF__INLINE atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
+    for (;;) {
+        if (m->run_pos < m->run_end) {
+            uint64_t seq = m->run_order ? m->run_order[m->run_pos] : m->run_pos;
+            const uint8_t *rec = m->run_events + seq * ATF_INDEX_EVENT_SIZE;
+            atf_index_event *e = &out->event;
+            if (atf__load_le64(rec) <= m->lim) {
+                m->run_pos++;
+                if (m->kinds) {
+                    uint32_t kind = m->run_layout == ATF_LAYOUT_2 ? rec[24] : atf__load_le32(rec + 20);
+                    if (kind >= 32 || !(m->kinds & (1u << kind))) continue;
+                }
+                out->slot = m->run_thread->slot;
+                out->seq = seq;
+                out->thread = m->run_thread;
+                /* atf_index_event_decode, written out for this hot path */
+                e->timestamp_ns = atf__load_le64(rec);
+                e->function_id = atf__load_le64(rec + 8);
+                if (m->run_layout == ATF_LAYOUT_2) {
+                    e->detail_seq = atf__load_le64(rec + 16);
+                    e->kind = rec[24];
+                    e->thread_id = 0;
+                    e->call_depth = 0;
+                } else {
+                    uint32_t d = atf__load_le32(rec + 28);
+                    e->thread_id = atf__load_le32(rec + 16);
+                    e->kind = atf__load_le32(rec + 20);
+                    e->call_depth = atf__load_le32(rec + 24);
+                    e->detail_seq = d == ATF_NO_DETAIL_U32 ? ATF_NO_DETAIL : d;
+                }
+                return ATF_OK;
+            }
+        }
+        if (!atf__merge_refill(m)) return ATF_E_RANGE;
+    }
+}
+/* Repositions every thread at its first event with timestamp >= max(t, filter from_ns)
+ * by binary search: at most ceil(log2(n + 1)) probes per thread of n events, counted in
+ * m->probes. The next atf_merge_next returns the first such event in merge order. */
 ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns);
 ATFDEF void atf_merge_deinit(atf_merge *m);
 
@@ -5218,280 +5283,321 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
 }
 
 
-/* >>json: a small strict JSON parser for manifest.json: the whole text becomes a flat
- * array of nodes (bounded by the text size, depth limited), queried by key. Anything
- * that is not well-formed JSON is refused as a whole; nothing is guessed. */
-enum { ATF__JSON_OBJECT = 1, ATF__JSON_ARRAY, ATF__JSON_STRING, ATF__JSON_NUMBER,
-       ATF__JSON_TRUE, ATF__JSON_FALSE, ATF__JSON_NULL };
+/* >>json: a small strict JSON reader for manifest.json. One validating pass checks the
+ * whole text against the JSON grammar (RFC 8259: numbers, escapes, no trailing commas or
+ * garbage), nesting at most 32 deep, and allocates nothing; anything else is refused as a
+ * whole. Queries then walk the validated text: a value is named by its offset. Bytes
+ * >= 0x80 in strings pass through unchecked (a mis-encoded thread name does not cost the
+ * whole manifest). */
 #define ATF__JSON_MAX_DEPTH 32
 #define ATF__JSON_MAX_TEXT (64u << 20)
-
-typedef struct atf__json_node {
-    int type;
-    size_t start, end;           /* the value's text (strings: without the quotes) */
-    size_t key_start, key_end;   /* member name in an object, else equal */
-    long child, next;            /* first child, next sibling; -1 when none */
-} atf__json_node;
+#define ATF__JSON_NONE ((size_t)-1)
 
 typedef struct atf__json {
-    const char *text;
-    size_t len, at;
-    atf__json_node *nodes;
-    size_t count, cap;
-    int failed;
+    const char *s;
+    size_t n;
 } atf__json;
 
-ATF__PRIVATE void atf__json_space(atf__json *j) {
-    while (j->at < j->len && (j->text[j->at] == ' ' || j->text[j->at] == '\n' ||
-                              j->text[j->at] == '\r' || j->text[j->at] == '\t'))
-        j->at++;
+ATF__PRIVATE size_t atf__json_space(const atf__json *j, size_t i) {
+    while (i < j->n && (j->s[i] == ' ' || j->s[i] == '\n' || j->s[i] == '\r' || j->s[i] == '\t')) i++;
+    return i;
 }
 
-ATF__PRIVATE long atf__json_new(atf__json *j, int type) {
-    if (!atf__grow((void **)&j->nodes, &j->cap, j->count, sizeof *j->nodes)) {
-        j->failed = 1;
-        return -1;
-    }
-    memset(&j->nodes[j->count], 0, sizeof *j->nodes);
-    j->nodes[j->count].type = type;
-    j->nodes[j->count].child = j->nodes[j->count].next = -1;
-    j->nodes[j->count].start = j->at;
-    return (long)j->count++;
+ATF__PRIVATE int atf__json_is_hex(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* Skips a string body starting after its opening quote; leaves `at` after the closing one.
- * Returns the index of the closing quote, or 0 on failure. */
-ATF__PRIVATE size_t atf__json_skip_string(atf__json *j) {
-    while (j->at < j->len) {
-        unsigned char c = (unsigned char)j->text[j->at];
-        if (c == '"') return j->at++;
-        if (c < 0x20) return 0;
-        if (c == '\\') {
-            if (j->at + 1 >= j->len) return 0;
-            c = (unsigned char)j->text[j->at + 1];
-            if (c == 'u') {
-                size_t k;
-                if (j->at + 6 > j->len) return 0;
-                for (k = 2; k < 6; k++) {
-                    char h = j->text[j->at + k];
-                    if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
-                        return 0;
-                }
-                j->at += 6;
-                continue;
-            }
-            if (!strchr("\"\\/bfnrt", (char)c)) return 0;
-            j->at += 2;
-            continue;
-        }
-        j->at++;
-    }
-    return 0;
-}
-
-ATF__PRIVATE long atf__json_value(atf__json *j, int depth);
-
-/* Parses the members (object) or elements (array) after the opening bracket. */
-ATF__PRIVATE int atf__json_items(atf__json *j, long parent, int is_object, int depth) {
-    long prev = -1;
-    char close = is_object ? '}' : ']';
-    atf__json_space(j);
-    if (j->at < j->len && j->text[j->at] == close) {
-        j->at++;
-        return 1;
-    }
-    for (;;) {
-        size_t key_start = 0, key_end = 0;
-        long child;
-        atf__json_space(j);
-        if (is_object) {
-            if (j->at >= j->len || j->text[j->at] != '"') return 0;
-            key_start = ++j->at;
-            key_end = atf__json_skip_string(j);
-            if (!key_end) return 0;
-            atf__json_space(j);
-            if (j->at >= j->len || j->text[j->at] != ':') return 0;
-            j->at++;
-        }
-        child = atf__json_value(j, depth + 1);
-        if (child < 0) return 0;
-        j->nodes[child].key_start = key_start;
-        j->nodes[child].key_end = key_end;
-        if (prev < 0) j->nodes[parent].child = child;
-        else j->nodes[prev].next = child;
-        prev = child;
-        atf__json_space(j);
-        if (j->at >= j->len) return 0;
-        if (j->text[j->at] == ',') {
-            j->at++;
-            continue;
-        }
-        if (j->text[j->at] != close) return 0;
-        j->at++;
-        return 1;
-    }
-}
-
-ATF__PRIVATE long atf__json_value(atf__json *j, int depth) {
-    long n;
-    char c;
-    atf__json_space(j);
-    if (j->at >= j->len || depth > ATF__JSON_MAX_DEPTH) return -1;
-    c = j->text[j->at];
-    if (c == '{' || c == '[') {
-        n = atf__json_new(j, c == '{' ? ATF__JSON_OBJECT : ATF__JSON_ARRAY);
-        j->at++;
-        if (n < 0 || !atf__json_items(j, n, c == '{', depth)) return -1;
-    } else if (c == '"') {
-        j->at++;
-        n = atf__json_new(j, ATF__JSON_STRING);
-        if (n < 0) return -1;
-        j->nodes[n].end = atf__json_skip_string(j);
-        if (!j->nodes[n].end) return -1;
-        return n;
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-        n = atf__json_new(j, ATF__JSON_NUMBER);
-        if (n < 0) return -1;
-        if (c == '-') j->at++;
-        if (j->at >= j->len || j->text[j->at] < '0' || j->text[j->at] > '9') return -1;
-        while (j->at < j->len && strchr("0123456789.eE+-", j->text[j->at])) j->at++;
-    } else {
-        static const char *words[] = {"true", "false", "null"};
-        static const int types[] = {ATF__JSON_TRUE, ATF__JSON_FALSE, ATF__JSON_NULL};
-        int k;
-        for (k = 0; k < 3; k++) {
-            size_t w = strlen(words[k]);
-            if (j->len - j->at >= w && memcmp(j->text + j->at, words[k], w) == 0) {
-                n = atf__json_new(j, types[k]);
-                if (n < 0) return -1;
-                j->at += w;
-                j->nodes[n].end = j->at;
-                return n;
-            }
-        }
-        return -1;
-    }
-    j->nodes[n].end = j->at;
-    return n;
-}
-
-/* Parses `text` whole: 1 on success (node 0 is the root). */
-ATF__PRIVATE int atf__json_parse(atf__json *j, const char *text, size_t len) {
-    memset(j, 0, sizeof *j);
-    j->text = text;
-    j->len = len;
-    if (len > ATF__JSON_MAX_TEXT || atf__json_value(j, 0) != 0) return 0;
-    atf__json_space(j);
-    return j->at == j->len && !j->failed;
-}
-
-/* The member `key` of object node `obj`, or -1. */
-ATF__PRIVATE long atf__json_get(const atf__json *j, long obj, const char *key) {
-    long c;
-    size_t n = strlen(key);
-    if (obj < 0 || j->nodes[obj].type != ATF__JSON_OBJECT) return -1;
-    for (c = j->nodes[obj].child; c >= 0; c = j->nodes[c].next) {
-        const atf__json_node *x = &j->nodes[c];
-        if (x->key_end - x->key_start == n && memcmp(j->text + x->key_start, key, n) == 0) return c;
-    }
-    return -1;
-}
-
-/* An unsigned integer: a JSON number, or a string "0x..." / decimal (as the original
- * tracer wrote function ids). 0 when absent or not an integer. */
-ATF__PRIVATE uint64_t atf__json_u64(const atf__json *j, long n) {
-    const char *p;
-    size_t i, end;
-    uint64_t v = 0;
-    int base = 10;
-    if (n < 0) return 0;
-    if (j->nodes[n].type == ATF__JSON_TRUE) return 1;
-    if (j->nodes[n].type != ATF__JSON_NUMBER && j->nodes[n].type != ATF__JSON_STRING) return 0;
-    p = j->text;
-    i = j->nodes[n].start;
-    end = j->nodes[n].end;
-    if (end - i > 2 && p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X')) {
-        base = 16;
-        i += 2;
-    }
-    for (; i < end; i++) {
-        char c = p[i];
-        unsigned d;
-        if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
-        else if (base == 16 && c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
-        else if (base == 16 && c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
-        else break; /* fraction or exponent: keep the integer part */
-        v = v * (uint64_t)base + d;
-    }
-    return v;
-}
-
-ATF__PRIVATE unsigned atf__hex_digit(char c) {
+ATF__PRIVATE unsigned atf__json_hex(char c) {
     return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
 }
 
-/* Unescapes a string node into buf (NUL-terminated, truncated to cap). \uXXXX becomes
- * UTF-8 (surrogate pairs joined). */
-ATF__PRIVATE void atf__json_string(const atf__json *j, long n, char *buf, size_t cap) {
-    size_t i, end, o = 0;
-    const char *p = j->text;
-    if (!cap) return;
-    buf[0] = '\0';
-    if (n < 0 || j->nodes[n].type != ATF__JSON_STRING) return;
-    for (i = j->nodes[n].start, end = j->nodes[n].end; i < end && o + 5 < cap;) {
-        char c = p[i++];
-        unsigned cp;
-        if (c != '\\') {
-            buf[o++] = c;
-            continue;
-        }
-        c = p[i++];
-        switch (c) {
-        case 'n': buf[o++] = '\n'; continue;
-        case 't': buf[o++] = '\t'; continue;
-        case 'r': buf[o++] = '\r'; continue;
-        case 'b': buf[o++] = '\b'; continue;
-        case 'f': buf[o++] = '\f'; continue;
-        case 'u': break;
-        default: buf[o++] = c; continue;
-        }
-        cp = (atf__hex_digit(p[i]) << 12) | (atf__hex_digit(p[i + 1]) << 8) |
-             (atf__hex_digit(p[i + 2]) << 4) | atf__hex_digit(p[i + 3]);
-        i += 4;
-        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 <= end && p[i] == '\\' && p[i + 1] == 'u') {
-            unsigned lo = (atf__hex_digit(p[i + 2]) << 12) | (atf__hex_digit(p[i + 3]) << 8) |
-                          (atf__hex_digit(p[i + 4]) << 4) | atf__hex_digit(p[i + 5]);
-            if (lo >= 0xDC00 && lo < 0xE000) {
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                i += 6;
-            }
-        }
-        if (cp < 0x80) {
-            buf[o++] = (char)cp;
-        } else if (cp < 0x800) {
-            buf[o++] = (char)(0xC0 | (cp >> 6));
-            buf[o++] = (char)(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            buf[o++] = (char)(0xE0 | (cp >> 12));
-            buf[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-            buf[o++] = (char)(0x80 | (cp & 0x3F));
-        } else {
-            buf[o++] = (char)(0xF0 | (cp >> 18));
-            buf[o++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-            buf[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-            buf[o++] = (char)(0x80 | (cp & 0x3F));
+/* A string starting at its opening quote: the offset after its closing quote, or NONE. */
+ATF__PRIVATE size_t atf__json_check_string(const atf__json *j, size_t i) {
+    for (i++; i < j->n; i++) {
+        unsigned char c = (unsigned char)j->s[i];
+        if (c == '"') return i + 1;
+        if (c < 0x20) return ATF__JSON_NONE;
+        if (c != '\\') continue;
+        if (++i >= j->n) return ATF__JSON_NONE;
+        switch (j->s[i]) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': break;
+        case 'u':
+            if (j->n - i < 5 || !atf__json_is_hex(j->s[i + 1]) || !atf__json_is_hex(j->s[i + 2]) ||
+                !atf__json_is_hex(j->s[i + 3]) || !atf__json_is_hex(j->s[i + 4]))
+                return ATF__JSON_NONE;
+            i += 4;
+            break;
+        default: return ATF__JSON_NONE;
         }
     }
+    return ATF__JSON_NONE;
+}
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?: the offset after it, or NONE. */
+ATF__PRIVATE size_t atf__json_check_number(const atf__json *j, size_t i) {
+#define ATF__JSON_DIGIT(k) ((k) < j->n && j->s[k] >= '0' && j->s[k] <= '9')
+    if (i < j->n && j->s[i] == '-') i++;
+    if (!ATF__JSON_DIGIT(i)) return ATF__JSON_NONE;
+    if (j->s[i++] != '0')
+        while (ATF__JSON_DIGIT(i)) i++;
+    if (i < j->n && j->s[i] == '.') {
+        if (!ATF__JSON_DIGIT(i + 1)) return ATF__JSON_NONE;
+        for (i++; ATF__JSON_DIGIT(i); i++) {}
+    }
+    if (i < j->n && (j->s[i] == 'e' || j->s[i] == 'E')) {
+        i++;
+        if (i < j->n && (j->s[i] == '+' || j->s[i] == '-')) i++;
+        if (!ATF__JSON_DIGIT(i)) return ATF__JSON_NONE;
+        while (ATF__JSON_DIGIT(i)) i++;
+    }
+    return i;
+#undef ATF__JSON_DIGIT
+}
+
+/* A value starting at i (no leading space): the offset after it, or NONE. Recursion is
+ * bounded by ATF__JSON_MAX_DEPTH. */
+ATF__PRIVATE size_t atf__json_check_value(const atf__json *j, size_t i, int depth) {
+    char c;
+    if (i >= j->n) return ATF__JSON_NONE;
+    c = j->s[i];
+    if (c == '{' || c == '[') {
+        char close = c == '{' ? '}' : ']';
+        if (depth >= ATF__JSON_MAX_DEPTH) return ATF__JSON_NONE;
+        i = atf__json_space(j, i + 1);
+        if (i < j->n && j->s[i] == close) return i + 1;
+        for (;;) {
+            if (c == '{') {
+                if (i >= j->n || j->s[i] != '"') return ATF__JSON_NONE;
+                i = atf__json_check_string(j, i);
+                if (i == ATF__JSON_NONE) return i;
+                i = atf__json_space(j, i);
+                if (i >= j->n || j->s[i] != ':') return ATF__JSON_NONE;
+                i = atf__json_space(j, i + 1);
+            }
+            i = atf__json_check_value(j, i, depth + 1);
+            if (i == ATF__JSON_NONE) return i;
+            i = atf__json_space(j, i);
+            if (i >= j->n) return ATF__JSON_NONE;
+            if (j->s[i] == close) return i + 1;
+            if (j->s[i] != ',') return ATF__JSON_NONE;
+            i = atf__json_space(j, i + 1);
+        }
+    }
+    if (c == '"') return atf__json_check_string(j, i);
+    if (c == '-' || (c >= '0' && c <= '9')) return atf__json_check_number(j, i);
+    if (j->n - i >= 4 && memcmp(j->s + i, "true", 4) == 0) return i + 4;
+    if (j->n - i >= 5 && memcmp(j->s + i, "false", 5) == 0) return i + 5;
+    if (j->n - i >= 4 && memcmp(j->s + i, "null", 4) == 0) return i + 4;
+    return ATF__JSON_NONE;
+}
+
+/* Checks the whole text: 1 when it is one JSON value with only space around it; the
+ * root value is then at offset *root. */
+ATF__PRIVATE int atf__json_parse(atf__json *j, const char *text, size_t len, size_t *root) {
+    size_t end;
+    j->s = text;
+    j->n = len;
+    if (len > ATF__JSON_MAX_TEXT) return 0;
+    *root = atf__json_space(j, 0);
+    end = atf__json_check_value(j, *root, 0);
+    return end != ATF__JSON_NONE && atf__json_space(j, end) == len;
+}
+
+/* The offset after the (validated) value at i: strings and brackets only, no recursion. */
+ATF__PRIVATE size_t atf__json_skip(const atf__json *j, size_t i) {
+    size_t depth = 0;
+    char c = j->s[i];
+    if (c != '"' && c != '{' && c != '[') { /* number, true, false, null */
+        while (i < j->n && ((c = j->s[i]) == '-' || c == '+' || c == '.' || c == 'E' ||
+                            (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')))
+            i++;
+        return i;
+    }
+    for (; i < j->n; i++) {
+        c = j->s[i];
+        if (c == '"') {
+            for (i++; i < j->n && j->s[i] != '"'; i++)
+                if (j->s[i] == '\\') i++;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+        if (depth == 0) return i + 1;
+    }
+    return j->n;
+}
+
+/* The first element of the array at i, or NONE when empty or not an array. */
+ATF__PRIVATE size_t atf__json_first(const atf__json *j, size_t i) {
+    if (i == ATF__JSON_NONE || j->s[i] != '[') return ATF__JSON_NONE;
+    i = atf__json_space(j, i + 1);
+    return j->s[i] == ']' ? ATF__JSON_NONE : i;
+}
+
+/* The element after the one at i, or NONE. */
+ATF__PRIVATE size_t atf__json_next(const atf__json *j, size_t i) {
+    i = atf__json_space(j, atf__json_skip(j, i));
+    return i < j->n && j->s[i] == ',' ? atf__json_space(j, i + 1) : ATF__JSON_NONE;
+}
+
+/* The value of member `key` of the object at i, or NONE (also when i is not an object).
+ * Keys are compared as written (manifest keys have no escapes). */
+ATF__PRIVATE size_t atf__json_get(const atf__json *j, size_t i, const char *key) {
+    size_t klen = strlen(key);
+    if (i == ATF__JSON_NONE || j->s[i] != '{') return ATF__JSON_NONE;
+    i = atf__json_space(j, i + 1);
+    while (i < j->n && j->s[i] == '"') {
+        size_t name = i + 1, value;
+        i = atf__json_skip(j, i);
+        value = atf__json_space(j, atf__json_space(j, i) + 1);
+        if (i - 1 - name == klen && memcmp(j->s + name, key, klen) == 0) return value;
+        i = atf__json_space(j, atf__json_skip(j, value));
+        if (i >= j->n || j->s[i] != ',') break;
+        i = atf__json_space(j, i + 1);
+    }
+    return ATF__JSON_NONE;
+}
+
+/* An unsigned integer at i: a JSON number without sign, fraction or exponent, or a string
+ * holding decimal digits or "0x" and hex digits (the original tracer's function ids).
+ * 1 and *out on success; 0 when absent, of another kind or above UINT64_MAX. */
+ATF__PRIVATE int atf__json_u64(const atf__json *j, size_t i, uint64_t *out) {
+    size_t end;
+    uint64_t v = 0, base = 10;
+    if (i == ATF__JSON_NONE) return 0;
+    if (j->s[i] == '"') {
+        end = atf__json_skip(j, i) - 1;
+        i++;
+        if (end - i > 2 && j->s[i] == '0' && (j->s[i + 1] == 'x' || j->s[i + 1] == 'X')) {
+            base = 16;
+            i += 2;
+        }
+    } else {
+        end = atf__json_check_number(j, i);
+        if (end == ATF__JSON_NONE) return 0;
+    }
+    if (i >= end) return 0;
+    for (; i < end; i++) {
+        char c = j->s[i];
+        uint64_t d;
+        if (c >= '0' && c <= '9') d = (uint64_t)(c - '0');
+        else if (base == 16 && atf__json_is_hex(c)) d = atf__json_hex(c);
+        else return 0; /* sign, fraction, exponent, other characters */
+        if (v > (UINT64_MAX - d) / base) return 0;
+        v = v * base + d;
+    }
+    *out = v;
+    return 1;
+}
+
+/* An unsigned integer at i that fits in 32 bits. */
+ATF__PRIVATE int atf__json_u32(const atf__json *j, size_t i, uint32_t *out) {
+    uint64_t v;
+    if (!atf__json_u64(j, i, &v) || v > UINT32_MAX) return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+/* true, or a nonzero integer: 1; anything else: 0. */
+ATF__PRIVATE int atf__json_true(const atf__json *j, size_t i) {
+    uint64_t v = 0;
+    if (i == ATF__JSON_NONE) return 0;
+    if (j->n - i >= 4 && memcmp(j->s + i, "true", 4) == 0) return 1;
+    return j->s[i] != '"' && atf__json_u64(j, i, &v) && v != 0;
+}
+
+/* Decodes the string at i into buf (cap > 0), NUL-terminated: escapes resolved, \uXXXX
+ * as UTF-8 with surrogate pairs joined and unpaired surrogates as U+FFFD. What does not
+ * fit is cut before a whole character, never inside one. Returns the bytes written; 0 and
+ * "" when i is not a string. The result is never longer than the string's text. */
+ATF__PRIVATE size_t atf__json_string(const atf__json *j, size_t i, char *buf, size_t cap) {
+    size_t end, o = 0;
+    buf[0] = '\0';
+    if (i == ATF__JSON_NONE || j->s[i] != '"') return 0;
+    end = atf__json_skip(j, i) - 1;
+    for (i++; i < end;) {
+        char unit[4];
+        size_t len = 1;
+        unsigned char c = (unsigned char)j->s[i++];
+        if (c != '\\') {
+            unit[0] = (char)c;
+            /* a UTF-8 lead byte travels with its continuation bytes */
+            if (c >= 0xC0)
+                while (len < 4 && i < end && ((unsigned char)j->s[i] & 0xC0) == 0x80) unit[len++] = j->s[i++];
+        } else {
+            unsigned cp;
+            c = (unsigned char)j->s[i++];
+            switch (c) {
+            case 'n': unit[0] = '\n'; break;
+            case 't': unit[0] = '\t'; break;
+            case 'r': unit[0] = '\r'; break;
+            case 'b': unit[0] = '\b'; break;
+            case 'f': unit[0] = '\f'; break;
+            case 'u':
+                cp = (atf__json_hex(j->s[i]) << 12) | (atf__json_hex(j->s[i + 1]) << 8) |
+                     (atf__json_hex(j->s[i + 2]) << 4) | atf__json_hex(j->s[i + 3]);
+                i += 4;
+                if (cp >= 0xD800 && cp < 0xE000) {
+                    unsigned lo = 0;
+                    if (cp < 0xDC00 && end - i >= 6 && j->s[i] == '\\' && j->s[i + 1] == 'u')
+                        lo = (atf__json_hex(j->s[i + 2]) << 12) | (atf__json_hex(j->s[i + 3]) << 8) |
+                             (atf__json_hex(j->s[i + 4]) << 4) | atf__json_hex(j->s[i + 5]);
+                    if (lo >= 0xDC00 && lo < 0xE000) {
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                        i += 6;
+                    } else {
+                        cp = 0xFFFD; /* unpaired surrogate */
+                    }
+                }
+                if (cp < 0x80) {
+                    unit[0] = (char)cp;
+                } else if (cp < 0x800) {
+                    unit[0] = (char)(0xC0 | (cp >> 6));
+                    unit[1] = (char)(0x80 | (cp & 0x3F));
+                    len = 2;
+                } else if (cp < 0x10000) {
+                    unit[0] = (char)(0xE0 | (cp >> 12));
+                    unit[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                    unit[2] = (char)(0x80 | (cp & 0x3F));
+                    len = 3;
+                } else {
+                    unit[0] = (char)(0xF0 | (cp >> 18));
+                    unit[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+                    unit[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                    unit[3] = (char)(0x80 | (cp & 0x3F));
+                    len = 4;
+                }
+                break;
+            default: unit[0] = (char)c; break; /* \" \\ \/ */
+            }
+        }
+        if (o + len >= cap) break;
+        memcpy(buf + o, unit, len);
+        o += len;
+    }
     buf[o] = '\0';
+    return o;
+}
+
+/* The string at i decoded into a fresh allocation (whole, however long), or NULL. */
+ATF__PRIVATE char *atf__json_strdup(const atf__json *j, size_t i) {
+    size_t cap;
+    char *p;
+    if (i == ATF__JSON_NONE || j->s[i] != '"') return NULL;
+    cap = atf__json_skip(j, i) - i - 1; /* the text and one more byte, for the NUL */
+    p = (char *)ATF_MALLOC(cap);
+    if (p) atf__json_string(j, i, p, cap);
+    return p;
 }
 
 /* >>session-reader: a pid_* directory opened through its manifest and a scan of its
- * thread_* directories, the union of both kept sorted by slot; then the k-way merge.
- * The merge takes events from the current thread while its next timestamp stays below
- * the runner-up (the heap's top) and touches the heap only when the lead changes, which
- * is what keeps bursty real-world interleavings close to a sequential scan. */
+ * thread_* directories, the union of both kept sorted by slot; then the k-way merge: a
+ * loser tree over the threads picks the next thread, and the winner's whole run (its
+ * events that still come before the runner-up, found by galloping) is handed out with no
+ * comparison at all, so bursty interleavings cost close to a sequential scan. */
 #if defined(ATF__OS_WINDOWS)
-/* Calls fn(ctx, slot) for every thread_<N> directory entry of dir. */
+/* Calls fn(ctx, slot) for every thread_<N> directory of dir (N decimal, no leading 0). */
 ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint32_t), void *ctx) {
     char pattern[1100];
     wchar_t *w;
@@ -5502,11 +5608,12 @@ ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint3
     if (!w) return -1;
     h = FindFirstFileW(w, &fd);
     ATF_FREE(w);
-    if (h == INVALID_HANDLE_VALUE) return 0;
+    if (h == INVALID_HANDLE_VALUE) return GetLastError() == ERROR_FILE_NOT_FOUND ? 0 : -1;
     do {
         const wchar_t *n = fd.cFileName + 7;
         uint64_t v = 0;
         int digits = 0;
+        if (n[0] == L'0' && n[1] != 0) continue;
         for (; *n >= L'0' && *n <= L'9' && digits < 10; n++, digits++) v = v * 10 + (uint64_t)(*n - L'0');
         if (digits && !*n && v <= UINT32_MAX && (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
             fn(ctx, (uint32_t)v);
@@ -5525,7 +5632,9 @@ ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint3
         uint64_t v = 0;
         int digits = 0;
         if (strncmp(n, "thread_", 7) != 0) continue;
-        for (n += 7; *n >= '0' && *n <= '9' && digits < 10; n++, digits++) v = v * 10 + (uint64_t)(*n - '0');
+        n += 7;
+        if (n[0] == '0' && n[1] != '\0') continue; /* thread_07 is not thread_7 */
+        for (; *n >= '0' && *n <= '9' && digits < 10; n++, digits++) v = v * 10 + (uint64_t)(*n - '0');
         if (digits && !*n && v <= UINT32_MAX) fn(ctx, (uint32_t)v);
     }
     closedir(d);
@@ -5543,34 +5652,23 @@ ATFDEF const char *atf_manifest_state_str(atf_manifest_state s) {
     }
 }
 
+/* The slots listed by the manifest (in r->threads, in listing order) and the slots found
+ * on disk, before they are joined. */
 typedef struct atf__thread_list {
     atf_session_reader *r;
     size_t cap;
+    uint32_t *found;
+    size_t found_count, found_cap;
     int failed;
 } atf__thread_list;
 
-/* The thread entry for `slot`, added when new. NULL when out of memory. */
-ATF__PRIVATE atf_session_thread *atf__session_reader_slot(atf__thread_list *l, uint32_t slot) {
-    atf_session_reader *r = l->r;
-    size_t i;
-    for (i = 0; i < r->thread_count; i++)
-        if (r->threads[i].slot == slot) return &r->threads[i];
-    if (!atf__grow((void **)&r->threads, &l->cap, r->thread_count, sizeof *r->threads)) {
-        l->failed = 1;
-        return NULL;
-    }
-    memset(&r->threads[r->thread_count], 0, sizeof *r->threads);
-    r->threads[r->thread_count].slot = slot;
-    return &r->threads[r->thread_count++];
-}
-
-ATF__PRIVATE void atf__session_reader_scanned(void *ctx, uint32_t slot) {
+ATF__PRIVATE void atf__session_reader_found(void *ctx, uint32_t slot) {
     atf__thread_list *l = (atf__thread_list *)ctx;
-    size_t before = l->r->thread_count;
-    atf__session_reader_slot(l, slot);
-    /* a directory the manifest did not list: the manifest is behind the files */
-    if (l->r->thread_count > before && l->r->manifest == ATF_MANIFEST_OK && before > 0)
-        l->r->manifest = ATF_MANIFEST_INCOMPLETE;
+    if (!atf__grow((void **)&l->found, &l->found_cap, l->found_count, sizeof *l->found)) {
+        l->failed = 1;
+        return;
+    }
+    l->found[l->found_count++] = slot;
 }
 
 ATF__PRIVATE int atf__symbol_cmp(const void *a, const void *b) {
@@ -5579,148 +5677,220 @@ ATF__PRIVATE int atf__symbol_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-ATF__PRIVATE void atf__session_reader_symbols(atf_session_reader *r, const atf__json *j) {
-    long list = atf__json_get(j, 0, "symbols"), it;
-    size_t n = 0, cap = 0;
-    if (list < 0 || j->nodes[list].type != ATF__JSON_ARRAY) return;
-    for (it = j->nodes[list].child; it >= 0; it = j->nodes[it].next) {
-        char name[512];
-        long fid = atf__json_get(j, it, "function_id");
-        if (fid < 0 || !atf__grow((void **)&r->symbols, &cap, n, sizeof *r->symbols)) continue;
-        atf__json_string(j, atf__json_get(j, it, "name"), name, sizeof name);
-        r->symbols[n].function_id = atf__json_u64(j, fid);
-        r->symbols[n].name = atf__strdup(name);
-        if (r->symbols[n].name) n++;
+ATF__PRIVATE void atf__session_reader_symbols(atf_session_reader *r, atf__thread_list *l,
+                                              const atf__json *j, size_t root) {
+    size_t it, cap = 0, n = 0;
+    for (it = atf__json_first(j, atf__json_get(j, root, "symbols")); it != ATF__JSON_NONE;
+         it = atf__json_next(j, it)) {
+        uint64_t fid;
+        char *name;
+        if (!atf__json_u64(j, atf__json_get(j, it, "function_id"), &fid)) continue;
+        name = atf__json_strdup(j, atf__json_get(j, it, "name"));
+        if (!name) name = atf__strdup("");
+        if (!name || !atf__grow((void **)&r->symbols, &cap, n, sizeof *r->symbols)) {
+            ATF_FREE(name);
+            l->failed = 1;
+            break;
+        }
+        r->symbols[n].function_id = fid;
+        r->symbols[n++].name = name;
     }
     r->symbol_count = n;
     if (n) qsort(r->symbols, n, sizeof *r->symbols, atf__symbol_cmp);
 }
 
-/* Reads manifest.json into r: session fields, threads, symbols. */
+/* Reads manifest.json into r: session fields, the listed threads, symbols. */
 ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__thread_list *l,
                                                const atf_reader_options *opt) {
     char path[1100];
     atf__file_image img;
     atf_error ignored;
     atf__json j;
-    long threads, it;
+    size_t root, threads, it;
+    atf_result rc;
     memset(&ignored, 0, sizeof ignored);
     snprintf(path, sizeof path, "%s/manifest.json", r->path);
-    if (atf__file_map(&img, path, opt ? opt->no_mmap : 0, &ignored) != ATF_OK) {
-        r->manifest = ATF_MANIFEST_MISSING;
+    rc = atf__file_map(&img, path, opt ? opt->no_mmap : 0, &ignored);
+    if (rc != ATF_OK) {
+        r->manifest = rc == ATF_E_NOT_FOUND ? ATF_MANIFEST_MISSING : ATF_MANIFEST_UNREADABLE;
         return;
     }
-    if (!atf__json_parse(&j, (const char *)img.data, (size_t)img.size) ||
-        j.nodes[0].type != ATF__JSON_OBJECT ||
-        (threads = atf__json_get(&j, 0, "threads")) < 0 || j.nodes[threads].type != ATF__JSON_ARRAY) {
+    if (img.size > ATF__JSON_MAX_TEXT || !atf__json_parse(&j, (const char *)img.data, (size_t)img.size, &root) ||
+        j.s[root] != '{' || (threads = atf__json_get(&j, root, "threads")) == ATF__JSON_NONE ||
+        j.s[threads] != '[') {
         r->manifest = ATF_MANIFEST_UNREADABLE;
-        ATF_FREE(j.nodes);
         atf__file_unmap(&img);
         return;
     }
     r->manifest = ATF_MANIFEST_OK;
-    r->format_version = (uint32_t)atf__json_u64(&j, atf__json_get(&j, 0, "format_version"));
-    r->layout = (uint32_t)atf__json_u64(&j, atf__json_get(&j, 0, "layout"));
-    r->clock_type = (uint32_t)atf__json_u64(&j, atf__json_get(&j, 0, "clock_type"));
-    r->time_start_ns = atf__json_u64(&j, atf__json_get(&j, 0, "time_start_ns"));
-    r->time_end_ns = atf__json_u64(&j, atf__json_get(&j, 0, "time_end_ns"));
-    for (it = j.nodes[threads].child; it >= 0; it = j.nodes[it].next) {
+    atf__json_u32(&j, atf__json_get(&j, root, "format_version"), &r->format_version);
+    atf__json_u32(&j, atf__json_get(&j, root, "layout"), &r->layout);
+    atf__json_u32(&j, atf__json_get(&j, root, "clock_type"), &r->clock_type);
+    atf__json_u64(&j, atf__json_get(&j, root, "time_start_ns"), &r->time_start_ns);
+    atf__json_u64(&j, atf__json_get(&j, root, "time_end_ns"), &r->time_end_ns);
+    for (it = atf__json_first(&j, threads); it != ATF__JSON_NONE; it = atf__json_next(&j, it)) {
         atf_session_thread *t;
-        long id = atf__json_get(&j, it, "id");
-        if (id < 0 || (t = atf__session_reader_slot(l, (uint32_t)atf__json_u64(&j, id))) == NULL) continue;
+        uint32_t slot;
+        /* an entry without a usable id names no directory: skipped (the scan finds it) */
+        if (!atf__json_u32(&j, atf__json_get(&j, it, "id"), &slot)) continue;
+        if (!atf__grow((void **)&r->threads, &l->cap, r->thread_count, sizeof *r->threads)) {
+            l->failed = 1;
+            break;
+        }
+        t = &r->threads[r->thread_count++];
+        memset(t, 0, sizeof *t);
+        t->slot = slot;
         t->in_manifest = 1;
-        t->manifest_has_detail = atf__json_u64(&j, atf__json_get(&j, it, "has_detail")) != 0;
-        t->os_thread_id = (uint32_t)atf__json_u64(&j, atf__json_get(&j, it, "os_thread_id"));
-        t->events_dropped = atf__json_u64(&j, atf__json_get(&j, it, "events_dropped"));
+        t->manifest_has_detail = atf__json_true(&j, atf__json_get(&j, it, "has_detail"));
+        atf__json_u32(&j, atf__json_get(&j, it, "os_thread_id"), &t->os_thread_id);
+        atf__json_u64(&j, atf__json_get(&j, it, "events_dropped"), &t->events_dropped);
         atf__json_string(&j, atf__json_get(&j, it, "name"), t->name, sizeof t->name);
     }
-    atf__session_reader_symbols(r, &j);
-    ATF_FREE(j.nodes);
+    atf__session_reader_symbols(r, l, &j, root);
     atf__file_unmap(&img);
 }
 
-ATF__PRIVATE int atf__thread_slot_cmp(const void *a, const void *b) {
-    uint32_t x = ((const atf_session_thread *)a)->slot, y = ((const atf_session_thread *)b)->slot;
-    return x < y ? -1 : x > y;
+typedef struct atf__slot_ref {
+    uint32_t slot;
+    uint32_t scanned;            /* 0: a manifest entry, 1: found by the scan */
+    size_t index;                /* in r->threads or l->found */
+} atf__slot_ref;
+
+ATF__PRIVATE int atf__slot_ref_cmp(const void *a, const void *b) {
+    const atf__slot_ref *x = (const atf__slot_ref *)a, *y = (const atf__slot_ref *)b;
+    if (x->slot != y->slot) return x->slot < y->slot ? -1 : 1;
+    if (x->scanned != y->scanned) return x->scanned < y->scanned ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Whether the timestamps of an index file ever decrease. */
-ATF__PRIVATE int atf__index_out_of_order(const atf_index_reader *ix) {
-    uint64_t i, prev = 0;
-    for (i = 0; i < ix->event_count; i++) {
+/* Joins the manifest's entries and the scanned slots into r->threads: one entry per slot,
+ * sorted, the first manifest listing winning. O(n log n) however long the lists. */
+ATF__PRIVATE int atf__session_reader_join(atf_session_reader *r, atf__thread_list *l) {
+    size_t total = r->thread_count + l->found_count, i, n = 0;
+    atf__slot_ref *refs;
+    atf_session_thread *out;
+    if (total == 0) return 1;
+    if (total > SIZE_MAX / sizeof *out) return 0;
+    refs = (atf__slot_ref *)ATF_MALLOC(total * sizeof *refs);
+    out = (atf_session_thread *)ATF_MALLOC(total * sizeof *out);
+    if (!refs || !out) {
+        ATF_FREE(refs);
+        ATF_FREE(out);
+        return 0;
+    }
+    for (i = 0; i < r->thread_count; i++) {
+        refs[i].slot = r->threads[i].slot;
+        refs[i].scanned = 0;
+        refs[i].index = i;
+    }
+    for (i = 0; i < l->found_count; i++) {
+        refs[r->thread_count + i].slot = l->found[i];
+        refs[r->thread_count + i].scanned = 1;
+        refs[r->thread_count + i].index = i;
+    }
+    qsort(refs, total, sizeof *refs, atf__slot_ref_cmp);
+    for (i = 0; i < total; i++) {
+        if (n && out[n - 1].slot == refs[i].slot) continue;
+        if (!refs[i].scanned) {
+            out[n] = r->threads[refs[i].index];
+        } else {
+            memset(&out[n], 0, sizeof out[n]);
+            out[n].slot = refs[i].slot;
+            if (r->manifest == ATF_MANIFEST_OK) r->manifest = ATF_MANIFEST_INCOMPLETE;
+        }
+        n++;
+    }
+    ATF_FREE(refs);
+    ATF_FREE(r->threads);
+    r->threads = out;
+    r->thread_count = n;
+    return 1;
+}
+
+/* One pass over an index file: whether its timestamps ever decrease, and their range. */
+ATF__PRIVATE void atf__session_thread_times(atf_session_thread *t) {
+    const atf_index_reader *ix = &t->reader.index;
+    uint64_t i, n = ix->event_count, prev = 0, lo = UINT64_MAX, hi = 0;
+    int unordered = 0;
+    for (i = 0; i < n; i++) {
         uint64_t ts = atf__load_le64(ix->events + i * ATF_INDEX_EVENT_SIZE);
-        if (ts < prev) return 1;
+        unordered |= ts < prev;
+        lo = ts < lo ? ts : lo;
+        hi = ts > hi ? ts : hi;
         prev = ts;
     }
-    return 0;
+    t->out_of_order = unordered;
+    t->time_min_ns = n ? lo : 0;
+    t->time_max_ns = hi;
 }
 
-/* Opens every listed or found thread; a missing directory marks the entry missing. */
+/* Opens every listed or found thread. A thread without index.atf is `missing`; one whose
+ * files fail to open keeps the reason in open_result (the first also in r->error). */
 ATF__PRIVATE atf_result atf__session_reader_open_threads(atf_session_reader *r,
                                                          const atf_reader_options *opt) {
     size_t i, present = 0;
-    int no_time = r->time_start_ns == 0 && r->time_end_ns == 0;
+    atf_result first = ATF_E_NOT_FOUND;
+    uint64_t lo = UINT64_MAX, hi = 0;
     for (i = 0; i < r->thread_count; i++) {
         atf_session_thread *t = &r->threads[i];
         char dir[1100];
         atf_result rc;
         snprintf(dir, sizeof dir, "%s/thread_%u", r->path, t->slot);
         rc = atf_thread_reader_open(&t->reader, dir, opt);
+        t->open_result = rc;
         if (rc == ATF_E_NOT_FOUND) {
             t->missing = 1;
             continue;
         }
         if (rc != ATF_OK) {
+            if (r->error.code == ATF_OK) first = rc;
             atf__error_adopt(&r->error, &t->reader.error);
-            return rc;
+            continue;
         }
         present++;
         if (!t->os_thread_id) t->os_thread_id = t->reader.index.header.thread_id;
-        t->out_of_order = atf__index_out_of_order(&t->reader.index);
         if (!r->clock_type) r->clock_type = t->reader.index.header.clock_type;
         if (!r->layout) r->layout = (uint32_t)t->reader.index.layout;
-        if (no_time && t->reader.index.event_count) { /* the original tracer wrote 0 here */
-            uint64_t a = t->reader.index.footer.time_start_ns, b = t->reader.index.footer.time_end_ns;
-            if (t->reader.index.recovery > ATF_RECOVERY_FOOTER_AT_END || t->out_of_order) {
-                uint64_t k;
-                a = UINT64_MAX;
-                b = 0;
-                for (k = 0; k < t->reader.index.event_count; k++) {
-                    uint64_t ts = atf__load_le64(t->reader.index.events + k * ATF_INDEX_EVENT_SIZE);
-                    if (ts < a) a = ts;
-                    if (ts > b) b = ts;
-                }
-            }
-            if (r->time_start_ns == 0 || a < r->time_start_ns) r->time_start_ns = a;
-            if (b > r->time_end_ns) r->time_end_ns = b;
+        atf__session_thread_times(t);
+        if (t->reader.index.event_count) {
+            lo = t->time_min_ns < lo ? t->time_min_ns : lo;
+            hi = t->time_max_ns > hi ? t->time_max_ns : hi;
         }
     }
-    if (!present)
+    /* The manifest's range when it has one and lists everything (the original tracer
+     * wrote 0), else the files' own. */
+    if (r->manifest != ATF_MANIFEST_OK || (r->time_start_ns == 0 && r->time_end_ns == 0)) {
+        r->time_start_ns = lo == UINT64_MAX ? 0 : lo;
+        r->time_end_ns = hi;
+    }
+    if (present) return ATF_OK;
+    if (first == ATF_E_NOT_FOUND)
         return atf__error_set(&r->error, ATF_E_NOT_FOUND, r->path, 0, "no readable thread_N/index.atf");
-    return ATF_OK;
+    return first;
 }
 
 ATFDEF atf_result atf_session_reader_open(atf_session_reader *r, const char *dir,
                                           const atf_reader_options *opt) {
     atf__thread_list list;
-    atf_result rc;
+    atf_result rc = ATF_OK;
+    int scan;
     ATF_ASSERT(r);
     memset(r, 0, sizeof *r);
-    if (!dir) return ATF_E_ARG;
+    if (!dir) return atf__error_set(&r->error, ATF_E_ARG, "", 0, "no directory");
+    if (strlen(dir) >= sizeof r->path)
+        return atf__error_set(&r->error, ATF_E_ARG, dir, 0, "directory path too long");
     atf__copy_str(r->path, sizeof r->path, dir);
+    memset(&list, 0, sizeof list);
     list.r = r;
-    list.cap = 0;
-    list.failed = 0;
     atf__session_reader_manifest(r, &list, opt);
-    if (atf__scan_thread_dirs(dir, atf__session_reader_scanned, &list) != 0 && r->manifest != ATF_MANIFEST_OK)
+    scan = atf__scan_thread_dirs(dir, atf__session_reader_found, &list);
+    if (scan != 0 && r->manifest != ATF_MANIFEST_OK)
         rc = atf__error_set_errno(&r->error, ATF_E_NOT_FOUND, dir, "open directory", atf__last_os_error());
-    else if (list.failed)
+    else if (list.failed || !atf__session_reader_join(r, &list))
         rc = atf__error_set(&r->error, ATF_E_NOMEM, dir, 0, "thread list");
-    else {
-        if (r->thread_count)
-            qsort(r->threads, r->thread_count, sizeof *r->threads, atf__thread_slot_cmp);
+    else
         rc = atf__session_reader_open_threads(r, opt);
-    }
+    ATF_FREE(list.found);
     if (rc != ATF_OK) {
         atf_error keep = r->error;
         atf_session_reader_close(r);
@@ -5753,10 +5923,13 @@ ATFDEF const char *atf_session_reader_symbol(const atf_session_reader *r, uint64
 }
 
 ATFDEF atf_session_thread *atf_session_reader_thread(atf_session_reader *r, uint32_t slot) {
-    size_t i;
-    for (i = 0; i < r->thread_count; i++)
-        if (r->threads[i].slot == slot) return &r->threads[i];
-    return NULL;
+    size_t lo = 0, hi = r->thread_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->threads[mid].slot < slot) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < r->thread_count && r->threads[lo].slot == slot ? &r->threads[lo] : NULL;
 }
 
 ATFDEF uint64_t atf_index_reader_seek(const atf_index_reader *r, uint64_t t_ns, uint64_t *probes) {
@@ -5773,24 +5946,43 @@ ATFDEF uint64_t atf_index_reader_seek(const atf_index_reader *r, uint64_t t_ns, 
 
 /* ---- merge ------------------------------------------------------------------------ */
 
-/* Sorts seq numbers by (timestamp, seq): a bottom-up merge sort, stable and O(n log n)
- * with no recursion; `tmp` has room for n. */
-ATF__PRIVATE void atf__sort_by_time(uint64_t *seq, uint64_t *tmp, uint64_t n, const uint8_t *events) {
-    uint64_t width, i;
-    for (width = 1; width < n; width *= 2) {
-        for (i = 0; i < n; i += 2 * width) {
-            uint64_t a = i, mid = i + width < n ? i + width : n, b = mid;
-            uint64_t end = i + 2 * width < n ? i + 2 * width : n, o = i;
-            while (a < mid && b < end) {
-                uint64_t ta = atf__load_le64(events + seq[a] * ATF_INDEX_EVENT_SIZE);
-                uint64_t tb = atf__load_le64(events + seq[b] * ATF_INDEX_EVENT_SIZE);
-                tmp[o++] = tb < ta ? seq[b++] : seq[a++];
-            }
-            while (a < mid) tmp[o++] = seq[a++];
-            while (b < end) tmp[o++] = seq[b++];
-        }
-        memcpy(seq, tmp, (size_t)n * sizeof *seq);
+#define ATF__EVENT_TS(events, seq) atf__load_le64((events) + (seq) * ATF_INDEX_EVENT_SIZE)
+
+/* The end of the non-decreasing run of seq[] that starts at a. */
+ATF__PRIVATE uint64_t atf__sort_run_end(const uint64_t *seq, uint64_t a, uint64_t n,
+                                        const uint8_t *events) {
+    uint64_t prev = ATF__EVENT_TS(events, seq[a]);
+    for (a++; a < n; a++) {
+        uint64_t ts = ATF__EVENT_TS(events, seq[a]);
+        if (ts < prev) break;
+        prev = ts;
     }
+    return a;
+}
+
+/* Sorts seq numbers by timestamp, stably (equal timestamps keep file order): a natural
+ * merge sort, merging the ascending runs the file already has, so a nearly ordered file
+ * (the usual case) takes a pass or two. `tmp` has room for n; the result is in seq. */
+ATF__PRIVATE void atf__sort_by_time(uint64_t *seq, uint64_t *tmp, uint64_t n, const uint8_t *events) {
+    uint64_t *from = seq, *to = tmp;
+    for (;;) {
+        uint64_t a = 0, runs = 0;
+        while (a < n) {
+            uint64_t b = atf__sort_run_end(from, a, n, events), c = b, o = a, x = a, y = b;
+            if (b < n) c = atf__sort_run_end(from, b, n, events);
+            while (x < b && y < c) {
+                uint64_t tx = ATF__EVENT_TS(events, from[x]), ty = ATF__EVENT_TS(events, from[y]);
+                to[o++] = ty < tx ? from[y++] : from[x++];
+            }
+            while (x < b) to[o++] = from[x++];
+            while (y < c) to[o++] = from[y++];
+            runs++;
+            a = c;
+        }
+        { uint64_t *swap = from; from = to; to = swap; }
+        if (runs <= 1) break;
+    }
+    if (from != seq) memcpy(seq, from, (size_t)n * sizeof *seq);
 }
 
 ATF__PRIVATE atf_result atf__thread_build_order(atf_session_thread *t) {
@@ -5811,74 +6003,185 @@ ATF__PRIVATE atf_result atf__thread_build_order(atf_session_thread *t) {
     return ATF_OK;
 }
 
-ATF__PRIVATE uint64_t atf__cursor_seq(const atf__merge_cursor *c) {
-    return c->order ? c->order[c->pos] : c->pos;
+/* Timestamp of the cursor's event at position p of its time order. */
+ATF__PRIVATE uint64_t atf__cursor_ts(const atf__merge_cursor *c, uint64_t p) {
+    return ATF__EVENT_TS(c->events, c->order ? c->order[p] : p);
 }
 
-/* Loads the key of the cursor's current event; returns 0 when it is exhausted. */
-ATF__PRIVATE int atf__cursor_load(atf__merge_cursor *c, uint64_t to_ns) {
-    if (c->pos >= c->end) return 0;
-    c->key = atf__load_le64(c->events + atf__cursor_seq(c) * ATF_INDEX_EVENT_SIZE);
-    if (to_ns && c->key > to_ns) {
-        c->pos = c->end;
-        return 0;
+/* First position in [0, hi) whose timestamp is >= t (hi when none); counts probes. */
+ATF__PRIVATE uint64_t atf__cursor_search(const atf__merge_cursor *c, uint64_t hi, uint64_t t,
+                                         uint64_t *probes) {
+    uint64_t lo = 0;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        (*probes)++;
+        if (atf__cursor_ts(c, mid) < t) lo = mid + 1;
+        else hi = mid;
     }
+    return lo;
+}
+
+/* The key of cursor i: its next event's timestamp above its index, so that one unsigned
+ * comparison orders (timestamp, slot); UINT64_MAX once it is exhausted. Only used when
+ * every timestamp of the merge fits (m->linear is 0). */
+#if defined(ATF__CC_GCC) || defined(ATF__CC_CLANG)
+#  define ATF__PREFETCH(p) __builtin_prefetch(p)
+#else
+#  define ATF__PREFETCH(p) ((void)0)
+#endif
+
+ATF__PRIVATE uint64_t atf__merge_key(const atf_merge *m, size_t i) {
+    const atf__merge_cursor *c = &m->cursors[i];
+    if (i >= m->cursor_count || c->pos >= c->end) return UINT64_MAX;
+    /* threads that alternate read many streams at once: fetch this one's next lines early */
+    if (!c->order && c->end - c->pos > 16) ATF__PREFETCH(c->events + (c->pos + 16) * ATF_INDEX_EVENT_SIZE);
+    return ((atf__cursor_ts(c, c->pos) - m->base) << m->shift) | i;
+}
+
+/* Plays the matches below node n (leaves at [leaves, 2 * leaves)); stores each loser in
+ * its node and returns the winner. Depth log2(leaves). */
+ATF__PRIVATE uint64_t atf__merge_build(atf_merge *m, size_t n) {
+    uint64_t a, b;
+    if (n >= m->leaves) return atf__merge_key(m, n - m->leaves);
+    a = atf__merge_build(m, 2 * n);
+    b = atf__merge_build(m, 2 * n + 1);
+    m->tree[n] = a < b ? b : a;
+    return a < b ? a : b;
+}
+
+/* Chooses the key layout for the merge's time span; linear selection when it cannot fit
+ * (a span above 2^57 ns, about 4.5 years, with 64 threads: corrupt timestamps, mostly). */
+ATF__PRIVATE void atf__merge_keys(atf_merge *m) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t i;
+    m->shift = 1;
+    while (((size_t)1 << m->shift) <= m->leaves) m->shift++; /* leaves < 2^shift */
+    for (i = 0; i < m->cursor_count; i++) {
+        const atf_session_thread *t = m->cursors[i].thread;
+        if (!t->reader.index.event_count) continue;
+        lo = t->time_min_ns < lo ? t->time_min_ns : lo;
+        hi = t->time_max_ns > hi ? t->time_max_ns : hi;
+    }
+    m->base = lo == UINT64_MAX ? 0 : lo;
+    m->linear = lo != UINT64_MAX && ((hi - lo) >> (64 - m->shift)) != 0;
+}
+
+/* Starts the run of cursor i; one event only unless `lim` allows more. */
+ATF__PRIVATE void atf__merge_start(atf_merge *m, size_t i, uint64_t end, uint64_t lim) {
+    const atf__merge_cursor *c = &m->cursors[i];
+    m->run_index = i;
+    m->run_events = c->events;
+    m->run_order = c->order;
+    m->run_pos = c->pos;
+    m->run_end = end;
+    m->run_thread = c->thread;
+    m->run_layout = c->layout;
+    m->lim = lim;
+}
+
+/* The slow path of atf_merge_next when keys do not fit: the best and second-best head
+ * by a scan of every cursor, O(threads). The best runs until the second's turn. */
+ATF__PRIVATE int atf__merge_refill_linear(atf_merge *m) {
+    size_t i, best = (size_t)-1, second = (size_t)-1;
+    uint64_t bt = 0, st = 0;
+    for (i = 0; i < m->cursor_count; i++) {
+        const atf__merge_cursor *c = &m->cursors[i];
+        uint64_t ts;
+        if (c->pos >= c->end) continue;
+        ts = atf__cursor_ts(c, c->pos);
+        if (best == (size_t)-1 || ts < bt) { /* ties: the lower index is met first */
+            second = best;
+            st = bt;
+            best = i;
+            bt = ts;
+        } else if (second == (size_t)-1 || ts < st) {
+            second = i;
+            st = ts;
+        }
+    }
+    if (best == (size_t)-1) return 0;
+    /* best < second by index when their timestamps tie, so best may take st itself */
+    atf__merge_start(m, best, m->cursors[best].end,
+                     second == (size_t)-1 ? UINT64_MAX : best < second ? st : st - 1);
     return 1;
 }
 
-/* Whether cursor a comes before cursor b: (timestamp, slot); seq order is per cursor. */
-ATF__PRIVATE int atf__cursor_before(const atf__merge_cursor *a, const atf__merge_cursor *b) {
-    return a->key < b->key || (a->key == b->key && a->thread->slot < b->thread->slot);
-}
-
-ATF__PRIVATE void atf__heap_down(atf_merge *m, size_t i) {
-    for (;;) {
-        size_t l = 2 * i + 1, best = i;
-        if (l < m->heap_len && atf__cursor_before(&m->cursors[m->heap[l]], &m->cursors[m->heap[best]])) best = l;
-        if (l + 1 < m->heap_len &&
-            atf__cursor_before(&m->cursors[m->heap[l + 1]], &m->cursors[m->heap[best]]))
-            best = l + 1;
-        if (best == i) return;
-        { size_t tmp = m->heap[i]; m->heap[i] = m->heap[best]; m->heap[best] = tmp; }
-        i = best;
+/* The slow path of atf_merge_next: ends the current run, replays the winner's new key up
+ * the loser tree (log2 leaves branch-free min/max steps) and starts the run of the new
+ * winner. When the same thread wins twice in a row (a bursty trace), its run lasts while
+ * its events stay before the runner-up, the best loser on its path (m->lim is the last
+ * timestamp it may take); otherwise the run is the one event, which is cheaper when the
+ * threads alternate. Returns 0 when every cursor is exhausted. */
+ATFDEF int atf__merge_refill(atf_merge *m) {
+    uint64_t x, best, mask = ((uint64_t)1 << m->shift) - 1;
+    size_t i, n, before = m->run_index;
+    if (before != (size_t)-1) {
+        m->cursors[before].pos = m->run_pos;
+        m->run_index = (size_t)-1;
+        m->run_pos = m->run_end = 0;
+        if (m->linear) return atf__merge_refill_linear(m);
+        x = atf__merge_key(m, before);
+        for (n = (m->leaves + before) >> 1; n; n >>= 1) {
+            uint64_t y = m->tree[n];
+            m->tree[n] = x < y ? y : x;
+            x = x < y ? x : y;
+        }
+        m->tree[0] = x;
+    } else if (m->linear) {
+        return atf__merge_refill_linear(m);
     }
-}
-
-/* Rebuilds the heap from every live cursor, with no current one. */
-ATF__PRIVATE void atf__merge_rebuild(atf_merge *m) {
-    size_t i;
-    m->heap_len = 0;
-    m->has_current = 0;
-    for (i = 0; i < m->cursor_count; i++)
-        if (atf__cursor_load(&m->cursors[i], m->to_ns)) m->heap[m->heap_len++] = i;
-    for (i = m->heap_len / 2; i-- > 0;) atf__heap_down(m, i);
+    x = m->tree[0];
+    if (x == UINT64_MAX) return 0;
+    i = (size_t)(x & mask);
+    if (i != before) { /* a new lead: hand out its head alone */
+        atf__merge_start(m, i, m->cursors[i].pos + 1, UINT64_MAX);
+        return 1;
+    }
+    best = UINT64_MAX;
+    for (n = (m->leaves + i) >> 1; n; n >>= 1) best = m->tree[n] < best ? m->tree[n] : best;
+    /* events (ts, i) before best: ts <= best's ts when i ranks first on a tie, else
+     * ts < best's ts (which is then above x's, so the - 1 does not wrap) */
+    if (best == UINT64_MAX)
+        atf__merge_start(m, i, m->cursors[i].end, UINT64_MAX);
+    else
+        atf__merge_start(m, i, m->cursors[i].end,
+                         (best >> m->shift) + m->base - ((best & mask) < i ? 1 : 0));
+    return 1;
 }
 
 ATF__PRIVATE int atf__merge_selected(const atf_merge_filter *f, uint32_t slot) {
     size_t i;
-    if (!f->slots) return 1;
+    if (!f || !f->slots) return 1;
     for (i = 0; i < f->slot_count; i++)
         if (f->slots[i] == slot) return 1;
     return 0;
 }
 
 ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_merge_filter *f) {
-    size_t i;
+    size_t i, count = 0;
+    uint64_t ignored = 0;
+    ATF_ASSERT(m && r);
     memset(m, 0, sizeof *m);
-    if (f) m->filter = *f;
     m->reader = r;
-    m->kinds = m->filter.kinds;
-    m->to_ns = m->filter.to_ns;
-    m->cursors = (atf__merge_cursor *)ATF_MALLOC((r->thread_count + 1) * sizeof *m->cursors);
-    m->heap = (size_t *)ATF_MALLOC((r->thread_count + 1) * sizeof *m->heap);
-    if (!m->cursors || !m->heap) {
+    if (f) {
+        m->kinds = f->kinds;
+        m->from_ns = f->from_ns;
+        m->to_ns = f->to_ns;
+    }
+    for (i = 0; i < r->thread_count; i++)
+        if (r->threads[i].open_result == ATF_OK && atf__merge_selected(f, r->threads[i].slot)) count++;
+    m->leaves = 1;
+    while (m->leaves < count) m->leaves *= 2;
+    m->cursors = (atf__merge_cursor *)ATF_MALLOC((count ? count : 1) * sizeof *m->cursors);
+    m->tree = (uint64_t *)ATF_MALLOC(m->leaves * sizeof *m->tree);
+    if (!m->cursors || !m->tree) {
         atf_merge_deinit(m);
         return ATF_E_NOMEM;
     }
     for (i = 0; i < r->thread_count; i++) {
         atf_session_thread *t = &r->threads[i];
         atf__merge_cursor *c;
-        if (t->missing || !atf__merge_selected(&m->filter, t->slot)) continue;
+        if (t->open_result != ATF_OK || !atf__merge_selected(f, t->slot)) continue;
         if (atf__thread_build_order(t) != ATF_OK) {
             atf_merge_deinit(m);
             return ATF_E_NOMEM;
@@ -5886,82 +6189,33 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_
         c = &m->cursors[m->cursor_count++];
         memset(c, 0, sizeof *c);
         c->thread = t;
+        c->layout = t->reader.index.layout;
         c->events = t->reader.index.events;
         c->order = t->order;
         c->end = t->reader.index.event_count;
+        if (m->to_ns && m->to_ns < UINT64_MAX) c->end = atf__cursor_search(c, c->end, m->to_ns + 1, &ignored);
     }
-    return atf_merge_seek(m, m->filter.from_ns);
+    atf__merge_keys(m);
+    return atf_merge_seek(m, m->from_ns);
 }
 
 ATFDEF void atf_merge_deinit(atf_merge *m) {
+    if (!m) return;
     ATF_FREE(m->cursors);
-    ATF_FREE(m->heap);
+    ATF_FREE(m->tree);
     memset(m, 0, sizeof *m);
-}
-
-/* Binary search over a cursor's time order (the file, or its sorted permutation). */
-ATF__PRIVATE uint64_t atf__cursor_seek(const atf__merge_cursor *c, uint64_t t_ns, uint64_t *probes) {
-    uint64_t lo = 0, hi = c->end;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2, seq = c->order ? c->order[mid] : mid;
-        (*probes)++;
-        if (atf__load_le64(c->events + seq * ATF_INDEX_EVENT_SIZE) < t_ns) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
 }
 
 ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns) {
     size_t i;
+    if (t_ns < m->from_ns) t_ns = m->from_ns;
     m->probes = 0;
     for (i = 0; i < m->cursor_count; i++)
-        m->cursors[i].pos = atf__cursor_seek(&m->cursors[i], t_ns, &m->probes);
-    atf__merge_rebuild(m);
+        m->cursors[i].pos = atf__cursor_search(&m->cursors[i], m->cursors[i].end, t_ns, &m->probes);
+    if (!m->linear) m->tree[0] = atf__merge_build(m, 1);
+    m->run_index = (size_t)-1;
+    m->run_pos = m->run_end = 0;
     return ATF_OK;
-}
-
-/* Makes m->current the cursor with the smallest key: keeps the current one while it
- * still leads the heap's top, else swaps it into the heap. Returns 0 at the end. */
-ATF__PRIVATE int atf__merge_lead(atf_merge *m) {
-    if (m->has_current) {
-        atf__merge_cursor *c = &m->cursors[m->current];
-        if (!atf__cursor_load(c, m->to_ns)) {
-            m->has_current = 0;
-        } else if (m->heap_len == 0 || atf__cursor_before(c, &m->cursors[m->heap[0]])) {
-            return 1; /* the common case in bursty traces: no heap work at all */
-        } else {
-            size_t top = m->heap[0];
-            m->heap[0] = m->current;
-            m->current = top;
-            atf__heap_down(m, 0);
-            return 1;
-        }
-    }
-    if (m->heap_len == 0) return 0;
-    m->current = m->heap[0];
-    m->has_current = 1;
-    m->heap[0] = m->heap[--m->heap_len];
-    if (m->heap_len) atf__heap_down(m, 0);
-    return 1;
-}
-
-ATFDEF atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
-    while (atf__merge_lead(m)) {
-        atf__merge_cursor *c = &m->cursors[m->current];
-        uint64_t seq = atf__cursor_seq(c);
-        const uint8_t *rec = c->events + seq * ATF_INDEX_EVENT_SIZE;
-        c->pos++;
-        if (m->kinds) {
-            uint32_t kind = c->thread->reader.index.layout == ATF_LAYOUT_2 ? rec[24] : atf__load_le32(rec + 20);
-            if (kind >= 32 || !(m->kinds & (1u << kind))) continue;
-        }
-        out->slot = c->thread->slot;
-        out->seq = seq;
-        out->thread = c->thread;
-        atf_index_event_decode(c->thread->reader.index.layout, rec, &out->event);
-        return ATF_OK;
-    }
-    return ATF_E_RANGE;
 }
 
 /* >>ktrace: Darwin ktrace v3 files. Open decodes the 64-byte header and checks its magic,
