@@ -751,7 +751,7 @@ static void test_export_chrome(void) {
             if (depth[k]) depth[k]--;
             ends[k]++;
         } else {
-            CHECK(!"unexpected phase");
+            harness__fail(__FILE__, __LINE__, "unexpected phase");
         }
     }
     CHECK_EQ(3, names_seen);
@@ -1040,7 +1040,7 @@ static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t
         if (t->open) t->open--;
         t->ends++;
     } else {
-        CHECK(!"unexpected TrackEvent.type");
+        harness__fail(__FILE__, __LINE__, "unexpected TrackEvent.type");
     }
 }
 
@@ -1402,6 +1402,99 @@ static void test_command_line(void) {
 #undef EXPECT_STATUS
 }
 
+/* ==== robustness ===================================================================== */
+static uint64_t rnd(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* The stack's function set against a plain array, through growth and deletions. */
+static void test_fidset(void) {
+    an_fidset set;
+    static uint64_t ref[3000];
+    size_t n = 0, i, k;
+    uint64_t seed = 12345;
+    memset(&set, 0, sizeof set);
+    for (i = 0; i < 200000; i++) {
+        uint64_t r = rnd(&seed), key = (r >> 8) % 4000;
+        int present = 0;
+        if (key == 3999) key = AN_FID_EMPTY;            /* the marker value is a valid id */
+        else key = key * 1024;                          /* many share their low bits */
+        for (k = 0; k < n; k++)
+            if (ref[k] == key) present = 1;
+        CHECK_EQ(present, an_fidset_has(&set, key));
+        if ((r & 3) != 0 && n < 3000) {
+            CHECK_EQ(!present, an_fidset_add(&set, key));
+            if (!present) ref[n++] = key;
+        } else if (present) {
+            an_fidset_del(&set, key);
+            for (k = 0; ref[k] != key; k++) {}
+            ref[k] = ref[--n];
+        }
+        if (harness__failures_in_test) break;
+    }
+    for (k = 0; k < n; k++) CHECK(an_fidset_has(&set, ref[k]));
+    CHECK_EQ(n, set.count + (size_t)set.has_max);
+    free(set.keys);
+}
+
+/* Random kinds (unknown ones too), ids and times: nothing crashes, every call is counted
+ * once (or skipped for depth), and both exports stay balanced. */
+static void test_random_events(void) {
+    rec r;
+    atf_writer *w[2];
+    an_source src;
+    an_stats st;
+    an_walk wk;
+    run_result o;
+    jdoc d;
+    pf_state ps;
+    uint64_t seed = 987654321, calls = 0, counted = 0, too_deep = 0, i, b = 0, e = 0;
+    size_t k;
+    long it;
+    rec_open(&r, ATF_LAYOUT_2);
+    w[0] = rec_thread(&r, 901, "r0", ATF_LAYOUT_2);
+    w[1] = rec_thread(&r, 902, "r1", ATF_LAYOUT_2);
+    for (i = 0; i < 3000; i++) {
+        uint64_t x = rnd(&seed);
+        uint32_t kind = (uint32_t)(x % 5);              /* 0 and 4 are not call/return */
+        uint64_t fid = (x >> 8) % 6, ts = T0 + (x >> 20) % 100000;
+        if (kind == ATF_EVENT_CALL) calls++;
+        CHECK_RESULT(ATF_OK, atf_writer_push(w[i & 1], kind, fid, ts, 0));
+    }
+    rec_close(&r);
+    if (!collect(r.dir, &src, &st, &wk)) return;
+    for (k = 0; k < st.count; k++) counted += st.fns[k].calls;
+    for (k = 0; k < wk.count; k++) too_deep += wk.threads[k].too_deep;
+    CHECK_EQ(calls, counted + too_deep);
+    collect_free(&src, &st, &wk);
+    o = run(an_export_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    it = j_get(&d, 0, "traceEvents");
+    for (it = it >= 0 ? d.nodes[it].child : -1; it >= 0; it = d.nodes[it].next) {
+        const char *ph = j_str(&d, it, "ph");
+        b += strcmp(ph, "B") == 0;
+        e += strcmp(ph, "E") == 0;
+    }
+    CHECK_EQ(counted, b);
+    CHECK_EQ(b, e);
+    j_free(&d);
+    run_free(&o);
+    o = run(an_export_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pf_decode(&ps, (const uint8_t *)o.out, o.out_len);
+    CHECK_EQ(2 * counted, ps.events);
+    for (k = 0; k < ps.track_count; k++) CHECK_EQ(0, ps.tracks[k].open);
+    pf_free(&ps);
+    run_free(&o);
+    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    run_free(&o);
+}
+
 static const test_case tests[] = {
     {"stats_nested", test_stats_nested},
     {"stats_layout2", test_stats_layout2},
@@ -1416,6 +1509,8 @@ static const test_case tests[] = {
     {"path_kinds", test_path_kinds},
     {"empty", test_empty},
     {"command_line", test_command_line},
+    {"fidset", test_fidset},
+    {"random_events", test_random_events},
 };
 
 int main(int argc, char **argv) {

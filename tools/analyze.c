@@ -398,6 +398,87 @@ static void an_map_free(an_map *m) {
     memset(m, 0, sizeof *m);
 }
 
+/* The set of function ids on one thread's stack: open addressing with Fibonacci hashing
+ * and backward-shift deletion, so it holds only what is on the stack right now, stays a
+ * few cache lines in real traces, and answers "is f on the stack?" in O(1). */
+#define AN_FID_EMPTY UINT64_MAX          /* marks a free slot; that id itself is has_max */
+
+typedef struct an_fidset {
+    uint64_t *keys;
+    size_t cap, count;           /* cap is 0 or a power of two */
+    unsigned shift;              /* 64 - log2(cap) */
+    int has_max;                 /* the id AN_FID_EMPTY is in the set */
+} an_fidset;
+
+static size_t an_fidset_home(const an_fidset *s, uint64_t k) {
+    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> s->shift);
+}
+
+static int an_fidset_has(const an_fidset *s, uint64_t k) {
+    size_t i;
+    if (k == AN_FID_EMPTY) return s->has_max;
+    if (!s->cap) return 0;
+    for (i = an_fidset_home(s, k); s->keys[i] != AN_FID_EMPTY; i = (i + 1) & (s->cap - 1))
+        if (s->keys[i] == k) return 1;
+    return 0;
+}
+
+/* Adds k: 1 when it was absent, 0 when present, -1 when out of memory. */
+static int an_fidset_add(an_fidset *s, uint64_t k) {
+    size_t i;
+    if (k == AN_FID_EMPTY) {
+        if (s->has_max) return 0;
+        s->has_max = 1;
+        return 1;
+    }
+    if ((s->count + 1) * 2 > s->cap) {
+        an_fidset bigger;
+        size_t j;
+        bigger.cap = s->cap ? s->cap * 2 : 64;
+        bigger.shift = s->cap ? s->shift - 1 : 58;
+        bigger.count = s->count;
+        bigger.has_max = s->has_max;
+        bigger.keys = (uint64_t *)malloc(bigger.cap * sizeof *bigger.keys);
+        if (!bigger.keys) return -1;
+        memset(bigger.keys, 0xFF, bigger.cap * sizeof *bigger.keys);
+        for (j = 0; j < s->cap; j++) {
+            if (s->keys[j] == AN_FID_EMPTY) continue;
+            for (i = an_fidset_home(&bigger, s->keys[j]); bigger.keys[i] != AN_FID_EMPTY;
+                 i = (i + 1) & (bigger.cap - 1)) {}
+            bigger.keys[i] = s->keys[j];
+        }
+        free(s->keys);
+        *s = bigger;
+    }
+    for (i = an_fidset_home(s, k); s->keys[i] != AN_FID_EMPTY; i = (i + 1) & (s->cap - 1))
+        if (s->keys[i] == k) return 0;
+    s->keys[i] = k;
+    s->count++;
+    return 1;
+}
+
+static void an_fidset_del(an_fidset *s, uint64_t k) {
+    size_t i, j, mask = s->cap - 1;
+    if (k == AN_FID_EMPTY) {
+        s->has_max = 0;
+        return;
+    }
+    if (!s->cap) return;
+    for (i = an_fidset_home(s, k); s->keys[i] != k; i = (i + 1) & mask)
+        if (s->keys[i] == AN_FID_EMPTY) return;
+    /* close the gap: pull back every later key of the run that may not stay behind it */
+    for (j = (i + 1) & mask; s->keys[j] != AN_FID_EMPTY; j = (j + 1) & mask) {
+        size_t h = an_fidset_home(s, s->keys[j]);
+        int stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+        if (!stays) {
+            s->keys[i] = s->keys[j];
+            i = j;
+        }
+    }
+    s->keys[i] = AN_FID_EMPTY;
+    s->count--;
+}
+
 /* ==== source: the PATH argument ====================================================== */
 typedef struct an_source {
     atf_session_reader reader;   /* a real session, or one built around a lone thread */
@@ -582,13 +663,14 @@ enum { AN_LEAVE_RETURN = 0, AN_LEAVE_UNWOUND = 1, AN_LEAVE_AT_END = 2 };
 typedef struct an_frame {
     uint64_t fid, start_ns;
     uint64_t child_ns;           /* time spent in direct callees */
+    uint64_t outermost;          /* no other frame of fid below it on the stack */
 } an_frame;
 
 typedef struct an_thread {
     an_frame *stack;
     size_t depth, cap;
     uint64_t skipped;            /* open calls beyond AN_MAX_DEPTH, not tracked */
-    an_map active;               /* fid -> frames of it on the stack */
+    an_fidset active;            /* the functions that have a frame on the stack */
     uint64_t events, first_ns, last_ns;
     uint64_t unmatched;          /* returns with no matching call, ignored */
     uint64_t unwound;            /* frames closed by the return of an outer frame */
@@ -622,7 +704,7 @@ static void an_walk_deinit(an_walk *w) {
     size_t i;
     for (i = 0; i < w->count; i++) {
         free(w->threads[i].stack);
-        an_map_free(&w->threads[i].active);
+        free(w->threads[i].active.keys);
     }
     free(w->threads);
     memset(w, 0, sizeof *w);
@@ -632,19 +714,17 @@ static void an_walk_pop(an_walk *w, size_t ti, uint64_t end_ns, int how) {
     an_thread *t = &w->threads[ti];
     an_frame f = t->stack[--t->depth];
     uint64_t dur = end_ns > f.start_ns ? end_ns - f.start_ns : 0;
-    uint64_t *n = an_map_find(&t->active, f.fid);
-    int outermost = 1;
-    if (n && *n) outermost = --*n == 0;
+    if (f.outermost) an_fidset_del(&t->active, f.fid);
     if (t->depth) t->stack[t->depth - 1].child_ns += dur;
-    if (w->leave) w->leave(w->ctx, ti, &f, end_ns, t->depth, how, outermost);
+    if (w->leave) w->leave(w->ctx, ti, &f, end_ns, t->depth, how, (int)f.outermost);
 }
 
-static void an_walk_event(an_walk *w, size_t ti, const atf_index_event *ev) {
+static void an_walk_event(an_walk *w, size_t ti, uint32_t kind, uint64_t fid, uint64_t ts) {
     an_thread *t = &w->threads[ti];
-    uint64_t ts = ev->timestamp_ns, fid = ev->function_id, *n;
+    int added;
     if (!t->events++) t->first_ns = ts;
     if (ts > t->last_ns) t->last_ns = ts;
-    if (ev->kind == ATF_EVENT_CALL) {
+    if (kind == ATF_EVENT_CALL) {
         an_frame *f;
         if (t->skipped || t->depth >= AN_MAX_DEPTH) {
             t->skipped++;
@@ -662,19 +742,18 @@ static void an_walk_event(an_walk *w, size_t ti, const atf_index_event *ev) {
             t->stack = s;
             t->cap = cap;
         }
-        n = an_map_put(&t->active, fid, NULL);
-        if (!n) {
+        if ((added = an_fidset_add(&t->active, fid)) < 0) {
             w->nomem = 1;
             t->skipped++;
             return;
         }
-        ++*n;
         f = &t->stack[t->depth++];
         f->fid = fid;
         f->start_ns = ts;
         f->child_ns = 0;
+        f->outermost = (uint64_t)added;
         if (w->enter) w->enter(w->ctx, ti, fid, ts, t->depth - 1);
-    } else if (ev->kind == ATF_EVENT_RETURN || ev->kind == ATF_EVENT_EXCEPTION) {
+    } else if (kind == ATF_EVENT_RETURN || kind == ATF_EVENT_EXCEPTION) {
         if (t->skipped) {
             t->skipped--;
             return;
@@ -683,8 +762,7 @@ static void an_walk_event(an_walk *w, size_t ti, const atf_index_event *ev) {
             an_walk_pop(w, ti, ts, AN_LEAVE_RETURN);
             return;
         }
-        n = an_map_find(&t->active, fid);
-        if (!n || !*n) {
+        if (!an_fidset_has(&t->active, fid)) {
             t->unmatched++;
             if (w->unmatched) w->unmatched(w->ctx, ti, fid, ts, t->depth);
             return;
@@ -723,7 +801,8 @@ static atf_result an_walk_run(an_walk *w, an_source *s, const uint32_t *only, an
     rc = atf_merge_init(&m, &s->reader, &f);
     if (rc != ATF_OK) return rc;
     while (atf_merge_next(&m, &it) == ATF_OK) {
-        an_walk_event(w, (size_t)(it.thread - s->reader.threads), &it.event);
+        an_walk_event(w, (size_t)(it.thread - s->reader.threads), it.event.kind,
+                      it.event.function_id, it.event.timestamp_ns);
         AN_PROGRESS_TICK(p);
     }
     atf_merge_deinit(&m);
@@ -866,14 +945,18 @@ static void an_stats_free(an_stats *st) {
     memset(st, 0, sizeof *st);
 }
 
-/* Runs the whole source through the walk into st (and w, kept for the thread figures). */
+/* Runs the whole source through the walk into st (and w, kept for the thread figures).
+ * Threads are independent here, so they are walked one after the other: each is then a
+ * sequential scan, without the cost of interleaving them by time. */
 static atf_result an_stats_collect(an_source *s, an_stats *st, an_walk *w, an_progress *p) {
-    atf_result rc;
+    atf_result rc = ATF_OK;
+    size_t i;
     memset(st, 0, sizeof *st);
     if (!an_walk_init(w, s->reader.thread_count)) return ATF_E_NOMEM;
     w->ctx = st;
     w->leave = an_stats_leave;
-    rc = an_walk_run(w, s, NULL, p);
+    for (i = 0; i < s->reader.thread_count && rc == ATF_OK; i++)
+        if (an_source_selected(s, i)) rc = an_walk_run(w, s, &s->reader.threads[i].slot, p);
     if (rc == ATF_OK && st->nomem) rc = ATF_E_NOMEM;
     return rc;
 }
@@ -1485,6 +1568,15 @@ static size_t pb_varint(uint8_t *p, uint64_t v) {
     return n;
 }
 
+static size_t pb_varint_size(uint64_t v) {
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
 static size_t pb_uint(uint8_t *p, uint32_t field, uint64_t v) {
     size_t n = pb_varint(p, (uint64_t)field << 3 | PB_VARINT);
     return n + pb_varint(p + n, v);
@@ -1549,10 +1641,23 @@ static void an_pf_event(an_perfetto *pf, size_t ti, uint64_t ts, int begin, uint
         iid = *v;
         tn += pb_uint(te + tn, PF_EVENT_NAME_IID, iid);
     }
+    if (!is_new) { /* the common packet, sized first and encoded in place */
+        size_t body = 1 + pb_varint_size(ts) + 4 + 1 + pb_varint_size(tn) + tn;
+        uint8_t *p = (uint8_t *)an_out_reserve(pf->out, body + 16), *q = p;
+        *q++ = PF_TRACE_PACKET << 3 | PB_LEN;
+        q += pb_varint(q, body);
+        q += pb_uint(q, PF_PACKET_TIMESTAMP, ts);
+        q += an_pf_sequence(q, 0);
+        *q++ = PF_PACKET_TRACK_EVENT << 3 | PB_LEN;
+        q += pb_varint(q, tn);
+        for (n = 0; n < tn; n++) *q++ = te[n];
+        pf->out->len += (size_t)(q - p);
+        return;
+    }
     n = pb_uint(pkt, PF_PACKET_TIMESTAMP, ts);
     n += an_pf_sequence(pkt + n, 0);
     n += pb_bytes(pkt + n, PF_PACKET_TRACK_EVENT, te, tn);
-    if (is_new) { /* InternedData { event_names: EventName { iid, name } } */
+    { /* InternedData { event_names: EventName { iid, name } } */
         uint8_t name[AN_NAME_MAX], en[AN_NAME_MAX + 32], idata[AN_NAME_MAX + 48];
         char hex[24];
         size_t nl = an_utf8_clean(an_name(pf->src, fid, hex, sizeof hex), (char *)name, AN_NAME_MAX);
