@@ -33,6 +33,13 @@ $(BUILD)/tests/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 # the instrumentation test builds all of its code, atf.h included, with the hooks on
 $(BUILD)/tests/test_instrument: CFLAGS_ALL += -finstrument-functions
 
+# tests/test_export.c and the export benchmark compile tools/analyze.c in
+$(BUILD)/tests/test_export: tools/analyze.c tools/analyze.h
+
+$(BUILD)/bench_export: bench/bench_export_main.c bench/bench_export.h tools/analyze.c tools/analyze.h atf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
+
 $(BUILD)/examples/%: examples/%.c atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)

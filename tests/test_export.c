@@ -1,0 +1,1525 @@
+/* test_export.c - the stats, tree and export commands (tools/analyze.c) on sessions
+ * recorded here with the library's writer in manual drain mode: exact stats figures for
+ * known nested, recursive and unbalanced traces; Chrome JSON that parses and is balanced
+ * per thread; Perfetto protobuf decoded field by field against Perfetto's schema, with
+ * balanced slices and resolving interned names; PATH kinds and command-line handling. */
+#define ATF_IMPLEMENTATION
+#include "atf.h"
+
+/* A small depth limit, so that the skipping of too-deep calls is tested. */
+#define AN_MAX_DEPTH 8u
+#include "../tools/analyze.c"
+
+#include "harness.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char g_root[256];
+static int g_session_number;
+
+/* ==== recording ====================================================================== */
+/* A session whose threads are caller-memory rings with chosen thread ids, written from
+ * this one OS thread: every figure of the trace is fixed by the test. */
+enum { REC_THREADS_MAX = 8, REC_RING_EVENTS = 4096 };
+
+typedef struct rec {
+    atf_session *s;
+    atf_writer w[REC_THREADS_MAX];
+    void *raw[REC_THREADS_MAX];
+    size_t count;
+    char dir[1024];              /* the pid_* directory */
+} rec;
+
+static void rec_open(rec *r, uint32_t layout) {
+    atf_session_config cfg;
+    char name[64];
+    memset(r, 0, sizeof *r);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.drain_mode = ATF_DRAIN_MANUAL;
+    cfg.layout = layout;
+    snprintf(name, sizeof name, "session_%d", ++g_session_number);
+    cfg.session_name = name;
+    CHECK_RESULT(ATF_OK, atf_session_open(&r->s, g_root, &cfg));
+    if (r->s) snprintf(r->dir, sizeof r->dir, "%s", atf_session_path(r->s));
+}
+
+/* Adds thread slot r->count with OS thread id tid; returns its writer. */
+static atf_writer *rec_thread(rec *r, uint32_t tid, const char *name, uint32_t layout) {
+    size_t size = atf_ring_memory_size(ATF_RING_INDEX, REC_RING_EVENTS);
+    uint8_t *raw = (uint8_t *)malloc(size + 64), *mem;
+    uint32_t slot = 0;
+    size_t i = r->count++;
+    mem = raw + (64 - ((uintptr_t)raw & 63));
+    r->raw[i] = raw;
+    CHECK_RESULT(ATF_OK, atf_ring_init(mem, size, ATF_RING_INDEX, REC_RING_EVENTS, layout, tid));
+    CHECK_RESULT(ATF_OK, atf_session_attach_rings(r->s, mem, size, NULL, 0, name, &slot));
+    CHECK_EQ(i, slot);
+    CHECK_RESULT(ATF_OK, atf_writer_init(&r->w[i], mem, size, NULL, 0, ATF_DETAIL_OFF));
+    return &r->w[i];
+}
+
+static void rec_close(rec *r) {
+    size_t i;
+    CHECK_RESULT(ATF_OK, atf_session_close(r->s));
+    for (i = 0; i < r->count; i++) free(r->raw[i]);
+}
+
+#define CALL(w, fid, ts) CHECK_RESULT(ATF_OK, atf_writer_call((w), (fid), (ts)))
+#define RET(w, fid, ts) CHECK_RESULT(ATF_OK, atf_writer_return((w), (fid), (ts)))
+#define EXC(w, fid, ts) CHECK_RESULT(ATF_OK, atf_writer_exception((w), (fid), (ts)))
+
+enum { F_MAIN = 1, F_A = 2, F_B = 3, F_R = 4, F_E = 5, F_F = 6, F_G = 7, F_ZZ = 8, F_X = 9 };
+enum { T0 = 1000000 };               /* base timestamp: 1000.000 us */
+
+/* main { a { b } a } r { r }: every figure known (see test_stats_nested). */
+static void write_nested(atf_writer *w) {
+    CALL(w, F_MAIN, T0 + 0);
+    CALL(w, F_A, T0 + 100);
+    CALL(w, F_B, T0 + 200);
+    RET(w, F_B, T0 + 500);
+    RET(w, F_A, T0 + 1000);
+    CALL(w, F_A, T0 + 1100);
+    RET(w, F_A, T0 + 1400);
+    RET(w, F_MAIN, T0 + 2000);
+    CALL(w, F_R, T0 + 3000);
+    CALL(w, F_R, T0 + 3100);
+    RET(w, F_R, T0 + 3200);
+    RET(w, F_R, T0 + 4000);
+}
+
+/* Starts inside a call, returns across a frame, returns from nowhere, throws, and ends
+ * with two frames open (see test_stats_unbalanced). */
+static void write_unbalanced(atf_writer *w) {
+    RET(w, F_X, T0 + 50);            /* no call: ignored */
+    CALL(w, F_A, T0 + 100);
+    CALL(w, F_B, T0 + 200);
+    RET(w, F_A, T0 + 300);           /* b unwound at 300, then a returns */
+    RET(w, F_ZZ, T0 + 350);          /* not on the stack: ignored */
+    CALL(w, F_B + 100, T0 + 400);    /* fid 103 */
+    EXC(w, F_B + 100, T0 + 450);     /* an exception unwinds like a return */
+    CALL(w, F_G, T0 + 460);
+    RET(w, F_G, T0 + 480);
+    CALL(w, F_E, T0 + 500);
+    CALL(w, F_F, T0 + 600);          /* e and f open at the end (last ts 600) */
+}
+
+static void add_symbols(rec *r) {
+    atf_session_add_symbol(r->s, F_MAIN, "main");
+    atf_session_add_symbol(r->s, F_A, "a");
+    atf_session_add_symbol(r->s, F_B, "b");
+    atf_session_add_symbol(r->s, F_R, "recurse");
+    atf_session_add_symbol(r->s, F_G, "g");
+}
+
+/* A session with one thread (tid 4242, "main") holding the nested trace. */
+static void make_nested(rec *r, uint32_t layout) {
+    atf_writer *w;
+    rec_open(r, layout);
+    add_symbols(r);
+    w = rec_thread(r, 4242, "main", layout);
+    write_nested(w);
+    rec_close(r);
+}
+
+/* ==== running commands =============================================================== */
+typedef int (*cmd_fn)(FILE *out, FILE *err, int argc, char **argv);
+
+typedef struct run_result {
+    int status;
+    char *out, *err;
+    size_t out_len;
+} run_result;
+
+static char *slurp(FILE *f, size_t *len) {
+    long n;
+    char *buf;
+    fflush(f);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = (char *)malloc((size_t)n + 1);
+    if (!buf) return NULL;
+    if (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+    buf[n] = '\0';
+    if (len) *len = (size_t)n;
+    return buf;
+}
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    char *s;
+    if (!f) return NULL;
+    s = slurp(f, len);
+    fclose(f);
+    return s;
+}
+
+/* Runs fn with the NULL-terminated arguments, capturing stdout and stderr. */
+static run_result run(cmd_fn fn, const char *name, ...) {
+    char *argv[32];
+    int argc = 0;
+    va_list ap;
+    const char *a;
+    run_result r;
+    FILE *out = tmpfile(), *err = tmpfile();
+    argv[argc++] = (char *)name;
+    va_start(ap, name);
+    while ((a = va_arg(ap, const char *)) != NULL && argc < 31) argv[argc++] = (char *)a;
+    va_end(ap);
+    argv[argc] = NULL;
+    memset(&r, 0, sizeof r);
+    if (!out || !err) {
+        harness__fail(__FILE__, __LINE__, "tmpfile failed");
+        r.status = -1;
+        return r;
+    }
+    r.status = fn(out, err, argc, argv);
+    r.out = slurp(out, &r.out_len);
+    r.err = slurp(err, NULL);
+    fclose(out);
+    fclose(err);
+    return r;
+}
+
+static void run_free(run_result *r) {
+    free(r->out);
+    free(r->err);
+}
+
+/* ==== a JSON parser, for checking what the commands print ============================ */
+/* Strict RFC 8259: parses the whole text into nodes (objects and arrays link their
+ * members), decodes strings (escapes, surrogate pairs) into UTF-8, keeps numbers as
+ * text, and rejects anything else, including invalid UTF-8 and trailing garbage. */
+enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+typedef struct jnode {
+    int type;
+    char *key;                   /* member name inside an object, else NULL */
+    char *str;                   /* J_STR: decoded; J_NUM: the literal */
+    long child, next;            /* first member/element, next sibling; -1 = none */
+} jnode;
+
+typedef struct jdoc {
+    jnode *nodes;
+    size_t count, cap;
+    const char *p, *end;
+    int depth;
+} jdoc;
+
+static long j_new(jdoc *d, int type) {
+    if (d->count == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 256;
+        jnode *n = (jnode *)realloc(d->nodes, cap * sizeof *n);
+        if (!n) return -1;
+        d->nodes = n;
+        d->cap = cap;
+    }
+    memset(&d->nodes[d->count], 0, sizeof *d->nodes);
+    d->nodes[d->count].type = type;
+    d->nodes[d->count].child = d->nodes[d->count].next = -1;
+    return (long)d->count++;
+}
+
+static void j_ws(jdoc *d) {
+    while (d->p < d->end && (*d->p == ' ' || *d->p == '\t' || *d->p == '\n' || *d->p == '\r')) d->p++;
+}
+
+static int j_hex4(jdoc *d, unsigned *v) {
+    int i;
+    *v = 0;
+    if (d->end - d->p < 4) return 0;
+    for (i = 0; i < 4; i++) {
+        char c = *d->p++;
+        *v <<= 4;
+        if (c >= '0' && c <= '9') *v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f') *v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') *v |= (unsigned)(c - 'A' + 10);
+        else return 0;
+    }
+    return 1;
+}
+
+static size_t j_utf8_put(char *o, unsigned cp) {
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | cp >> 6); o[1] = (char)(0x80 | (cp & 63)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | cp >> 12); o[1] = (char)(0x80 | (cp >> 6 & 63)); o[2] = (char)(0x80 | (cp & 63));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | cp >> 18); o[1] = (char)(0x80 | (cp >> 12 & 63));
+    o[2] = (char)(0x80 | (cp >> 6 & 63)); o[3] = (char)(0x80 | (cp & 63));
+    return 4;
+}
+
+/* A string at d->p (after the opening quote); returns the decoded copy or NULL. */
+static char *j_string(jdoc *d) {
+    const char *start = d->p;
+    char *out, *o;
+    size_t n = 0;
+    while (d->p < d->end && *d->p != '"') { /* measure, checking escapes loosely */
+        if (*d->p == '\\') d->p++;
+        d->p++;
+    }
+    if (d->p >= d->end) return NULL;
+    n = (size_t)(d->p - start);
+    d->p = start;
+    out = o = (char *)malloc(n * 2 + 8);
+    if (!out) return NULL;
+    while (*d->p != '"') {
+        unsigned char c = (unsigned char)*d->p;
+        if (c < 0x20) goto fail;
+        if (c == '\\') {
+            d->p++;
+            switch (*d->p++) {
+            case '"': *o++ = '"'; break;
+            case '\\': *o++ = '\\'; break;
+            case '/': *o++ = '/'; break;
+            case 'b': *o++ = '\b'; break;
+            case 'f': *o++ = '\f'; break;
+            case 'n': *o++ = '\n'; break;
+            case 'r': *o++ = '\r'; break;
+            case 't': *o++ = '\t'; break;
+            case 'u': {
+                unsigned cp, lo;
+                if (!j_hex4(d, &cp)) goto fail;
+                if (cp >= 0xDC00 && cp < 0xE000) goto fail;
+                if (cp >= 0xD800 && cp < 0xDC00) {
+                    if (d->end - d->p < 6 || d->p[0] != '\\' || d->p[1] != 'u') goto fail;
+                    d->p += 2;
+                    if (!j_hex4(d, &lo) || lo < 0xDC00 || lo >= 0xE000) goto fail;
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                }
+                o += j_utf8_put(o, cp);
+                break;
+            }
+            default: goto fail;
+            }
+        } else {
+            size_t k = an_utf8_len((const unsigned char *)d->p, (size_t)(d->end - d->p));
+            if (!k) goto fail;
+            memcpy(o, d->p, k);
+            o += k;
+            d->p += k;
+        }
+    }
+    d->p++;
+    *o = '\0';
+    return out;
+fail:
+    free(out);
+    return NULL;
+}
+
+static long j_value(jdoc *d);
+
+static long j_container(jdoc *d, int type) {
+    long node = j_new(d, type), prev = -1;
+    char close = type == J_ARR ? ']' : '}';
+    if (node < 0 || ++d->depth > 64) return -1;
+    d->p++;
+    j_ws(d);
+    if (d->p < d->end && *d->p == close) {
+        d->p++;
+        d->depth--;
+        return node;
+    }
+    for (;;) {
+        char *key = NULL;
+        long v;
+        j_ws(d);
+        if (type == J_OBJ) {
+            if (d->p >= d->end || *d->p != '"') return -1;
+            d->p++;
+            if ((key = j_string(d)) == NULL) return -1;
+            j_ws(d);
+            if (d->p >= d->end || *d->p != ':') { free(key); return -1; }
+            d->p++;
+        }
+        v = j_value(d);
+        if (v < 0) { free(key); return -1; }
+        d->nodes[v].key = key;
+        if (prev < 0) d->nodes[node].child = v;
+        else d->nodes[prev].next = v;
+        prev = v;
+        j_ws(d);
+        if (d->p < d->end && *d->p == ',') { d->p++; continue; }
+        if (d->p < d->end && *d->p == close) { d->p++; break; }
+        return -1;
+    }
+    d->depth--;
+    return node;
+}
+
+static long j_value(jdoc *d) {
+    long n;
+    j_ws(d);
+    if (d->p >= d->end) return -1;
+    switch (*d->p) {
+    case '{': return j_container(d, J_OBJ);
+    case '[': return j_container(d, J_ARR);
+    case '"': {
+        char *s;
+        d->p++;
+        if ((s = j_string(d)) == NULL || (n = j_new(d, J_STR)) < 0) { free(s); return -1; }
+        d->nodes[n].str = s;
+        return n;
+    }
+    case 't': case 'f': case 'n': {
+        const char *w = *d->p == 't' ? "true" : *d->p == 'f' ? "false" : "null";
+        size_t k = strlen(w);
+        if ((size_t)(d->end - d->p) < k || memcmp(d->p, w, k) != 0) return -1;
+        d->p += k;
+        return j_new(d, *w == 'n' ? J_NULL : J_BOOL);
+    }
+    default: {
+        const char *s = d->p;
+        if (*d->p == '-') d->p++;
+        if (d->p >= d->end) return -1;
+        if (*d->p == '0') d->p++;
+        else if (*d->p >= '1' && *d->p <= '9') while (d->p < d->end && *d->p >= '0' && *d->p <= '9') d->p++;
+        else return -1;
+        if (d->p < d->end && *d->p == '.') {
+            d->p++;
+            if (d->p >= d->end || *d->p < '0' || *d->p > '9') return -1;
+            while (d->p < d->end && *d->p >= '0' && *d->p <= '9') d->p++;
+        }
+        if (d->p < d->end && (*d->p == 'e' || *d->p == 'E')) {
+            d->p++;
+            if (d->p < d->end && (*d->p == '+' || *d->p == '-')) d->p++;
+            if (d->p >= d->end || *d->p < '0' || *d->p > '9') return -1;
+            while (d->p < d->end && *d->p >= '0' && *d->p <= '9') d->p++;
+        }
+        if ((n = j_new(d, J_NUM)) < 0) return -1;
+        d->nodes[n].str = (char *)malloc((size_t)(d->p - s) + 1);
+        if (!d->nodes[n].str) return -1;
+        memcpy(d->nodes[n].str, s, (size_t)(d->p - s));
+        d->nodes[n].str[d->p - s] = '\0';
+        return n;
+    }
+    }
+}
+
+static void j_free(jdoc *d) {
+    size_t i;
+    for (i = 0; i < d->count; i++) {
+        free(d->nodes[i].key);
+        free(d->nodes[i].str);
+    }
+    free(d->nodes);
+    memset(d, 0, sizeof *d);
+}
+
+/* Parses text (len bytes); 1 when it is one valid JSON value and nothing else. */
+static int j_parse(jdoc *d, const char *text, size_t len) {
+    long root;
+    memset(d, 0, sizeof *d);
+    d->p = text;
+    d->end = text + len;
+    root = j_value(d);
+    j_ws(d);
+    return root == 0 && d->p == d->end;
+}
+
+static long j_get(const jdoc *d, long obj, const char *key) {
+    long c;
+    if (obj < 0 || d->nodes[obj].type != J_OBJ) return -1;
+    for (c = d->nodes[obj].child; c >= 0; c = d->nodes[c].next)
+        if (strcmp(d->nodes[c].key, key) == 0) return c;
+    return -1;
+}
+
+static const char *j_str(const jdoc *d, long obj, const char *key) {
+    long n = j_get(d, obj, key);
+    return n >= 0 && (d->nodes[n].type == J_STR || d->nodes[n].type == J_NUM) ? d->nodes[n].str : "";
+}
+
+static uint64_t j_u64(const jdoc *d, long obj, const char *key) {
+    return strtoull(j_str(d, obj, key), NULL, 10);
+}
+
+/* A "ts" literal in microseconds ("1234.567") back to nanoseconds. */
+static uint64_t j_ts_ns(const jdoc *d, long obj) {
+    const char *s = j_str(d, obj, "ts"), *dot = strchr(s, '.');
+    uint64_t ns = strtoull(s, NULL, 10) * 1000;
+    if (dot) ns += strtoull(dot + 1, NULL, 10);
+    CHECK(dot && strlen(dot + 1) == 3);
+    return ns;
+}
+
+/* ==== stats ========================================================================== */
+static const an_fn *fn_of(const an_stats *st, uint64_t fid) {
+    const uint64_t *pos = an_map_find(&st->index, fid);
+    return pos ? &st->fns[*pos] : NULL;
+}
+
+#define CHECK_FN(st, fid, calls_, total_, self_, min_, max_) do { \
+    const an_fn *fn_ = fn_of((st), (fid)); \
+    CHECK(fn_ != NULL); \
+    if (fn_) { \
+        CHECK_EQ((calls_), fn_->calls); CHECK_EQ((total_), fn_->total_ns); \
+        CHECK_EQ((self_), fn_->self_ns); CHECK_EQ((min_), fn_->min_ns); \
+        CHECK_EQ((max_), fn_->max_ns); \
+    } } while (0)
+
+/* Collects the stats of path into st/w (the source stays open in src). */
+static int collect(const char *path, an_source *src, an_stats *st, an_walk *w) {
+    an_progress p;
+    FILE *err = tmpfile();
+    int status = an_source_open(src, path, err, "stats");
+    fclose(err);
+    CHECK_EQ(AN_EXIT_OK, status);
+    if (status != AN_EXIT_OK) return 0;
+    an_progress_init(&p, NULL, NULL, "test", 0);
+    CHECK_RESULT(ATF_OK, an_stats_collect(src, st, w, &p));
+    return 1;
+}
+
+static void collect_free(an_source *src, an_stats *st, an_walk *w) {
+    an_stats_free(st);
+    an_walk_deinit(w);
+    an_source_close(src);
+}
+
+static void check_nested_figures(const char *path) {
+    an_source src;
+    an_stats st;
+    an_walk w;
+    if (!collect(path, &src, &st, &w)) return;
+    CHECK_EQ(4, st.count);
+    /* main [0, 2000]: callees a 900 + a 300 */
+    CHECK_FN(&st, F_MAIN, 1, 2000, 800, 2000, 2000);
+    /* a [100, 1000] with b 300 inside, a [1100, 1400] */
+    CHECK_FN(&st, F_A, 2, 1200, 900, 300, 900);
+    CHECK_FN(&st, F_B, 1, 300, 300, 300, 300);
+    /* r [3000, 4000] around r [3100, 3200]: total counts the outer call once */
+    CHECK_FN(&st, F_R, 2, 1000, 1000, 100, 1000);
+    CHECK_EQ(1, w.count);
+    CHECK_EQ(12, w.threads[0].events);
+    CHECK_EQ(T0, w.threads[0].first_ns);
+    CHECK_EQ(T0 + 4000, w.threads[0].last_ns);
+    CHECK_EQ(0, w.threads[0].unmatched + w.threads[0].unwound + w.threads[0].open_at_end);
+    collect_free(&src, &st, &w);
+}
+
+static void test_stats_nested(void) {
+    rec r;
+    make_nested(&r, ATF_LAYOUT_1);
+    check_nested_figures(r.dir);
+}
+
+static void test_stats_layout2(void) {
+    rec r;
+    make_nested(&r, ATF_LAYOUT_2);
+    check_nested_figures(r.dir);
+}
+
+static void test_stats_unbalanced(void) {
+    rec r;
+    an_source src;
+    an_stats st;
+    an_walk w;
+    rec_open(&r, ATF_LAYOUT_1);
+    add_symbols(&r);
+    write_unbalanced(rec_thread(&r, 77, "u", ATF_LAYOUT_1));
+    rec_close(&r);
+    if (!collect(r.dir, &src, &st, &w)) return;
+    CHECK_EQ(6, st.count);
+    CHECK_FN(&st, F_A, 1, 200, 100, 200, 200);       /* [100, 300], b inside */
+    CHECK_FN(&st, F_B, 1, 100, 100, 100, 100);       /* [200, 300], unwound */
+    CHECK_FN(&st, F_B + 100, 1, 50, 50, 50, 50);     /* closed by the exception */
+    CHECK_FN(&st, F_G, 1, 20, 20, 20, 20);           /* the rest still counts exactly */
+    CHECK_FN(&st, F_E, 1, 100, 100, 100, 100);       /* open: closed at 600 */
+    CHECK_FN(&st, F_F, 1, 0, 0, 0, 0);
+    CHECK(fn_of(&st, F_X) == NULL);
+    CHECK(fn_of(&st, F_ZZ) == NULL);
+    CHECK_EQ(2, w.threads[0].unmatched);
+    CHECK_EQ(1, w.threads[0].unwound);
+    CHECK_EQ(2, w.threads[0].open_at_end);
+    CHECK_EQ(11, w.threads[0].events);
+    collect_free(&src, &st, &w);
+}
+
+static void test_stats_depth_limit(void) {
+    rec r;
+    an_source src;
+    an_stats st;
+    an_walk w;
+    atf_writer *wr;
+    uint64_t i;
+    rec_open(&r, ATF_LAYOUT_1);
+    wr = rec_thread(&r, 78, "deep", ATF_LAYOUT_1);
+    for (i = 0; i < 10; i++) CALL(wr, 100 + i, T0 + i * 10);      /* 10 deep, limit 8 */
+    for (i = 10; i-- > 0;) RET(wr, 100 + i, T0 + 200 - i * 10);
+    CALL(wr, 200, T0 + 300);
+    RET(wr, 200, T0 + 310);
+    rec_close(&r);
+    if (!collect(r.dir, &src, &st, &w)) return;
+    CHECK_EQ(9, st.count);
+    CHECK_FN(&st, 100, 1, 200, 20, 200, 200);        /* [0, 200] around 101 [10, 190] */
+    CHECK_FN(&st, 107, 1, 60, 60, 60, 60);           /* [70, 130]: 108, 109 not tracked */
+    CHECK(fn_of(&st, 108) == NULL);
+    CHECK(fn_of(&st, 109) == NULL);
+    CHECK_FN(&st, 200, 1, 10, 10, 10, 10);
+    CHECK_EQ(2, w.threads[0].too_deep);
+    CHECK_EQ(0, w.threads[0].unmatched);
+    collect_free(&src, &st, &w);
+}
+
+/* File order differs from time order: pairing follows time. */
+static void test_stats_out_of_order_file(void) {
+    rec r;
+    an_source src;
+    an_stats st;
+    an_walk w;
+    atf_writer *wr;
+    rec_open(&r, ATF_LAYOUT_1);
+    wr = rec_thread(&r, 79, "ooo", ATF_LAYOUT_1);
+    CALL(wr, F_A, T0 + 100);
+    RET(wr, F_A, T0 + 400);
+    CALL(wr, F_B, T0 + 200);
+    RET(wr, F_B, T0 + 300);
+    rec_close(&r);
+    if (!collect(r.dir, &src, &st, &w)) return;
+    CHECK_EQ(1, src.reader.threads[0].out_of_order);
+    CHECK_FN(&st, F_A, 1, 300, 200, 300, 300);
+    CHECK_FN(&st, F_B, 1, 100, 100, 100, 100);
+    collect_free(&src, &st, &w);
+}
+
+/* The fids of "functions" in a stats --json output, in order. */
+static size_t json_fids(const jdoc *d, uint64_t *fids, size_t cap) {
+    long fns = j_get(d, 0, "functions"), it;
+    size_t n = 0;
+    if (fns < 0) return 0;
+    for (it = d->nodes[fns].child; it >= 0 && n < cap; it = d->nodes[it].next)
+        fids[n++] = strtoull(j_str(d, it, "fid") + 2, NULL, 16);
+    return n;
+}
+
+static void test_stats_json(void) {
+    rec r;
+    run_result o;
+    jdoc d;
+    uint64_t fids[8];
+    long fns, th, it;
+    int seen = 0;
+    make_nested(&r, ATF_LAYOUT_1);
+    o = run(an_stats_main, "stats", r.dir, "--json", (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    fns = j_get(&d, 0, "functions");
+    th = j_get(&d, 0, "threads");
+    CHECK(fns >= 0 && th >= 0);
+    /* default order: self time, largest first: r 1000, a 900, main 800, b 300 */
+    CHECK_EQ(4, json_fids(&d, fids, 8));
+    CHECK_EQ(F_R, fids[0]);
+    CHECK_EQ(F_A, fids[1]);
+    CHECK_EQ(F_MAIN, fids[2]);
+    CHECK_EQ(F_B, fids[3]);
+    for (it = fns >= 0 ? d.nodes[fns].child : -1; it >= 0; it = d.nodes[it].next) {
+        if (strcmp(j_str(&d, it, "fid"), "0x0000000000000002") != 0) continue;
+        seen = 1;
+        CHECK(strcmp(j_str(&d, it, "name"), "a") == 0);
+        CHECK_EQ(2, j_u64(&d, it, "calls"));
+        CHECK_EQ(1200, j_u64(&d, it, "total_ns"));
+        CHECK_EQ(900, j_u64(&d, it, "self_ns"));
+        CHECK_EQ(300, j_u64(&d, it, "min_ns"));
+        CHECK_EQ(900, j_u64(&d, it, "max_ns"));
+    }
+    CHECK(seen);
+    it = th >= 0 ? d.nodes[th].child : -1;
+    CHECK(it >= 0);
+    if (it >= 0) {
+        CHECK_EQ(0, j_u64(&d, it, "slot"));
+        CHECK_EQ(4242, j_u64(&d, it, "tid"));
+        CHECK_EQ(12, j_u64(&d, it, "events"));
+        CHECK_EQ(0, j_u64(&d, it, "dropped"));
+        CHECK_EQ(T0, j_u64(&d, it, "start_ns"));
+        CHECK_EQ(T0 + 4000, j_u64(&d, it, "end_ns"));
+        CHECK_EQ(-1, d.nodes[it].next);
+    }
+    j_free(&d);
+    run_free(&o);
+
+    /* calls: a 2, r 2 (ties by id), main 1, b 1 */
+    o = run(an_stats_main, "stats", "--sort", "calls", "--json", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    CHECK_EQ(4, json_fids(&d, fids, 8));
+    CHECK_EQ(F_A, fids[0]);
+    CHECK_EQ(F_R, fids[1]);
+    CHECK_EQ(F_MAIN, fids[2]);
+    CHECK_EQ(F_B, fids[3]);
+    j_free(&d);
+    run_free(&o);
+
+    o = run(an_stats_main, "stats", "--sort=name", "--limit", "3", "--json", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    CHECK_EQ(3, json_fids(&d, fids, 8));
+    CHECK_EQ(F_A, fids[0]);
+    CHECK_EQ(F_B, fids[1]);
+    CHECK_EQ(F_MAIN, fids[2]);
+    j_free(&d);
+    run_free(&o);
+
+    o = run(an_stats_main, "stats", "--sort", "total", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strstr(o.out, "main") != NULL);
+    run_free(&o);
+}
+
+/* ==== a multi-thread session for the exporters ======================================= */
+/* Slot 0 (tid 5001): nested; slot 1 (tid 5002): unbalanced; slot 2 (tid 5003): no
+ * events; names that need escaping, UTF-8 and invalid UTF-8; interleaved timestamps. */
+static const char name_quote[] = "quote\"back\\slash\nnew\ttab\x01";
+static const char name_utf8[] = "gr\xc3\xb6\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x98\x80";
+static const char name_bad[] = "bad\xff\xfe" "end";
+static const char name_bad_clean[] = "bad\xef\xbf\xbd\xef\xbf\xbd" "end";
+
+static void make_multi(rec *r) {
+    atf_writer *w0, *w1;
+    rec_open(r, ATF_LAYOUT_1);
+    add_symbols(r);
+    atf_session_add_symbol(r->s, F_E, name_quote);
+    atf_session_add_symbol(r->s, F_F, name_utf8);
+    atf_session_add_symbol(r->s, F_B + 100, name_bad);
+    w0 = rec_thread(r, 5001, "main \"thread\"", ATF_LAYOUT_1);
+    w1 = rec_thread(r, 5002, "worker", ATF_LAYOUT_1);
+    rec_thread(r, 5003, NULL, ATF_LAYOUT_1);
+    write_nested(w0);
+    write_unbalanced(w1);
+    rec_close(r);
+}
+
+/* Expected B (begin) events per thread: 6 nested calls; 6 unbalanced frames. */
+static void test_export_chrome(void) {
+    rec r;
+    jdoc d;
+    char out[1200];
+    char *text;
+    size_t len;
+    long evs, it;
+    uint64_t depth[3] = {0, 0, 0}, begins[3] = {0, 0, 0}, ends[3] = {0, 0, 0}, last[3] = {0, 0, 0};
+    int names_seen = 0, quote_seen = 0, utf8_seen = 0, bad_seen = 0, ts_seen = 0;
+    run_result o;
+    make_multi(&r);
+    snprintf(out, sizeof out, "%s/../chrome.json", r.dir);
+    o = run(an_export_main, "export", "--format", "chrome", "-o", out, r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(0, o.out_len);
+    run_free(&o);
+    text = read_file(out, &len);
+    CHECK(text != NULL);
+    if (!text) return;
+    CHECK(j_parse(&d, text, len));
+    evs = j_get(&d, 0, "traceEvents");
+    CHECK(evs >= 0 && d.nodes[evs].type == J_ARR);
+    for (it = evs >= 0 ? d.nodes[evs].child : -1; it >= 0; it = d.nodes[it].next) {
+        const char *ph = j_str(&d, it, "ph"), *name = j_str(&d, it, "name");
+        uint64_t tid = j_u64(&d, it, "tid");
+        size_t k = tid >= 5001 && tid <= 5003 ? (size_t)(tid - 5001) : 0;
+        CHECK(j_u64(&d, it, "pid") == strtoull(strrchr(r.dir, '_') + 1, NULL, 10));
+        if (strcmp(ph, "M") == 0) {
+            long args = j_get(&d, it, "args");
+            if (strcmp(name, "thread_name") == 0) {
+                const char *tn = j_str(&d, args, "name");
+                names_seen++;
+                if (tid == 5001) CHECK(strcmp(tn, "main \"thread\"") == 0);
+                if (tid == 5002) CHECK(strcmp(tn, "worker") == 0);
+                if (tid == 5003) CHECK(strcmp(tn, "thread_2") == 0);
+            }
+            continue;
+        }
+        CHECK(tid >= 5001 && tid <= 5003);
+        CHECK(j_ts_ns(&d, it) >= last[k]); /* time order within each thread */
+        last[k] = j_ts_ns(&d, it);
+        if (strcmp(ph, "B") == 0) {
+            depth[k]++;
+            begins[k]++;
+            if (strcmp(name, name_quote) == 0) quote_seen++;
+            if (strcmp(name, name_utf8) == 0) utf8_seen++;
+            if (strcmp(name, name_bad_clean) == 0) bad_seen++;
+            if (tid == 5001 && strcmp(name, "b") == 0) {
+                CHECK(strstr(text, "\"ts\":1000.200,") != NULL);
+                CHECK_EQ(T0 + 200, j_ts_ns(&d, it));
+                ts_seen = 1;
+            }
+        } else if (strcmp(ph, "E") == 0) {
+            CHECK(depth[k] > 0); /* never closes what is not open */
+            if (depth[k]) depth[k]--;
+            ends[k]++;
+        } else {
+            harness__fail(__FILE__, __LINE__, "unexpected phase");
+        }
+    }
+    CHECK_EQ(3, names_seen);
+    CHECK_EQ(0, depth[0]);
+    CHECK_EQ(0, depth[1]);
+    CHECK_EQ(6, begins[0]);
+    CHECK_EQ(6, ends[0]);
+    CHECK_EQ(6, begins[1]);
+    CHECK_EQ(6, ends[1]);
+    CHECK_EQ(0, begins[2]);
+    CHECK_EQ(1, quote_seen);
+    CHECK_EQ(1, utf8_seen);
+    CHECK_EQ(1, bad_seen);
+    CHECK(ts_seen);
+    j_free(&d);
+    /* a second opinion when python3 is there */
+    if (system("python3 -c 'pass' >/dev/null 2>&1") == 0) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding=\"utf-8\"))' '%s'", out);
+        CHECK_EQ(0, system(cmd));
+    }
+    free(text);
+
+    /* to stdout by default */
+    o = run(an_export_main, "export", r.dir, "--format=chrome", (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    j_free(&d);
+    run_free(&o);
+}
+
+/* ==== perfetto: a protobuf wire-format decoder and Perfetto's schema ================= */
+/* Field numbers and types of the messages the exporter writes, as published in
+ * google/perfetto protos/perfetto/trace/: trace.proto, trace_packet.proto,
+ * track_event/{track_event,track_descriptor,process_descriptor,thread_descriptor}.proto,
+ * interned_data/interned_data.proto. A field the exporter writes that is not listed
+ * here, or with another wire type, fails the test. */
+enum { M_TRACE, M_PACKET, M_TRACK_DESC, M_PROCESS, M_THREAD, M_TRACK_EVENT, M_INTERNED,
+       M_EVENT_NAME, M_NONE };
+
+typedef struct pf_field {
+    int msg;
+    uint32_t number;
+    uint32_t wire;               /* 0 varint, 2 length-delimited */
+    int sub;                     /* message type of a length-delimited field, or M_NONE */
+    const char *what;
+} pf_field;
+
+static const pf_field pf_schema[] = {
+    {M_TRACE, 1, 2, M_PACKET, "Trace.packet"},
+    {M_PACKET, 8, 0, M_NONE, "TracePacket.timestamp"},
+    {M_PACKET, 10, 0, M_NONE, "TracePacket.trusted_packet_sequence_id"},
+    {M_PACKET, 11, 2, M_TRACK_EVENT, "TracePacket.track_event"},
+    {M_PACKET, 12, 2, M_INTERNED, "TracePacket.interned_data"},
+    {M_PACKET, 13, 0, M_NONE, "TracePacket.sequence_flags"},
+    {M_PACKET, 41, 0, M_NONE, "TracePacket.incremental_state_cleared"},
+    {M_PACKET, 60, 2, M_TRACK_DESC, "TracePacket.track_descriptor"},
+    {M_PACKET, 87, 0, M_NONE, "TracePacket.first_packet_on_sequence"},
+    {M_TRACK_DESC, 1, 0, M_NONE, "TrackDescriptor.uuid"},
+    {M_TRACK_DESC, 2, 2, M_NONE, "TrackDescriptor.name"},
+    {M_TRACK_DESC, 3, 2, M_PROCESS, "TrackDescriptor.process"},
+    {M_TRACK_DESC, 4, 2, M_THREAD, "TrackDescriptor.thread"},
+    {M_TRACK_DESC, 5, 0, M_NONE, "TrackDescriptor.parent_uuid"},
+    {M_PROCESS, 1, 0, M_NONE, "ProcessDescriptor.pid"},
+    {M_PROCESS, 6, 2, M_NONE, "ProcessDescriptor.process_name"},
+    {M_THREAD, 1, 0, M_NONE, "ThreadDescriptor.pid"},
+    {M_THREAD, 2, 0, M_NONE, "ThreadDescriptor.tid"},
+    {M_THREAD, 5, 2, M_NONE, "ThreadDescriptor.thread_name"},
+    {M_TRACK_EVENT, 9, 0, M_NONE, "TrackEvent.type"},
+    {M_TRACK_EVENT, 10, 0, M_NONE, "TrackEvent.name_iid"},
+    {M_TRACK_EVENT, 11, 0, M_NONE, "TrackEvent.track_uuid"},
+    {M_TRACK_EVENT, 23, 2, M_NONE, "TrackEvent.name"},
+    {M_INTERNED, 2, 2, M_EVENT_NAME, "InternedData.event_names"},
+    {M_EVENT_NAME, 1, 0, M_NONE, "EventName.iid"},
+    {M_EVENT_NAME, 2, 2, M_NONE, "EventName.name"},
+};
+
+static const pf_field *pf_lookup(int msg, uint32_t number) {
+    size_t i;
+    for (i = 0; i < sizeof pf_schema / sizeof pf_schema[0]; i++)
+        if (pf_schema[i].msg == msg && pf_schema[i].number == number) return &pf_schema[i];
+    return NULL;
+}
+
+/* One field read from a message. */
+typedef struct pf_rd {
+    const uint8_t *p, *end;
+    int bad;
+} pf_rd;
+
+static uint64_t pf_varint(pf_rd *r) {
+    uint64_t v = 0;
+    int shift = 0;
+    while (r->p < r->end && shift < 64) {
+        uint8_t b = *r->p++;
+        v |= (uint64_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) return v;
+        shift += 7;
+    }
+    r->bad = 1;
+    return 0;
+}
+
+typedef struct pf_field_value {
+    const pf_field *f;
+    uint64_t v;                  /* varint value */
+    const uint8_t *data;         /* length-delimited bytes */
+    size_t len;
+} pf_field_value;
+
+/* The next field of message `msg`, checked against the schema; 0 at the end. */
+static int pf_next(pf_rd *r, int msg, pf_field_value *out) {
+    uint64_t key;
+    uint32_t number, wire;
+    if (r->p >= r->end || r->bad) return 0;
+    key = pf_varint(r);
+    number = (uint32_t)(key >> 3);
+    wire = (uint32_t)(key & 7);
+    out->f = pf_lookup(msg, number);
+    if (!out->f) {
+        printf("  unexpected field %u (wire type %u) in message kind %d\n", number, wire, msg);
+        harness__failures_in_test++;
+        r->bad = 1;
+        return 0;
+    }
+    if (out->f->wire != wire) {
+        printf("  %s: wire type %u, schema says %u\n", out->f->what, wire, out->f->wire);
+        harness__failures_in_test++;
+        r->bad = 1;
+        return 0;
+    }
+    if (wire == 0) {
+        out->v = pf_varint(r);
+    } else {
+        uint64_t len = pf_varint(r);
+        if (r->bad || len > (uint64_t)(r->end - r->p)) {
+            r->bad = 1;
+            return 0;
+        }
+        out->data = r->p;
+        out->len = (size_t)len;
+        r->p += len;
+    }
+    return !r->bad;
+}
+
+static int pf_utf8_valid(const uint8_t *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        size_t k = an_utf8_len(s + i, n - i);
+        if (!k) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+typedef struct pf_track {
+    uint64_t uuid, parent, pid, tid;
+    char name[128];
+    int is_process;
+    uint64_t open, begins, ends, last_ts;
+} pf_track;
+
+typedef struct pf_state {
+    pf_track tracks[16];
+    size_t track_count;
+    char *names[64];             /* interned event names by iid */
+    uint64_t packets, events;
+    uint64_t sequence_id;
+    int saw_event;
+    int quote_seen, utf8_seen, bad_seen;
+} pf_state;
+
+static pf_track *pf_track_of(pf_state *s, uint64_t uuid) {
+    size_t i;
+    for (i = 0; i < s->track_count; i++)
+        if (s->tracks[i].uuid == uuid) return &s->tracks[i];
+    return NULL;
+}
+
+static void pf_descriptor(pf_state *s, const uint8_t *data, size_t len) {
+    pf_rd r, sub;
+    pf_field_value f, g;
+    pf_track t;
+    memset(&t, 0, sizeof t);
+    r.p = data;
+    r.end = data + len;
+    r.bad = 0;
+    CHECK(!s->saw_event); /* descriptors come before the events that use them */
+    while (pf_next(&r, M_TRACK_DESC, &f)) {
+        if (f.f->number == 1) t.uuid = f.v;
+        else if (f.f->number == 5) t.parent = f.v;
+        else if (f.f->number == 3 || f.f->number == 4) {
+            t.is_process = f.f->number == 3;
+            sub.p = f.data;
+            sub.end = f.data + f.len;
+            sub.bad = 0;
+            while (pf_next(&sub, f.f->sub, &g)) {
+                if (g.f->number == 1) t.pid = g.v;
+                else if (g.f->number == 2) t.tid = g.v;
+                else if (g.data) {
+                    CHECK(pf_utf8_valid(g.data, g.len));
+                    snprintf(t.name, sizeof t.name, "%.*s", (int)g.len, (const char *)g.data);
+                }
+            }
+            CHECK(!sub.bad);
+        }
+    }
+    CHECK(!r.bad);
+    CHECK(t.uuid != 0);
+    CHECK(pf_track_of(s, t.uuid) == NULL);
+    if (s->track_count < 16) s->tracks[s->track_count++] = t;
+}
+
+static void pf_interned(pf_state *s, const uint8_t *data, size_t len) {
+    pf_rd r, sub;
+    pf_field_value f, g;
+    r.p = data;
+    r.end = data + len;
+    r.bad = 0;
+    while (pf_next(&r, M_INTERNED, &f)) {
+        uint64_t iid = 0;
+        char *name = NULL;
+        sub.p = f.data;
+        sub.end = f.data + f.len;
+        sub.bad = 0;
+        while (pf_next(&sub, M_EVENT_NAME, &g)) {
+            if (g.f->number == 1) iid = g.v;
+            else {
+                CHECK(pf_utf8_valid(g.data, g.len));
+                free(name);
+                name = (char *)malloc(g.len + 1);
+                if (name) {
+                    memcpy(name, g.data, g.len);
+                    name[g.len] = '\0';
+                }
+            }
+        }
+        CHECK(!sub.bad);
+        CHECK(iid > 0 && iid < 64);
+        CHECK(name != NULL);
+        if (iid > 0 && iid < 64 && name) {
+            CHECK(s->names[iid] == NULL); /* an iid is never redefined */
+            free(s->names[iid]);
+            s->names[iid] = name;
+            name = NULL;
+        }
+        free(name);
+    }
+    CHECK(!r.bad);
+}
+
+static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t len) {
+    pf_rd r;
+    pf_field_value f;
+    uint64_t type = 0, uuid = 0, iid = 0;
+    pf_track *t;
+    r.p = data;
+    r.end = data + len;
+    r.bad = 0;
+    s->saw_event = 1;
+    s->events++;
+    while (pf_next(&r, M_TRACK_EVENT, &f)) {
+        if (f.f->number == 9) type = f.v;
+        else if (f.f->number == 10) iid = f.v;
+        else if (f.f->number == 11) uuid = f.v;
+    }
+    CHECK(!r.bad);
+    t = pf_track_of(s, uuid);
+    CHECK(t != NULL && !t->is_process);
+    if (!t) return;
+    CHECK(ts >= t->last_ts);
+    t->last_ts = ts;
+    if (type == 1) { /* TYPE_SLICE_BEGIN: named through an interned iid */
+        const char *name = iid < 64 ? s->names[iid] : NULL;
+        CHECK(iid != 0);
+        CHECK(name != NULL);
+        if (name && strcmp(name, name_quote) == 0) s->quote_seen++;
+        if (name && strcmp(name, name_utf8) == 0) s->utf8_seen++;
+        if (name && strcmp(name, name_bad_clean) == 0) s->bad_seen++;
+        t->open++;
+        t->begins++;
+    } else if (type == 2) { /* TYPE_SLICE_END */
+        CHECK_EQ(0, iid);
+        CHECK(t->open > 0);
+        if (t->open) t->open--;
+        t->ends++;
+    } else {
+        harness__fail(__FILE__, __LINE__, "unexpected TrackEvent.type");
+    }
+}
+
+/* Decodes a whole Perfetto trace file into s, checking every field. */
+static void pf_decode(pf_state *s, const uint8_t *data, size_t len) {
+    pf_rd trace, pk;
+    pf_field_value f, g;
+    memset(s, 0, sizeof *s);
+    trace.p = data;
+    trace.end = data + len;
+    trace.bad = 0;
+    while (pf_next(&trace, M_TRACE, &f)) {
+        uint64_t ts = 0, seq = 0, flags = 0, cleared = 0, first = 0;
+        const uint8_t *te = NULL, *idata = NULL;
+        size_t te_len = 0, id_len = 0;
+        int has_ts = 0;
+        pk.p = f.data;
+        pk.end = f.data + f.len;
+        pk.bad = 0;
+        while (pf_next(&pk, M_PACKET, &g)) {
+            switch (g.f->number) {
+            case 8: ts = g.v; has_ts = 1; break;
+            case 10: seq = g.v; break;
+            case 13: flags = g.v; break;
+            case 41: cleared = g.v; break;
+            case 87: first = g.v; break;
+            case 60: pf_descriptor(s, g.data, g.len); break;
+            case 11: te = g.data; te_len = g.len; break;
+            case 12: idata = g.data; id_len = g.len; break;
+            default: break;
+            }
+        }
+        CHECK(!pk.bad);
+        CHECK(seq != 0);
+        if (s->packets == 0) {
+            s->sequence_id = seq;
+            CHECK_EQ(1, flags);           /* SEQ_INCREMENTAL_STATE_CLEARED */
+            CHECK_EQ(1, cleared);
+            CHECK_EQ(1, first);
+        } else {
+            CHECK_EQ(s->sequence_id, seq);
+            CHECK_EQ(2, flags);           /* SEQ_NEEDS_INCREMENTAL_STATE */
+            CHECK_EQ(0, cleared);
+            CHECK_EQ(0, first);
+        }
+        if (idata) pf_interned(s, idata, id_len); /* valid for this packet on */
+        if (te) {
+            CHECK(has_ts);
+            pf_track_event(s, ts, te, te_len);
+        }
+        s->packets++;
+    }
+    CHECK(!trace.bad);
+    CHECK(trace.p == trace.end);
+}
+
+static void pf_free(pf_state *s) {
+    size_t i;
+    for (i = 0; i < 64; i++) free(s->names[i]);
+}
+
+static void test_export_perfetto(void) {
+    rec r;
+    pf_state s;
+    char out[1200];
+    uint8_t *data;
+    size_t len, i;
+    uint64_t pid;
+    run_result o;
+    int threads = 0;
+    make_multi(&r);
+    pid = strtoull(strrchr(r.dir, '_') + 1, NULL, 10);
+    snprintf(out, sizeof out, "%s/../trace.pftrace", r.dir);
+    o = run(an_export_main, "export", "--format", "perfetto", "-o", out, r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    run_free(&o);
+    data = (uint8_t *)read_file(out, &len);
+    CHECK(data != NULL && len > 0);
+    if (!data) return;
+    pf_decode(&s, data, len);
+    CHECK_EQ(4, s.track_count);
+    CHECK(s.tracks[0].is_process);
+    CHECK_EQ(pid, s.tracks[0].pid);
+    for (i = 1; i < s.track_count; i++) {
+        pf_track *t = &s.tracks[i];
+        CHECK(!t->is_process);
+        CHECK_EQ(s.tracks[0].uuid, t->parent);
+        CHECK_EQ(pid, t->pid);
+        CHECK_EQ(0, t->open); /* balanced */
+        CHECK_EQ(t->begins, t->ends);
+        if (t->tid == 5001) {
+            threads++;
+            CHECK(strcmp(t->name, "main \"thread\"") == 0);
+            CHECK_EQ(6, t->begins);
+        } else if (t->tid == 5002) {
+            threads++;
+            CHECK(strcmp(t->name, "worker") == 0);
+            CHECK_EQ(6, t->begins);
+        } else if (t->tid == 5003) {
+            threads++;
+            CHECK(strcmp(t->name, "thread_2") == 0);
+            CHECK_EQ(0, t->begins);
+        }
+    }
+    CHECK_EQ(3, threads);
+    CHECK_EQ(2 * (6 + 6), s.events);
+    CHECK_EQ(1, s.quote_seen);
+    CHECK_EQ(1, s.utf8_seen);
+    CHECK_EQ(1, s.bad_seen);
+    pf_free(&s);
+    free(data);
+
+    /* stdout is a file here, so no -o is needed */
+    o = run(an_export_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pf_decode(&s, (const uint8_t *)o.out, o.out_len);
+    CHECK_EQ(2 * (6 + 6), s.events);
+    pf_free(&s);
+    run_free(&o);
+}
+
+/* ==== tree =========================================================================== */
+static void test_tree_nested(void) {
+    static const char *expect[] = {
+        "         time_us     duration_us  call",
+        "           0.000                  main {",
+        "           0.100                    a {",
+        "           0.200           0.300      b",
+        "           1.000           0.900    } a",
+        "           1.100           0.300    a",
+        "           2.000           2.000  } main",
+        "           3.000                  recurse {",
+        "           3.100           0.100    recurse",
+        "           4.000           1.000  } recurse",
+    };
+    static const char *expect_depth1[] = {
+        "         time_us     duration_us  call",
+        "           0.000           2.000  main",
+        "           3.000           1.000  recurse",
+    };
+    rec r;
+    run_result o;
+    char *line, *save = NULL;
+    size_t i = 0;
+    make_nested(&r, ATF_LAYOUT_1);
+    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strncmp(o.out, "thread 0  tid 4242  main  12 events\n", 36) == 0);
+    for (line = strtok_r(o.out, "\n", &save), line = strtok_r(NULL, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save), i++) {
+        CHECK(i < sizeof expect / sizeof expect[0]);
+        if (i < sizeof expect / sizeof expect[0] && strcmp(line, expect[i]) != 0) {
+            printf("  line %zu: expected '%s', found '%s'\n", i, expect[i], line);
+            harness__failures_in_test++;
+        }
+    }
+    CHECK_EQ(sizeof expect / sizeof expect[0], i);
+    run_free(&o);
+
+    o = run(an_tree_main, "tree", "--max-depth", "1", "--thread", "0", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    i = 0;
+    save = NULL;
+    for (line = strtok_r(o.out, "\n", &save), line = strtok_r(NULL, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save), i++)
+        CHECK(i < 3 && strcmp(line, expect_depth1[i]) == 0);
+    CHECK_EQ(3, i);
+    run_free(&o);
+}
+
+static size_t count_of(const char *hay, const char *needle) {
+    size_t n = 0;
+    for (; (hay = strstr(hay, needle)) != NULL; hay++) n++;
+    return n;
+}
+
+static void test_tree_unbalanced_and_threads(void) {
+    rec r;
+    run_result o;
+    char thread_dir[1200];
+    make_multi(&r);
+    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(3, count_of(o.out, "\nthread ") + (strncmp(o.out, "thread ", 7) == 0));
+    CHECK_EQ(2, count_of(o.out, "! return from "));
+    CHECK_EQ(1, count_of(o.out, "(unwound)"));
+    CHECK_EQ(2, count_of(o.out, "(open at end)"));
+    /* names are made printable: control characters escaped, bad UTF-8 replaced */
+    CHECK_EQ(2, count_of(o.out, "quote\"back\\slash\\nnew\\ttab\\x01"));
+    CHECK_EQ(1, count_of(o.out, name_bad_clean));
+    run_free(&o);
+    o = run(an_tree_main, "tree", "--thread", "1", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strncmp(o.out, "thread 1  tid 5002  worker", 26) == 0);
+    CHECK_EQ(0, count_of(o.out, "\nthread "));
+    run_free(&o);
+    /* a thread directory as PATH: that thread only */
+    snprintf(thread_dir, sizeof thread_dir, "%s/thread_1", r.dir);
+    o = run(an_tree_main, "tree", thread_dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strncmp(o.out, "thread 1  tid 5002  worker", 26) == 0);
+    CHECK_EQ(0, count_of(o.out, "\nthread "));
+    run_free(&o);
+    o = run(an_tree_main, "tree", "--thread", "9", r.dir, (const char *)NULL);
+    CHECK_EQ(1, o.status);
+    run_free(&o);
+}
+
+/* ==== PATH kinds ===================================================================== */
+static void test_path_kinds(void) {
+    rec r;
+    run_result o;
+    jdoc d;
+    char path[1200], lone[1200];
+    long fns, th;
+    make_multi(&r);
+    /* thread_N: one thread, names and drop counts from the session's manifest */
+    snprintf(path, sizeof path, "%s/thread_0", r.dir);
+    o = run(an_stats_main, "stats", "--json", path, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    fns = j_get(&d, 0, "functions");
+    th = j_get(&d, 0, "threads");
+    CHECK(fns >= 0 && th >= 0);
+    if (fns >= 0 && th >= 0) {
+        long t = d.nodes[th].child;
+        CHECK(t >= 0 && d.nodes[t].next < 0);
+        CHECK_EQ(5001, j_u64(&d, t, "tid"));
+        CHECK_EQ(12, j_u64(&d, t, "events"));
+        CHECK(strcmp(j_str(&d, d.nodes[fns].child, "name"), "recurse") == 0);
+    }
+    j_free(&d);
+    run_free(&o);
+    /* thread_N/index.atf: the same */
+    snprintf(path, sizeof path, "%s/thread_0/index.atf", r.dir);
+    o = run(an_stats_main, "stats", "--json", path, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strstr(o.out, "\"tid\":5001") != NULL && strstr(o.out, "\"tid\":5002") == NULL);
+    run_free(&o);
+    /* a thread directory outside any session: ids in hex */
+    snprintf(path, sizeof path, "%s/thread_0", r.dir);
+    snprintf(lone, sizeof lone, "%s/../lone_thread", r.dir);
+    CHECK_EQ(0, rename(path, lone));
+    o = run(an_stats_main, "stats", "--json", lone, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strstr(o.out, "\"name\":\"0x0000000000000004\"") != NULL);
+    CHECK(strstr(o.out, "\"tid\":5001") != NULL);
+    run_free(&o);
+    o = run(an_export_main, "export", "--format", "chrome", lone, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    j_free(&d);
+    run_free(&o);
+    /* the session without that thread still opens (the manifest lists it: missing) */
+    o = run(an_stats_main, "stats", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    run_free(&o);
+}
+
+/* An empty thread and an empty session export as valid, empty traces. */
+static void test_empty(void) {
+    rec r;
+    run_result o;
+    jdoc d;
+    pf_state s;
+    rec_open(&r, ATF_LAYOUT_1);
+    rec_thread(&r, 61, "idle", ATF_LAYOUT_1);
+    rec_close(&r);
+    o = run(an_stats_main, "stats", "--json", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    j_free(&d);
+    run_free(&o);
+    o = run(an_export_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    j_free(&d);
+    run_free(&o);
+    o = run(an_export_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pf_decode(&s, (const uint8_t *)o.out, o.out_len);
+    CHECK_EQ(0, s.events);
+    CHECK_EQ(2, s.packets);
+    pf_free(&s);
+    run_free(&o);
+    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    run_free(&o);
+}
+
+/* ==== command line =================================================================== */
+static void test_command_line(void) {
+    rec r;
+    run_result o;
+    char bad_dir[1200], bad_file[1300], out[1300];
+    FILE *f;
+    make_nested(&r, ATF_LAYOUT_1);
+#define EXPECT_STATUS(want, ...) do { o = run(__VA_ARGS__, (const char *)NULL); \
+        CHECK_EQ((want), o.status); run_free(&o); } while (0)
+    o = run(an_stats_main, "stats", "--help", (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strncmp(o.out, "usage: atf stats", 16) == 0);
+    CHECK_EQ(0, strlen(o.err));
+    run_free(&o);
+    o = run(an_tree_main, "tree", "--help", (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strncmp(o.out, "usage: atf tree", 15) == 0);
+    run_free(&o);
+    o = run(an_export_main, "export", "--help", (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strncmp(o.out, "usage: atf export", 17) == 0);
+    run_free(&o);
+    o = run(an_stats_main, "stats", "--bogus", r.dir, (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    CHECK_EQ(0, o.out_len);
+    CHECK(strstr(o.err, "usage: atf stats") != NULL);
+    run_free(&o);
+    EXPECT_STATUS(2, an_stats_main, "stats");
+    EXPECT_STATUS(2, an_stats_main, "stats", r.dir, r.dir);
+    EXPECT_STATUS(2, an_stats_main, "stats", "--sort", "speed", r.dir);
+    EXPECT_STATUS(2, an_stats_main, "stats", "--sort");
+    EXPECT_STATUS(2, an_stats_main, "stats", "--limit", "ten", r.dir);
+    EXPECT_STATUS(2, an_tree_main, "tree", "--max-depth", "-1", r.dir);
+    EXPECT_STATUS(2, an_tree_main, "tree", "--thread", r.dir);
+    EXPECT_STATUS(2, an_tree_main, "tree", "-x", r.dir);
+    EXPECT_STATUS(2, an_export_main, "export", r.dir);
+    EXPECT_STATUS(2, an_export_main, "export", "--format", "svg", r.dir);
+    EXPECT_STATUS(2, an_export_main, "export", "--format", "chrome", "-o");
+    EXPECT_STATUS(2, an_export_main, "export", "--format", "chrome");
+    EXPECT_STATUS(1, an_stats_main, "stats", "/nonexistent/atf/pid_1");
+    EXPECT_STATUS(1, an_tree_main, "tree", "/nonexistent/atf/pid_1");
+    EXPECT_STATUS(1, an_export_main, "export", "--format", "perfetto", "-o", "/dev/null",
+                  "/nonexistent/atf/pid_1");
+    /* a damaged file: exit 1, and the message names the file */
+    snprintf(bad_dir, sizeof bad_dir, "%s/../bad/pid_7/thread_0", r.dir);
+    snprintf(bad_file, sizeof bad_file, "mkdir -p '%s'", bad_dir);
+    CHECK_EQ(0, system(bad_file));
+    snprintf(bad_file, sizeof bad_file, "%s/index.atf", bad_dir);
+    f = fopen(bad_file, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("this is not an ATF index file, just text long enough for a header.........", f);
+        fclose(f);
+    }
+    o = run(an_stats_main, "stats", bad_dir, (const char *)NULL);
+    CHECK_EQ(1, o.status);
+    CHECK(strstr(o.err, "index.atf") != NULL);
+    run_free(&o);
+    *strrchr(bad_dir, '/') = '\0';
+    o = run(an_export_main, "export", "--format", "chrome", bad_dir, (const char *)NULL);
+    CHECK_EQ(1, o.status);
+    CHECK(strstr(o.err, "index.atf") != NULL);
+    run_free(&o);
+    /* an output that cannot be written: exit 1 */
+    snprintf(out, sizeof out, "%s/no/such/dir/x.json", r.dir);
+    EXPECT_STATUS(1, an_export_main, "export", "--format", "chrome", "-o", out, r.dir);
+    /* "--" ends the options */
+    EXPECT_STATUS(0, an_stats_main, "stats", "--json", "--", r.dir);
+#undef EXPECT_STATUS
+}
+
+/* ==== robustness ===================================================================== */
+static uint64_t rnd(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* The stack's function set against a plain array, through growth and deletions. */
+static void test_fidset(void) {
+    an_fidset set;
+    static uint64_t ref[3000];
+    size_t n = 0, i, k;
+    uint64_t seed = 12345;
+    memset(&set, 0, sizeof set);
+    for (i = 0; i < 200000; i++) {
+        uint64_t r = rnd(&seed), key = (r >> 8) % 4000;
+        int present = 0;
+        if (key == 3999) key = AN_FID_EMPTY;            /* the marker value is a valid id */
+        else key = key * 1024;                          /* many share their low bits */
+        for (k = 0; k < n; k++)
+            if (ref[k] == key) present = 1;
+        CHECK_EQ(present, an_fidset_has(&set, key));
+        if ((r & 3) != 0 && n < 3000) {
+            CHECK_EQ(!present, an_fidset_add(&set, key));
+            if (!present) ref[n++] = key;
+        } else if (present) {
+            an_fidset_del(&set, key);
+            for (k = 0; ref[k] != key; k++) {}
+            ref[k] = ref[--n];
+        }
+        if (harness__failures_in_test) break;
+    }
+    for (k = 0; k < n; k++) CHECK(an_fidset_has(&set, ref[k]));
+    CHECK_EQ(n, set.count + (size_t)set.has_max);
+    free(set.keys);
+}
+
+/* Random kinds (unknown ones too), ids and times: nothing crashes, every call is counted
+ * once (or skipped for depth), and both exports stay balanced. */
+static void test_random_events(void) {
+    rec r;
+    atf_writer *w[2];
+    an_source src;
+    an_stats st;
+    an_walk wk;
+    run_result o;
+    jdoc d;
+    pf_state ps;
+    uint64_t seed = 987654321, calls = 0, counted = 0, too_deep = 0, i, b = 0, e = 0;
+    size_t k;
+    long it;
+    rec_open(&r, ATF_LAYOUT_2);
+    w[0] = rec_thread(&r, 901, "r0", ATF_LAYOUT_2);
+    w[1] = rec_thread(&r, 902, "r1", ATF_LAYOUT_2);
+    for (i = 0; i < 3000; i++) {
+        uint64_t x = rnd(&seed);
+        uint32_t kind = (uint32_t)(x % 5);              /* 0 and 4 are not call/return */
+        uint64_t fid = (x >> 8) % 6, ts = T0 + (x >> 20) % 100000;
+        if (kind == ATF_EVENT_CALL) calls++;
+        CHECK_RESULT(ATF_OK, atf_writer_push(w[i & 1], kind, fid, ts, 0));
+    }
+    rec_close(&r);
+    if (!collect(r.dir, &src, &st, &wk)) return;
+    for (k = 0; k < st.count; k++) counted += st.fns[k].calls;
+    for (k = 0; k < wk.count; k++) too_deep += wk.threads[k].too_deep;
+    CHECK_EQ(calls, counted + too_deep);
+    collect_free(&src, &st, &wk);
+    o = run(an_export_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    it = j_get(&d, 0, "traceEvents");
+    for (it = it >= 0 ? d.nodes[it].child : -1; it >= 0; it = d.nodes[it].next) {
+        const char *ph = j_str(&d, it, "ph");
+        b += strcmp(ph, "B") == 0;
+        e += strcmp(ph, "E") == 0;
+    }
+    CHECK_EQ(counted, b);
+    CHECK_EQ(b, e);
+    j_free(&d);
+    run_free(&o);
+    o = run(an_export_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pf_decode(&ps, (const uint8_t *)o.out, o.out_len);
+    CHECK_EQ(2 * counted, ps.events);
+    for (k = 0; k < ps.track_count; k++) CHECK_EQ(0, ps.tracks[k].open);
+    pf_free(&ps);
+    run_free(&o);
+    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    run_free(&o);
+}
+
+static const test_case tests[] = {
+    {"stats_nested", test_stats_nested},
+    {"stats_layout2", test_stats_layout2},
+    {"stats_unbalanced", test_stats_unbalanced},
+    {"stats_depth_limit", test_stats_depth_limit},
+    {"stats_out_of_order_file", test_stats_out_of_order_file},
+    {"stats_json", test_stats_json},
+    {"export_chrome", test_export_chrome},
+    {"export_perfetto", test_export_perfetto},
+    {"tree_nested", test_tree_nested},
+    {"tree_unbalanced_and_threads", test_tree_unbalanced_and_threads},
+    {"path_kinds", test_path_kinds},
+    {"empty", test_empty},
+    {"command_line", test_command_line},
+    {"fidset", test_fidset},
+    {"random_events", test_random_events},
+};
+
+int main(int argc, char **argv) {
+    char cmd[400];
+    int rc;
+    snprintf(g_root, sizeof g_root, "/tmp/atf_test_export_%d", (int)getpid());
+    rc = harness_run("export", tests, sizeof tests / sizeof tests[0], argc, argv);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_root);
+    if (getenv("ATF_TEST_KEEP")) printf("kept %s\n", g_root); /* for a look at the files */
+    else if (system(cmd) != 0) printf("could not remove %s\n", g_root);
+    return rc;
+}
