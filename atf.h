@@ -2892,14 +2892,15 @@ ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t
                                           size_t len) {
     uint64_t detail_seq = ATF_NO_DETAIL;
     uint32_t depth;
+    /* the depth follows the program, dropped or not, as in atf_writer_call/return */
+    if (kind == ATF_EVENT_CALL) depth = w->depth++;
+    else depth = w->depth ? --w->depth : 0;
     if (!atf__ring_has_room(&w->index, 1)) {
         /* dropped as a whole: a detail record must never name a missing index event */
         w->dropped++;
         atf__store_release_u64(&w->index.shared->dropped, w->dropped);
         return ATF_E_FULL;
     }
-    if (kind == ATF_EVENT_CALL) depth = w->depth++;
-    else depth = w->depth ? --w->depth : 0;
     if (w->detail_mode != ATF_DETAIL_OFF && w->detail.data) {
         if (atf__writer_put_detail(w, ts, type, payload, len)) {
             if (w->detail_mode == ATF_DETAIL_ALWAYS) detail_seq = w->detail_count;
