@@ -35,6 +35,9 @@ typedef struct rec_plan {
     uint32_t flags;                  /* index: header flags to write */
     atf_index_header index_header;
     atf_detail_header detail_header;
+    atf_index_footer index_footer;   /* finalized files: the footer, for fill_crc */
+    atf_detail_footer detail_footer;
+    int fill_crc;                    /* finalized, footer checksum 0: write the CRC in */
     rec_patch *patches;              /* index, sorted by seq */
     size_t npatches, cap;
     int remove;                      /* detail: no record left, the file goes */
@@ -94,7 +97,9 @@ static void rec_plan_index(rec_plan *p, atf_index_reader *r) {
     p->count = r->event_count;
     p->bytes = r->event_count * ATF_INDEX_EVENT_SIZE;
     p->index_header = r->header;
+    p->index_footer = r->footer;
     p->flags = r->header.flags;
+    p->fill_crc = p->finalized && r->footer.checksum == 0 && p->bytes > 0;
     if (p->count) {
         atf_index_reader_get(r, 0, &ev);
         p->first_ts = ev.timestamp_ns;
@@ -131,7 +136,9 @@ static void rec_plan_detail(rec_plan *p, atf_detail_reader *r) {
     p->events_offset = r->header.events_offset;
     p->file_size = cli_file_size(r->path);
     p->detail_header = r->header;
+    p->detail_footer = r->footer;
     rec_plan_detail_keep(p, r, r->event_count);
+    p->fill_crc = p->finalized && r->footer.checksum == 0 && p->bytes > 0;
 }
 
 static int rec_link_error(atf_error *e, const char *path, uint64_t offset, const char *what,
@@ -354,6 +361,52 @@ done:
     return ok;
 }
 
+static const char *rec_state_text(atf_recovery r) {
+    switch (r) {
+    case ATF_RECOVERY_FINALIZED: return "finalized";
+    case ATF_RECOVERY_FOOTER_AT_END: return "found with a placeholder header and a footer at the end";
+    case ATF_RECOVERY_FROM_SIZE: return "found without a footer";
+    case ATF_RECOVERY_FOOTER_MISMATCH: return "found with a footer that disagrees with it";
+    }
+    return "found in an unknown state";
+}
+
+/* A finalized file whose footer says "not computed" (checksum 0, as the original tracer
+ * writes): its footer is rewritten with the CRC, nothing else changes. */
+static int rec_fill_crc(const rec_plan *p, int dry_run, atf_error *e) {
+    uint8_t footer[64];
+    uint32_t crc = 0;
+    int ok = 0, fd = open(p->path, dry_run ? O_RDONLY : O_RDWR);
+    if (fd < 0) {
+        cli_error_errno(e, p->path, "open", errno);
+        return 0;
+    }
+    if (!rec_crc(p, fd, &crc, e)) goto done;
+    if (p->is_detail) {
+        atf_detail_footer f = p->detail_footer;
+        f.checksum = crc;
+        atf_detail_footer_encode(&f, footer);
+    } else {
+        atf_index_footer f = p->index_footer;
+        f.checksum = crc;
+        atf_index_footer_encode(&f, footer);
+    }
+    if (!dry_run && (!rec_pwrite(fd, footer, sizeof footer, p->events_offset + p->bytes) ||
+                     fsync(fd) != 0)) {
+        cli_error_errno(e, p->path, "write footer", errno);
+        e->offset = p->events_offset + p->bytes;
+        goto done;
+    }
+    printf("%s %s (%llu %s; finalized, footer checksum 0 (not computed): crc 0x%08x %s in the "
+           "footer at offset %llu)\n", dry_run ? "would recover" : "recovered", p->path,
+           (cli_ull)p->count, p->is_detail ? "detail records" : "events", crc,
+           dry_run ? "would be written" : "written", (cli_ull)(p->events_offset + p->bytes));
+    ok = 1;
+done:
+    close(fd);
+    return ok;
+}
+
 /* Does (or, in a dry run, describes) one file's plan and prints its line. */
 static int rec_run(const rec_plan *p, int dry_run, atf_error *e) {
     const char *verb = dry_run ? "would recover" : "recovered";
@@ -361,6 +414,7 @@ static int rec_run(const rec_plan *p, int dry_run, atf_error *e) {
                        ? p->file_size - (p->events_offset + p->bytes) : 0;
     uint32_t crc = 0;
     if (p->finalized && !p->npatches && !p->trimmed) {
+        if (p->fill_crc) return rec_fill_crc(p, dry_run, e);
         printf("OK %s (finalized, nothing to do)\n", p->path);
         return 1;
     }
@@ -374,9 +428,9 @@ static int rec_run(const rec_plan *p, int dry_run, atf_error *e) {
         return 1;
     }
     if (!rec_apply(p, dry_run, &crc, e)) return 0;
-    printf("%s %s (%llu %s; was %s", verb, p->path, (cli_ull)p->count,
-           p->is_detail ? "detail records" : "events", atf_recovery_str(p->recovery));
-    if (cut) printf("; cut %llu bytes after the last whole record", (cli_ull)cut);
+    printf("%s %s (%llu %s; %s", verb, p->path, (cli_ull)p->count,
+           p->is_detail ? "detail records" : "events", rec_state_text(p->recovery));
+    if (cut) printf("; cut %llu bytes after the last kept record", (cli_ull)cut);
     if (p->trimmed)
         printf("; cut %llu trailing records whose index event is not in index.atf",
                (cli_ull)p->trimmed);
@@ -462,13 +516,15 @@ static int rec_dir(const char *dir, int dry_run) {
         goto done;
     if (!rec_plan_links(&ip, &ir, &dp, has_detail ? &dr : NULL, &e)) goto done;
     if (ip.finalized && ip.npatches) {
-        rec_link_error(&e, ipath, 0, "finalized index.atf has links to repair: not a crash, "
-                       "not changed (links to repair)", 0, ip.npatches);
+        rec_link_error(&e, ipath, ip.events_offset + ip.patches[0].seq * ATF_INDEX_EVENT_SIZE,
+                       "finalized index.atf has broken links: not a crash, not changed "
+                       "(links to repair)", 0, ip.npatches);
         goto done;
     }
     if (has_detail && dp.finalized && dp.trimmed) {
-        rec_link_error(&e, dpath, 0, "finalized detail.atf has records no index event names: "
-                       "not a crash, not changed (records)", 0, dp.trimmed);
+        rec_link_error(&e, dpath, dp.events_offset + dp.bytes,
+                       "finalized detail.atf has records past the last index event: not a "
+                       "crash, not changed (records)", 0, dp.trimmed);
         goto done;
     }
     dp.remove = has_detail && dp.count == 0 && !dp.finalized;
