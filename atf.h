@@ -3186,6 +3186,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_event_detail(atf_writer *w, uint3
                                                             size_t len) {
     uint64_t detail_seq = ATF_NO_DETAIL;
     uint32_t depth;
+    /* the depth follows the program, dropped or not, as in atf_writer_call/return */
     if (kind == ATF_EVENT_CALL) depth = w->depth++;
     else depth = w->depth ? --w->depth : 0;
     if (!atf__ring_has_room(&w->index, 1)) {

@@ -1,48 +1,34 @@
-/* atf - command-line tool for ADA Trace Format (ATF v2) files: info, dump, verify.
+/* atf - command-line tool for ADA Trace Format (ATF v2) files and sessions.
  * SPDX-License-Identifier: MIT
  *
  * One program, one function per subcommand, all listed in cli_commands[] with their help.
- * Every subcommand takes the same PATH kinds: an index.atf file, a detail.atf file (told
- * apart by their magic, "ATI2" / "ATD2") or a thread_N directory (index.atf, and
- * detail.atf when the thread persisted detail).
+ * info, dump and verify take the same PATH kinds: an index.atf file, a detail.atf file
+ * (told apart by their magic, "ATI2" / "ATD2"), a thread_N directory (index.atf, and
+ * detail.atf when the thread persisted detail) or a session pid_* directory (whose side
+ * lives in session_cmds.c). gen, recover and ktrace live in their own files; cli.h lists
+ * what the files share.
  * Exit status: 0 ok, 1 bad or damaged data, 2 usage error.
  *
  * The library's implementation is compiled here; other files of tools/ include atf.h
  * without ATF_IMPLEMENTATION. */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#if !defined(_WIN32)
+#  include <dirent.h>
+#endif
 
 #if defined(_WIN32) && !defined(S_ISDIR)
 #  define S_ISDIR(m) (((m) & _S_IFMT) == _S_IFDIR)
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
-#  define CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#  define CLI_PRINTF(fmt, args)
-#endif
-
-enum { CLI_EXIT_OK = 0, CLI_EXIT_DATA = 1, CLI_EXIT_USAGE = 2 };
-enum { CLI_CONTINUE = -1 };         /* cli_parse_args: go on with the command */
-enum { CLI_PATH_MAX = 4096, CLI_LINE_MAX = 1024 };
-
-typedef unsigned long long cli_ull; /* for printf's %llu / %llx */
-
 /* ==== command table ================================================================== */
-typedef struct cli_command cli_command;
-struct cli_command {
-    const char *name;
-    int (*run)(const cli_command *cmd, int argc, char **argv); /* argv[0] is the name */
-    const char *summary;            /* one line, for `atf --help` */
-    const char *usage;              /* the whole text, for `atf NAME --help` */
-};
-
 static int cli_cmd_info(const cli_command *cmd, int argc, char **argv);
 static int cli_cmd_dump(const cli_command *cmd, int argc, char **argv);
 static int cli_cmd_verify(const cli_command *cmd, int argc, char **argv);
@@ -58,21 +44,36 @@ static const cli_command cli_commands[] = {
       "torn bytes and CRC state (the CRC is verified). A thread directory shows its\n"
       "index.atf and, when present, its detail.atf.\n"
       "\n"
+      "A session pid_* directory (manifest.json or thread_* directories inside, and no\n"
+      "index.atf) shows the manifest state, layout, clock, time range and totals, then\n"
+      "one row per thread: slot, OS thread id, events, events dropped (from the\n"
+      "manifest), detail records, whether its timestamps ever decrease, the recovery and\n"
+      "CRC state of its index.atf and detail.atf, and its name.\n"
+      "\n"
       "Exit status: 0 ok (also for a file recovered after a crash), 1 a file cannot be\n"
       "read, its footer disagrees with it or its CRC does not match, 2 usage error.\n" },
     { "dump", cli_cmd_dump, "print the events, as a table or as JSON lines",
-      "usage: atf dump [--json] [--detail] PATH\n"
+      "usage: atf dump [--json] [--detail] [--from NS] [--to NS] [--limit N]\n"
+      "                [--thread SLOT]... PATH\n"
       "\n"
       "Prints every index event as a table (seq, ts, fid, kind, tid, depth, detail).\n"
+      "For a session pid_* directory the events of all its threads are merged in\n"
+      "(timestamp, thread, seq) order and each carries its thread slot.\n"
       "\n"
-      "  --json    one JSON object per line and per index event:\n"
-      "            {\"seq\":N,\"ts\":N,\"fid\":\"0x...\",\"kind\":\"call|return|exception|unknown\",\n"
-      "             \"tid\":N,\"depth\":N,\"detail_seq\":N}\n"
-      "            tid and depth are null in layout 2 files, detail_seq is null when the\n"
-      "            event has no detail record.\n"
-      "  --detail  also print the detail records, after the index events:\n"
-      "            {\"detail_seq\":N,\"index_seq\":N,\"type\":N,\"flags\":N,\"ts\":N,\n"
-      "             \"payload_len\":N}\n"
+      "  --json         one JSON object per line and per index event:\n"
+      "                 {\"seq\":N,\"ts\":N,\"fid\":\"0x...\",\"kind\":\"call|return|exception|unknown\",\n"
+      "                  \"tid\":N,\"depth\":N,\"detail_seq\":N}\n"
+      "                 tid and depth are null in layout 2 files, detail_seq is null when\n"
+      "                 the event has no detail record. Events of a session end with\n"
+      "                 ,\"thread\":SLOT}; seq is then the event's place in its own thread.\n"
+      "  --detail       also print the detail records, after the index events:\n"
+      "                 {\"detail_seq\":N,\"index_seq\":N,\"type\":N,\"flags\":N,\"ts\":N,\n"
+      "                  \"payload_len\":N}\n"
+      "                 (files and thread directories only)\n"
+      "  --from NS      only events with timestamp >= NS\n"
+      "  --to NS        only events with timestamp <= NS\n"
+      "  --limit N      at most N events\n"
+      "  --thread SLOT  only the thread thread_SLOT of a session; repeatable\n"
       "\n"
       "For a detail.atf PATH only the detail records are printed.\n"
       "Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n" },
@@ -86,10 +87,111 @@ static const cli_command cli_commands[] = {
       "and one line \"PATH: offset N: what\" per problem. A footer that disagrees with\n"
       "its file is a problem.\n"
       "\n"
+      "A session pid_* directory: every thread directory is verified as above, then one\n"
+      "line for the session with the manifest state and the manifest's drop counts\n"
+      "(informational). A manifest.json that is not readable JSON, a thread it lists\n"
+      "whose directory is missing, and, when its state is \"closed\", per-thread counts\n"
+      "that disagree with the files are problems. A missing or incomplete manifest (a\n"
+      "crash) is reported, not a problem.\n"
+      "\n"
       "  --strict  also fail files that were not finalized (footer not found through\n"
       "            the header) and files whose CRC was not computed (checksum 0).\n"
       "\n"
       "Exit status: 0 every PATH is valid, 1 at least one problem, 2 usage error.\n" },
+    { "gen", cli_cmd_gen, "record a synthetic session through the session writer",
+      "usage: atf gen [--threads N] [--events N] [--detail always|windowed|off]\n"
+      "               [--detail-every K] [--layout 1|2] [--pre-roll-ms N]\n"
+      "               [--post-roll-ms N] [--trigger-every-ms N] [--ring-events N]\n"
+      "               [--seed S] ROOT\n"
+      "\n"
+      "Records a session under ROOT (created when missing) through the library's\n"
+      "session writer and prints its pid_* directory on stdout as soon as it exists,\n"
+      "then nothing else. Each of N threads (slot k is the k-th thread, named gen-k)\n"
+      "produces N events of well-nested call/return pairs (with an odd N the last call\n"
+      "stays open) stamped with atf_now_ns(), over 8 functions registered as symbols.\n"
+      "The functions, kinds, depths and detail payloads depend only on the seed and the\n"
+      "slot; the timestamps are real. A full ring drops events; the library counts\n"
+      "them in the manifest (events_written + events_dropped = N per thread).\n"
+      "\n"
+      "  --threads N           producer threads (default 4, at most 1024)\n"
+      "  --events N            events per thread (default 1000000)\n"
+      "  --detail MODE         off (default), always, or windowed (flight recorder:\n"
+      "                        only detail around a trigger is persisted)\n"
+      "  --detail-every K      every K-th event of a thread carries a detail payload: the\n"
+      "                        registers and a 32-byte stack window (default 16)\n"
+      "  --layout 1|2          on-disk layout (default 1)\n"
+      "  --pre-roll-ms N       windowed: detail kept before a trigger (default 5)\n"
+      "  --post-roll-ms N      windowed: detail kept after a trigger (default 5)\n"
+      "  --trigger-every-ms N  windowed: the main thread triggers when the threads start\n"
+      "                        and then every N ms until they end; 0 = never (default 10)\n"
+      "  --ring-events N       index ring slots per thread (default 65536)\n"
+      "  --seed S              seed of the event content (default 1)\n"
+      "\n"
+      "A summary goes to stderr when stderr is a terminal.\n"
+      "Exit status: 0 ok, 1 the session reported an error, 2 usage error.\n" },
+    { "recover", cli_cmd_recover, "finalize files left by a crash, in place",
+      "usage: atf recover [--dry-run] PATH...\n"
+      "\n"
+      "Finalizes index.atf and detail.atf files that a crash left without a footer or\n"
+      "with a placeholder header, as the writer would have at close: the torn tail is\n"
+      "cut (the file is truncated to events_offset + whole records), a footer with the\n"
+      "CRC32-C of the events section is written after the last record, and the header\n"
+      "is rewritten (event count, footer offset or bytes length and index_seq range,\n"
+      "time range of the first and last record). A file whose footer disagrees with it\n"
+      "is finalized the same way from the records the reader counts. Finalized files\n"
+      "are left alone, except that a footer checksum 0 (\"not computed\", as the original\n"
+      "tracer writes) gets the CRC32-C. A file whose CRC does not match is damaged, not\n"
+      "left by a crash: it is not changed.\n"
+      "\n"
+      "PATH is a file, a thread_N directory (both files) or a session pid_* directory\n"
+      "(every thread directory; manifest.json is not rewritten). For a directory the\n"
+      "links are repaired as a crash leaves them: detail records at the end whose index\n"
+      "event never reached the disk are cut, an index event naming a detail record that\n"
+      "never reached the disk loses its link, and the link of a flight-recorder record\n"
+      "whose index event was written before the link was patched in is restored. A\n"
+      "detail.atf left with no record is removed (the writer creates none then).\n"
+      "\n"
+      "  --dry-run  report what would be done; change nothing\n"
+      "\n"
+      "Prints one line per file: what was done (or would be), or that it was finalized.\n"
+      "Afterwards `atf verify --strict PATH` passes.\n"
+      "Exit status: 0 ok, 1 a file cannot be recovered (not an ATF file, damaged beyond\n"
+      "what a crash does, or a finalized file that is inconsistent), 2 usage error.\n" },
+    { "ktrace", cli_cmd_ktrace, "Darwin ktrace v3 file: header, chunks, session clock",
+      "usage: atf ktrace [--json] [--session PATH] FILE\n"
+      "\n"
+      "Prints the header of a Darwin ktrace v3 file (magic, versions, header size,\n"
+      "timebase, timestamp, wall time, time zone, flags) and one row per chunk (offset,\n"
+      "tag, version, data size, header or body section). Chunk data is not decoded.\n"
+      "\n"
+      "  --json          one JSON document:\n"
+      "                  {\"header\":{\"magic\":N,\"major\":N,\"minor\":N,\"header_size\":N,\n"
+      "                   \"timebase_numer\":N,\"timebase_denom\":N,\"timestamp\":N,\n"
+      "                   \"walltime_secs\":N,\"walltime_usecs\":N,\"minutes_west\":N,\n"
+      "                   \"dst\":N,\"flags\":N},\n"
+      "                   \"chunks\":[{\"offset\":N,\"tag\":N,\"major\":N,\"minor\":N,\"size\":N,\n"
+      "                   \"section\":\"header\"|\"body\"}]}\n"
+      "                  (size is the data size), and with --session a last key\n"
+      "                  \"session\":{...} holding the values below.\n"
+      "  --session PATH  place the ktrace file on the trace clock of a session (a pid_*\n"
+      "                  directory or its manifest.json), through the session's\n"
+      "                  \"wall_clock_ns\" timing anchor {host_ns, value, rate}: host_ns on\n"
+      "                  the trace clock was `value` on the wall clock (ns since 1970;\n"
+      "                  rate 1e9 units per second).\n"
+      "\n"
+      "      ktrace_wall_ns  = walltime_secs * 1e9 + walltime_usecs * 1000\n"
+      "      start_host_ns   = anchor.host_ns + (ktrace_wall_ns - anchor.value) * 1e9 / rate\n"
+      "                        (the ktrace file's start on the session's trace clock)\n"
+      "      timestamp_ns    = timestamp * timebase_numer / timebase_denom\n"
+      "      offset_ns       = start_host_ns - timestamp_ns\n"
+      "\n"
+      "                  A ktrace time t (mach ticks) is then at\n"
+      "                  t * numer / denom + offset_ns on the session's trace clock. Values\n"
+      "                  are signed; the anchor's value is stored as a double in the\n"
+      "                  manifest (about 256 ns of resolution for today's dates).\n"
+      "\n"
+      "Exit status: 0 ok, 1 the file is not a valid ktrace v3 file (chunks up to the\n"
+      "damage are printed) or the session has no wall_clock_ns anchor, 2 usage error.\n" },
     { "help", cli_cmd_help, "show the help of atf or of one command",
       "usage: atf help [COMMAND]\n" },
 };
@@ -100,7 +202,8 @@ static void cli_usage(FILE *out) {
     fputs("usage: atf COMMAND [OPTIONS] PATH...\n"
           "\n"
           "Reads ADA Trace Format (ATF v2) files, layout 1 and layout 2.\n"
-          "PATH is an index.atf file, a detail.atf file or a thread_N directory.\n"
+          "PATH is an index.atf file, a detail.atf file, a thread_N directory or a\n"
+          "session pid_* directory.\n"
           "\n"
           "commands:\n", out);
     for (i = 0; i < cli_command_count; i++)
@@ -122,29 +225,68 @@ static int cli_is_help(const char *arg) {
 }
 
 /* ==== arguments ====================================================================== */
-typedef struct cli_flag {
-    const char *name;               /* "--json" */
-    int *value;                     /* set to 1 when given */
-} cli_flag;
-
 /* Drops the trailing slashes of a PATH ("thread_0/" -> "thread_0"; "/" stays). */
 static void cli_trim_slashes(char *path) {
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/') path[--n] = '\0';
 }
 
-/* Sets the flags found in argv[1..argc-1] and packs the operands (every other argument,
- * and everything after "--") into argv[1..*nops], trailing slashes dropped. Returns CLI_CONTINUE when the command
- * should run, CLI_EXIT_OK after printing the usage for --help, CLI_EXIT_USAGE after
- * complaining on stderr about an unknown option or a wrong operand count (max_ops 0 is
- * no limit). */
-static int cli_parse_args(const cli_command *cmd, int argc, char **argv,
-                          const cli_flag *flags, size_t nflags, int min_ops, int max_ops,
-                          int *nops) {
+int cli_parse_u64(const char *s, uint64_t *out) {
+    uint64_t v = 0;
+    if (!*s) return 0;
+    for (; *s; s++) {
+        unsigned d;
+        if (*s < '0' || *s > '9') return 0;
+        d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) return 0;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "atf %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n\n%s", cmd->usage);
+    return CLI_EXIT_USAGE;
+}
+
+/* Stores the value of option f; CLI_CONTINUE or CLI_EXIT_USAGE. */
+static int cli_take_value(const cli_command *cmd, const cli_flag *f, const char *value) {
+    uint64_t v;
+    switch (f->kind) {
+    case CLI_OPT_STR:
+        *(const char **)f->arg = value;
+        return CLI_CONTINUE;
+    case CLI_OPT_U64:
+    case CLI_OPT_U64_LIST:
+        if (!cli_parse_u64(value, &v))
+            return cli_usage_error(cmd, "%s: '%s' is not a number", f->name, value);
+        if (f->kind == CLI_OPT_U64) {
+            *(uint64_t *)f->arg = v;
+        } else {
+            cli_u64_list *l = (cli_u64_list *)f->arg;
+            if (l->count == CLI_LIST_MAX)
+                return cli_usage_error(cmd, "%s given more than %d times", f->name, CLI_LIST_MAX);
+            l->items[l->count++] = v;
+        }
+        return CLI_CONTINUE;
+    case CLI_OPT_FLAG:
+        break;
+    }
+    return cli_usage_error(cmd, "option '%s' takes no value", f->name);
+}
+
+int cli_parse_args(const cli_command *cmd, int argc, char **argv, const cli_flag *flags,
+                   size_t nflags, int min_ops, int max_ops, int *nops) {
     int i, n = 0, only_ops = 0;
     for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        size_t f;
+        const char *a = argv[i], *eq;
+        size_t f, name_len;
         if (only_ops || a[0] != '-' || a[1] == '\0') {
             cli_trim_slashes(argv[i]);
             argv[1 + n++] = argv[i];
@@ -158,13 +300,23 @@ static int cli_parse_args(const cli_command *cmd, int argc, char **argv,
             fputs(cmd->usage, stdout);
             return CLI_EXIT_OK;
         }
+        eq = strchr(a, '=');
+        name_len = eq ? (size_t)(eq - a) : strlen(a);
         for (f = 0; f < nflags; f++)
-            if (strcmp(a, flags[f].name) == 0) break;
-        if (f == nflags) {
+            if (strlen(flags[f].name) == name_len && strncmp(a, flags[f].name, name_len) == 0)
+                break;
+        if (f == nflags || (eq && flags[f].kind == CLI_OPT_FLAG)) {
             fprintf(stderr, "atf %s: unknown option '%s'\n\n%s", cmd->name, a, cmd->usage);
             return CLI_EXIT_USAGE;
         }
-        *flags[f].value = 1;
+        if (flags[f].value) *flags[f].value = 1;
+        if (flags[f].kind != CLI_OPT_FLAG) {
+            int rc;
+            if (!eq && i + 1 >= argc)
+                return cli_usage_error(cmd, "option '%s' needs a value", flags[f].name);
+            rc = cli_take_value(cmd, &flags[f], eq ? eq + 1 : argv[++i]);
+            if (rc != CLI_CONTINUE) return rc;
+        }
     }
     if (n < min_ops || (max_ops > 0 && n > max_ops)) {
         fprintf(stderr, "atf %s: %s\n\n%s", cmd->name,
@@ -176,19 +328,18 @@ static int cli_parse_args(const cli_command *cmd, int argc, char **argv,
 }
 
 /* ==== errors and small helpers ======================================================= */
-static void cli_print_error(FILE *out, const char *prefix, const atf_error *e) {
+void cli_print_error(FILE *out, const char *prefix, const atf_error *e) {
     char line[CLI_LINE_MAX];
     fprintf(out, "%s%s\n", prefix, atf_error_format(e, line, sizeof line));
 }
 
-/* Reports a failure as "atf: <error line>" on stderr; returns CLI_EXIT_DATA. */
-static int cli_report(const atf_error *e) {
+int cli_report(const atf_error *e) {
     cli_print_error(stderr, "atf: ", e);
     return CLI_EXIT_DATA;
 }
 
-static void cli_error_init(atf_error *e, atf_result code, const char *path, uint64_t offset,
-                           const char *what) {
+void cli_error_init(atf_error *e, atf_result code, const char *path, uint64_t offset,
+                    const char *what) {
     memset(e, 0, sizeof *e);
     e->code = code;
     snprintf(e->path, sizeof e->path, "%s", path);
@@ -196,14 +347,12 @@ static void cli_error_init(atf_error *e, atf_result code, const char *path, uint
     e->what = what;
 }
 
-static void cli_error_errno(atf_error *e, const char *path, const char *what, int sys_errno) {
+void cli_error_errno(atf_error *e, const char *path, const char *what, int sys_errno) {
     cli_error_init(e, sys_errno == ENOENT ? ATF_E_NOT_FOUND : ATF_E_IO, path, 0, what);
     e->sys_errno = sys_errno;
 }
 
-/* dir + "/" + name into buf; ATF_E_ARG (in *e) when it does not fit. */
-static atf_result cli_join(char *buf, size_t cap, const char *dir, const char *name,
-                           atf_error *e) {
+atf_result cli_join(char *buf, size_t cap, const char *dir, const char *name, atf_error *e) {
     int n = snprintf(buf, cap, "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= cap) {
         cli_error_init(e, ATF_E_ARG, dir, 0, "path too long");
@@ -212,26 +361,62 @@ static atf_result cli_join(char *buf, size_t cap, const char *dir, const char *n
     return ATF_OK;
 }
 
-static int cli_exists(const char *path) {
+int cli_exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
 }
 
-static uint64_t cli_file_size(const char *path) {
+int cli_is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+uint64_t cli_file_size(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
 }
 
 /* ==== PATH kinds ===================================================================== */
-typedef enum cli_kind { CLI_KIND_INDEX, CLI_KIND_DETAIL, CLI_KIND_DIR } cli_kind;
+int cli_scan_thread_dirs(const char *dir, void (*fn)(void *ctx, uint32_t slot), void *ctx) {
+#if defined(_WIN32)
+    (void)dir, (void)fn, (void)ctx;
+    return -1;
+#else
+    DIR *d = opendir(dir);
+    struct dirent *ent;
+    if (!d) return -1;
+    while ((ent = readdir(d)) != NULL) {
+        char path[CLI_PATH_MAX];
+        struct stat st;
+        uint64_t slot;
+        if (strncmp(ent->d_name, "thread_", 7) != 0 || !cli_parse_u64(ent->d_name + 7, &slot) ||
+            slot > UINT32_MAX)
+            continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, ent->d_name) >= (int)sizeof path ||
+            stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        fn(ctx, (uint32_t)slot);
+    }
+    closedir(d);
+    return 0;
+#endif
+}
 
-/* A directory is a thread directory; a file starting with "ATD2" is a detail file; any
- * other file is taken for an index file, so that the index reader says what is wrong
- * with it (bad magic, too short). */
-static atf_result cli_classify(const char *path, cli_kind *kind, atf_error *e) {
+static void cli_count_slot(void *ctx, uint32_t slot) {
+    (void)slot;
+    ++*(size_t *)ctx;
+}
+
+/* A directory holding index.atf is a thread directory; one holding manifest.json or
+ * thread_* directories is a session; any other directory is taken for a thread
+ * directory, so that the reader says what is missing. A file starting with "ATD2" is a
+ * detail file; any other file is taken for an index file, so that the index reader says
+ * what is wrong with it (bad magic, too short). */
+atf_result cli_classify(const char *path, cli_kind *kind, atf_error *e) {
     struct stat st;
     unsigned char magic[4];
-    size_t got;
+    char sub[CLI_PATH_MAX];
+    size_t got, threads = 0;
     FILE *f;
     if (stat(path, &st) != 0) {
         cli_error_errno(e, path, "stat", errno);
@@ -239,6 +424,12 @@ static atf_result cli_classify(const char *path, cli_kind *kind, atf_error *e) {
     }
     if (S_ISDIR(st.st_mode)) {
         *kind = CLI_KIND_DIR;
+        if (cli_join(sub, sizeof sub, path, "index.atf", e) != ATF_OK) return e->code;
+        if (cli_exists(sub)) return ATF_OK;
+        if (cli_join(sub, sizeof sub, path, "manifest.json", e) != ATF_OK) return e->code;
+        if (cli_exists(sub) ||
+            (cli_scan_thread_dirs(path, cli_count_slot, &threads) == 0 && threads > 0))
+            *kind = CLI_KIND_SESSION;
         return ATF_OK;
     }
     f = fopen(path, "rb");
@@ -253,7 +444,7 @@ static atf_result cli_classify(const char *path, cli_kind *kind, atf_error *e) {
     return ATF_OK;
 }
 
-/* An opened PATH of any kind. */
+/* An opened PATH of a kind other than a session. */
 typedef struct cli_target {
     cli_kind kind;
     atf_thread_reader thread;       /* a directory; its members also hold a lone file */
@@ -261,11 +452,10 @@ typedef struct cli_target {
     atf_detail_reader *detail;      /* NULL when PATH has no detail file */
 } cli_target;
 
-/* Opens PATH; on failure reports on stderr and returns CLI_EXIT_DATA. */
-static int cli_target_open(cli_target *t, const char *path) {
-    atf_error e;
+/* Opens PATH, of kind `kind`; on failure reports on stderr and returns CLI_EXIT_DATA. */
+static int cli_target_open(cli_target *t, const char *path, cli_kind kind) {
     memset(t, 0, sizeof *t);
-    if (cli_classify(path, &t->kind, &e) != ATF_OK) return cli_report(&e);
+    t->kind = kind;
     switch (t->kind) {
     case CLI_KIND_INDEX:
         if (atf_index_reader_open(&t->thread.index, path, NULL) != ATF_OK)
@@ -278,6 +468,7 @@ static int cli_target_open(cli_target *t, const char *path) {
         t->detail = &t->thread.detail;
         break;
     case CLI_KIND_DIR:
+    case CLI_KIND_SESSION:
         if (atf_thread_reader_open(&t->thread, path, NULL) != ATF_OK)
             return cli_report(&t->thread.error);
         t->index = &t->thread.index;
@@ -291,29 +482,12 @@ static void cli_target_close(cli_target *t) {
     switch (t->kind) {
     case CLI_KIND_INDEX: atf_index_reader_close(&t->thread.index); break;
     case CLI_KIND_DETAIL: atf_detail_reader_close(&t->thread.detail); break;
-    case CLI_KIND_DIR: atf_thread_reader_close(&t->thread); break;
+    case CLI_KIND_DIR:
+    case CLI_KIND_SESSION: atf_thread_reader_close(&t->thread); break;
     }
 }
 
 /* ==== facts: what info and verify judge about one file, from either reader ========== */
-typedef struct cli_facts {
-    const char *path;               /* the reader's path */
-    int is_detail;
-    uint64_t count;                 /* events readable */
-    uint64_t torn_bytes;
-    uint64_t events_offset;
-    uint64_t section_bytes;         /* events section up to the footer (or the end) */
-    uint64_t file_size;
-    uint64_t footer_offset;         /* where the footer is, or would be */
-    uint64_t final_mark_offset;     /* header field that a clean close rewrites */
-    uint64_t footer_count;          /* what the footer says, when there is one */
-    uint64_t footer_bytes;
-    atf_recovery recovery;
-    atf_crc_state crc_state;
-    uint32_t crc_expected, crc_found;
-    atf_error crc_error;            /* the reader's error when crc_state is MISMATCH */
-} cli_facts;
-
 /* The footer's place: where the header says, else the last 64 bytes. */
 static uint64_t cli_footer_offset(uint64_t hinted, uint64_t file_size) {
     if (hinted) return hinted;
@@ -321,7 +495,7 @@ static uint64_t cli_footer_offset(uint64_t hinted, uint64_t file_size) {
 }
 
 /* Fills *f from an open index reader, verifying its CRC. */
-static void cli_facts_index(cli_facts *f, atf_index_reader *r) {
+void cli_facts_index(cli_facts *f, atf_index_reader *r) {
     memset(f, 0, sizeof *f);
     atf_index_reader_verify_crc(r);  /* the outcome is in r->crc_state and r->error */
     f->path = r->path;
@@ -342,7 +516,7 @@ static void cli_facts_index(cli_facts *f, atf_index_reader *r) {
 }
 
 /* Fills *f from an open detail reader, verifying its CRC. */
-static void cli_facts_detail(cli_facts *f, atf_detail_reader *r) {
+void cli_facts_detail(cli_facts *f, atf_detail_reader *r) {
     memset(f, 0, sizeof *f);
     atf_detail_reader_verify_crc(r);
     f->path = r->path;
@@ -366,7 +540,7 @@ static void cli_facts_detail(cli_facts *f, atf_detail_reader *r) {
     f->crc_error = r->error;
 }
 
-static const char *cli_recovery_text(const cli_facts *f) {
+const char *cli_recovery_text(const cli_facts *f) {
     switch (f->recovery) {
     case ATF_RECOVERY_FINALIZED: return "finalized";
     case ATF_RECOVERY_FOOTER_AT_END: return "footer at end, header still the placeholder";
@@ -378,7 +552,7 @@ static const char *cli_recovery_text(const cli_facts *f) {
     return "unknown";
 }
 
-static const char *cli_crc_text(const cli_facts *f, char *buf, size_t cap) {
+const char *cli_crc_text(const cli_facts *f, char *buf, size_t cap) {
     switch (f->crc_state) {
     case ATF_CRC_NO_FOOTER:
         snprintf(buf, cap, f->recovery == ATF_RECOVERY_FOOTER_MISMATCH
@@ -398,7 +572,7 @@ static const char *cli_crc_text(const cli_facts *f, char *buf, size_t cap) {
 
 /* Prints one line per problem of the file to `out`, each preceded by `prefix`, and
  * returns how many. Without `strict` a file left by a crash is no problem. */
-static int cli_problems(const cli_facts *f, int strict, FILE *out, const char *prefix) {
+int cli_problems(const cli_facts *f, int strict, FILE *out, const char *prefix) {
     int n = 0;
     if (f->recovery == ATF_RECOVERY_FOOTER_MISMATCH) {
         atf_error e;
@@ -439,7 +613,7 @@ static int cli_problems(const cli_facts *f, int strict, FILE *out, const char *p
 /* ==== output: a large stdout buffer and hand-rolled number formatting ================= */
 static char cli_stdout_buffer[1 << 20];
 
-static size_t cli_digits(uint64_t v) {
+size_t cli_digits(uint64_t v) {
     size_t n = 1;
     while (v >= 10) {
         v /= 10;
@@ -448,12 +622,12 @@ static size_t cli_digits(uint64_t v) {
     return n;
 }
 
-static char *cli_put_str(char *p, const char *s) {
+char *cli_put_str(char *p, const char *s) {
     while (*s) *p++ = *s++;
     return p;
 }
 
-static char *cli_put_u64(char *p, uint64_t v) {
+char *cli_put_u64(char *p, uint64_t v) {
     char tmp[20];
     size_t n = 0;
     do {
@@ -464,19 +638,19 @@ static char *cli_put_u64(char *p, uint64_t v) {
     return p;
 }
 
-static char *cli_put_spaces(char *p, size_t n) {
+char *cli_put_spaces(char *p, size_t n) {
     while (n--) *p++ = ' ';
     return p;
 }
 
 /* v right-aligned in `width` columns. */
-static char *cli_put_u64_right(char *p, uint64_t v, size_t width) {
+char *cli_put_u64_right(char *p, uint64_t v, size_t width) {
     size_t d = cli_digits(v);
     return cli_put_u64(cli_put_spaces(p, d < width ? width - d : 0), v);
 }
 
 /* s right-aligned (right != 0) or left-aligned in `width` columns. */
-static char *cli_put_str_aligned(char *p, const char *s, size_t width, int right) {
+char *cli_put_str_aligned(char *p, const char *s, size_t width, int right) {
     size_t len = strlen(s), pad = len < width ? width - len : 0;
     if (right) p = cli_put_spaces(p, pad);
     p = cli_put_str(p, s);
@@ -484,7 +658,7 @@ static char *cli_put_str_aligned(char *p, const char *s, size_t width, int right
 }
 
 /* "0x" and 16 lowercase hex digits. */
-static char *cli_put_hex64(char *p, uint64_t v) {
+char *cli_put_hex64(char *p, uint64_t v) {
     static const char hex[] = "0123456789abcdef";
     int shift;
     *p++ = '0';
@@ -494,18 +668,17 @@ static char *cli_put_hex64(char *p, uint64_t v) {
 }
 
 /* Ends the line at p and writes line[0..p) to stdout. */
-static void cli_emit(char *line, char *p) {
+void cli_emit(char *line, char *p) {
     *p++ = '\n';
     fwrite(line, 1, (size_t)(p - line), stdout);
 }
 
-static size_t cli_max_size(size_t a, size_t b) { return a > b ? a : b; }
+size_t cli_max_size(size_t a, size_t b) { return a > b ? a : b; }
 
 /* ==== info =========================================================================== */
 #define CLI_KEY_WIDTH 16
 
-static void cli_kv(const char *key, const char *fmt, ...) CLI_PRINTF(2, 3);
-static void cli_kv(const char *key, const char *fmt, ...) {
+void cli_kv(const char *key, const char *fmt, ...) {
     va_list ap;
     printf("%s:%*s", key, (int)(CLI_KEY_WIDTH - strlen(key)), "");
     va_start(ap, fmt);
@@ -524,6 +697,10 @@ static void cli_info_time_range(uint64_t count, uint64_t first, uint64_t last) {
     }
     cli_kv("time_first_ns", "%llu", (cli_ull)first);
     cli_kv("time_last_ns", "%llu", (cli_ull)last);
+    cli_kv_duration(first, last);
+}
+
+void cli_kv_duration(uint64_t first, uint64_t last) {
     if (last < first)
         cli_kv("duration", "- (last event is older than the first: not in time order)");
     else
@@ -650,6 +827,7 @@ static int cli_info_path(const char *path) {
     case CLI_KIND_INDEX: return cli_info_index(path);
     case CLI_KIND_DETAIL: return cli_info_detail(path);
     case CLI_KIND_DIR: return cli_info_dir(path);
+    case CLI_KIND_SESSION: return cli_info_session(path);
     }
     return CLI_EXIT_DATA;
 }
@@ -695,11 +873,16 @@ static cli_index_widths cli_index_table_widths(const atf_index_reader *r) {
 #define CLI_KIND_WIDTH 9            /* "exception" */
 #define CLI_FID_WIDTH 18            /* "0x" + 16 digits */
 
-static void cli_dump_index_table(const atf_index_reader *r) {
+/* Whether --from / --to let a record with timestamp ts through. */
+static int cli_dump_keep(const cli_dump_opts *o, uint64_t ts) {
+    return (!o->has_from || ts >= o->from_ns) && (!o->has_to || ts <= o->to_ns);
+}
+
+static void cli_dump_index_table(const atf_index_reader *r, const cli_dump_opts *o) {
     char line[CLI_LINE_MAX], *p;
     cli_index_widths w = cli_index_table_widths(r);
     int has_tid = r->layout == ATF_LAYOUT_1;
-    uint64_t i;
+    uint64_t i, n = 0;
     atf_index_event ev;
     p = cli_put_str_aligned(line, "seq", w.seq, 1);
     p = cli_put_str_aligned(cli_put_str(p, "  "), "ts", w.ts, 1);
@@ -709,8 +892,10 @@ static void cli_dump_index_table(const atf_index_reader *r) {
     p = cli_put_str_aligned(cli_put_str(p, "  "), "depth", w.depth, 1);
     p = cli_put_str_aligned(cli_put_str(p, "  "), "detail", w.detail, 1);
     cli_emit(line, p);
-    for (i = 0; i < r->event_count; i++) {
+    for (i = 0; i < r->event_count && (!o->has_limit || n < o->limit); i++) {
         atf_index_reader_get(r, i, &ev);
+        if (!cli_dump_keep(o, ev.timestamp_ns)) continue;
+        n++;
         p = cli_put_u64_right(line, i, w.seq);
         p = cli_put_u64_right(cli_put_str(p, "  "), ev.timestamp_ns, w.ts);
         p = cli_put_hex64(cli_put_str(p, "  "), ev.function_id);
@@ -731,13 +916,15 @@ static void cli_dump_index_table(const atf_index_reader *r) {
     }
 }
 
-static void cli_dump_index_json(const atf_index_reader *r) {
+static void cli_dump_index_json(const atf_index_reader *r, const cli_dump_opts *o) {
     char line[CLI_LINE_MAX], *p;
     int has_tid = r->layout == ATF_LAYOUT_1;
-    uint64_t i;
+    uint64_t i, n = 0;
     atf_index_event ev;
-    for (i = 0; i < r->event_count; i++) {
+    for (i = 0; i < r->event_count && (!o->has_limit || n < o->limit); i++) {
         atf_index_reader_get(r, i, &ev);
+        if (!cli_dump_keep(o, ev.timestamp_ns)) continue;
+        n++;
         p = cli_put_u64(cli_put_str(line, "{\"seq\":"), i);
         p = cli_put_u64(cli_put_str(p, ",\"ts\":"), ev.timestamp_ns);
         p = cli_put_hex64(cli_put_str(p, ",\"fid\":\""), ev.function_id);
@@ -779,11 +966,11 @@ static cli_detail_widths cli_detail_table_widths(const atf_detail_reader *r) {
 
 #define CLI_FLAGS_WIDTH 6           /* "0x" + 4 digits */
 
-static void cli_dump_detail_table(const atf_detail_reader *r) {
+static void cli_dump_detail_table(const atf_detail_reader *r, const cli_dump_opts *o) {
     static const char hex[] = "0123456789abcdef";
     char line[CLI_LINE_MAX], *p;
     cli_detail_widths w = cli_detail_table_widths(r);
-    uint64_t i;
+    uint64_t i, n = 0;
     atf_detail_event ev;
     p = cli_put_str_aligned(line, "detail_seq", w.seq, 1);
     p = cli_put_str_aligned(cli_put_str(p, "  "), "index_seq", w.index_seq, 1);
@@ -792,8 +979,10 @@ static void cli_dump_detail_table(const atf_detail_reader *r) {
     p = cli_put_str_aligned(cli_put_str(p, "  "), "ts", w.ts, 1);
     p = cli_put_str_aligned(cli_put_str(p, "  "), "payload_len", w.payload_len, 1);
     cli_emit(line, p);
-    for (i = 0; i < r->event_count; i++) {
+    for (i = 0; i < r->event_count && (!o->has_limit || n < o->limit); i++) {
         atf_detail_reader_get(r, i, &ev);
+        if (!cli_dump_keep(o, ev.header.timestamp_ns)) continue;
+        n++;
         p = cli_put_u64_right(line, i, w.seq);
         p = cli_put_u64_right(cli_put_str(p, "  "), ev.header.index_seq, w.index_seq);
         p = cli_put_u64_right(cli_put_str(p, "  "), ev.header.type, w.type);
@@ -808,12 +997,14 @@ static void cli_dump_detail_table(const atf_detail_reader *r) {
     }
 }
 
-static void cli_dump_detail_json(const atf_detail_reader *r) {
+static void cli_dump_detail_json(const atf_detail_reader *r, const cli_dump_opts *o) {
     char line[CLI_LINE_MAX], *p;
-    uint64_t i;
+    uint64_t i, n = 0;
     atf_detail_event ev;
-    for (i = 0; i < r->event_count; i++) {
+    for (i = 0; i < r->event_count && (!o->has_limit || n < o->limit); i++) {
         atf_detail_reader_get(r, i, &ev);
+        if (!cli_dump_keep(o, ev.header.timestamp_ns)) continue;
+        n++;
         p = cli_put_u64(cli_put_str(line, "{\"detail_seq\":"), i);
         p = cli_put_u64(cli_put_str(p, ",\"index_seq\":"), ev.header.index_seq);
         p = cli_put_u64(cli_put_str(p, ",\"type\":"), ev.header.type);
@@ -824,24 +1015,48 @@ static void cli_dump_detail_json(const atf_detail_reader *r) {
     }
 }
 
+/* Options are parsed into a static: the --thread list is large. */
+static cli_dump_opts cli_dump_options;
+
 static int cli_cmd_dump(const cli_command *cmd, int argc, char **argv) {
-    int json = 0, detail = 0, nops = 0, rc;
-    const cli_flag flags[] = { { "--json", &json }, { "--detail", &detail } };
+    cli_dump_opts *o = &cli_dump_options;
+    const cli_flag flags[] = {
+        { "--json", &o->json, CLI_OPT_FLAG, NULL },
+        { "--detail", &o->detail, CLI_OPT_FLAG, NULL },
+        { "--from", &o->has_from, CLI_OPT_U64, &o->from_ns },
+        { "--to", &o->has_to, CLI_OPT_U64, &o->to_ns },
+        { "--limit", &o->has_limit, CLI_OPT_U64, &o->limit },
+        { "--thread", &o->has_threads, CLI_OPT_U64_LIST, &o->threads },
+    };
+    int nops = 0, rc;
+    cli_kind kind;
+    atf_error e;
     cli_target t;
+    memset(o, 0, sizeof *o);
     rc = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 1, &nops);
     if (rc != CLI_CONTINUE) return rc;
-    rc = cli_target_open(&t, argv[1]);
+    if (cli_classify(argv[1], &kind, &e) != ATF_OK) return cli_report(&e);
+    if (kind == CLI_KIND_SESSION) {
+        if (o->detail)
+            return cli_usage_error(cmd, "--detail is for files and thread directories; "
+                                        "dump %s/thread_N for its detail records", argv[1]);
+        return cli_dump_session(argv[1], o);
+    }
+    if (o->has_threads)
+        return cli_usage_error(cmd, "--thread is for a session pid_* directory; %s is not one",
+                               argv[1]);
+    rc = cli_target_open(&t, argv[1], kind);
     if (rc != CLI_EXIT_OK) return rc;
     if (t.index) {
-        if (json) cli_dump_index_json(t.index);
-        else cli_dump_index_table(t.index);
+        if (o->json) cli_dump_index_json(t.index, o);
+        else cli_dump_index_table(t.index, o);
     }
-    if (t.detail && (detail || !t.index)) {
-        if (json) {
-            cli_dump_detail_json(t.detail);
+    if (t.detail && (o->detail || !t.index)) {
+        if (o->json) {
+            cli_dump_detail_json(t.detail, o);
         } else {
             if (t.index) putchar('\n');
-            cli_dump_detail_table(t.detail);
+            cli_dump_detail_table(t.detail, o);
         }
     }
     cli_target_close(&t);
@@ -900,7 +1115,7 @@ static int cli_verify_detail_file(const char *path, int strict) {
 
 /* Each file of the directory, then the links between them in both directions (an index
  * event naming a detail record when there is no detail.atf is a broken link too). */
-static int cli_verify_dir(const char *dir, int strict) {
+int cli_verify_dir(const char *dir, int strict) {
     atf_thread_reader t;
     cli_facts f;
     int n;
@@ -939,13 +1154,14 @@ static int cli_verify_path(const char *path, int strict) {
     case CLI_KIND_INDEX: return cli_verify_index_file(path, strict);
     case CLI_KIND_DETAIL: return cli_verify_detail_file(path, strict);
     case CLI_KIND_DIR: return cli_verify_dir(path, strict);
+    case CLI_KIND_SESSION: return cli_verify_session(path, strict);
     }
     return 1;
 }
 
 static int cli_cmd_verify(const cli_command *cmd, int argc, char **argv) {
     int strict = 0, nops = 0, i, rc, problems = 0, bad_paths = 0;
-    const cli_flag flags[] = { { "--strict", &strict } };
+    const cli_flag flags[] = { { "--strict", &strict, CLI_OPT_FLAG, NULL } };
     rc = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 0, &nops);
     if (rc != CLI_CONTINUE) return rc;
     for (i = 1; i <= nops; i++) {
