@@ -35,7 +35,7 @@ $(BUILD)/examples/%: examples/%.c atf.h
 
 test: all $(BUILD)/tests/cli_gen
 	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" \
-	  tests/run_all.sh $(TESTS) tests/compile_checks.sh tests/cli_checks.sh
+	  tests/run_all.sh $(TESTS) tests/compile_checks.sh tests/cli_checks.sh tests/examples_check.sh
 
 $(BUILD)/bench: bench/bench.c atf.h
 	@mkdir -p $(dir $@)
