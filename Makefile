@@ -46,7 +46,7 @@ $(BUILD)/examples/%: examples/%.c atf.h
 
 test: all $(BUILD)/tests/cli_gen
 	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" \
-	  tests/run_all.sh $(TESTS) tests/compile_checks.sh tests/cli_checks.sh
+	  tests/run_all.sh $(TESTS) tests/compile_checks.sh tests/cli_checks.sh tests/examples_check.sh
 
 TSAN_CC ?= $(CC)
 $(BUILD)/tsan/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
@@ -68,3 +68,22 @@ demo: all
 
 clean:
 	rm -rf $(BUILD)
+
+# The auto-tracer (examples/instrument/): sample.c built plain and traced. Only the traced
+# program's own code gets -finstrument-functions; atf_instrument.c must never get it.
+INSTR     := examples/instrument
+INSTR_OBJ := $(BUILD)/obj/atf_instrument.o
+all: $(BUILD)/examples/sample $(BUILD)/examples/sample_traced
+
+$(INSTR_OBJ): $(INSTR)/atf_instrument.c atf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/examples/sample: $(INSTR)/sample.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
+
+$(BUILD)/examples/sample_traced: $(INSTR)/sample.c $(INSTR_OBJ)
+	@mkdir -p $(dir $@) $(BUILD)/obj
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/sample_traced.o $<
+	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/sample_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)

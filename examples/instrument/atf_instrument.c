@@ -1,0 +1,711 @@
+/* atf_instrument.c - an auto-tracer: every function entry and exit of every thread of a
+ * program compiled with -finstrument-functions, recorded into an ATF session.
+ * SPDX-License-Identifier: MIT
+ *
+ *   cc -O2 -g -finstrument-functions -c prog.c        your code: instrumented
+ *   cc -O2 -I<dir of atf.h> -c atf_instrument.c       this file: never instrumented
+ *   cc -o prog prog.o atf_instrument.o -ldl -lpthread
+ *   ATF_TRACE_DIR=traces ./prog                       -> traces/session_<time>/pid_<pid>/
+ *
+ * How it works
+ *   - A constructor opens the session and lists the loaded modules with dl_iterate_phdr
+ *     (module 0 is the executable, the others follow in load order; modules loaded later
+ *     are added when one of their functions is first seen). A destructor names the
+ *     functions and closes the session, which finalizes the files and the manifest.
+ *   - A thread attaches on its first event and detaches when it exits.
+ *   - function_id = (module_id << 32) | symbol_index, where symbol indices are handed out
+ *     per module in first-call order. The hot path finds the id in a per-thread
+ *     direct-mapped cache, then in a global hash table read without locks; only the very
+ *     first call of a function takes a lock.
+ *   - Names are resolved once, at exit, never on the hot path: the module's ELF symbol
+ *     table (.symtab, which has static functions too; else .dynsym), then dladdr(), else
+ *     "module+0xoffset".
+ *   - Guards: a per-thread busy flag stops recursion (hooks reached from inside a hook,
+ *     or from a signal handler that interrupted one); events before the constructor,
+ *     after the destructor and in forked children are ignored; at exit the session is
+ *     closed only once no other thread is inside a hook (membarrier), so threads that are
+ *     still running while the process exits cannot touch freed memory.
+ *
+ * Environment
+ *   ATF_TRACE_DIR          session root (default ./traces)
+ *   ATF_TRACE=0            record nothing
+ *   ATF_TRACE_QUIET=1      no summary line on stderr at exit
+ *   ATF_TRACE_RING_EVENTS  index ring slots per thread (default 1048576: 32 MiB of
+ *                          address space per thread, touched only as it fills)
+ *
+ * Linux (ELF, glibc or musl), x86-64 and arm64, gcc and clang. Every function here is
+ * no_instrument_function, and so is everything of atf.h a hook reaches.
+ */
+#define ATF_STATIC              /* a private copy: no clash with a program that has atf.h */
+#define ATF_IMPLEMENTATION
+/* gcc 12 -O2 inlines atf_error_format() into the manifest writer under ATF_STATIC and
+ * warns that its 96-byte buffer may truncate an error text (it may: the text is cut). */
+#if defined(__GNUC__) && !defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+#include "atf.h"
+#if defined(__GNUC__) && !defined(__clang__)
+#  pragma GCC diagnostic pop
+#endif
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOI __attribute__((no_instrument_function))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+void __cyg_profile_func_enter(void *fn, void *site) NOI;
+void __cyg_profile_func_exit(void *fn, void *site) NOI;
+
+/* ---- state ------------------------------------------------------------------------- */
+enum { INST_IDLE = 0, INST_RUNNING = 1, INST_STOPPING = 2, INST_OFF = 3 };
+
+#define INST_CACHE 512                    /* per-thread direct-mapped cache entries */
+#define INST_ID_UNRESOLVED 0xFFFFFFFF00000000ull /* only when memory ran out */
+
+typedef struct inst_entry { uintptr_t addr; uint64_t id; } inst_entry;
+
+/* One per thread that produced an event. Records are never freed (the closer reads busy
+ * flags without a lock); a record whose thread exited is reused by a later thread. */
+typedef struct inst_thread {
+    int busy;                    /* 1 while this thread runs a hook; read by the closer */
+    atf_writer *w;               /* NULL: not traced (out of slots, or detached) */
+    struct inst_thread *next_all, *next_free;
+    inst_entry cache[INST_CACHE];
+} inst_thread;
+
+/* The global address -> id table: open addressing, readers without locks. A full table
+ * is replaced by one twice the size; the old one stays allocated (a reader may be in it). */
+typedef struct inst_table {
+    unsigned bits;
+    size_t used;
+    struct inst_table *older;
+    inst_entry e[];
+} inst_table;
+
+typedef struct inst_module {
+    uintptr_t lo, hi, bias;      /* mapped range, load bias (address - ELF vaddr) */
+    char *path;                  /* file of the module ("" when unknown) */
+    uintptr_t *fns;              /* function addresses by symbol_index */
+    size_t count, cap;
+} inst_module;
+
+static int inst_state;
+static atf_session *inst_session;
+static pthread_mutex_t inst_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t inst_key;
+static inst_thread *inst_threads, *inst_free;   /* under inst_lock */
+static inst_table *inst_fns;                    /* published with release stores */
+static inst_module *inst_modules;               /* under inst_lock; index = module_id */
+static size_t inst_module_count, inst_module_cap;
+static size_t inst_unknown = (size_t)-1;        /* module for addresses in no module */
+static int inst_barrier;                        /* membarrier command to use, 0 = none */
+static inst_thread inst_dead;                   /* for threads that exited: never traced */
+
+static __thread inst_thread *inst_tls;
+static __thread int inst_tls_guard;             /* in the attach path (no record yet) */
+
+NOI static int inst_load_state(void) { return __atomic_load_n(&inst_state, __ATOMIC_RELAXED); }
+NOI static void inst_set_state(int s) { __atomic_store_n(&inst_state, s, __ATOMIC_RELEASE); }
+
+/* Entering and leaving a hook. The compiler fence keeps the state check after the busy
+ * store; the closer's membarrier supplies the processor-level ordering, so the hot path
+ * needs no fence instruction. */
+NOI static void inst_busy_set(inst_thread *t) {
+    __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+NOI static void inst_busy_clear(inst_thread *t) {
+    __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- modules ----------------------------------------------------------------------- */
+typedef struct inst_scan { inst_module *m; size_t n, cap; } inst_scan;
+
+NOI static char *inst_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = (char *)malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+NOI static int inst_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg) {
+    inst_scan *s = (inst_scan *)arg;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    char exe[4096];
+    inst_module *m;
+    size_t i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        uintptr_t a;
+        if (p->p_type != PT_LOAD) continue;
+        a = (uintptr_t)(info->dlpi_addr + p->p_vaddr);
+        if (a < lo) lo = a;
+        if (a + p->p_memsz > hi) hi = (uintptr_t)(a + p->p_memsz);
+    }
+    if (hi <= lo) return 0;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        inst_module *g = (inst_module *)realloc(s->m, cap * sizeof *g);
+        if (!g) return 1;
+        s->m = g;
+        s->cap = cap;
+    }
+    if (s->n == 0 && name[0] == '\0') { /* the first entry is the executable */
+        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[k > 0 ? (size_t)k : 0] = '\0';
+        name = exe;
+    }
+    m = &s->m[s->n];
+    memset(m, 0, sizeof *m);
+    m->lo = lo;
+    m->hi = hi;
+    m->bias = (uintptr_t)info->dlpi_addr;
+    m->path = inst_strdup(name);
+    if (!m->path) return 1;
+    s->n++;
+    return 0;
+}
+
+/* Lists the loaded modules and adds those not known yet, numbered in order. Takes the
+ * loader's lock first and inst_lock after, never the other way round (a thread inside
+ * dlopen runs constructors that may call hooks). */
+NOI static void inst_rescan(void) {
+    inst_scan s;
+    size_t i, j;
+    memset(&s, 0, sizeof s);
+    dl_iterate_phdr(inst_phdr_cb, &s);
+    pthread_mutex_lock(&inst_lock);
+    for (i = 0; i < s.n; i++) {
+        for (j = 0; j < inst_module_count; j++)
+            if (inst_modules[j].lo == s.m[i].lo && inst_modules[j].hi == s.m[i].hi &&
+                strcmp(inst_modules[j].path, s.m[i].path) == 0)
+                break;
+        if (j < inst_module_count) continue;
+        if (inst_module_count == inst_module_cap) {
+            size_t cap = inst_module_cap ? inst_module_cap * 2 : 16;
+            inst_module *g = (inst_module *)realloc(inst_modules, cap * sizeof *g);
+            if (!g) break;
+            inst_modules = g;
+            inst_module_cap = cap;
+        }
+        inst_modules[inst_module_count++] = s.m[i];
+        s.m[i].path = NULL;
+    }
+    pthread_mutex_unlock(&inst_lock);
+    for (i = 0; i < s.n; i++) free(s.m[i].path);
+    free(s.m);
+}
+
+/* Under inst_lock: the module holding address a, or (size_t)-1. */
+NOI static size_t inst_module_of(uintptr_t a) {
+    size_t i;
+    for (i = 0; i < inst_module_count; i++)
+        if (a >= inst_modules[i].lo && a < inst_modules[i].hi) return i;
+    return (size_t)-1;
+}
+
+/* Under inst_lock: the pseudo module for addresses outside every module. */
+NOI static size_t inst_unknown_module(void) {
+    if (inst_unknown != (size_t)-1) return inst_unknown;
+    if (inst_module_count == inst_module_cap) {
+        size_t cap = inst_module_cap ? inst_module_cap * 2 : 16;
+        inst_module *g = (inst_module *)realloc(inst_modules, cap * sizeof *g);
+        if (!g) return (size_t)-1;
+        inst_modules = g;
+        inst_module_cap = cap;
+    }
+    memset(&inst_modules[inst_module_count], 0, sizeof *inst_modules);
+    inst_modules[inst_module_count].path = inst_strdup("[unknown]");
+    if (!inst_modules[inst_module_count].path) return (size_t)-1;
+    inst_unknown = inst_module_count++;
+    return inst_unknown;
+}
+
+/* ---- address -> function id -------------------------------------------------------- */
+NOI static size_t inst_hash(uintptr_t a, unsigned bits) {
+    return (size_t)(((uint64_t)a * 0x9E3779B97F4A7C15ull) >> (64u - bits));
+}
+
+NOI static int inst_table_find(inst_table *t, uintptr_t a, uint64_t *id) {
+    size_t mask, i;
+    if (!t) return 0;
+    mask = ((size_t)1 << t->bits) - 1;
+    for (i = inst_hash(a, t->bits);; i = (i + 1) & mask) {
+        uintptr_t k = __atomic_load_n(&t->e[i].addr, __ATOMIC_ACQUIRE);
+        if (k == a) {
+            *id = t->e[i].id;
+            return 1;
+        }
+        if (!k) return 0;
+    }
+}
+
+/* Under inst_lock. The id is in place before the release store of the key makes the
+ * entry visible to readers. */
+NOI static void inst_table_put(inst_table *t, uintptr_t a, uint64_t id) {
+    size_t mask = ((size_t)1 << t->bits) - 1, i = inst_hash(a, t->bits);
+    while (t->e[i].addr) i = (i + 1) & mask;
+    t->e[i].id = id;
+    __atomic_store_n(&t->e[i].addr, a, __ATOMIC_RELEASE);
+    t->used++;
+}
+
+NOI static int inst_table_add(uintptr_t a, uint64_t id) {
+    inst_table *t = inst_fns;
+    if (!t || (t->used + 1) * 2 > ((size_t)1 << t->bits)) {
+        unsigned bits = t ? t->bits + 1 : 12;
+        inst_table *n = (inst_table *)calloc(1, sizeof *n + (sizeof(inst_entry) << bits));
+        size_t i;
+        if (!n) return 0;
+        n->bits = bits;
+        n->older = t;
+        if (t)
+            for (i = 0; i < ((size_t)1 << t->bits); i++)
+                if (t->e[i].addr) inst_table_put(n, t->e[i].addr, t->e[i].id);
+        __atomic_store_n(&inst_fns, n, __ATOMIC_RELEASE);
+        t = n;
+    }
+    inst_table_put(t, a, id);
+    return 1;
+}
+
+/* The first call of a function anywhere: give it the next index of its module. */
+NOI static uint64_t inst_assign(uintptr_t a) {
+    uint64_t id = INST_ID_UNRESOLVED;
+    int scanned = 0;
+    pthread_mutex_lock(&inst_lock);
+    for (;;) {
+        size_t mi;
+        inst_module *m;
+        if (inst_table_find(inst_fns, a, &id)) break;
+        mi = inst_module_of(a);
+        if (mi == (size_t)-1 && !scanned) { /* loaded after the last scan? */
+            pthread_mutex_unlock(&inst_lock);
+            inst_rescan();
+            scanned = 1;
+            pthread_mutex_lock(&inst_lock);
+            continue;
+        }
+        if (mi == (size_t)-1) mi = inst_unknown_module();
+        if (mi == (size_t)-1) break;
+        m = &inst_modules[mi];
+        if (m->count == m->cap) {
+            size_t cap = m->cap ? m->cap * 2 : 256;
+            uintptr_t *g = (uintptr_t *)realloc(m->fns, cap * sizeof *g);
+            if (!g) break;
+            m->fns = g;
+            m->cap = cap;
+        }
+        id = ((uint64_t)mi << 32) | (uint64_t)m->count;
+        m->fns[m->count++] = a;
+        inst_table_add(a, id); /* on failure the next lookup assigns again: harmless */
+        break;
+    }
+    pthread_mutex_unlock(&inst_lock);
+    return id;
+}
+
+NOI static inline uint64_t inst_id(inst_thread *t, uintptr_t a) {
+    inst_entry *c = &t->cache[((a >> 4) ^ (a >> 13)) & (INST_CACHE - 1)];
+    uint64_t id;
+    if (LIKELY(c->addr == a)) return c->id;
+    if (!inst_table_find(__atomic_load_n(&inst_fns, __ATOMIC_ACQUIRE), a, &id)) id = inst_assign(a);
+    c->addr = a;
+    c->id = id;
+    return id;
+}
+
+/* ---- threads ----------------------------------------------------------------------- */
+/* A thread's first event: a record (busy already set) and a writer of the session.
+ * NULL when not running, or when called from inside this path. */
+NOI static inst_thread *inst_attach(void) {
+    inst_thread *t = NULL;
+    int cs;
+    if (inst_tls_guard || inst_load_state() != INST_RUNNING) return NULL;
+    inst_tls_guard = 1;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs); /* attaching creates files */
+    pthread_mutex_lock(&inst_lock);
+    if (inst_load_state() == INST_RUNNING) {
+        t = inst_free;
+        if (t) {
+            inst_free = t->next_free;
+        } else if ((t = (inst_thread *)calloc(1, sizeof *t)) != NULL) {
+            t->next_all = inst_threads;
+            inst_threads = t;
+        }
+        if (t) {
+            inst_busy_set(t);
+            t->w = NULL;
+        }
+    }
+    pthread_mutex_unlock(&inst_lock);
+    if (t) {
+        inst_tls = t;
+        t->w = atf_session_writer(inst_session);
+        pthread_setspecific(inst_key, t);
+    } else if (inst_load_state() == INST_RUNNING) {
+        inst_tls = &inst_dead; /* out of memory: stay untraced instead of retrying */
+    }
+    pthread_setcancelstate(cs, NULL);
+    inst_tls_guard = 0;
+    return t;
+}
+
+/* pthread key destructor: the thread is exiting. Its writer is closed (the drain
+ * finalizes its files) and its record goes back to the free list. */
+NOI static void inst_thread_exit(void *p) {
+    inst_thread *t = (inst_thread *)p;
+    inst_busy_set(t);
+    if (inst_load_state() == INST_RUNNING && t->w) atf_session_detach(inst_session);
+    t->w = NULL;
+    inst_tls = &inst_dead;
+    inst_busy_clear(t);
+    pthread_mutex_lock(&inst_lock);
+    t->next_free = inst_free;
+    inst_free = t;
+    pthread_mutex_unlock(&inst_lock);
+}
+
+/* ---- the hooks --------------------------------------------------------------------- */
+void __cyg_profile_func_enter(void *fn, void *site) {
+    inst_thread *t = inst_tls;
+    (void)site;
+    if (UNLIKELY(!t)) {
+        if (!(t = inst_attach())) return;
+    } else {
+        if (__atomic_load_n(&t->busy, __ATOMIC_RELAXED)) return;
+        inst_busy_set(t);
+    }
+    if (LIKELY(inst_load_state() == INST_RUNNING && t->w)) {
+        uint64_t id = inst_id(t, (uintptr_t)fn);
+        atf_writer_call(t->w, id, atf_now_ns());
+    }
+    inst_busy_clear(t);
+}
+
+void __cyg_profile_func_exit(void *fn, void *site) {
+    inst_thread *t = inst_tls;
+    (void)site;
+    if (UNLIKELY(!t)) {
+        if (!(t = inst_attach())) return;
+    } else {
+        if (__atomic_load_n(&t->busy, __ATOMIC_RELAXED)) return;
+        inst_busy_set(t);
+    }
+    if (LIKELY(inst_load_state() == INST_RUNNING && t->w)) {
+        uint64_t ts = atf_now_ns();
+        atf_writer_return(t->w, inst_id(t, (uintptr_t)fn), ts);
+    }
+    inst_busy_clear(t);
+}
+
+/* ---- names: ELF symbol tables ------------------------------------------------------ */
+typedef struct inst_sym { uint64_t value, size; const char *name; int local; } inst_sym;
+typedef struct inst_elf {
+    void *map;
+    size_t size;
+    inst_sym *syms;              /* functions, sorted by value, globals first on a tie */
+    size_t n;
+} inst_elf;
+
+NOI static int inst_sym_cmp(const void *a, const void *b) {
+    const inst_sym *x = (const inst_sym *)a, *y = (const inst_sym *)b;
+    if (x->value != y->value) return x->value < y->value ? -1 : 1;
+    return x->local - y->local;
+}
+
+/* Section header i into *sh, checked against the file. */
+NOI static int inst_elf_shdr(const inst_elf *e, uint64_t shoff, uint64_t shnum, uint64_t i,
+                             Elf64_Shdr *sh) {
+    if (i >= shnum) return 0;
+    memcpy(sh, (const uint8_t *)e->map + shoff + i * sizeof *sh, sizeof *sh);
+    return sh->sh_offset <= e->size && sh->sh_size <= e->size - sh->sh_offset;
+}
+
+/* Collects the function symbols of section `idx` (a SHT_SYMTAB or SHT_DYNSYM). */
+NOI static void inst_elf_collect(inst_elf *e, uint64_t shoff, uint64_t shnum, uint64_t idx) {
+    Elf64_Shdr sh, st;
+    const uint8_t *base = (const uint8_t *)e->map;
+    uint64_t entsize, n, i;
+    if (!inst_elf_shdr(e, shoff, shnum, idx, &sh) || !inst_elf_shdr(e, shoff, shnum, sh.sh_link, &st))
+        return;
+    if (st.sh_type != SHT_STRTAB) return;
+    entsize = sh.sh_entsize ? sh.sh_entsize : sizeof(Elf64_Sym);
+    if (entsize < sizeof(Elf64_Sym)) return;
+    n = sh.sh_size / entsize;
+    if (n == 0 || n > SIZE_MAX / sizeof(inst_sym)) return;
+    e->syms = (inst_sym *)malloc((size_t)n * sizeof(inst_sym));
+    if (!e->syms) return;
+    for (i = 0; i < n; i++) {
+        Elf64_Sym s;
+        unsigned type;
+        const char *name;
+        memcpy(&s, base + sh.sh_offset + i * entsize, sizeof s);
+        type = ELF64_ST_TYPE(s.st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || !s.st_value)
+            continue;
+        if (s.st_name == 0 || s.st_name >= st.sh_size) continue;
+        name = (const char *)base + st.sh_offset + s.st_name;
+        if (!memchr(name, 0, (size_t)(st.sh_size - s.st_name))) continue; /* unterminated */
+        e->syms[e->n].value = s.st_value;
+        e->syms[e->n].size = s.st_size;
+        e->syms[e->n].name = name;
+        e->syms[e->n].local = ELF64_ST_BIND(s.st_info) == STB_LOCAL;
+        e->n++;
+    }
+    qsort(e->syms, e->n, sizeof *e->syms, inst_sym_cmp);
+}
+
+/* Maps the file and reads its function symbols: .symtab when present, else .dynsym.
+ * Only 64-bit ELF of the host's byte order; everything is bounds-checked against the
+ * file size. A file that is missing or not ELF gives no symbols (names fall back). */
+NOI static void inst_elf_open(inst_elf *e, const char *path) {
+    static const uint16_t one = 1;
+    Elf64_Ehdr eh;
+    Elf64_Shdr sh;
+    struct stat st;
+    uint64_t shnum, i, pick = 0;
+    int fd;
+    memset(e, 0, sizeof *e);
+    if (!path[0] || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= sizeof eh &&
+        (uint64_t)st.st_size <= SIZE_MAX) {
+        e->size = (size_t)st.st_size;
+        e->map = mmap(NULL, e->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (e->map == MAP_FAILED) e->map = NULL;
+    }
+    close(fd);
+    if (!e->map) return;
+    memcpy(&eh, e->map, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_ident[EI_DATA] != (*(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB) ||
+        eh.e_shoff == 0 || eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > e->size ||
+        (e->size - eh.e_shoff) / sizeof(Elf64_Shdr) < 1)
+        return;
+    shnum = eh.e_shnum;
+    if (shnum == 0) { /* more than 0xff00 sections: the count is in section 0 */
+        memcpy(&sh, (const uint8_t *)e->map + eh.e_shoff, sizeof sh);
+        shnum = sh.sh_size;
+    }
+    if (shnum > (e->size - eh.e_shoff) / sizeof(Elf64_Shdr)) return;
+    for (i = 1; i < shnum; i++) {
+        memcpy(&sh, (const uint8_t *)e->map + eh.e_shoff + i * sizeof sh, sizeof sh);
+        if (sh.sh_type == SHT_SYMTAB) { pick = i; break; }
+        if (sh.sh_type == SHT_DYNSYM && !pick) pick = i;
+    }
+    if (pick) inst_elf_collect(e, eh.e_shoff, shnum, pick);
+}
+
+NOI static void inst_elf_close(inst_elf *e) {
+    free(e->syms);
+    if (e->map) munmap(e->map, e->size);
+}
+
+/* The name of the function at file address v: exact match, else the symbol containing
+ * it ("name+0x10" in buf). NULL when no symbol covers v. */
+NOI static const char *inst_elf_name(const inst_elf *e, uint64_t v, char *buf, size_t cap) {
+    size_t lo = 0, hi = e->n, i;
+    while (lo < hi) { /* first symbol with value > v */
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->syms[mid].value <= v) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return NULL;
+    i = lo - 1;
+    while (i > 0 && e->syms[i - 1].value == e->syms[i].value) i--; /* globals first */
+    if (e->syms[i].value == v) return e->syms[i].name;
+    if (v - e->syms[i].value < e->syms[i].size) {
+        snprintf(buf, cap, "%s+0x%llx", e->syms[i].name,
+                 (unsigned long long)(v - e->syms[i].value));
+        return buf;
+    }
+    return NULL;
+}
+
+NOI static const char *inst_basename(const char *p) {
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* Registers every module that has functions (and the executable) and every function's
+ * name. Runs at exit, when no hook is running. */
+NOI static size_t inst_resolve(void) {
+    size_t mi, i, functions = 0;
+    char buf[512];
+    for (mi = 0; mi < inst_module_count; mi++) {
+        inst_module *m = &inst_modules[mi];
+        inst_elf elf;
+        if (!m->count && mi != 0) continue;
+        atf_session_add_module(inst_session, (uint32_t)mi, m->path, m->lo, m->hi - m->lo);
+        if (!m->count) continue;
+        inst_elf_open(&elf, mi == inst_unknown ? "" : m->path);
+        for (i = 0; i < m->count; i++) {
+            uintptr_t a = m->fns[i];
+            const char *name = inst_elf_name(&elf, (uint64_t)(a - m->bias), buf, sizeof buf);
+            Dl_info info;
+            if (!name && dladdr((void *)a, &info) && info.dli_sname) {
+                if ((uintptr_t)info.dli_saddr == a) {
+                    name = info.dli_sname;
+                } else {
+                    snprintf(buf, sizeof buf, "%s+0x%llx", info.dli_sname,
+                             (unsigned long long)(a - (uintptr_t)info.dli_saddr));
+                    name = buf;
+                }
+            }
+            if (!name) {
+                snprintf(buf, sizeof buf, "%s+0x%llx", inst_basename(m->path),
+                         (unsigned long long)(a - m->bias));
+                name = buf;
+            }
+            atf_session_add_symbol(inst_session, ((uint64_t)mi << 32) | (uint64_t)i, name);
+        }
+        functions += m->count;
+        inst_elf_close(&elf);
+    }
+    return functions;
+}
+
+/* ---- start and stop ---------------------------------------------------------------- */
+#if defined(SYS_membarrier)
+#  define INST_MB_GLOBAL 1                        /* MEMBARRIER_CMD_GLOBAL */
+#  define INST_MB_PRIVATE_EXPEDITED 8             /* MEMBARRIER_CMD_PRIVATE_EXPEDITED */
+#  define INST_MB_REGISTER_PRIVATE_EXPEDITED 16
+NOI static long inst_membarrier(int cmd) { return syscall(SYS_membarrier, cmd, 0); }
+#endif
+
+/* Chooses how the closer will order itself against the hooks of other threads. */
+NOI static void inst_barrier_setup(void) {
+#if defined(SYS_membarrier)
+    long mask = inst_membarrier(0); /* MEMBARRIER_CMD_QUERY */
+    if (mask > 0 && (mask & INST_MB_PRIVATE_EXPEDITED) &&
+        inst_membarrier(INST_MB_REGISTER_PRIVATE_EXPEDITED) == 0)
+        inst_barrier = INST_MB_PRIVATE_EXPEDITED;
+    else if (mask > 0 && (mask & INST_MB_GLOBAL))
+        inst_barrier = INST_MB_GLOBAL;
+#endif
+}
+
+NOI static void inst_sleep_us(long us) {
+    struct timespec ts;
+    ts.tv_sec = 0;
+    ts.tv_nsec = us * 1000;
+    nanosleep(&ts, NULL);
+}
+
+/* After the state left RUNNING: makes sure no other thread is still inside a hook that
+ * saw RUNNING. A full barrier in every thread (membarrier) makes each thread's busy
+ * store visible, or its later state load see the change; then each busy flag is waited
+ * for. 0 when a thread stays inside a hook for seconds (then the session is not closed:
+ * its files stay as a crash leaves them, which readers recover). */
+NOI static int inst_quiesce(inst_thread *head) {
+    inst_thread *t;
+#if defined(SYS_membarrier)
+    if (!inst_barrier || inst_membarrier(inst_barrier) != 0) inst_sleep_us(10000);
+#else
+    inst_sleep_us(10000); /* every store buffer has drained long before */
+#endif
+    for (t = head; t; t = t->next_all) {
+        int waited = 0;
+        if (t == inst_tls) continue; /* exit() from a signal handler inside our own hook */
+        while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) {
+            if (++waited > 40000) return 0; /* ~2 s */
+            if (waited < 100) sched_yield();
+            else inst_sleep_us(50);
+        }
+    }
+    return 1;
+}
+
+NOI static void inst_atfork_child(void) {
+    /* The child has only the forking thread and no drain: it records nothing and leaves
+     * the parent's files alone. */
+    __atomic_store_n(&inst_state, INST_OFF, __ATOMIC_RELAXED);
+    pthread_mutex_init(&inst_lock, NULL);
+}
+
+__attribute__((constructor(101))) NOI static void inst_start(void) {
+    const char *root = getenv("ATF_TRACE_DIR"), *e = getenv("ATF_TRACE");
+    atf_session_config cfg;
+    atf_result rc;
+    if (e && strcmp(e, "0") == 0) {
+        inst_set_state(INST_OFF);
+        return;
+    }
+    if (!root || !root[0]) root = "traces";
+    memset(&cfg, 0, sizeof cfg);
+    cfg.index_ring_events = 1u << 20;
+    if ((e = getenv("ATF_TRACE_RING_EVENTS")) != NULL && atoll(e) > 0)
+        cfg.index_ring_events = (uint64_t)atoll(e);
+    inst_fns = (inst_table *)calloc(1, sizeof *inst_fns + (sizeof(inst_entry) << 12));
+    if (!inst_fns) {
+        inst_set_state(INST_OFF);
+        return;
+    }
+    inst_fns->bits = 12;
+    inst_rescan(); /* module 0: the executable */
+    inst_barrier_setup();
+    if (pthread_key_create(&inst_key, inst_thread_exit) != 0 ||
+        pthread_atfork(NULL, NULL, inst_atfork_child) != 0) {
+        inst_set_state(INST_OFF);
+        return;
+    }
+    rc = atf_session_open(&inst_session, root, &cfg);
+    if (rc != ATF_OK) {
+        fprintf(stderr, "atf_instrument: no trace: cannot open a session under %s: %s\n", root,
+                atf_result_str(rc));
+        inst_set_state(INST_OFF);
+        return;
+    }
+    inst_set_state(INST_RUNNING);
+}
+
+__attribute__((destructor(101))) NOI static void inst_stop(void) {
+    inst_thread *head;
+    const char *quiet = getenv("ATF_TRACE_QUIET");
+    char dir[1024];
+    size_t functions;
+    uint32_t threads;
+    atf_result rc;
+    if (inst_load_state() != INST_RUNNING) return;
+    pthread_mutex_lock(&inst_lock);
+    if (inst_load_state() != INST_RUNNING) {
+        pthread_mutex_unlock(&inst_lock);
+        return;
+    }
+    inst_set_state(INST_STOPPING);
+    head = inst_threads;
+    pthread_mutex_unlock(&inst_lock);
+    snprintf(dir, sizeof dir, "%s", atf_session_path(inst_session));
+    if (!inst_quiesce(head)) {
+        fprintf(stderr, "atf_instrument: a thread stayed inside a hook; %s left unfinalized\n", dir);
+        inst_set_state(INST_OFF);
+        return;
+    }
+    functions = inst_resolve();
+    threads = atf_session_thread_count(inst_session);
+    rc = atf_session_close(inst_session);
+    inst_session = NULL;
+    inst_set_state(INST_OFF);
+    if (rc != ATF_OK)
+        fprintf(stderr, "atf_instrument: %s: %s\n", dir, atf_result_str(rc));
+    else if (!quiet || strcmp(quiet, "0") == 0)
+        fprintf(stderr, "atf_instrument: %u thread(s), %zu function(s) traced into %s\n",
+                (unsigned)threads, functions, dir);
+}

@@ -1,0 +1,146 @@
+#!/bin/sh
+# Runs the examples and checks what they record: hello, the auto-tracer on the sample
+# program (every thread present, files that verify --strict, names of static and extern
+# functions in the manifest), the query program on that session, the auto-tracer built
+# with clang, ATF_TRACE=0, and a process that exits while its threads still run.
+# Ends with the line "examples: N passed, M failed"; exits non-zero on failure.
+ATF=${ATF:-build/atf}
+BUILD=${BUILD:-build}
+CC=${CC:-cc}
+EX=$BUILD/examples
+TMP=$BUILD/tests/examples_check
+OUT=$TMP/out
+ERR=$TMP/err
+WORKERS=4
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL examples: $*"
+}
+finish() {
+    echo "examples: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+show() {
+    sed -n '1,5s/^/    stdout: /p' "$OUT"
+    sed -n '1,5s/^/    stderr: /p' "$ERR"
+}
+# run NAME CMD...: runs CMD (stdout in $OUT, stderr in $ERR); passes on exit status 0.
+run() {
+    name=$1
+    shift
+    if "$@" >"$OUT" 2>"$ERR"; then pass; else fail "$name: exit status $?"; show; fi
+}
+# check NAME CMD...: passes when CMD succeeds (its output is discarded).
+check() {
+    name=$1
+    shift
+    if "$@" >/dev/null 2>&1; then pass; else fail "$name"; fi
+}
+# the single pid_* directory under root $1, or nothing
+pid_dir() { ls -d "$1"/session_*/pid_* 2>/dev/null | head -n 1; }
+
+# verify_session NAME DIR THREADS: DIR has THREADS thread directories, each with events,
+# each passing atf verify --strict, and a manifest listing them all.
+verify_session() {
+    name=$1
+    dir=$2
+    want=$3
+    n=$(ls -d "$dir"/thread_* 2>/dev/null | wc -l | tr -d ' ')
+    if [ "$n" -eq "$want" ]; then pass; else fail "$name: $n thread directories, expected $want"; fi
+    for t in "$dir"/thread_*; do
+        [ -d "$t" ] || continue
+        if "$ATF" verify --strict "$t" >"$OUT" 2>"$ERR"; then pass; else fail "$name: verify --strict $t"; show; fi
+        count=$("$ATF" info "$t/index.atf" 2>/dev/null | sed -n 's/^events: *\([0-9]*\).*/\1/p')
+        if [ "${count:-0}" -gt 0 ]; then pass; else fail "$name: $t has no events"; fi
+    done
+    m=$(grep -o '"has_detail"' "$dir/manifest.json" 2>/dev/null | wc -l | tr -d ' ')
+    if [ "$m" -eq "$want" ]; then pass; else fail "$name: manifest lists $m threads, expected $want"; fi
+    check "$name: manifest state closed" grep -q '"state": *"closed"' "$dir/manifest.json"
+}
+
+# check_names NAME DIR: the manifest names static and extern functions of sample.c.
+check_names() {
+    for f in main worker fib partition is_prime swap_u32; do
+        check "$1: manifest names $f" grep -q "\"name\": *\"$f\"" "$2/manifest.json"
+    done
+}
+
+rm -rf "$TMP"
+mkdir -p "$TMP"
+
+# ---- hello --------------------------------------------------------------------------
+run "hello" "$EX/hello" "$TMP/hello"
+check "hello: prints the calls" grep -q "greet" "$OUT"
+d=$(pid_dir "$TMP/hello")
+if [ -n "$d" ]; then verify_session "hello" "$d" 1; else fail "hello: no session directory"; fi
+
+# ---- the auto-tracer on the sample --------------------------------------------------
+run "sample (plain)" "$EX/sample"
+cp "$OUT" "$TMP/sample.plain"
+run "sample_traced" env ATF_TRACE_DIR="$TMP/traces" "$EX/sample_traced"
+check "sample_traced: same output as the plain build" cmp "$OUT" "$TMP/sample.plain"
+check "sample_traced: summary line on stderr" grep -q "traced into" "$ERR"
+d=$(pid_dir "$TMP/traces")
+if [ -z "$d" ]; then
+    fail "sample_traced: no session directory under $TMP/traces"
+    finish
+fi
+verify_session "sample_traced" "$d" $((WORKERS + 1))
+check_names "sample_traced" "$d"
+check "sample_traced: module 0 is the executable" grep -q '"path": *"[^"]*sample_traced"' "$d/manifest.json"
+check "sample_traced: no events dropped" grep -q '"events_dropped": *0,' "$d/manifest.json"
+
+# ---- query ----------------------------------------------------------------------------
+run "query" "$EX/query" "$d"
+rows=$(grep -cE '^ *[0-9]+ +[0-9.]+ +[0-9.]+% ' "$OUT")
+if [ "$rows" -eq 10 ]; then pass; else fail "query: $rows ranked lines, expected 10"; show; fi
+check "query: fib is among them" grep -qE '^ *[0-9]+ .* fib$' "$OUT"
+check "query: counts every call of fib" grep -qE ' 30250 +[0-9.]+ +fib$' "$OUT"
+run "query: usage error" sh -c "! '$EX/query'"
+
+# ---- ATF_TRACE=0 --------------------------------------------------------------------
+run "sample_traced with ATF_TRACE=0" env ATF_TRACE=0 ATF_TRACE_DIR="$TMP/off" "$EX/sample_traced"
+check "ATF_TRACE=0 records nothing" test ! -e "$TMP/off"
+
+# ---- exit while threads run, fork, a thread that exits early --------------------------
+obj=$BUILD/obj/atf_instrument.o
+if $CC -std=c99 -O2 -g -D_GNU_SOURCE -finstrument-functions -o "$TMP/instrument_exit" \
+        tests/instrument_exit.c "$obj" -ldl -lpthread >"$OUT" 2>"$ERR"; then
+    pass
+    run "exit with threads running" env ATF_TRACE_DIR="$TMP/exit" "$TMP/instrument_exit"
+    n=$(ls -d "$TMP/exit"/session_*/pid_* 2>/dev/null | wc -l | tr -d ' ')
+    if [ "$n" -eq 1 ]; then pass; else fail "exit: $n pid directories (the forked child must record nothing)"; fi
+    d=$(pid_dir "$TMP/exit")
+    [ -n "$d" ] && verify_session "exit with threads running" "$d" 5
+else
+    fail "build instrument_exit"
+    show
+fi
+
+# ---- the auto-tracer built with clang -----------------------------------------------
+if command -v clang >/dev/null 2>&1 && [ "$(basename "$CC")" != clang ]; then
+    flags="-std=c99 -O2 -g -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wconversion -D_GNU_SOURCE -I."
+    if clang $flags -c -o "$TMP/ai_clang.o" examples/instrument/atf_instrument.c >"$OUT" 2>"$ERR" &&
+       clang $flags -finstrument-functions -c -o "$TMP/sample_clang.o" examples/instrument/sample.c >"$OUT" 2>"$ERR" &&
+       clang -o "$TMP/sample_clang" "$TMP/sample_clang.o" "$TMP/ai_clang.o" -ldl -lpthread >"$OUT" 2>"$ERR"; then
+        pass
+        run "sample_traced (clang)" env ATF_TRACE_DIR="$TMP/clang" "$TMP/sample_clang"
+        d=$(pid_dir "$TMP/clang")
+        if [ -n "$d" ]; then
+            verify_session "clang" "$d" $((WORKERS + 1))
+            check_names "clang" "$d"
+        else
+            fail "clang: no session directory"
+        fi
+    else
+        fail "build the sample with clang"
+        show
+    fi
+fi
+
+finish

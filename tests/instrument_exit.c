@@ -1,0 +1,54 @@
+/* instrument_exit.c - the auto-tracer when a process ends while its threads still run.
+ * Built by tests/examples_check.sh with -finstrument-functions and atf_instrument.o.
+ *
+ * Three threads call instrumented functions without end; one of them also forks a child
+ * that runs instrumented code and exits (the child must record nothing and leave the
+ * parent's files alone); a short-lived thread exits early (its slot is finalized before
+ * the end). Then main calls exit() with the threads still running: the tracer must
+ * close the session without a crash and with files that verify. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+unsigned spin(unsigned n);
+static volatile unsigned sink;
+
+unsigned spin(unsigned n) { return n < 2 ? n : spin(n - 1) + 1; }
+
+static void *forever(void *arg) {
+    unsigned i = 0;
+    for (;;) sink += spin(8 + (i++ & 7) + (unsigned)(size_t)arg);
+    return NULL;
+}
+
+static void *forker(void *arg) {
+    pid_t pid = fork();
+    (void)arg;
+    if (pid == 0) {
+        sink += spin(20);
+        _exit(0);
+    }
+    if (pid > 0) waitpid(pid, NULL, 0);
+    return forever(NULL);
+}
+
+static void *short_lived(void *arg) {
+    sink += spin(30 + (unsigned)(size_t)arg);
+    return NULL;
+}
+
+int main(void) {
+    pthread_t t;
+    struct timespec ts = {0, 30 * 1000 * 1000};
+    pthread_create(&t, NULL, short_lived, NULL);
+    pthread_join(t, NULL);
+    pthread_create(&t, NULL, forever, (void *)1);
+    pthread_create(&t, NULL, forever, (void *)2);
+    pthread_create(&t, NULL, forker, NULL);
+    nanosleep(&ts, NULL);
+    printf("exiting with threads running\n");
+    exit(0);
+}
