@@ -1155,8 +1155,12 @@ ATFDEF char *atf_error_format(const atf_error *e, char *buf, size_t cap) {
         snprintf(values, sizeof values, " (expected %llu [0x%llx], found %llu [0x%llx])",
                  (unsigned long long)e->expected, (unsigned long long)e->expected,
                  (unsigned long long)e->found, (unsigned long long)e->found);
+#if defined(ATF__OS_WINDOWS) /* a GetLastError() code, which strerror() would misname */
+    if (e->sys_errno) snprintf(sys, sizeof sys, " (GetLastError %d)", e->sys_errno);
+#else
     if (e->sys_errno)
         snprintf(sys, sizeof sys, " (errno %d: %s)", e->sys_errno, strerror(e->sys_errno));
+#endif
     snprintf(buf, cap, "%s: offset %llu: %s%s%s: %s", e->path[0] ? e->path : "-",
              (unsigned long long)e->offset, e->what ? e->what : "-", values, sys,
              atf_result_str(e->code));
@@ -2248,7 +2252,7 @@ typedef HANDLE atf__fd;
 #  define ATF__FD_NONE INVALID_HANDLE_VALUE
 #else
 #  include <time.h>
-#  if !defined(ATF_NO_THREADS)
+#  if !defined(ATF_NO_THREADS) || defined(ATF__OS_APPLE) /* Apple: pthread_threadid_np */
 #    include <pthread.h>
 #  endif
 #  if defined(ATF__OS_LINUX)
@@ -2327,7 +2331,9 @@ ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) {
 }
 ATF__PRIVATE uint32_t atf__os_thread_id(void) { return (uint32_t)GetCurrentThreadId(); }
 ATF__PRIVATE uint32_t atf__os_pid(void) { return (uint32_t)GetCurrentProcessId(); }
+#  if !defined(ATF_NO_THREADS) /* the drain thread's idle wait */
 ATF__PRIVATE void atf__sleep_us(uint32_t us) { Sleep(us < 1000 ? 1 : us / 1000); }
+#  endif
 ATF__PRIVATE void atf__local_time_name(char *buf, size_t cap) {
     SYSTEMTIME t;
     GetLocalTime(&t);
@@ -2390,7 +2396,7 @@ ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) { return 
 ATF__PRIVATE uint32_t atf__os_thread_id(void) {
 #  if defined(ATF__OS_LINUX)
     return (uint32_t)syscall(SYS_gettid);
-#  elif defined(ATF__OS_APPLE) && !defined(ATF_NO_THREADS)
+#  elif defined(ATF__OS_APPLE)
     uint64_t id = 0;
     pthread_threadid_np(NULL, &id);
     return (uint32_t)id;
@@ -2399,12 +2405,14 @@ ATF__PRIVATE uint32_t atf__os_thread_id(void) {
 #  endif
 }
 ATF__PRIVATE uint32_t atf__os_pid(void) { return (uint32_t)getpid(); }
+#  if !defined(ATF_NO_THREADS) /* the drain thread's idle wait */
 ATF__PRIVATE void atf__sleep_us(uint32_t us) {
     struct timespec ts;
     ts.tv_sec = (time_t)(us / 1000000u);
     ts.tv_nsec = (long)(us % 1000000u) * 1000L;
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
+#  endif
 ATF__PRIVATE void atf__local_time_name(char *buf, size_t cap) {
     time_t now = time(NULL);
     struct tm t;
@@ -2522,7 +2530,7 @@ ATFDEF uint64_t atf_wall_ns(void) {
 ATFDEF uint64_t atf_now_ns(void) {
     static mach_timebase_info_data_t tb; /* benign race: every thread stores the same value */
     uint64_t ticks = mach_continuous_time();
-    if (!tb.denom) mach_timebase_info(&tb);
+    if (!tb.denom || !tb.numer) mach_timebase_info(&tb); /* half-stored by another thread */
     if (tb.numer == tb.denom) return ticks;
     return ticks / tb.denom * tb.numer + ticks % tb.denom * tb.numer / tb.denom;
 }
@@ -3040,8 +3048,13 @@ ATF__PRIVATE atf_result atf__slot_open_file(atf_session *s, atf__slot *sl, atf__
 ATF__PRIVATE void atf__slot_flush_stage(atf_session *s, atf__slot *sl, size_t bytes, uint64_t count,
                                         uint64_t t_first, uint64_t t_last) {
     if (!count) return;
-    if (!sl->detail_file.is_open && !sl->detail_file.failed)
+    if (!sl->detail_file.is_open && !sl->detail_file.failed) {
+        /* opening resets the writer: keep the index_seq range the caller already set */
+        uint64_t seq_first = sl->detail_file.seq_first, seq_last = sl->detail_file.seq_last;
         atf__slot_open_file(s, sl, &sl->detail_file, "detail.atf", 1);
+        sl->detail_file.seq_first = seq_first;
+        sl->detail_file.seq_last = seq_last;
+    }
     atf__file_writer_append(&sl->detail_file, s->stage, bytes, count, t_first, t_last,
                             s->cfg.fsync_every_bytes, &sl->error);
 }
@@ -3352,7 +3365,7 @@ ATF__PRIVATE void atf__manifest_metadata(atf_session *s, atf__text *t) {
  * crash) only ever see a whole manifest. Caller holds s->lock. */
 ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
     atf__text t = {NULL, 0, 0, 0};
-    char path[1100], tmp[1100], buf[96];
+    char path[1100], tmp[1100], buf[1024]; /* buf: the whole error line */
     uint64_t t0 = 0, t1 = 0, dropped = 0;
     atf__fd fd;
     atf_result rc = ATF_OK;
@@ -3481,6 +3494,7 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
     return ATF_OK;
 }
 
+#if !defined(ATF_NO_THREADS)
 ATF__PRIVATE void atf__drain_main(void *arg) {
     atf_session *s = (atf_session *)arg;
     uint32_t sleep_us = 50, cycle = 0;
@@ -3503,6 +3517,7 @@ ATF__PRIVATE void atf__drain_main(void *arg) {
         atf__sleep_us(sleep_us);
     }
 }
+#endif
 
 ATF__PRIVATE void atf__session_free(atf_session *s) {
     size_t i;
@@ -3556,6 +3571,9 @@ ATFDEF atf_result atf_session_open(atf_session **out, const char *root, const at
     *out = NULL;
     if (cfg && cfg->drain_mode == ATF_DRAIN_THREAD && cfg->detail_mode > ATF_DETAIL_WINDOWED)
         return ATF_E_ARG;
+#if defined(ATF_NO_THREADS) /* refused before any directory is made */
+    if (!cfg || cfg->drain_mode == ATF_DRAIN_THREAD) return ATF_E_UNSUPPORTED;
+#endif
     s = (atf_session *)ATF_MALLOC(sizeof *s);
     if (!s) return ATF_E_NOMEM;
     memset(s, 0, sizeof *s);
@@ -4473,7 +4491,8 @@ ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint3
     if (!w) return -1;
     h = FindFirstFileW(w, &fd);
     ATF_FREE(w);
-    if (h == INVALID_HANDLE_VALUE) return 0;
+    /* no match in an existing directory is fine; a missing directory fails as opendir does */
+    if (h == INVALID_HANDLE_VALUE) return GetLastError() == ERROR_FILE_NOT_FOUND ? 0 : -1;
     do {
         const wchar_t *n = fd.cFileName + 7;
         uint64_t v = 0;
