@@ -33,7 +33,7 @@ $(BUILD)/examples/%: examples/%.c atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
-test: all
+test: all $(BUILD)/tests/cli_gen
 	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" \
 	  tests/run_all.sh $(TESTS) tests/compile_checks.sh tests/cli_checks.sh
 

@@ -8,6 +8,8 @@
 
 #if defined(ATF__ARCH_X64) && (defined(ATF__CC_GCC) || defined(ATF__CC_CLANG))
 #  include <cpuid.h>
+#elif defined(ATF__ARCH_X64) && defined(ATF__CC_MSVC)
+#  include <intrin.h>
 #endif
 #if defined(ATF__ARCH_ARM64) && defined(ATF__OS_LINUX)
 #  include <sys/auxv.h>
@@ -125,7 +127,74 @@ static void test_generated_tables(void) {
         }
     }
 #endif
+#if defined(ATF__CRC32C_AVX512)
+    {
+        static const unsigned dist[5] = {2048, 512, 384, 256, 128};
+        size_t i;
+        for (i = 0; i < 5; i++) {
+            CHECK_EQ(xpow_mod(dist[i] + 31), atf__crc32c__fold[i][0]);
+            CHECK_EQ(xpow_mod(dist[i] - 33), atf__crc32c__fold[i][1]);
+        }
+    }
+#endif
 }
+
+#if defined(ATF__CRC32C_X64)
+/* The SSE42 implementation hands long buffers to the VPCLMULQDQ path when the CPU has it,
+ * so the public tests reach the 3-way path only below that path's minimum. Here both
+ * private paths run directly, on the raw register, against the portable one. */
+static void test_x64_paths_agree(void) {
+    enum { MAXBUF = 1 << 20 };
+    uint8_t *mem = (uint8_t *)malloc(MAXBUF + 64);
+    int avx512 = (atf__crc32c__hw_paths() & ATF__CRC32C_HW_AVX512) != 0;
+    int reported = 0;
+    size_t len, align, round;
+    if (!atf_crc32c_available(ATF_CRC32C_SSE42)) {
+        printf("  (no SSE4.2 + PCLMULQDQ: skipped)\n");
+        free(mem);
+        return;
+    }
+    if (!mem) {
+        CHECK(mem != NULL);
+        return;
+    }
+    printf("  VPCLMULQDQ path: %s\n", avx512 ? "runs here" : "not on this CPU");
+    rng_fill(mem, MAXBUF + 64);
+    for (round = 0; round < 40; round++) {
+        uint32_t seed = (uint32_t)rng_next();
+        size_t n = round < 4 ? (size_t)MAXBUF - round : 1 + rng_below(round < 20 ? 20000 : MAXBUF);
+        const uint8_t *p = mem + rng_below(64);
+        uint32_t want = atf__crc32c__sw(seed, p, n);
+        if (atf__crc32c__sse42(seed, p, n) != want && reported++ < 5)
+            CHECK_EQ(want, atf__crc32c__sse42(seed, p, n));
+#  if defined(ATF__CRC32C_AVX512)
+        if (avx512 && n >= ATF__CRC32C_AVX512_MIN && atf__crc32c__avx512(seed, p, n) != want &&
+            reported++ < 5)
+            CHECK_EQ(want, atf__crc32c__avx512(seed, p, n));
+#  endif
+    }
+    /* Every length around the block and accumulator boundaries, at a few alignments. */
+    for (align = 0; align < 64; align += 9)
+        for (len = 0; len <= 3 * 4096 + 600; len++) {
+            const uint8_t *p = mem + align;
+            uint32_t seed = (uint32_t)(len * 0x9E3779B1u);
+            uint32_t want = atf__crc32c__sw(seed, p, len);
+            if (atf__crc32c__sse42(seed, p, len) != want && reported++ < 5) {
+                printf("  3-way: len %zu align %zu\n", len, align);
+                CHECK_EQ(want, atf__crc32c__sse42(seed, p, len));
+            }
+#  if defined(ATF__CRC32C_AVX512)
+            if (avx512 && len >= ATF__CRC32C_AVX512_MIN && len <= 4096 &&
+                atf__crc32c__avx512(seed, p, len) != want && reported++ < 5) {
+                printf("  folding: len %zu align %zu\n", len, align);
+                CHECK_EQ(want, atf__crc32c__avx512(seed, p, len));
+            }
+#  endif
+        }
+    CHECK_EQ(0, reported);
+    free(mem);
+}
+#endif
 
 /* Every length 0..4096 at every start alignment 0..63: each hardware path == software. */
 static void test_hw_matches_sw_every_length_and_alignment(void) {
@@ -159,7 +228,8 @@ static void test_hw_matches_sw_every_length_and_alignment(void) {
     /* And the software path itself against the definition, on the short lengths. */
     for (len = 0; len <= 300; len++)
         for (align = 0; align < 8; align++)
-            CHECK_EQ(reference_crc(7, base + align, len), crc_with(ATF_CRC32C_SW, 7, base + align, len));
+            CHECK_EQ(reference_crc(7, base + align, len),
+                     crc_with(ATF_CRC32C_SW, 7, base + align, len));
     free(mem);
 }
 
@@ -318,6 +388,10 @@ static void test_auto_dispatch_chooses_hardware(void) {
     if (__get_cpuid(1, &a, &b, &c, &d) && (c >> 20 & 1u) && (c >> 1 & 1u))
         expected = ATF_CRC32C_SSE42;
     printf("  cpu: sse4.2+pclmulqdq %s\n", expected == ATF_CRC32C_SSE42 ? "yes" : "no");
+#elif defined(ATF__ARCH_X64) && defined(ATF__CC_MSVC)
+    int r[4];
+    __cpuid(r, 1);
+    if (((unsigned)r[2] >> 20 & 1u) && ((unsigned)r[2] >> 1 & 1u)) expected = ATF_CRC32C_SSE42;
 #elif defined(ATF__ARCH_ARM64) && defined(ATF__OS_LINUX)
     if (getauxval(AT_HWCAP) & (1u << 7)) expected = ATF_CRC32C_ARMV8; /* HWCAP_CRC32 */
     printf("  cpu: crc32 %s\n", expected == ATF_CRC32C_ARMV8 ? "yes" : "no");
@@ -343,6 +417,9 @@ static const test_case tests[] = {
     {"rfc3720_vectors", test_rfc3720_vectors},
     {"generated_tables", test_generated_tables},
     {"hw_matches_sw_every_length_and_alignment", test_hw_matches_sw_every_length_and_alignment},
+#if defined(ATF__CRC32C_X64)
+    {"x64_paths_agree", test_x64_paths_agree},
+#endif
     {"random_buffers_in_random_pieces", test_random_buffers_in_random_pieces},
     {"incremental_equals_one_shot", test_incremental_equals_one_shot},
 #if !defined(ATF__OS_WINDOWS)

@@ -1,4 +1,5 @@
 /* ATF_MALLOC/REALLOC/FREE replace the C library allocator; this one counts calls. */
+#define _GNU_SOURCE /* atf.h is not the first include here, so ask for what it needs */
 #include <stdlib.h>
 static long custom_alloc_live;
 static void *custom_malloc(size_t n) { custom_alloc_live++; return malloc(n); }

@@ -2,8 +2,9 @@
  *
  *   cc -O2 -o /tmp/crc32c_tables tools/gen/crc32c_tables.c && /tmp/crc32c_tables
  *
- * Output: the slicing-by-16 table and the x^n mod P constants that merge the three
- * crc32 streams of the SSE4.2 path, as C text to paste between the markers
+ * Output: the slicing-by-16 table, the x^n mod P constants that merge the three crc32
+ * streams of the SSE4.2 path and those that fold 128-bit lanes forward in the VPCLMULQDQ
+ * path, as C text to paste between the markers
  * "crc32c tables: generated" and "end of generated tables" in atf.h.
  * tests/test_crc32c.c recomputes both, so a stale paste fails the tests. */
 #include <stdint.h>
@@ -13,6 +14,9 @@
 
 /* Block lengths of the 3-way path, longest first; multiples of 8. */
 static const unsigned blocks[] = {4096, 512, 64};
+
+/* Distances in bits over which the VPCLMULQDQ path folds a 128-bit lane forward. */
+static const unsigned folds[] = {2048, 512, 384, 256, 128};
 
 /* x^n mod P in the reflected representation (bit 31 is x^0). */
 static uint32_t xpow_mod(unsigned n) {
@@ -54,7 +58,16 @@ int main(void) {
     for (i = 0; i < n; i++)
         printf("    {0x%08X, 0x%08X}%s /* B = %u */\n", xpow_mod(16 * blocks[i] - 33),
                xpow_mod(8 * blocks[i] - 33), i + 1 == n ? " " : ",", blocks[i]);
-    printf("};\n#endif\n");
+    printf("};\n");
+    n = sizeof folds / sizeof folds[0];
+    printf("#if defined(ATF__CRC32C_AVX512)\n");
+    printf("/* Per distance D: x^(D+31) and x^(D-33) mod P, which move the low and the high\n"
+           " * half of a 128-bit lane D bits forward (see atf__crc32c__avx512). */\n");
+    printf("static const uint64_t atf__crc32c__fold[%u][2] = {\n", n);
+    for (i = 0; i < n; i++)
+        printf("    {0x%08X, 0x%08X}%s /* D = %u */\n", xpow_mod(folds[i] + 31),
+               xpow_mod(folds[i] - 33), i + 1 == n ? " " : ",", folds[i]);
+    printf("};\n#endif\n#endif\n");
     printf("/* end of generated tables */\n");
     return 0;
 }

@@ -1,0 +1,1011 @@
+/* atf - command-line tool for ADA Trace Format (ATF v2) files: info, dump, verify.
+ * SPDX-License-Identifier: MIT
+ *
+ * One program, one function per subcommand, all listed in cli_commands[] with their help.
+ * Every subcommand takes the same PATH kinds: an index.atf file, a detail.atf file (told
+ * apart by their magic, "ATI2" / "ATD2") or a thread_N directory (index.atf, and
+ * detail.atf when the thread persisted detail).
+ * Exit status: 0 ok, 1 bad or damaged data, 2 usage error.
+ *
+ * The library's implementation is compiled here; other files of tools/ include atf.h
+ * without ATF_IMPLEMENTATION. */
+#define ATF_IMPLEMENTATION
+#include "atf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#if defined(_WIN32) && !defined(S_ISDIR)
+#  define S_ISDIR(m) (((m) & _S_IFMT) == _S_IFDIR)
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#  define CLI_PRINTF(fmt, args)
+#endif
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_DATA = 1, CLI_EXIT_USAGE = 2 };
+enum { CLI_CONTINUE = -1 };         /* cli_parse_args: go on with the command */
+enum { CLI_PATH_MAX = 4096, CLI_LINE_MAX = 1024 };
+
+typedef unsigned long long cli_ull; /* for printf's %llu / %llx */
+
+/* ==== command table ================================================================== */
+typedef struct cli_command cli_command;
+struct cli_command {
+    const char *name;
+    int (*run)(const cli_command *cmd, int argc, char **argv); /* argv[0] is the name */
+    const char *summary;            /* one line, for `atf --help` */
+    const char *usage;              /* the whole text, for `atf NAME --help` */
+};
+
+static int cli_cmd_info(const cli_command *cmd, int argc, char **argv);
+static int cli_cmd_dump(const cli_command *cmd, int argc, char **argv);
+static int cli_cmd_verify(const cli_command *cmd, int argc, char **argv);
+static int cli_cmd_help(const cli_command *cmd, int argc, char **argv);
+
+static const cli_command cli_commands[] = {
+    { "info", cli_cmd_info, "header, event count, time range, footer and CRC state",
+      "usage: atf info PATH...\n"
+      "\n"
+      "Prints, for each file, the layout, version, arch, os, thread id, clock, flags,\n"
+      "event count, time range, events offset, footer state (how the event count was\n"
+      "established: finalized, footer at end, recovered from size, footer mismatch),\n"
+      "torn bytes and CRC state (the CRC is verified). A thread directory shows its\n"
+      "index.atf and, when present, its detail.atf.\n"
+      "\n"
+      "Exit status: 0 ok (also for a file recovered after a crash), 1 a file cannot be\n"
+      "read, its footer disagrees with it or its CRC does not match, 2 usage error.\n" },
+    { "dump", cli_cmd_dump, "print the events, as a table or as JSON lines",
+      "usage: atf dump [--json] [--detail] PATH\n"
+      "\n"
+      "Prints every index event as a table (seq, ts, fid, kind, tid, depth, detail).\n"
+      "\n"
+      "  --json    one JSON object per line and per index event:\n"
+      "            {\"seq\":N,\"ts\":N,\"fid\":\"0x...\",\"kind\":\"call|return|exception|unknown\",\n"
+      "             \"tid\":N,\"depth\":N,\"detail_seq\":N}\n"
+      "            tid and depth are null in layout 2 files, detail_seq is null when the\n"
+      "            event has no detail record.\n"
+      "  --detail  also print the detail records, after the index events:\n"
+      "            {\"detail_seq\":N,\"index_seq\":N,\"type\":N,\"flags\":N,\"ts\":N,\n"
+      "             \"payload_len\":N}\n"
+      "\n"
+      "For a detail.atf PATH only the detail records are printed.\n"
+      "Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n" },
+    { "verify", cli_cmd_verify, "check structure, CRCs and index<->detail links",
+      "usage: atf verify [--strict] PATH...\n"
+      "\n"
+      "Checks that every file is structurally valid and every non-zero CRC matches, and\n"
+      "for a thread directory that the links between index and detail agree both ways.\n"
+      "Prints \"OK PATH (...)\" for a good file, \"recovered PATH (...)\" for a file left\n"
+      "by a crash (no footer or a placeholder header; a torn last record is ignored),\n"
+      "and one line \"PATH: offset N: what\" per problem. A footer that disagrees with\n"
+      "its file is a problem.\n"
+      "\n"
+      "  --strict  also fail files that were not finalized (footer not found through\n"
+      "            the header) and files whose CRC was not computed (checksum 0).\n"
+      "\n"
+      "Exit status: 0 every PATH is valid, 1 at least one problem, 2 usage error.\n" },
+    { "help", cli_cmd_help, "show the help of atf or of one command",
+      "usage: atf help [COMMAND]\n" },
+};
+static const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
+
+static void cli_usage(FILE *out) {
+    size_t i;
+    fputs("usage: atf COMMAND [OPTIONS] PATH...\n"
+          "\n"
+          "Reads ADA Trace Format (ATF v2) files, layout 1 and layout 2.\n"
+          "PATH is an index.atf file, a detail.atf file or a thread_N directory.\n"
+          "\n"
+          "commands:\n", out);
+    for (i = 0; i < cli_command_count; i++)
+        fprintf(out, "  %-8s %s\n", cli_commands[i].name, cli_commands[i].summary);
+    fputs("\n"
+          "Run 'atf COMMAND --help' for the options of a command.\n"
+          "Exit status: 0 ok, 1 bad or damaged data, 2 usage error.\n", out);
+}
+
+static const cli_command *cli_find_command(const char *name) {
+    size_t i;
+    for (i = 0; i < cli_command_count; i++)
+        if (strcmp(cli_commands[i].name, name) == 0) return &cli_commands[i];
+    return NULL;
+}
+
+static int cli_is_help(const char *arg) {
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+/* ==== arguments ====================================================================== */
+typedef struct cli_flag {
+    const char *name;               /* "--json" */
+    int *value;                     /* set to 1 when given */
+} cli_flag;
+
+/* Drops the trailing slashes of a PATH ("thread_0/" -> "thread_0"; "/" stays). */
+static void cli_trim_slashes(char *path) {
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') path[--n] = '\0';
+}
+
+/* Sets the flags found in argv[1..argc-1] and packs the operands (every other argument,
+ * and everything after "--") into argv[1..*nops], trailing slashes dropped. Returns CLI_CONTINUE when the command
+ * should run, CLI_EXIT_OK after printing the usage for --help, CLI_EXIT_USAGE after
+ * complaining on stderr about an unknown option or a wrong operand count (max_ops 0 is
+ * no limit). */
+static int cli_parse_args(const cli_command *cmd, int argc, char **argv,
+                          const cli_flag *flags, size_t nflags, int min_ops, int max_ops,
+                          int *nops) {
+    int i, n = 0, only_ops = 0;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        size_t f;
+        if (only_ops || a[0] != '-' || a[1] == '\0') {
+            cli_trim_slashes(argv[i]);
+            argv[1 + n++] = argv[i];
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_ops = 1;
+            continue;
+        }
+        if (cli_is_help(a)) {
+            fputs(cmd->usage, stdout);
+            return CLI_EXIT_OK;
+        }
+        for (f = 0; f < nflags; f++)
+            if (strcmp(a, flags[f].name) == 0) break;
+        if (f == nflags) {
+            fprintf(stderr, "atf %s: unknown option '%s'\n\n%s", cmd->name, a, cmd->usage);
+            return CLI_EXIT_USAGE;
+        }
+        *flags[f].value = 1;
+    }
+    if (n < min_ops || (max_ops > 0 && n > max_ops)) {
+        fprintf(stderr, "atf %s: %s\n\n%s", cmd->name,
+                n < min_ops ? "missing PATH" : "too many PATHs", cmd->usage);
+        return CLI_EXIT_USAGE;
+    }
+    *nops = n;
+    return CLI_CONTINUE;
+}
+
+/* ==== errors and small helpers ======================================================= */
+static void cli_print_error(FILE *out, const char *prefix, const atf_error *e) {
+    char line[CLI_LINE_MAX];
+    fprintf(out, "%s%s\n", prefix, atf_error_format(e, line, sizeof line));
+}
+
+/* Reports a failure as "atf: <error line>" on stderr; returns CLI_EXIT_DATA. */
+static int cli_report(const atf_error *e) {
+    cli_print_error(stderr, "atf: ", e);
+    return CLI_EXIT_DATA;
+}
+
+static void cli_error_init(atf_error *e, atf_result code, const char *path, uint64_t offset,
+                           const char *what) {
+    memset(e, 0, sizeof *e);
+    e->code = code;
+    snprintf(e->path, sizeof e->path, "%s", path);
+    e->offset = offset;
+    e->what = what;
+}
+
+static void cli_error_errno(atf_error *e, const char *path, const char *what, int sys_errno) {
+    cli_error_init(e, sys_errno == ENOENT ? ATF_E_NOT_FOUND : ATF_E_IO, path, 0, what);
+    e->sys_errno = sys_errno;
+}
+
+/* dir + "/" + name into buf; ATF_E_ARG (in *e) when it does not fit. */
+static atf_result cli_join(char *buf, size_t cap, const char *dir, const char *name,
+                           atf_error *e) {
+    int n = snprintf(buf, cap, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= cap) {
+        cli_error_init(e, ATF_E_ARG, dir, 0, "path too long");
+        return ATF_E_ARG;
+    }
+    return ATF_OK;
+}
+
+static int cli_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static uint64_t cli_file_size(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* ==== PATH kinds ===================================================================== */
+typedef enum cli_kind { CLI_KIND_INDEX, CLI_KIND_DETAIL, CLI_KIND_DIR } cli_kind;
+
+/* A directory is a thread directory; a file starting with "ATD2" is a detail file; any
+ * other file is taken for an index file, so that the index reader says what is wrong
+ * with it (bad magic, too short). */
+static atf_result cli_classify(const char *path, cli_kind *kind, atf_error *e) {
+    struct stat st;
+    unsigned char magic[4];
+    size_t got;
+    FILE *f;
+    if (stat(path, &st) != 0) {
+        cli_error_errno(e, path, "stat", errno);
+        return e->code;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        *kind = CLI_KIND_DIR;
+        return ATF_OK;
+    }
+    f = fopen(path, "rb");
+    if (!f) {
+        cli_error_errno(e, path, "open", errno);
+        return e->code;
+    }
+    got = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    *kind = got == sizeof magic && memcmp(magic, ATF_DETAIL_MAGIC, 4) == 0 ? CLI_KIND_DETAIL
+                                                                           : CLI_KIND_INDEX;
+    return ATF_OK;
+}
+
+/* An opened PATH of any kind. */
+typedef struct cli_target {
+    cli_kind kind;
+    atf_thread_reader thread;       /* a directory; its members also hold a lone file */
+    atf_index_reader *index;        /* NULL when PATH has no index file */
+    atf_detail_reader *detail;      /* NULL when PATH has no detail file */
+} cli_target;
+
+/* Opens PATH; on failure reports on stderr and returns CLI_EXIT_DATA. */
+static int cli_target_open(cli_target *t, const char *path) {
+    atf_error e;
+    memset(t, 0, sizeof *t);
+    if (cli_classify(path, &t->kind, &e) != ATF_OK) return cli_report(&e);
+    switch (t->kind) {
+    case CLI_KIND_INDEX:
+        if (atf_index_reader_open(&t->thread.index, path, NULL) != ATF_OK)
+            return cli_report(&t->thread.index.error);
+        t->index = &t->thread.index;
+        break;
+    case CLI_KIND_DETAIL:
+        if (atf_detail_reader_open(&t->thread.detail, path, NULL) != ATF_OK)
+            return cli_report(&t->thread.detail.error);
+        t->detail = &t->thread.detail;
+        break;
+    case CLI_KIND_DIR:
+        if (atf_thread_reader_open(&t->thread, path, NULL) != ATF_OK)
+            return cli_report(&t->thread.error);
+        t->index = &t->thread.index;
+        t->detail = t->thread.has_detail ? &t->thread.detail : NULL;
+        break;
+    }
+    return CLI_EXIT_OK;
+}
+
+static void cli_target_close(cli_target *t) {
+    switch (t->kind) {
+    case CLI_KIND_INDEX: atf_index_reader_close(&t->thread.index); break;
+    case CLI_KIND_DETAIL: atf_detail_reader_close(&t->thread.detail); break;
+    case CLI_KIND_DIR: atf_thread_reader_close(&t->thread); break;
+    }
+}
+
+/* ==== facts: what info and verify judge about one file, from either reader ========== */
+typedef struct cli_facts {
+    const char *path;               /* the reader's path */
+    int is_detail;
+    uint64_t count;                 /* events readable */
+    uint64_t torn_bytes;
+    uint64_t events_offset;
+    uint64_t section_bytes;         /* events section up to the footer (or the end) */
+    uint64_t file_size;
+    uint64_t footer_offset;         /* where the footer is, or would be */
+    uint64_t final_mark_offset;     /* header field that a clean close rewrites */
+    uint64_t footer_count;          /* what the footer says, when there is one */
+    uint64_t footer_bytes;
+    atf_recovery recovery;
+    atf_crc_state crc_state;
+    uint32_t crc_expected, crc_found;
+    atf_error crc_error;            /* the reader's error when crc_state is MISMATCH */
+} cli_facts;
+
+/* The footer's place: where the header says, else the last 64 bytes. */
+static uint64_t cli_footer_offset(uint64_t hinted, uint64_t file_size) {
+    if (hinted) return hinted;
+    return file_size >= ATF_FOOTER_SIZE ? file_size - ATF_FOOTER_SIZE : 0;
+}
+
+/* Fills *f from an open index reader, verifying its CRC. */
+static void cli_facts_index(cli_facts *f, atf_index_reader *r) {
+    memset(f, 0, sizeof *f);
+    atf_index_reader_verify_crc(r);  /* the outcome is in r->crc_state and r->error */
+    f->path = r->path;
+    f->count = r->event_count;
+    f->torn_bytes = r->torn_bytes;
+    f->events_offset = r->header.events_offset;
+    f->section_bytes = r->event_count * ATF_INDEX_EVENT_SIZE + r->torn_bytes;
+    f->file_size = cli_file_size(r->path);
+    f->footer_offset = cli_footer_offset(r->header.footer_offset, f->file_size);
+    f->final_mark_offset = 40;       /* footer_offset, 0 in the placeholder */
+    f->footer_count = r->footer.event_count;
+    f->footer_bytes = r->footer.bytes_written;
+    f->recovery = r->recovery;
+    f->crc_state = r->crc_state;
+    f->crc_expected = r->footer.checksum;
+    f->crc_found = r->crc_found;
+    f->crc_error = r->error;
+}
+
+/* Fills *f from an open detail reader, verifying its CRC. */
+static void cli_facts_detail(cli_facts *f, atf_detail_reader *r) {
+    memset(f, 0, sizeof *f);
+    atf_detail_reader_verify_crc(r);
+    f->path = r->path;
+    f->is_detail = 1;
+    f->count = r->event_count;
+    f->torn_bytes = r->torn_bytes;
+    f->events_offset = r->header.events_offset;
+    f->section_bytes = r->bytes_length + r->torn_bytes;
+    f->file_size = cli_file_size(r->path);
+    f->footer_offset = cli_footer_offset(r->header.event_count || r->header.bytes_length
+                                             ? r->header.events_offset + r->header.bytes_length
+                                             : 0,
+                                         f->file_size);
+    f->final_mark_offset = 28;       /* event_count, 0 in the placeholder */
+    f->footer_count = r->footer.event_count;
+    f->footer_bytes = r->footer.bytes_length;
+    f->recovery = r->recovery;
+    f->crc_state = r->crc_state;
+    f->crc_expected = r->footer.checksum;
+    f->crc_found = r->crc_found;
+    f->crc_error = r->error;
+}
+
+static const char *cli_recovery_text(const cli_facts *f) {
+    switch (f->recovery) {
+    case ATF_RECOVERY_FINALIZED: return "finalized";
+    case ATF_RECOVERY_FOOTER_AT_END: return "footer at end, header still the placeholder";
+    case ATF_RECOVERY_FROM_SIZE:
+        return f->is_detail ? "no footer, records counted by walking them"
+                            : "no footer, events counted from the file size";
+    case ATF_RECOVERY_FOOTER_MISMATCH: return "footer mismatch, events counted as without one";
+    }
+    return "unknown";
+}
+
+static const char *cli_crc_text(const cli_facts *f, char *buf, size_t cap) {
+    switch (f->crc_state) {
+    case ATF_CRC_NO_FOOTER:
+        snprintf(buf, cap, f->recovery == ATF_RECOVERY_FOOTER_MISMATCH
+                 ? "not checked (the footer disagrees with the file)" : "none (no footer)");
+        break;
+    case ATF_CRC_NOT_COMPUTED: snprintf(buf, cap, "not computed (footer checksum 0)"); break;
+    case ATF_CRC_UNCHECKED: snprintf(buf, cap, "not verified (0x%08x)", f->crc_expected); break;
+    case ATF_CRC_OK: snprintf(buf, cap, "ok (0x%08x)", f->crc_found); break;
+    case ATF_CRC_MISMATCH:
+        snprintf(buf, cap, "mismatch (expected 0x%08x, found 0x%08x)", f->crc_expected,
+                 f->crc_found);
+        break;
+    default: snprintf(buf, cap, "unknown state %d", (int)f->crc_state); break;
+    }
+    return buf;
+}
+
+/* Prints one line per problem of the file to `out`, each preceded by `prefix`, and
+ * returns how many. Without `strict` a file left by a crash is no problem. */
+static int cli_problems(const cli_facts *f, int strict, FILE *out, const char *prefix) {
+    int n = 0;
+    if (f->recovery == ATF_RECOVERY_FOOTER_MISMATCH) {
+        atf_error e;
+        n++;
+        if (f->footer_count != f->count) {
+            cli_error_init(&e, ATF_E_CORRUPT, f->path, f->footer_offset + 8,
+                           "footer event_count disagrees with the events in the file");
+            e.expected = f->count;
+            e.found = f->footer_count;
+        } else {
+            cli_error_init(&e, ATF_E_CORRUPT, f->path, f->footer_offset + (f->is_detail ? 16 : 32),
+                           "footer byte count disagrees with the events section");
+            e.expected = f->section_bytes;
+            e.found = f->footer_bytes;
+        }
+        e.has_values = 1;
+        cli_print_error(out, prefix, &e);
+    }
+    if (f->crc_state == ATF_CRC_MISMATCH) {
+        n++;
+        cli_print_error(out, prefix, &f->crc_error);
+    }
+    if (!strict) return n;
+    if (f->recovery == ATF_RECOVERY_FOOTER_AT_END || f->recovery == ATF_RECOVERY_FROM_SIZE) {
+        n++;
+        fprintf(out, "%s%s: offset %llu: not finalized: %s (--strict)\n", prefix, f->path,
+                (cli_ull)f->final_mark_offset, cli_recovery_text(f));
+    }
+    /* the CRC32-C of an empty section is 0 too: that is a computed checksum */
+    if (f->crc_state == ATF_CRC_NOT_COMPUTED && f->section_bytes > 0) {
+        n++;
+        fprintf(out, "%s%s: offset %llu: CRC32-C not computed (footer checksum 0) (--strict)\n",
+                prefix, f->path, (cli_ull)(f->footer_offset + 4));
+    }
+    return n;
+}
+
+/* ==== output: a large stdout buffer and hand-rolled number formatting ================= */
+static char cli_stdout_buffer[1 << 20];
+
+static size_t cli_digits(uint64_t v) {
+    size_t n = 1;
+    while (v >= 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+static char *cli_put_str(char *p, const char *s) {
+    while (*s) *p++ = *s++;
+    return p;
+}
+
+static char *cli_put_u64(char *p, uint64_t v) {
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+static char *cli_put_spaces(char *p, size_t n) {
+    while (n--) *p++ = ' ';
+    return p;
+}
+
+/* v right-aligned in `width` columns. */
+static char *cli_put_u64_right(char *p, uint64_t v, size_t width) {
+    size_t d = cli_digits(v);
+    return cli_put_u64(cli_put_spaces(p, d < width ? width - d : 0), v);
+}
+
+/* s right-aligned (right != 0) or left-aligned in `width` columns. */
+static char *cli_put_str_aligned(char *p, const char *s, size_t width, int right) {
+    size_t len = strlen(s), pad = len < width ? width - len : 0;
+    if (right) p = cli_put_spaces(p, pad);
+    p = cli_put_str(p, s);
+    return right ? p : cli_put_spaces(p, pad);
+}
+
+/* "0x" and 16 lowercase hex digits. */
+static char *cli_put_hex64(char *p, uint64_t v) {
+    static const char hex[] = "0123456789abcdef";
+    int shift;
+    *p++ = '0';
+    *p++ = 'x';
+    for (shift = 60; shift >= 0; shift -= 4) *p++ = hex[(v >> shift) & 15u];
+    return p;
+}
+
+/* Ends the line at p and writes line[0..p) to stdout. */
+static void cli_emit(char *line, char *p) {
+    *p++ = '\n';
+    fwrite(line, 1, (size_t)(p - line), stdout);
+}
+
+static size_t cli_max_size(size_t a, size_t b) { return a > b ? a : b; }
+
+/* ==== info =========================================================================== */
+#define CLI_KEY_WIDTH 16
+
+static void cli_kv(const char *key, const char *fmt, ...) CLI_PRINTF(2, 3);
+static void cli_kv(const char *key, const char *fmt, ...) {
+    va_list ap;
+    printf("%s:%*s", key, (int)(CLI_KEY_WIDTH - strlen(key)), "");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+/* time_first_ns, time_last_ns and duration of the first and last event. */
+static void cli_info_time_range(uint64_t count, uint64_t first, uint64_t last) {
+    if (count == 0) {
+        cli_kv("time_first_ns", "-");
+        cli_kv("time_last_ns", "-");
+        cli_kv("duration", "-");
+        return;
+    }
+    cli_kv("time_first_ns", "%llu", (cli_ull)first);
+    cli_kv("time_last_ns", "%llu", (cli_ull)last);
+    if (last < first)
+        cli_kv("duration", "- (last event is older than the first: not in time order)");
+    else
+        cli_kv("duration", "%llu ns (%llu.%09llu s)", (cli_ull)(last - first),
+               (cli_ull)((last - first) / 1000000000u), (cli_ull)((last - first) % 1000000000u));
+}
+
+static void cli_info_identity(const char *path, const char *kind, int layout, uint8_t version,
+                              uint8_t arch, uint8_t os, uint32_t thread_id) {
+    cli_kv("file", "%s", path);
+    cli_kv("kind", "%s", kind);
+    cli_kv("layout", "%d (%s)", layout,
+           layout == ATF_LAYOUT_1 ? "deployed structs of TRACE_SCHEMA.md" : "atf-format-spec.txt");
+    cli_kv("version", "%u", version);
+    cli_kv("arch", "%s (%u)", atf_arch_str(arch), arch);
+    cli_kv("os", "%s (%u)", atf_os_str(os), os);
+    cli_kv("thread_id", "%u", thread_id);
+}
+
+/* The footer, torn_bytes and crc lines, then the problems on stderr; returns the exit
+ * status (damaged data is 1, a file recovered after a crash is 0). */
+static int cli_info_state(const cli_facts *f) {
+    char crc[128];
+    cli_kv("events_offset", "%llu", (cli_ull)f->events_offset);
+    cli_kv("file_size", "%llu", (cli_ull)f->file_size);
+    switch (f->recovery) {
+    case ATF_RECOVERY_FINALIZED:
+        cli_kv("footer", "finalized (footer at offset %llu)", (cli_ull)f->footer_offset);
+        break;
+    case ATF_RECOVERY_FOOTER_AT_END:
+        cli_kv("footer", "footer at end (offset %llu; header still the placeholder)",
+               (cli_ull)f->footer_offset);
+        break;
+    case ATF_RECOVERY_FROM_SIZE:
+        cli_kv("footer", "recovered from size (%s)", cli_recovery_text(f));
+        break;
+    case ATF_RECOVERY_FOOTER_MISMATCH:
+        cli_kv("footer", "footer mismatch (footer says %llu events in %llu bytes; the file "
+               "holds %llu events in %llu bytes)", (cli_ull)f->footer_count,
+               (cli_ull)f->footer_bytes, (cli_ull)f->count, (cli_ull)f->section_bytes);
+        break;
+    }
+    cli_kv("torn_bytes", "%llu", (cli_ull)f->torn_bytes);
+    cli_kv("crc", "%s", cli_crc_text(f, crc, sizeof crc));
+    return cli_problems(f, 0, stderr, "atf: ") ? CLI_EXIT_DATA : CLI_EXIT_OK;
+}
+
+static int cli_info_index(const char *path) {
+    atf_index_reader r;
+    atf_index_event first, last;
+    cli_facts f;
+    const atf_index_header *h = &r.header;
+    int status;
+    if (atf_index_reader_open(&r, path, NULL) != ATF_OK) return cli_report(&r.error);
+    cli_facts_index(&f, &r);
+    cli_info_identity(path, "index", r.layout, h->version, h->arch, h->os, h->thread_id);
+    cli_kv("clock_type", "%s (%u)", atf_clock_str(h->clock_type), h->clock_type);
+    cli_kv("flags", "0x%08x%s", h->flags,
+           (h->flags & ATF_INDEX_FLAG_HAS_DETAIL_FILE) ? " (has_detail_file)" : "");
+    cli_kv("event_size", "%u", h->event_size);
+    cli_kv("events", "%llu", (cli_ull)r.event_count);
+    memset(&first, 0, sizeof first);
+    memset(&last, 0, sizeof last);
+    if (r.event_count > 0) {
+        atf_index_reader_get(&r, 0, &first);
+        atf_index_reader_get(&r, r.event_count - 1, &last);
+    }
+    cli_info_time_range(r.event_count, first.timestamp_ns, last.timestamp_ns);
+    status = cli_info_state(&f);
+    atf_index_reader_close(&r);
+    return status;
+}
+
+static int cli_info_detail(const char *path) {
+    atf_detail_reader r;
+    atf_detail_event first, last;
+    cli_facts f;
+    const atf_detail_header *h = &r.header;
+    int status;
+    if (atf_detail_reader_open(&r, path, NULL) != ATF_OK) return cli_report(&r.error);
+    cli_facts_detail(&f, &r);
+    cli_info_identity(path, "detail", r.layout, h->version, h->arch, h->os, h->thread_id);
+    cli_kv("flags", "0x%08x", h->flags);
+    cli_kv("events", "%llu", (cli_ull)r.event_count);
+    cli_kv("bytes_length", "%llu", (cli_ull)r.bytes_length);
+    memset(&first, 0, sizeof first);
+    memset(&last, 0, sizeof last);
+    if (r.event_count > 0) {
+        atf_detail_reader_get(&r, 0, &first);
+        atf_detail_reader_get(&r, r.event_count - 1, &last);
+        cli_kv("index_seq", "%llu .. %llu", (cli_ull)first.header.index_seq,
+               (cli_ull)last.header.index_seq);
+    } else {
+        cli_kv("index_seq", "-");
+    }
+    cli_info_time_range(r.event_count, first.header.timestamp_ns, last.header.timestamp_ns);
+    status = cli_info_state(&f);
+    atf_detail_reader_close(&r);
+    return status;
+}
+
+/* A thread directory: its index.atf, then its detail.atf when there is one. */
+static int cli_info_dir(const char *dir) {
+    char path[CLI_PATH_MAX];
+    atf_error e;
+    int status;
+    if (cli_join(path, sizeof path, dir, "index.atf", &e) != ATF_OK) return cli_report(&e);
+    status = cli_info_index(path);
+    if (cli_join(path, sizeof path, dir, "detail.atf", &e) != ATF_OK) return cli_report(&e);
+    if (cli_exists(path)) {
+        int detail_status;
+        putchar('\n');
+        detail_status = cli_info_detail(path);
+        if (status == CLI_EXIT_OK) status = detail_status;
+    }
+    return status;
+}
+
+static int cli_info_path(const char *path) {
+    cli_kind kind;
+    atf_error e;
+    if (cli_classify(path, &kind, &e) != ATF_OK) return cli_report(&e);
+    switch (kind) {
+    case CLI_KIND_INDEX: return cli_info_index(path);
+    case CLI_KIND_DETAIL: return cli_info_detail(path);
+    case CLI_KIND_DIR: return cli_info_dir(path);
+    }
+    return CLI_EXIT_DATA;
+}
+
+static int cli_cmd_info(const cli_command *cmd, int argc, char **argv) {
+    int i, nops = 0, status = CLI_EXIT_OK;
+    int rc = cli_parse_args(cmd, argc, argv, NULL, 0, 1, 0, &nops);
+    if (rc != CLI_CONTINUE) return rc;
+    for (i = 1; i <= nops; i++) {
+        int s;
+        if (i > 1) putchar('\n');
+        s = cli_info_path(argv[i]);
+        if (status == CLI_EXIT_OK) status = s;
+    }
+    return status;
+}
+
+/* ==== dump =========================================================================== */
+/* Column widths of the index table: each column as wide as its widest value or title. */
+typedef struct cli_index_widths {
+    size_t seq, ts, tid, depth, detail;
+} cli_index_widths;
+
+static cli_index_widths cli_index_table_widths(const atf_index_reader *r) {
+    cli_index_widths w;
+    uint64_t i, ts = 0, tid = 0, depth = 0, detail = 0;
+    atf_index_event ev;
+    for (i = 0; i < r->event_count; i++) {
+        atf_index_reader_get(r, i, &ev);
+        if (ev.timestamp_ns > ts) ts = ev.timestamp_ns;
+        if (ev.thread_id > tid) tid = ev.thread_id;
+        if (ev.call_depth > depth) depth = ev.call_depth;
+        if (ev.detail_seq != ATF_NO_DETAIL && ev.detail_seq > detail) detail = ev.detail_seq;
+    }
+    w.seq = cli_max_size(strlen("seq"), cli_digits(r->event_count ? r->event_count - 1 : 0));
+    w.ts = cli_max_size(strlen("ts"), cli_digits(ts));
+    w.tid = cli_max_size(strlen("tid"), cli_digits(tid));
+    w.depth = cli_max_size(strlen("depth"), cli_digits(depth));
+    w.detail = cli_max_size(strlen("detail"), cli_digits(detail));
+    return w;
+}
+
+#define CLI_KIND_WIDTH 9            /* "exception" */
+#define CLI_FID_WIDTH 18            /* "0x" + 16 digits */
+
+static void cli_dump_index_table(const atf_index_reader *r) {
+    char line[CLI_LINE_MAX], *p;
+    cli_index_widths w = cli_index_table_widths(r);
+    int has_tid = r->layout == ATF_LAYOUT_1;
+    uint64_t i;
+    atf_index_event ev;
+    p = cli_put_str_aligned(line, "seq", w.seq, 1);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "ts", w.ts, 1);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "fid", CLI_FID_WIDTH, 0);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "kind", CLI_KIND_WIDTH, 0);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "tid", w.tid, 1);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "depth", w.depth, 1);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "detail", w.detail, 1);
+    cli_emit(line, p);
+    for (i = 0; i < r->event_count; i++) {
+        atf_index_reader_get(r, i, &ev);
+        p = cli_put_u64_right(line, i, w.seq);
+        p = cli_put_u64_right(cli_put_str(p, "  "), ev.timestamp_ns, w.ts);
+        p = cli_put_hex64(cli_put_str(p, "  "), ev.function_id);
+        p = cli_put_str_aligned(cli_put_str(p, "  "), atf_event_kind_str(ev.kind),
+                                CLI_KIND_WIDTH, 0);
+        p = cli_put_str(p, "  ");
+        if (has_tid) {
+            p = cli_put_u64_right(p, ev.thread_id, w.tid);
+            p = cli_put_u64_right(cli_put_str(p, "  "), ev.call_depth, w.depth);
+        } else {
+            p = cli_put_str_aligned(p, "-", w.tid, 1);
+            p = cli_put_str_aligned(cli_put_str(p, "  "), "-", w.depth, 1);
+        }
+        p = cli_put_str(p, "  ");
+        if (ev.detail_seq == ATF_NO_DETAIL) p = cli_put_str_aligned(p, "-", w.detail, 1);
+        else p = cli_put_u64_right(p, ev.detail_seq, w.detail);
+        cli_emit(line, p);
+    }
+}
+
+static void cli_dump_index_json(const atf_index_reader *r) {
+    char line[CLI_LINE_MAX], *p;
+    int has_tid = r->layout == ATF_LAYOUT_1;
+    uint64_t i;
+    atf_index_event ev;
+    for (i = 0; i < r->event_count; i++) {
+        atf_index_reader_get(r, i, &ev);
+        p = cli_put_u64(cli_put_str(line, "{\"seq\":"), i);
+        p = cli_put_u64(cli_put_str(p, ",\"ts\":"), ev.timestamp_ns);
+        p = cli_put_hex64(cli_put_str(p, ",\"fid\":\""), ev.function_id);
+        p = cli_put_str(cli_put_str(p, "\",\"kind\":\""), atf_event_kind_str(ev.kind));
+        if (has_tid) {
+            p = cli_put_u64(cli_put_str(p, "\",\"tid\":"), ev.thread_id);
+            p = cli_put_u64(cli_put_str(p, ",\"depth\":"), ev.call_depth);
+        } else {
+            p = cli_put_str(p, "\",\"tid\":null,\"depth\":null");
+        }
+        p = cli_put_str(p, ",\"detail_seq\":");
+        p = ev.detail_seq == ATF_NO_DETAIL ? cli_put_str(p, "null") : cli_put_u64(p, ev.detail_seq);
+        cli_emit(line, cli_put_str(p, "}"));
+    }
+}
+
+typedef struct cli_detail_widths {
+    size_t seq, index_seq, type, ts, payload_len;
+} cli_detail_widths;
+
+static cli_detail_widths cli_detail_table_widths(const atf_detail_reader *r) {
+    cli_detail_widths w;
+    uint64_t i, index_seq = 0, type = 0, ts = 0, len = 0;
+    atf_detail_event ev;
+    for (i = 0; i < r->event_count; i++) {
+        atf_detail_reader_get(r, i, &ev);
+        if (ev.header.index_seq > index_seq) index_seq = ev.header.index_seq;
+        if (ev.header.type > type) type = ev.header.type;
+        if (ev.header.timestamp_ns > ts) ts = ev.header.timestamp_ns;
+        if (ev.payload_len > len) len = ev.payload_len;
+    }
+    w.seq = cli_max_size(strlen("detail_seq"), cli_digits(r->event_count ? r->event_count - 1 : 0));
+    w.index_seq = cli_max_size(strlen("index_seq"), cli_digits(index_seq));
+    w.type = cli_max_size(strlen("type"), cli_digits(type));
+    w.ts = cli_max_size(strlen("ts"), cli_digits(ts));
+    w.payload_len = cli_max_size(strlen("payload_len"), cli_digits(len));
+    return w;
+}
+
+#define CLI_FLAGS_WIDTH 6           /* "0x" + 4 digits */
+
+static void cli_dump_detail_table(const atf_detail_reader *r) {
+    static const char hex[] = "0123456789abcdef";
+    char line[CLI_LINE_MAX], *p;
+    cli_detail_widths w = cli_detail_table_widths(r);
+    uint64_t i;
+    atf_detail_event ev;
+    p = cli_put_str_aligned(line, "detail_seq", w.seq, 1);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "index_seq", w.index_seq, 1);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "type", w.type, 1);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "flags", CLI_FLAGS_WIDTH, 1);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "ts", w.ts, 1);
+    p = cli_put_str_aligned(cli_put_str(p, "  "), "payload_len", w.payload_len, 1);
+    cli_emit(line, p);
+    for (i = 0; i < r->event_count; i++) {
+        atf_detail_reader_get(r, i, &ev);
+        p = cli_put_u64_right(line, i, w.seq);
+        p = cli_put_u64_right(cli_put_str(p, "  "), ev.header.index_seq, w.index_seq);
+        p = cli_put_u64_right(cli_put_str(p, "  "), ev.header.type, w.type);
+        p = cli_put_str(p, "  0x");
+        *p++ = hex[(ev.header.flags >> 12) & 15u];
+        *p++ = hex[(ev.header.flags >> 8) & 15u];
+        *p++ = hex[(ev.header.flags >> 4) & 15u];
+        *p++ = hex[ev.header.flags & 15u];
+        p = cli_put_u64_right(cli_put_str(p, "  "), ev.header.timestamp_ns, w.ts);
+        p = cli_put_u64_right(cli_put_str(p, "  "), ev.payload_len, w.payload_len);
+        cli_emit(line, p);
+    }
+}
+
+static void cli_dump_detail_json(const atf_detail_reader *r) {
+    char line[CLI_LINE_MAX], *p;
+    uint64_t i;
+    atf_detail_event ev;
+    for (i = 0; i < r->event_count; i++) {
+        atf_detail_reader_get(r, i, &ev);
+        p = cli_put_u64(cli_put_str(line, "{\"detail_seq\":"), i);
+        p = cli_put_u64(cli_put_str(p, ",\"index_seq\":"), ev.header.index_seq);
+        p = cli_put_u64(cli_put_str(p, ",\"type\":"), ev.header.type);
+        p = cli_put_u64(cli_put_str(p, ",\"flags\":"), ev.header.flags);
+        p = cli_put_u64(cli_put_str(p, ",\"ts\":"), ev.header.timestamp_ns);
+        p = cli_put_u64(cli_put_str(p, ",\"payload_len\":"), ev.payload_len);
+        cli_emit(line, cli_put_str(p, "}"));
+    }
+}
+
+static int cli_cmd_dump(const cli_command *cmd, int argc, char **argv) {
+    int json = 0, detail = 0, nops = 0, rc;
+    const cli_flag flags[] = { { "--json", &json }, { "--detail", &detail } };
+    cli_target t;
+    rc = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 1, &nops);
+    if (rc != CLI_CONTINUE) return rc;
+    rc = cli_target_open(&t, argv[1]);
+    if (rc != CLI_EXIT_OK) return rc;
+    if (t.index) {
+        if (json) cli_dump_index_json(t.index);
+        else cli_dump_index_table(t.index);
+    }
+    if (t.detail && (detail || !t.index)) {
+        if (json) {
+            cli_dump_detail_json(t.detail);
+        } else {
+            if (t.index) putchar('\n');
+            cli_dump_detail_table(t.detail);
+        }
+    }
+    cli_target_close(&t);
+    return CLI_EXIT_OK;
+}
+
+/* ==== verify ========================================================================= */
+/* The line for a file without problems: "OK" or "recovered". */
+static void cli_verify_good(const cli_facts *f) {
+    char crc[128];
+    const char *noun = f->is_detail ? "detail records" : "events";
+    cli_crc_text(f, crc, sizeof crc);
+    if (f->recovery == ATF_RECOVERY_FINALIZED && f->torn_bytes == 0) {
+        printf("OK %s (%llu %s, crc %s)\n", f->path, (cli_ull)f->count, noun, crc);
+        return;
+    }
+    printf("recovered %s (%llu %s: %s", f->path, (cli_ull)f->count, noun, cli_recovery_text(f));
+    if (f->torn_bytes) printf("; %llu torn bytes ignored", (cli_ull)f->torn_bytes);
+    printf("; crc %s)\n", crc);
+}
+
+/* Each verify_* function prints its lines and returns its number of problems. */
+static int cli_verify_facts(const cli_facts *f, int strict) {
+    int n = cli_problems(f, strict, stdout, "");
+    if (n == 0) cli_verify_good(f);
+    return n;
+}
+
+static int cli_verify_index_file(const char *path, int strict) {
+    atf_index_reader r;
+    cli_facts f;
+    int n;
+    if (atf_index_reader_open(&r, path, NULL) != ATF_OK) {
+        cli_print_error(stdout, "", &r.error);
+        return 1;
+    }
+    cli_facts_index(&f, &r);
+    n = cli_verify_facts(&f, strict);
+    atf_index_reader_close(&r);
+    return n;
+}
+
+static int cli_verify_detail_file(const char *path, int strict) {
+    atf_detail_reader r;
+    cli_facts f;
+    int n;
+    if (atf_detail_reader_open(&r, path, NULL) != ATF_OK) {
+        cli_print_error(stdout, "", &r.error);
+        return 1;
+    }
+    cli_facts_detail(&f, &r);
+    n = cli_verify_facts(&f, strict);
+    atf_detail_reader_close(&r);
+    return n;
+}
+
+/* Each file of the directory, then the links between them in both directions (an index
+ * event naming a detail record when there is no detail.atf is a broken link too). */
+static int cli_verify_dir(const char *dir, int strict) {
+    atf_thread_reader t;
+    cli_facts f;
+    int n;
+    if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) {
+        cli_print_error(stdout, "", &t.error);
+        return 1;
+    }
+    cli_facts_index(&f, &t.index);
+    n = cli_verify_facts(&f, strict);
+    if (t.has_detail) {
+        cli_facts_detail(&f, &t.detail);
+        n += cli_verify_facts(&f, strict);
+    }
+    if (atf_thread_reader_verify_links(&t) != ATF_OK) {
+        cli_print_error(stdout, "", &t.error);
+        n++;
+    } else if (n == 0) {
+        if (t.has_detail)
+            printf("OK %s (links ok both ways: %llu events, %llu detail records)\n", dir,
+                   (cli_ull)t.index.event_count, (cli_ull)t.detail.event_count);
+        else
+            printf("OK %s (%llu events, no detail)\n", dir, (cli_ull)t.index.event_count);
+    }
+    atf_thread_reader_close(&t);
+    return n;
+}
+
+static int cli_verify_path(const char *path, int strict) {
+    cli_kind kind;
+    atf_error e;
+    if (cli_classify(path, &kind, &e) != ATF_OK) {
+        cli_print_error(stdout, "", &e);
+        return 1;
+    }
+    switch (kind) {
+    case CLI_KIND_INDEX: return cli_verify_index_file(path, strict);
+    case CLI_KIND_DETAIL: return cli_verify_detail_file(path, strict);
+    case CLI_KIND_DIR: return cli_verify_dir(path, strict);
+    }
+    return 1;
+}
+
+static int cli_cmd_verify(const cli_command *cmd, int argc, char **argv) {
+    int strict = 0, nops = 0, i, rc, problems = 0, bad_paths = 0;
+    const cli_flag flags[] = { { "--strict", &strict } };
+    rc = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 0, &nops);
+    if (rc != CLI_CONTINUE) return rc;
+    for (i = 1; i <= nops; i++) {
+        int n = cli_verify_path(argv[i], strict);
+        problems += n;
+        bad_paths += n > 0;
+    }
+    if (problems == 0) return CLI_EXIT_OK;
+    fflush(stdout);
+    fprintf(stderr, "atf verify: %d problem%s in %d of %d PATH%s\n", problems,
+            problems == 1 ? "" : "s", bad_paths, nops, nops == 1 ? "" : "s");
+    return CLI_EXIT_DATA;
+}
+
+/* ==== help and main ================================================================== */
+static int cli_cmd_help(const cli_command *cmd, int argc, char **argv) {
+    const cli_command *topic;
+    int nops = 0;
+    int rc = cli_parse_args(cmd, argc, argv, NULL, 0, 0, 1, &nops);
+    if (rc != CLI_CONTINUE) return rc;
+    if (nops == 0) {
+        cli_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    topic = cli_find_command(argv[1]);
+    if (!topic) {
+        fprintf(stderr, "atf help: unknown command '%s'\n\n", argv[1]);
+        cli_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    fputs(topic->usage, stdout);
+    return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+    const cli_command *cmd;
+    int status;
+    setvbuf(stdout, cli_stdout_buffer, _IOFBF, sizeof cli_stdout_buffer);
+    if (argc < 2) {
+        cli_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_is_help(argv[1])) {
+        cli_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("atf %d.%d.%d\n", ATF_VERSION_MAJOR, ATF_VERSION_MINOR, ATF_VERSION_PATCH);
+        return CLI_EXIT_OK;
+    }
+    cmd = cli_find_command(argv[1]);
+    if (!cmd) {
+        fprintf(stderr, "atf: unknown command '%s'\n\n", argv[1]);
+        cli_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    status = cmd->run(cmd, argc - 1, argv + 1);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "atf: error writing to standard output: %s\n", strerror(errno));
+        return CLI_EXIT_DATA;
+    }
+    return status;
+}
