@@ -2235,6 +2235,12 @@ ATF__PRIVATE ATF__CRC32C_TARGET_X64 uint32_t atf__crc32c__sse42(uint32_t crc, co
  * reflected order, hence the constants x^(D+31) for the low half and x^(D-33) for the high
  * one) and the next data xored on top. At the end the lanes fold into one 128-bit value V
  * and two crc32 steps give V * x^32 mod P, the register. Needs n >= 256. */
+#  if defined(ATF__CC_GCC) && defined(__cplusplus)
+/* g++ 12 flags the self-initialized "undefined" vectors inside its own AVX-512 intrinsics
+ * (_mm512_broadcast_i32x4, _mm512_extracti32x4_epi32) once they are inlined (GCC bug 105593) */
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wuninitialized"
+#  endif
 ATF__PRIVATE ATF__CRC32C_TARGET_AVX512 uint32_t atf__crc32c__avx512(uint32_t crc, const uint8_t *p,
                                                                     size_t n) {
     const __m512i k2048 = _mm512_broadcast_i32x4(ATF__CRC32C_FOLD_K(0));
@@ -2269,6 +2275,9 @@ ATF__PRIVATE ATF__CRC32C_TARGET_AVX512 uint32_t atf__crc32c__avx512(uint32_t crc
     r = _mm_crc32_u64(r, (uint64_t)_mm_extract_epi64(d, 1));
     return atf__crc32c__sse42((uint32_t)r, p, n);
 }
+#  if defined(ATF__CC_GCC) && defined(__cplusplus)
+#    pragma GCC diagnostic pop
+#  endif
 #endif
 
 /* Bits of atf__crc32c__hw for what this x86-64 CPU and OS run. */
