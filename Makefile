@@ -87,3 +87,58 @@ $(BUILD)/examples/sample_traced: $(INSTR)/sample.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@) $(BUILD)/obj
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/sample_traced.o $<
 	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/sample_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
+
+# ---- other platforms and configurations ---------------------------------------------
+#   make test-arm64    every harness cross-built for arm64 (static), run under qemu-aarch64
+#   make test-be       the same for big-endian s390x, under qemu-s390x
+#   make test-windows  built with mingw-w64, run under wine (prefix in $(BUILD)/wine)
+#   make configs       every harness in each language mode and switch, gcc and clang
+#   make golden        rewrites tests/golden/ (commit the result only on purpose)
+TEST_NAMES := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+# Harnesses whose test code needs POSIX (fork, kill, setrlimit, mkdtemp, pthreads):
+# not built for Windows; test-windows names them.
+POSIX_ONLY_TESTS ?=
+XOPT      ?= -O1
+XFLAGS     = $(CSTD) $(XOPT) $(WARN) -D_GNU_SOURCE -I. $(CFLAGS)
+ARM64_CC  ?= aarch64-linux-gnu-gcc
+ARM64_RUN ?= qemu-aarch64
+BE_CC     ?= s390x-linux-gnu-gcc
+BE_RUN    ?= qemu-s390x
+WIN_CC    ?= x86_64-w64-mingw32-gcc
+WINE      ?= wine
+WIN_TESTS := $(filter-out $(POSIX_ONLY_TESTS),$(TEST_NAMES))
+WIN_SKIPPED := $(filter $(POSIX_ONLY_TESTS),$(TEST_NAMES))
+
+.PHONY: test-arm64 test-be test-windows configs golden
+
+$(BUILD)/arm64/%: tests/%.c atf.h $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(ARM64_CC) $(XFLAGS) -static -o $@ $< -lpthread
+
+$(BUILD)/s390x/%: tests/%.c atf.h $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(BE_CC) $(XFLAGS) -static -o $@ $< -lpthread
+
+$(BUILD)/windows/%.exe: tests/%.c atf.h $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(XFLAGS) -static -o $@ $<
+
+test-arm64: $(TEST_NAMES:%=$(BUILD)/arm64/%)
+	@$(ARM64_RUN) $(BUILD)/arm64/test_crc32c auto_dispatch | grep -q 'active: armv8' || \
+	  { echo "test-arm64: the CPU model lacks CRC32: the ARMv8 path would go untested"; exit 1; }
+	@RUNNER="$(ARM64_RUN)" ATF_TEST_TMP="$(BUILD)/arm64" tests/run_all.sh $^
+
+test-be: $(TEST_NAMES:%=$(BUILD)/s390x/%)
+	@RUNNER="$(BE_RUN)" ATF_TEST_TMP="$(BUILD)/s390x" tests/run_all.sh $^
+
+test-windows: $(WIN_TESTS:%=$(BUILD)/windows/%.exe)
+	@export WINEPREFIX="$(abspath $(BUILD))/wine" WINEARCH=win64 WINEDEBUG=-all; \
+	  [ -d "$$WINEPREFIX" ] || $(WINE) wineboot -i >/dev/null 2>&1; \
+	  [ -z "$(WIN_SKIPPED)" ] || echo "test-windows: POSIX-only harnesses not run: $(WIN_SKIPPED)"; \
+	  RUNNER="$(WINE)" ATF_TEST_TMP="$(BUILD)/windows" tests/run_all.sh $^
+
+configs:
+	@BUILD="$(BUILD)" JOBS=2 OPT="$(XOPT)" tests/configs.sh
+
+golden: $(BUILD)/tests/golden_gen
+	$(BUILD)/tests/golden_gen tests/golden

@@ -1396,8 +1396,12 @@ ATFDEF char *atf_error_format(const atf_error *e, char *buf, size_t cap) {
         snprintf(values, sizeof values, " (expected %llu [0x%llx], found %llu [0x%llx])",
                  (unsigned long long)e->expected, (unsigned long long)e->expected,
                  (unsigned long long)e->found, (unsigned long long)e->found);
+#if defined(ATF__OS_WINDOWS) /* a GetLastError() code, which strerror() would misname */
+    if (e->sys_errno) snprintf(sys, sizeof sys, " (GetLastError %d)", e->sys_errno);
+#else
     if (e->sys_errno)
         snprintf(sys, sizeof sys, " (errno %d: %s)", e->sys_errno, strerror(e->sys_errno));
+#endif
     snprintf(buf, cap, "%s: offset %llu: %s%s%s: %s", e->path[0] ? e->path : "-",
              (unsigned long long)e->offset, e->what ? e->what : "-", values, sys,
              atf_result_str(e->code));
@@ -2379,6 +2383,12 @@ ATF__PRIVATE ATF__CRC32C_TARGET_X64 uint32_t atf__crc32c__sse42(uint32_t crc, co
  * reflected order, hence the constants x^(D+31) for the low half and x^(D-33) for the high
  * one) and the next data xored on top. At the end the lanes fold into one 128-bit value V
  * and two crc32 steps give V * x^32 mod P, the register. Needs n >= 256. */
+#  if defined(ATF__CC_GCC) && defined(__cplusplus)
+/* g++ 12 flags the self-initialized "undefined" vectors inside its own AVX-512 intrinsics
+ * (_mm512_broadcast_i32x4, _mm512_extracti32x4_epi32) once they are inlined (GCC bug 105593) */
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wuninitialized"
+#  endif
 ATF__PRIVATE ATF__CRC32C_TARGET_AVX512 uint32_t atf__crc32c__avx512(uint32_t crc, const uint8_t *p,
                                                                     size_t n) {
     const __m512i k2048 = _mm512_broadcast_i32x4(ATF__CRC32C_FOLD_K(0));
@@ -2413,6 +2423,9 @@ ATF__PRIVATE ATF__CRC32C_TARGET_AVX512 uint32_t atf__crc32c__avx512(uint32_t crc
     r = _mm_crc32_u64(r, (uint64_t)_mm_extract_epi64(d, 1));
     return atf__crc32c__sse42((uint32_t)r, p, n);
 }
+#  if defined(ATF__CC_GCC) && defined(__cplusplus)
+#    pragma GCC diagnostic pop
+#  endif
 #endif
 
 /* Bits of atf__crc32c__hw for what this x86-64 CPU and OS run. */
@@ -2594,7 +2607,7 @@ typedef HANDLE atf__fd;
 #  define ATF__FD_NONE INVALID_HANDLE_VALUE
 #else
 #  include <time.h>
-#  if !defined(ATF_NO_THREADS)
+#  if !defined(ATF_NO_THREADS) || defined(ATF__OS_APPLE) /* Apple: pthread_threadid_np */
 #    include <pthread.h>
 #  endif
 #  if defined(ATF__OS_LINUX)
@@ -2692,7 +2705,7 @@ ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) {
 }
 ATF__PRIVATE uint32_t atf__os_thread_id(void) { return (uint32_t)GetCurrentThreadId(); }
 ATF__PRIVATE uint32_t atf__os_pid(void) { return (uint32_t)GetCurrentProcessId(); }
-#  if !defined(ATF_NO_THREADS)
+#  if !defined(ATF_NO_THREADS) /* the drain thread's idle wait */
 ATF__PRIVATE void atf__sleep_us(uint32_t us) { Sleep(us < 1000 ? 1 : us / 1000); }
 #  endif
 ATF__PRIVATE void atf__local_time_name(char *buf, size_t cap) {
@@ -2777,7 +2790,7 @@ ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) { return 
 ATF__PRIVATE uint32_t atf__os_thread_id(void) {
 #  if defined(ATF__OS_LINUX)
     return (uint32_t)syscall(SYS_gettid);
-#  elif defined(ATF__OS_APPLE) && !defined(ATF_NO_THREADS)
+#  elif defined(ATF__OS_APPLE)
     uint64_t id = 0;
     pthread_threadid_np(NULL, &id);
     return (uint32_t)id;
@@ -2786,7 +2799,7 @@ ATF__PRIVATE uint32_t atf__os_thread_id(void) {
 #  endif
 }
 ATF__PRIVATE uint32_t atf__os_pid(void) { return (uint32_t)getpid(); }
-#  if !defined(ATF_NO_THREADS)
+#  if !defined(ATF_NO_THREADS) /* the drain thread's idle wait */
 ATF__PRIVATE void atf__sleep_us(uint32_t us) {
     struct timespec ts;
     ts.tv_sec = (time_t)(us / 1000000u);
@@ -4340,7 +4353,7 @@ ATF__PRIVATE void atf__manifest_metadata(atf_session *s, atf__text *t) {
  * crash) only ever see a whole manifest. Caller holds s->lock (or is alone). */
 ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
     atf__text t = {NULL, 0, 0, 0};
-    char path[1100], tmp[1100], buf[800];
+    char path[1100], tmp[1100], buf[1024]; /* buf: the whole error line */
     uint64_t t0 = 0, t1 = 0, dropped = 0;
     atf__fd fd;
     atf_result rc = ATF_OK;
@@ -4575,7 +4588,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open(atf_session **out, const ch
                           cfg->index_ring_events > ATF__RING_MAX_CAPACITY ||
                           cfg->detail_ring_bytes > ATF__RING_MAX_CAPACITY)))
         return ATF_E_ARG;
-#if defined(ATF_NO_THREADS)
+#if defined(ATF_NO_THREADS) /* refused before any directory is made */
     if (!cfg || cfg->drain_mode == ATF_DRAIN_THREAD) return ATF_E_UNSUPPORTED;
 #endif
     s = (atf_session *)ATF_MALLOC(sizeof *s);
@@ -5609,6 +5622,7 @@ ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint3
     if (!w) return -1;
     h = FindFirstFileW(w, &fd);
     ATF_FREE(w);
+    /* no match in an existing directory is fine; a missing directory fails as opendir does */
     if (h == INVALID_HANDLE_VALUE) return GetLastError() == ERROR_FILE_NOT_FOUND ? 0 : -1;
     do {
         const wchar_t *n = fd.cFileName + 7;

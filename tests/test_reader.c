@@ -14,7 +14,15 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <unistd.h>
+#if defined(_WIN32) /* the POSIX calls below, through the C runtime */
+#  include <direct.h>
+#  include <io.h>
+#  define mkdir(path, mode) _mkdir(path)
+#  define rmdir(path) _rmdir(path)
+static char *mkdtemp(char *t) { return _mktemp(t) && _mkdir(t) == 0 ? t : NULL; }
+#else
+#  include <unistd.h>
+#endif
 
 #define ANY UINT64_MAX /* an expectation that is not checked */
 #define FAIL(msg) harness__fail(__FILE__, __LINE__, msg)
@@ -1917,6 +1925,9 @@ static const test_case tests[] = {
 int main(int argc, char **argv) {
     const char *base = getenv("TMPDIR");
     int rc;
+#if defined(_WIN32)
+    if (!base || !*base) base = getenv("TEMP");
+#endif
     snprintf(tmp_dir, sizeof tmp_dir, "%s/atf_test_reader_XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(tmp_dir)) {
         printf("reader: mkdtemp %s failed\n", tmp_dir);

@@ -1,0 +1,136 @@
+#!/bin/sh
+# configs.sh - `make configs`: every test harness built and run in each language mode and
+# switch we promise, with each compiler present, all warnings as errors.
+#
+#   C (gcc, clang):   c99 c11 gnu11 static no-hw-crc no-threads malloc
+#   C++ (g++, clang++): c++11 c++17: cpp_smoke.cpp, plus every harness that compiles
+#                     cleanly as C++ (the others are named, not counted)
+#   static also builds and runs tests/compile/static_a.c + static_b.c (two TUs).
+#
+# Prints one line per configuration and ends with "configs: N passed, M failed", where N
+# and M add up the harness tests of every configuration (a harness that does not build
+# counts as one failure). Environment: CC_LIST, CXX_LIST, BUILD, JOBS (2), OPT (-O1).
+BUILD=${BUILD:-build}
+JOBS=${JOBS:-2}
+OPT=${OPT:--O1}
+out="$BUILD/configs"
+warn="-Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wconversion"
+cxxwarn="-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion"
+common="$OPT -D_GNU_SOURCE -I. -Itests"
+
+present() { command -v "$1" >/dev/null 2>&1; }
+if [ -z "${CC_LIST+x}" ]; then
+    CC_LIST=""
+    for c in gcc clang; do present $c && CC_LIST="$CC_LIST $c"; done
+fi
+if [ -z "${CXX_LIST+x}" ]; then
+    CXX_LIST=""
+    for c in g++ clang++; do present $c && CXX_LIST="$CXX_LIST $c"; done
+fi
+
+# C configurations and their flags.
+c_configs="c99 c11 gnu11 static no-hw-crc no-threads malloc"
+c_flags() {
+    case $1 in
+    c99) echo "-std=c99" ;;
+    c11) echo "-std=c11" ;;
+    gnu11) echo "-std=gnu11" ;;
+    static) echo "-std=c99 -DATF_STATIC" ;;
+    no-hw-crc) echo "-std=c99 -DATF_NO_HW_CRC" ;;
+    no-threads) echo "-std=c99 -DATF_NO_THREADS" ;;
+    malloc) echo "-std=c99 -include tests/config_malloc.h" ;;
+    esac
+}
+
+rm -rf "$out"
+mkdir -p "$out/jobs"
+n=0
+# job DIR NAME COMMAND: one compile, run later in parallel; failure leaves NAME.failed.
+job() {
+    n=$((n + 1))
+    printf '%s > %s/%s.log 2>&1 || : > %s/%s.failed\n' "$3" "$1" "$2" "$1" "$2" \
+        >"$out/jobs/$n.sh"
+}
+
+for cc in $CC_LIST; do
+    for name in $c_configs; do
+        flags=$(c_flags "$name")
+        dir="$out/$(basename "$cc")-$name"
+        mkdir -p "$dir"
+        for src in tests/test_*.c; do
+            prog=$(basename "$src" .c)
+            f=$flags
+            # a harness with its own allocator hooks already is the malloc configuration
+            [ "$name" = malloc ] && grep -q 'define ATF_MALLOC' "$src" && f=-std=c99
+            job "$dir" "$prog" "$cc $f $warn $common -o $dir/$prog $src -lpthread"
+        done
+        if [ "$name" = static ]; then
+            job "$dir" static_two_tu "$cc -std=c99 $warn $common -o $dir/static_two_tu \
+tests/compile/static_a.c tests/compile/static_b.c -lpthread"
+        fi
+    done
+done
+for cxx in $CXX_LIST; do
+    for std in c++11 c++17; do
+        dir="$out/$(basename "$cxx")-$std"
+        mkdir -p "$dir"
+        for src in tests/test_*.c; do
+            prog=$(basename "$src" .c)
+            job "$dir" "$prog" "$cxx -x c++ -std=$std $cxxwarn $common -o $dir/$prog $src -lpthread"
+        done
+        job "$dir" cpp_smoke "$cxx -std=$std $cxxwarn $common -o $dir/cpp_smoke tests/cpp_smoke.cpp -lpthread"
+    done
+done
+
+ls "$out/jobs"/*.sh | xargs -n 1 -P "$JOBS" sh
+
+total_p=0
+total_f=0
+for dir in "$out"/*-*; do
+    cfg=$(basename "$dir")
+    progs=""
+    notes=""
+    fails=0
+    extra=0
+    for log in "$dir"/*.log; do
+        prog=$(basename "$log" .log)
+        if [ "$prog" = static_two_tu ] && [ ! -e "$dir/$prog.failed" ]; then
+            # no summary of its own: exit status 0 is one passed test
+            if "$dir/$prog" >/dev/null 2>&1; then extra=1
+            else echo "FAIL configs.$cfg: static_two_tu exited non-zero"; fails=$((fails + 1)); fi
+            continue
+        fi
+        if [ ! -e "$dir/$prog.failed" ]; then
+            progs="$progs $dir/$prog"
+            continue
+        fi
+        case "$cfg" in
+        *++-*)
+            if [ "$prog" != cpp_smoke ]; then
+                notes="$notes $prog"
+                continue
+            fi ;;
+        esac
+        echo "FAIL configs.$cfg: $prog does not build"
+        # the first failure of a configuration shows the compiler's words
+        [ "$fails" -eq 0 ] && sed 's/^/    /' "$log" | head -n 12
+        fails=$((fails + 1))
+    done
+    ATF_TEST_TMP="$dir" tests/run_all.sh $progs >"$dir/run.log" 2>&1
+    line=$(tail -n 1 "$dir/run.log")
+    p=${line%% passed*}
+    f=${line#*passed, }
+    f=${f%% failed*}
+    p=$((p + extra))
+    f=$((f + fails))
+    total_p=$((total_p + p))
+    total_f=$((total_f + f))
+    note=""
+    [ -n "$notes" ] && note=" (not C++-clean, not run:$notes)"
+    echo "configs.$cfg: $p passed, $f failed$note"
+    if [ "$f" -ne 0 ]; then
+        grep -E '^(FAIL|  [^ ]+:[0-9]+:)' "$dir/run.log" | head -n 30
+    fi
+done
+echo "configs: $total_p passed, $total_f failed"
+[ "$total_f" -eq 0 ]
