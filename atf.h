@@ -4762,21 +4762,32 @@ ATF__PRIVATE int atf__symbol_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-ATF__PRIVATE void atf__session_reader_symbols(atf_session_reader *r, const atf__json *j) {
+/* Returns 0 when out of memory (the symbols read so far are kept for close). */
+ATF__PRIVATE int atf__session_reader_symbols(atf_session_reader *r, const atf__json *j) {
     long list = atf__json_get(j, 0, "symbols"), it;
     size_t n = 0, cap = 0;
-    if (list < 0 || j->nodes[list].type != ATF__JSON_ARRAY) return;
+    int ok = 1;
+    if (list < 0 || j->nodes[list].type != ATF__JSON_ARRAY) return 1;
     for (it = j->nodes[list].child; it >= 0; it = j->nodes[it].next) {
         char name[512];
         long fid = atf__json_get(j, it, "function_id");
-        if (fid < 0 || !atf__grow((void **)&r->symbols, &cap, n, sizeof *r->symbols)) continue;
+        if (fid < 0) continue;
+        if (!atf__grow((void **)&r->symbols, &cap, n, sizeof *r->symbols)) {
+            ok = 0;
+            break;
+        }
         atf__json_string(j, atf__json_get(j, it, "name"), name, sizeof name);
         r->symbols[n].function_id = atf__json_u64(j, fid);
         r->symbols[n].name = atf__strdup(name);
-        if (r->symbols[n].name) n++;
+        if (!r->symbols[n].name) {
+            ok = 0;
+            break;
+        }
+        n++;
     }
     r->symbol_count = n;
     if (n) qsort(r->symbols, n, sizeof *r->symbols, atf__symbol_cmp);
+    return ok;
 }
 
 /* Reads manifest.json into r: session fields, threads, symbols. */
@@ -4791,12 +4802,20 @@ ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__threa
     snprintf(path, sizeof path, "%s/manifest.json", r->path);
     if (atf__file_map(&img, path, opt ? opt->no_mmap : 0, &ignored) != ATF_OK) {
         r->manifest = ATF_MANIFEST_MISSING;
+        if (ignored.code == ATF_E_NOMEM) { /* out of memory is no missing manifest */
+            atf__error_adopt(&r->error, &ignored);
+            l->failed = 1;
+        }
         return;
     }
     if (!atf__json_parse(&j, (const char *)img.data, (size_t)img.size) ||
         j.nodes[0].type != ATF__JSON_OBJECT ||
         (threads = atf__json_get(&j, 0, "threads")) < 0 || j.nodes[threads].type != ATF__JSON_ARRAY) {
         r->manifest = ATF_MANIFEST_UNREADABLE;
+        if (j.failed) { /* out of memory is no unreadable manifest */
+            atf__error_set(&r->error, ATF_E_NOMEM, path, 0, "manifest.json nodes");
+            l->failed = 1;
+        }
         ATF_FREE(j.nodes);
         atf__file_unmap(&img);
         return;
@@ -4817,7 +4836,10 @@ ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__threa
         t->events_dropped = atf__json_u64(&j, atf__json_get(&j, it, "events_dropped"));
         atf__json_string(&j, atf__json_get(&j, it, "name"), t->name, sizeof t->name);
     }
-    atf__session_reader_symbols(r, &j);
+    if (!atf__session_reader_symbols(r, &j)) {
+        atf__error_set(&r->error, ATF_E_NOMEM, path, 0, "manifest symbols");
+        l->failed = 1;
+    }
     ATF_FREE(j.nodes);
     atf__file_unmap(&img);
 }
