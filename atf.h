@@ -5712,6 +5712,7 @@ ATF__PRIVATE void atf__session_reader_symbols(atf_session_reader *r, atf__thread
     }
     r->symbol_count = n;
     if (n) qsort(r->symbols, n, sizeof *r->symbols, atf__symbol_cmp);
+    return ok;
 }
 
 /* Reads manifest.json into r: session fields, the listed threads, symbols. */
@@ -5728,6 +5729,10 @@ ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__threa
     rc = atf__file_map(&img, path, opt ? opt->no_mmap : 0, &ignored);
     if (rc != ATF_OK) {
         r->manifest = rc == ATF_E_NOT_FOUND ? ATF_MANIFEST_MISSING : ATF_MANIFEST_UNREADABLE;
+        if (rc == ATF_E_NOMEM) { /* out of memory is no unreadable manifest */
+            atf__error_adopt(&r->error, &ignored);
+            l->failed = 1;
+        }
         return;
     }
     if (img.size > ATF__JSON_MAX_TEXT || !atf__json_parse(&j, (const char *)img.data, (size_t)img.size, &root) ||
