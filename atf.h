@@ -4114,8 +4114,11 @@ ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
     horizon = atf_now_ns();
     horizon = horizon > s->cfg.pre_roll_ns + ATF__TRIGGER_SLACK_NS
                   ? horizon - s->cfg.pre_roll_ns - ATF__TRIGGER_SLACK_NS : 0;
-    if (s->drain_window_gen != s->window_gen && !s->drain_windows) /* the drain's own copy */
+    if (s->drain_window_gen != s->window_gen && !s->drain_windows) { /* the drain's own copy */
         s->drain_windows = (atf__window *)ATF_MALLOC((ATF__MAX_WINDOWS + 1) * sizeof(atf__window));
+        if (!s->drain_windows) /* triggers cannot be honoured: say so */
+            atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "trigger windows");
+    }
     if (s->drain_window_gen != s->window_gen && s->drain_windows) {
         memcpy(s->drain_windows, s->windows, s->window_count * sizeof *s->windows);
         s->drain_window_count = s->window_count;
@@ -4664,6 +4667,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_close_ex(atf_session *s, atf_err
     if (error_out) *error_out = s->error;
     rc = s->error.code;
     atf__session_free(s);
+    atf__tls_prune(); /* the calling thread's cache entry for this session goes too */
     return rc;
 }
 
@@ -5700,10 +5704,14 @@ ATF__PRIVATE void atf__session_reader_symbols(atf_session_reader *r, atf__thread
         uint64_t fid;
         char *name;
         if (!atf__json_u64(j, atf__json_get(j, it, "function_id"), &fid)) continue;
-        name = atf__json_strdup(j, atf__json_get(j, it, "name"));
-        if (!name) name = atf__strdup("");
+        {
+            size_t at = atf__json_get(j, it, "name");
+            int is_string = at != ATF__JSON_NONE && j->s[at] == '"';
+            name = is_string ? atf__json_strdup(j, at) : atf__strdup(""); /* NULL: out of memory */
+        }
         if (!name || !atf__grow((void **)&r->symbols, &cap, n, sizeof *r->symbols)) {
             ATF_FREE(name);
+            atf__error_set(&r->error, ATF_E_NOMEM, r->path, 0, "manifest symbols");
             l->failed = 1;
             break;
         }
@@ -5712,7 +5720,6 @@ ATF__PRIVATE void atf__session_reader_symbols(atf_session_reader *r, atf__thread
     }
     r->symbol_count = n;
     if (n) qsort(r->symbols, n, sizeof *r->symbols, atf__symbol_cmp);
-    return ok;
 }
 
 /* Reads manifest.json into r: session fields, the listed threads, symbols. */
@@ -5861,6 +5868,10 @@ ATF__PRIVATE atf_result atf__session_reader_open_threads(atf_session_reader *r,
         if (rc == ATF_E_NOT_FOUND) {
             t->missing = 1;
             continue;
+        }
+        if (rc == ATF_E_NOMEM) { /* no verdict on the thread: the whole open fails */
+            atf__error_adopt(&r->error, &t->reader.error);
+            return rc;
         }
         if (rc != ATF_OK) {
             if (r->error.code == ATF_OK) first = rc;
