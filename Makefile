@@ -192,3 +192,32 @@ sanitize:
 
 valgrind: $(VALGRIND_TESTS)
 	@sh tests/valgrind.sh $(VALGRIND_TESTS)
+
+# Programs bench/bench_instrument.h times, built from bench/bench_fib.c: plain, with the
+# auto-tracer, and with -pg for uftrace ($(BUILD)/bench is the bench binary itself, so
+# they live in bench_progs/). `make bench-instrument` runs that benchmark alone.
+BENCH_PROGS := $(BUILD)/bench_progs
+BENCH_FIB   := $(BENCH_PROGS)/fib_plain $(BENCH_PROGS)/fib_traced $(BENCH_PROGS)/fib_pg
+FIB_CFLAGS   = $(CSTD) -O2 -g -fno-optimize-sibling-calls -D_GNU_SOURCE -Wall -Wextra $(CFLAGS)
+bench: $(BENCH_FIB)
+
+$(BENCH_PROGS)/fib_plain: bench/bench_fib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FIB_CFLAGS) -o $@ $<
+
+$(BENCH_PROGS)/fib_traced: bench/bench_fib.c $(INSTR_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(FIB_CFLAGS) -finstrument-functions -c -o $(BENCH_PROGS)/fib_traced.o $<
+	$(CC) -o $@ $(BENCH_PROGS)/fib_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
+
+$(BENCH_PROGS)/fib_pg: bench/bench_fib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FIB_CFLAGS) -pg -o $@ $<
+
+$(BUILD)/bench_instrument: bench/bench_instrument_main.c bench/bench_instrument.h atf.h $(BENCH_FIB)
+	$(CC) $(CSTD) -O2 -g -D_GNU_SOURCE -I. -Wall -Wextra \
+	  -DBENCH_INSTRUMENT_DIR='"$(BENCH_PROGS)"' -o $@ $< $(LDLIBS_ALL)
+
+.PHONY: bench-instrument
+bench-instrument: $(BUILD)/bench_instrument
+	$(BUILD)/bench_instrument

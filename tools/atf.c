@@ -14,6 +14,7 @@
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "cli.h"
+#include "analyze.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -33,6 +34,20 @@ static int cli_cmd_info(const cli_command *cmd, int argc, char **argv);
 static int cli_cmd_dump(const cli_command *cmd, int argc, char **argv);
 static int cli_cmd_verify(const cli_command *cmd, int argc, char **argv);
 static int cli_cmd_help(const cli_command *cmd, int argc, char **argv);
+
+/* stats, tree and export live in analyze.c and parse their own options. */
+static int cli_cmd_stats(const cli_command *cmd, int argc, char **argv) {
+    (void)cmd;
+    return atf_cmd_stats(argc, argv);
+}
+static int cli_cmd_tree(const cli_command *cmd, int argc, char **argv) {
+    (void)cmd;
+    return atf_cmd_tree(argc, argv);
+}
+static int cli_cmd_export(const cli_command *cmd, int argc, char **argv) {
+    (void)cmd;
+    return atf_cmd_export(argc, argv);
+}
 
 static const cli_command cli_commands[] = {
     { "info", cli_cmd_info, "header, event count, time range, footer and CRC state",
@@ -192,6 +207,15 @@ static const cli_command cli_commands[] = {
       "\n"
       "Exit status: 0 ok, 1 the file is not a valid ktrace v3 file (chunks up to the\n"
       "damage are printed) or the session has no wall_clock_ns anchor, 2 usage error.\n" },
+    { "stats", cli_cmd_stats, "per-function calls, total and self time; per-thread figures",
+      "usage: atf stats PATH [--sort self|total|calls|name] [--limit N] [--json]\n"
+      "Run 'atf stats --help' for the details.\n" },
+    { "tree", cli_cmd_tree, "the call tree of each thread, with durations",
+      "usage: atf tree PATH [--thread SLOT] [--max-depth N]\n"
+      "Run 'atf tree --help' for the details.\n" },
+    { "export", cli_cmd_export, "convert to Chrome JSON or a Perfetto protobuf trace",
+      "usage: atf export --format chrome|perfetto [-o OUT] PATH\n"
+      "Run 'atf export --help' for the details.\n" },
     { "help", cli_cmd_help, "show the help of atf or of one command",
       "usage: atf help [COMMAND]\n" },
 };
