@@ -56,9 +56,9 @@ $(BUILD)/tsan/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session
 	@tests/run_all.sh $^
 
-$(BUILD)/bench: bench/bench.c atf.h
+$(BUILD)/bench: bench/bench.c $(wildcard bench/*.h) tools/analyze.c tools/analyze.h atf.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) -O2 -g -D_GNU_SOURCE -I. -Wall -Wextra -o $@ $< $(LDLIBS_ALL)
+	$(CC) $(CSTD) -O2 -g -D_GNU_SOURCE -I. -Ibench -Wall -Wextra -DBENCH_INSTRUMENT_DIR='"$(BENCH_PROGS)"' -o $@ $< $(LDLIBS_ALL)
 
 bench: $(BUILD)/bench
 	$(BUILD)/bench $(BUILD)/bench.json

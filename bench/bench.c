@@ -13,6 +13,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_record.h"
+#include "bench_merge.h"
+#include "bench_export.h"
+#include "bench_instrument.h"
+
 #define REPS 7                    /* repetitions per timing; the median is reported */
 #define MIN_REP_SECONDS 0.02      /* each repetition runs long enough to dwarf the clock */
 
@@ -23,7 +28,7 @@ typedef struct figure {
     const char *unit;
 } figure;
 
-static figure figures[64];
+static figure figures[160];
 static size_t figure_count;
 
 static void figure_put(const char *name, double value, const char *unit) {
@@ -313,6 +318,14 @@ static void bench_ratios(void) {
     if (hw > 0 && mem > 0) figure_put("crc32c_hw_64k_vs_mem_read", hw / mem, "x");
 }
 
+/* The recording, merge, export and auto-tracer benchmarks report through this. */
+static void report_figure(const char *name, double value) { figure_put(name, value, ""); }
+
+static void bench_recording(void) { bench_record(report_figure); }
+static void bench_merging(void) { bench_merge(report_figure); }
+static void bench_exporting(void) { bench_export(report_figure); }
+static void bench_instrumenting(void) { bench_instrument(report_figure); }
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -320,6 +333,10 @@ static const struct {
     {"crc32c", bench_crc32c},
     {"memory read (256 MiB, one core)", bench_mem_read},
     {"index scan (256 MiB mapped file)", bench_index_scan},
+    {"recording (producer, drain, session files)", bench_recording},
+    {"session merge (K threads, 8 M events)", bench_merging},
+    {"export (10 M events)", bench_exporting},
+    {"auto-tracer overhead (fib)", bench_instrumenting},
     {"ratios", bench_ratios},
 };
 
