@@ -164,9 +164,10 @@ static void gen_summary(atf_session *s, const gen_config *cfg, uint64_t elapsed_
             (cli_ull)dwritten, (cli_ull)ddropped);
 }
 
-/* Windowed detail: a trigger when the threads start, then one every trigger_every_ms
- * until they are all done. */
-static void gen_wait(gen_shared *sh, const gen_config *cfg) {
+/* Windowed detail: a trigger just before the threads are released (so that even a run
+ * shorter than the post-roll has its window), then one every trigger_every_ms until they
+ * are all done. */
+static void gen_run(gen_shared *sh, const gen_config *cfg) {
     uint64_t period = cfg->trigger_every_ms * 1000000u, next = 0;
     int windowed = cfg->detail_mode == ATF_DETAIL_WINDOWED && period > 0;
     if (windowed) {
@@ -174,6 +175,7 @@ static void gen_wait(gen_shared *sh, const gen_config *cfg) {
         atf_session_trigger(sh->session, next);
         next += period;
     }
+    gen_store(&sh->go, 1);
     while (gen_load(&sh->done) < (int)cfg->threads) {
         uint64_t now;
         gen_sleep_us(windowed && period < 1000000u ? period / 1000u / 4u + 1u : 1000u);
@@ -275,8 +277,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
         cfg.threads = (uint64_t)started;
     }
     while (gen_load(&sh.turn) < started) sched_yield();
-    gen_store(&sh.go, 1);
-    gen_wait(&sh, &cfg);
+    gen_run(&sh, &cfg);
     for (k = 0; k < (uint32_t)started; k++) pthread_join(workers[k].thread, NULL);
     if (isatty(2)) {
         atf_session_pump(sh.session);
