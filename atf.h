@@ -4752,8 +4752,9 @@ ATF__PRIVATE void atf__session_reader_scanned(void *ctx, uint32_t slot) {
     atf__thread_list *l = (atf__thread_list *)ctx;
     size_t before = l->r->thread_count;
     atf__session_reader_slot(l, slot);
-    /* a directory the manifest did not list: the manifest is behind the files */
-    if (l->r->thread_count > before && l->r->manifest == ATF_MANIFEST_OK && before > 0)
+    /* a directory the manifest did not list (also the first one, when the manifest was
+     * written before any thread attached): the manifest is behind the files */
+    if (l->r->thread_count > before && l->r->manifest == ATF_MANIFEST_OK)
         l->r->manifest = ATF_MANIFEST_INCOMPLETE;
 }
 
