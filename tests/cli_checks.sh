@@ -506,6 +506,17 @@ strip "$SD/plain.json" >"$SD/plain.stripped"
 if strip "$SD/again.json" | cmp -s - "$SD/plain.stripped"; then pass; else fail "gen --seed 7 twice: different content"; fi
 if strip "$SD/other.json" | cmp -s - "$SD/plain.stripped"; then fail "gen --seed 8: same content as --seed 7"; else pass; fi
 
+# a manifest written before any thread attached (a crash soon after the start) lists no
+# thread: the session is read by scanning, and reported as incomplete
+cp -r "$S1" "$SD/early"
+sed 's/"threads":\[.*\],"time_start_ns"/"threads":[],"time_start_ns"/' "$S1/manifest.json" >"$SD/early/manifest.json"
+rm -rf "$SD/early/thread_1" "$SD/early/thread_2"
+expect 0 "info session, manifest lists no thread" "$ATF" info "$SD/early"
+out_has "info session, manifest lists no thread" "^manifest: +incomplete "
+out_has "info session, manifest lists no thread" "^threads: +1$"
+expect 0 "verify session, manifest lists no thread" "$ATF" verify --strict "$SD/early"
+out_has "verify session, manifest lists no thread" "^OK $SD/early \(session: manifest incomplete "
+
 # the hello example's session
 mkdir -p "$SD"
 if "$BUILD/examples/hello" "$SD/hello" >"$OUT" 2>"$ERR"; then pass; else fail "examples/hello failed"; fi
