@@ -221,3 +221,34 @@ $(BUILD)/bench_instrument: bench/bench_instrument_main.c bench/bench_instrument.
 .PHONY: bench-instrument
 bench-instrument: $(BUILD)/bench_instrument
 	$(BUILD)/bench_instrument
+
+# ---- install -----------------------------------------------------------------------------
+#   make install [PREFIX=/usr/local] [DESTDIR=/staging]   atf.h, the atf command and atf.pc
+#   make uninstall [PREFIX=...] [DESTDIR=...]             removes exactly those three files
+# The library is header-only: atf.pc gives Cflags and no library (a program that defines
+# ATF_IMPLEMENTATION links the platform's thread library itself, e.g. -lpthread).
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+BINDIR       ?= $(PREFIX)/bin
+INCLUDEDIR   ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
+INSTALL      ?= install
+ATF_VERSION   = $(shell awk '/^\#define ATF_VERSION_(MAJOR|MINOR|PATCH) /{v=v s $$3; s="."} END{print v}' atf.h)
+PC_INCLUDEDIR = $(if $(filter $(PREFIX)/include,$(INCLUDEDIR)),$${prefix}/include,$(INCLUDEDIR))
+
+.PHONY: install uninstall
+# atf.pc is written at every install, so that it always carries this PREFIX
+install: $(BUILD)/atf
+	@mkdir -p $(BUILD)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$(PC_INCLUDEDIR)' '' \
+	  'Name: atf' \
+	  'Description: ADA Trace Format (ATF v2): single-header C library for function-level traces' \
+	  'Version: $(ATF_VERSION)' \
+	  'Cflags: -I$${includedir}' > $(BUILD)/atf.pc
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 644 atf.h $(DESTDIR)$(INCLUDEDIR)/atf.h
+	$(INSTALL) -m 755 $(BUILD)/atf $(DESTDIR)$(BINDIR)/atf
+	$(INSTALL) -m 644 $(BUILD)/atf.pc $(DESTDIR)$(PKGCONFIGDIR)/atf.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/atf.h $(DESTDIR)$(BINDIR)/atf $(DESTDIR)$(PKGCONFIGDIR)/atf.pc

@@ -2,7 +2,10 @@
 # Checks of the atf command ($ATF) on files written by cli_gen ($BUILD/tests/cli_gen):
 # exit statuses, usage handling, and the output of info, dump and verify on finalized
 # files of both layouts, thread directories with detail, files left by a crash, and
-# damaged files. Ends with the line "cli: N passed, M failed"; exits non-zero on failure.
+# damaged files; then sessions recorded by `atf gen` and by the hello example (info, the
+# merged dump and its filters, verify, detail modes, drop accounting), recover on
+# crash-like copies, ktrace on byte-built files, and make install / uninstall.
+# Ends with the line "cli: N passed, M failed"; exits non-zero on failure.
 ATF=${ATF:-build/atf}
 BUILD=${BUILD:-build}
 GEN=$BUILD/tests/cli_gen
@@ -83,7 +86,7 @@ expect 0 "help" "$ATF" help
 out_has "help" "^usage: atf COMMAND"
 expect 0 "--version" "$ATF" --version
 out_has "--version" "^atf [0-9]+\.[0-9]+\.[0-9]+$"
-for c in info dump verify; do
+for c in info dump verify gen recover ktrace; do
     expect 0 "$c --help" "$ATF" "$c" --help
     out_has "$c --help" "^usage: atf $c "
     err_empty "$c --help"
@@ -359,5 +362,468 @@ out_has "verify good and bad" "^OK .*l1\.atf "
 out_has "verify good and bad" "^OK .*l2\.atf "
 out_has "verify good and bad" "badcrc\.atf: offset 64: "
 err_has "verify good and bad" "^atf verify: 1 problem in 1 of 3 PATHs$"
+
+# ---- dump filters on files --------------------------------------------------------------
+expect 0 "dump --limit file" "$ATF" dump --json --limit 3 "$D/l1.atf"
+out_lines "dump --limit file" 3
+out_line "dump --limit file" 1 "$L1_FIRST"
+expect 0 "dump --from file" "$ATF" dump --json --from 1000001503 --limit 1 "$D/l1.atf"
+out_line "dump --from file" 1 "$L1_SECOND"
+expect 0 "dump --to file" "$ATF" dump --json --to=1000001503 "$D/l1.atf"
+out_lines "dump --to file" 2
+expect 0 "dump --limit 0" "$ATF" dump --json --limit 0 "$D/l1.atf"
+out_empty "dump --limit 0"
+expect 2 "dump --from not a number" "$ATF" dump --from 12x "$D/l1.atf"
+err_has "dump --from not a number" "--from: '12x' is not a number"
+expect 2 "dump --limit without value" "$ATF" dump "$D/l1.atf" --limit
+err_has "dump --limit without value" "option '--limit' needs a value"
+expect 2 "dump --thread on a file" "$ATF" dump --thread 0 "$D/l1.atf"
+expect 2 "dump --json=1" "$ATF" dump --json=1 "$D/l1.atf"
+
+# ---- sessions recorded by atf gen and by the hello example -------------------------------
+SD=$BUILD/tests/cli_sessions
+rm -rf "$SD"
+# gen_session NAME ARGS...: runs atf gen ARGS ROOT with root $SD/NAME; $S is the pid_* dir.
+gen_session() {
+    gname=$1
+    shift
+    expect 0 "gen $gname" "$ATF" gen "$@" "$SD/$gname"
+    S=$(cat "$OUT")
+    out_lines "gen $gname" 1
+    case "$S" in
+    "$SD/$gname"/session_*/pid_*) pass ;;
+    *) fail "gen $gname: printed '$S', not a pid_* directory under $SD/$gname" ;;
+    esac
+    err_empty "gen $gname"
+}
+# manifest_check NAME PY S [ARG]: python3 code PY gets the manifest of $S as `m`, and ARG
+# as sys.argv[2].
+manifest_check() {
+    if [ -z "$PY" ]; then return; fi
+    if python3 -c "import json, sys
+m = json.load(open(sys.argv[1] + '/manifest.json'))
+$2" "$3" "${4:-}" >"$ERR" 2>&1; then pass; else fail "$1: $(tail -n 1 "$ERR")"; fi
+}
+PY=
+command -v python3 >/dev/null 2>&1 && PY=python3
+
+gen_session plain --threads 3 --events 2000 --seed 7
+S1=$S
+expect 0 "info session" "$ATF" info "$S1"
+out_has "info session" "^session: +$S1$"
+out_has "info session" "^manifest: +ok \(state closed\)$"
+out_has "info session" "^layout: +1 "
+out_has "info session" "^clock_type: +boottime \(3\)$"
+out_has "info session" "^threads: +3$"
+out_has "info session" "^events: +6000$"
+out_has "info session" "^events_dropped: +0 \(manifest\)$"
+out_has "info session" "^symbols: +8$"
+out_has "info session" "^time_start_ns: +[1-9][0-9]*$"
+out_has "info session" "^slot +os_tid +events +dropped +detail +out_of_order +index +detail_file +name$"
+for k in 0 1 2; do
+    out_has "info session" "^ +$k +[0-9]+ +2000 +0 +0 +no +finalized,crc-ok +- +gen-$k$"
+done
+err_empty "info session"
+expect 0 "info session, trailing slash" "$ATF" info "$S1/"
+out_has "info session, trailing slash" "^threads: +3$"
+expect 0 "verify session" "$ATF" verify "$S1"
+out_has "verify session" "^OK .*/thread_2 \(2000 events, no detail\)$"
+out_has "verify session" "^OK $S1 \(session: manifest ok \(state closed\), 3 threads, 6000 events; manifest drop counts: 0 events, 0 detail records\)$"
+expect 0 "verify --strict session" "$ATF" verify --strict "$S1"
+expect 0 "dump --json session" "$ATF" dump --json "$S1"
+out_lines "dump --json session" 6000
+cp "$OUT" "$SD/plain.json"
+out_has "dump --json session" '^\{"seq":0,"ts":[0-9]+,"fid":"0x000000000000000[1-8]","kind":"call","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0\}$'
+expect 0 "dump session table" "$ATF" dump "$S1"
+out_lines "dump session table" 6001
+out_has "dump session table" "^thread +seq +ts +fid +kind +tid +depth +detail$"
+widths=$(awk '{ print length($0) }' "$OUT" | sort -u | wc -l | tr -d ' ')
+if [ "$widths" -eq 1 ]; then pass; else fail "dump session table: rows of $widths different widths"; fi
+
+# The merged dump: keys in order, timestamps never decrease, (ts, thread, seq) order, every
+# thread's seq 0..N-1 in order, calls and returns nest per thread.
+MERGE_CHECK='
+import json, sys
+want_threads, want_each = int(sys.argv[1]), int(sys.argv[2])
+keys_want = ["seq", "ts", "fid", "kind", "tid", "depth", "detail_seq", "thread"]
+prev, seqs, stacks = None, {}, {}
+for n, line in enumerate(sys.stdin, 1):
+    pairs = json.loads(line, object_pairs_hook=lambda p: p)
+    keys, o = [k for k, _ in pairs], dict(pairs)
+    assert keys == keys_want, "line %d: keys %s" % (n, keys)
+    key = (o["ts"], o["thread"], o["seq"])
+    assert prev is None or key > prev, "line %d: %s after %s" % (n, key, prev)
+    prev = key
+    t = o["thread"]
+    assert o["seq"] == seqs.get(t, 0), "line %d: thread %d seq %d" % (n, t, o["seq"])
+    seqs[t] = o["seq"] + 1
+    st = stacks.setdefault(t, [])
+    if o["kind"] == "call":
+        assert o["depth"] == len(st), "line %d: depth %d, %d open calls" % (n, o["depth"], len(st))
+        st.append(o["fid"])
+    else:
+        assert st and st.pop() == o["fid"], "line %d: return does not match its call" % n
+        assert o["depth"] == len(st), "line %d: return depth" % n
+assert len(seqs) == want_threads, "%d threads" % len(seqs)
+assert all(v == want_each for v in seqs.values()), "events per thread: %s" % seqs
+assert all(not s for s in stacks.values()), "calls left open"
+'
+if [ -n "$PY" ]; then
+    if python3 -c "$MERGE_CHECK" 3 2000 <"$SD/plain.json" >"$ERR" 2>&1; then pass; else fail "merged dump: $(tail -n 1 "$ERR")"; fi
+fi
+
+# filters: --limit, --thread (repeatable), --from / --to against the full merged dump
+expect 0 "dump session --limit" "$ATF" dump --json --limit 10 "$S1"
+out_lines "dump session --limit" 10
+if head -n 10 "$SD/plain.json" | cmp -s - "$OUT"; then pass; else fail "dump session --limit: not the first 10 merged events"; fi
+expect 0 "dump session --thread" "$ATF" dump --json --thread 1 "$S1"
+out_lines "dump session --thread" 2000
+if grep -v '"thread":1}$' "$OUT" | grep -q .; then fail "dump session --thread 1: other threads"; else pass; fi
+expect 0 "dump session --thread twice" "$ATF" dump --json --thread 0 --thread 2 "$S1"
+out_lines "dump session --thread twice" 4000
+if grep -q '"thread":1}$' "$OUT"; then fail "dump session --thread 0 --thread 2: thread 1"; else pass; fi
+from=$(sed -n '1500s/.*"ts":\([0-9]*\),.*/\1/p' "$SD/plain.json")
+to=$(sed -n '4500s/.*"ts":\([0-9]*\),.*/\1/p' "$SD/plain.json")
+nslice=$(sed 's/.*"ts":\([0-9]*\),.*/\1/' "$SD/plain.json" | awk -v a="$from" -v b="$to" '$1 >= a + 0 && $1 <= b + 0' | wc -l | tr -d ' ')
+expect 0 "dump session --from --to" "$ATF" dump --json --from "$from" --to "$to" "$S1"
+out_lines "dump session --from --to" "$nslice"
+grep -F -x -f "$OUT" "$SD/plain.json" | cmp -s - "$OUT" && pass || fail "dump session --from --to: not a slice of the full dump"
+expect 0 "dump session --from --to --thread --limit" "$ATF" dump --json --from "$from" --to "$to" --thread 2 --limit 7 "$S1"
+out_lines "dump session --from --to --thread --limit" 7
+expect 0 "dump session --to 0" "$ATF" dump --json --to 0 "$S1"
+out_empty "dump session --to 0"
+expect 2 "dump session --thread missing" "$ATF" dump --thread 9 "$S1"
+err_has "dump session --thread missing" "has no thread_9"
+expect 2 "dump session --detail" "$ATF" dump --detail "$S1"
+
+# determinism: the same seed gives the same content but for timestamps and thread ids
+strip() { sed 's/"ts":[0-9]*,//; s/"tid":[0-9]*,//' "$1" | sort; }
+gen_session plain_again --threads 3 --events 2000 --seed 7
+"$ATF" dump --json "$S" >"$SD/again.json"
+gen_session other_seed --threads 3 --events 2000 --seed 8
+"$ATF" dump --json "$S" >"$SD/other.json"
+strip "$SD/plain.json" >"$SD/plain.stripped"
+if strip "$SD/again.json" | cmp -s - "$SD/plain.stripped"; then pass; else fail "gen --seed 7 twice: different content"; fi
+if strip "$SD/other.json" | cmp -s - "$SD/plain.stripped"; then fail "gen --seed 8: same content as --seed 7"; else pass; fi
+
+# a manifest written before any thread attached (a crash soon after the start) lists no
+# thread: the session is read by scanning, and reported as incomplete
+cp -r "$S1" "$SD/early"
+sed 's/"threads":\[.*\],"time_start_ns"/"threads":[],"time_start_ns"/' "$S1/manifest.json" >"$SD/early/manifest.json"
+rm -rf "$SD/early/thread_1" "$SD/early/thread_2"
+expect 0 "info session, manifest lists no thread" "$ATF" info "$SD/early"
+out_has "info session, manifest lists no thread" "^manifest: +incomplete "
+out_has "info session, manifest lists no thread" "^threads: +1$"
+expect 0 "verify session, manifest lists no thread" "$ATF" verify --strict "$SD/early"
+out_has "verify session, manifest lists no thread" "^OK $SD/early \(session: manifest incomplete "
+
+# the hello example's session
+mkdir -p "$SD"
+if "$BUILD/examples/hello" "$SD/hello" >"$OUT" 2>"$ERR"; then pass; else fail "examples/hello failed"; fi
+H=$(sed -n 's/^recorded //p' "$OUT")
+expect 0 "info hello session" "$ATF" info "$H"
+out_has "info hello session" "^threads: +1$"
+out_has "info hello session" "^events: +8$"
+out_has "info hello session" "^symbols: +2$"
+out_has "info hello session" "^ +0 +[0-9]+ +8 +0 +0 +no +finalized,crc-ok +- +-$"
+expect 0 "dump hello session" "$ATF" dump --json "$H"
+out_lines "dump hello session" 8
+out_has "dump hello session" '^\{"seq":7,"ts":[0-9]+,"fid":"0x0000000000000001","kind":"return","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0\}$'
+if [ -n "$PY" ]; then
+    if python3 -c "$MERGE_CHECK" 1 8 <"$OUT" >"$ERR" 2>&1; then pass; else fail "hello merged dump: $(tail -n 1 "$ERR")"; fi
+fi
+expect 0 "verify --strict hello session" "$ATF" verify --strict "$H"
+
+# detail modes and layout 2: verify --strict passes, every produced event is written or
+# counted as dropped, the links are there
+COUNTS='
+for t in m["threads"]:
+    assert t["events_written"] + t["events_dropped"] == int(sys.argv[2]), "thread %s: %s" % (t["id"], t)
+    assert t["finalized"], "thread %s not finalized" % t["id"]
+assert m["state"] == "closed"
+'
+gen_session always --threads 3 --events 2000 --detail always --detail-every 4
+SA=$S
+expect 0 "verify --strict detail always" "$ATF" verify --strict "$SA"
+out_has "verify --strict detail always" "^OK .*/thread_0 \(links ok both ways: 2000 events, 500 detail records\)$"
+manifest_check "manifest detail always" "$COUNTS
+assert all(t['detail_written'] == 500 and t['has_detail'] for t in m['threads'])
+" "$SA" 2000
+expect 0 "info detail always" "$ATF" info "$SA"
+out_has "info detail always" "^detail_records: +1500$"
+out_has "info detail always" "^ +0 +[0-9]+ +2000 +0 +500 +no +finalized,crc-ok +finalized,crc-ok +gen-0$"
+gen_session windowed --threads 3 --events 2000 --detail windowed --detail-every 4 --post-roll-ms 1000
+expect 0 "verify --strict detail windowed" "$ATF" verify --strict "$S"
+manifest_check "manifest detail windowed" "$COUNTS
+assert all(t['detail_written'] == 500 for t in m['threads']), [t['detail_written'] for t in m['threads']]
+" "$S" 2000
+gen_session untriggered --threads 2 --events 2000 --detail windowed --detail-every 4 --trigger-every-ms 0
+expect 0 "verify --strict windowed, no trigger" "$ATF" verify --strict "$S"
+manifest_check "manifest windowed, no trigger" "$COUNTS
+assert all(t['detail_written'] == 0 and t['detail_dropped'] == 500 for t in m['threads'])
+" "$S" 2000
+if ls "$S"/thread_*/detail.atf >/dev/null 2>&1; then fail "windowed, no trigger: a detail.atf"; else pass; fi
+gen_session layout2 --threads 2 --events 3000 --detail always --layout 2
+expect 0 "verify --strict layout 2 session" "$ATF" verify --strict "$S"
+expect 0 "info layout 2 session" "$ATF" info "$S"
+out_has "info layout 2 session" "^layout: +2 "
+expect 0 "dump layout 2 session" "$ATF" dump --json --limit 1 "$S"
+out_has "dump layout 2 session" '"tid":null,"depth":null,"detail_seq":0,"thread":[01]\}$'
+gen_session drops --threads 2 --events 300000 --ring-events 64 --detail always
+expect 0 "verify --strict session with drops" "$ATF" verify --strict "$S"
+manifest_check "manifest with drops" "$COUNTS
+assert any(t['events_dropped'] for t in m['threads']), 'no drop with a 64-slot ring'
+" "$S" 300000
+
+expect 2 "gen --threads 0" "$ATF" gen --threads 0 "$SD/x"
+expect 2 "gen --detail bogus" "$ATF" gen --detail sometimes "$SD/x"
+err_has "gen --detail bogus" "'sometimes' is not off, always or windowed"
+expect 2 "gen --layout 3" "$ATF" gen --layout 3 "$SD/x"
+expect 2 "gen --detail-every 0" "$ATF" gen --detail-every 0 "$SD/x"
+expect 2 "gen without ROOT" "$ATF" gen --events 5
+if [ -e "$SD/x" ]; then fail "gen with a usage error created its ROOT"; else pass; fi
+
+# ---- recover ----------------------------------------------------------------------------
+R=$BUILD/tests/cli_recover
+rm -rf "$R"
+mkdir -p "$R"
+# cut FILE N: drops the last N bytes of FILE.
+cut_tail() {
+    size=$(wc -c <"$1" | tr -d ' ')
+    head -c $((size - $2)) "$1" >"$1.tmp" && mv "$1.tmp" "$1"
+}
+# zero FILE OFFSET COUNT: COUNT zero bytes at OFFSET.
+zero() {
+    dd if=/dev/zero of="$1" bs=1 seek="$2" count="$3" conv=notrunc 2>/dev/null
+}
+# crash_index FILE / crash_detail FILE: a finalized layout-1 file as a crash leaves it:
+# footer and 5 (index) / 7 (detail) more bytes cut, header back to the placeholder.
+crash_index() {
+    cut_tail "$1" 69
+    zero "$1" 28 4
+    zero "$1" 40 24
+}
+crash_detail() {
+    cut_tail "$1" 71
+    zero "$1" 28 36
+}
+# same_files A B: every file under A equals the one under B.
+same_files() {
+    if diff -r "$2" "$3" >/dev/null 2>&1; then pass; else fail "$1: files changed"; fi
+}
+
+# an index-only thread: the events are those before, minus the torn last one
+cp -r "$S1/thread_1" "$R/t_plain"
+"$ATF" dump --json "$R/t_plain" | sed '$d' >"$R/t_plain.want"
+crash_index "$R/t_plain/index.atf"
+expect 0 "info crash-like thread" "$ATF" info "$R/t_plain"
+out_has "info crash-like thread" "^events: +1999$"
+out_has "info crash-like thread" "^torn_bytes: +27$"
+expect 1 "verify --strict crash-like thread" "$ATF" verify --strict "$R/t_plain"
+cp -r "$R/t_plain" "$R/t_plain.copy"
+expect 0 "recover --dry-run" "$ATF" recover --dry-run "$R/t_plain"
+out_has "recover --dry-run" "^would recover $R/t_plain/index\.atf \(1999 events; found without a footer; cut 27 bytes after the last kept record; footer at offset 64032, crc 0x[0-9a-f]{8}; header rewritten\)$"
+same_files "recover --dry-run" "$R/t_plain" "$R/t_plain.copy"
+expect 0 "recover thread" "$ATF" recover "$R/t_plain"
+out_has "recover thread" "^recovered $R/t_plain/index\.atf \(1999 events; found without a footer; cut 27 bytes "
+out_lines "recover thread" 1
+expect 0 "verify --strict recovered thread" "$ATF" verify --strict "$R/t_plain"
+"$ATF" dump --json "$R/t_plain" >"$R/t_plain.got"
+if cmp -s "$R/t_plain.want" "$R/t_plain.got"; then pass; else fail "recovered thread: events differ from the ones before the cut"; fi
+expect 0 "info recovered thread" "$ATF" info "$R/t_plain"
+out_has "info recovered thread" "^footer: +finalized "
+expect 0 "recover a recovered thread" "$ATF" recover "$R/t_plain"
+out_has "recover a recovered thread" "^OK $R/t_plain/index\.atf \(finalized, nothing to do\)$"
+
+# a thread with detail: both files cut; the torn detail record's index event loses its link
+cp -r "$SA/thread_0" "$R/t_detail"
+"$ATF" dump --json --detail "$R/t_detail" >"$R/t_detail.before"
+crash_index "$R/t_detail/index.atf"
+crash_detail "$R/t_detail/detail.atf"
+expect 1 "verify crash-like detail thread" "$ATF" verify "$R/t_detail"
+cp -r "$R/t_detail" "$R/t_detail.copy"
+expect 0 "recover --dry-run detail thread" "$ATF" recover --dry-run "$R/t_detail"
+same_files "recover --dry-run detail thread" "$R/t_detail" "$R/t_detail.copy"
+expect 0 "recover detail thread" "$ATF" recover "$R/t_detail"
+out_has "recover detail thread" "^recovered $R/t_detail/detail\.atf \(499 detail records; found without a footer; "
+out_has "recover detail thread" "^recovered $R/t_detail/index\.atf \(1999 events; .*; cleared 1 link to detail records not in detail\.atf; "
+expect 0 "verify --strict recovered detail thread" "$ATF" verify --strict "$R/t_detail"
+out_has "verify --strict recovered detail thread" "links ok both ways: 1999 events, 499 detail records"
+RECOVERED_CHECK='
+import json, sys
+before = [json.loads(l) for l in open(sys.argv[1])]
+after = [json.loads(l) for l in open(sys.argv[2])]
+bi = [o for o in before if "kind" in o]
+bd = [o for o in before if "kind" not in o]
+ai = [o for o in after if "kind" in o]
+ad = [o for o in after if "kind" not in o]
+assert ad == bd[:len(ad)], "detail records differ"
+assert len(ai) == len(bi) - 1, "%d index events, expected %d" % (len(ai), len(bi) - 1)
+for a, b in zip(ai, bi):
+    if b["detail_seq"] is not None and b["detail_seq"] >= len(ad):
+        b = dict(b, detail_seq=None)
+    assert a == b, "index event %d differs" % a["seq"]
+'
+if [ -n "$PY" ]; then
+    "$ATF" dump --json --detail "$R/t_detail" >"$R/t_detail.after"
+    if python3 -c "$RECOVERED_CHECK" "$R/t_detail.before" "$R/t_detail.after" >"$ERR" 2>&1; then pass; else fail "recovered detail thread: $(tail -n 1 "$ERR")"; fi
+fi
+
+# a windowed link that was not patched into index.atf yet: recover restores it
+cp -r "$SA/thread_1" "$R/t_link"
+"$ATF" dump --json --detail "$R/t_link" | sed '2000d' >"$R/t_link.want"
+crash_index "$R/t_link/index.atf"
+printf '\377\377\377\377' | dd of="$R/t_link/index.atf" bs=1 seek=92 conv=notrunc 2>/dev/null
+expect 1 "verify unpatched link" "$ATF" verify "$R/t_link"
+expect 0 "recover unpatched link" "$ATF" recover "$R/t_link"
+out_has "recover unpatched link" "^OK $R/t_link/detail\.atf \(finalized, nothing to do\)$"
+out_has "recover unpatched link" "^recovered $R/t_link/index\.atf \(1999 events; .*; restored 1 link; "
+expect 0 "verify --strict restored link" "$ATF" verify --strict "$R/t_link"
+"$ATF" dump --json --detail "$R/t_link" >"$R/t_link.got"
+if cmp -s "$R/t_link.want" "$R/t_link.got"; then pass; else fail "restored link: events differ"; fi
+
+# a detail.atf with nothing but its placeholder header is removed
+cp -r "$S1/thread_0" "$R/t_empty"
+head -c 64 "$SA/thread_0/detail.atf" >"$R/t_empty/detail.atf"
+zero "$R/t_empty/detail.atf" 28 36
+expect 0 "recover empty detail.atf" "$ATF" recover "$R/t_empty"
+out_has "recover empty detail.atf" "^removed $R/t_empty/detail\.atf \(no detail record left"
+if [ -e "$R/t_empty/detail.atf" ]; then fail "recover empty detail.atf: still there"; else pass; fi
+expect 0 "verify --strict after removing detail.atf" "$ATF" verify --strict "$R/t_empty"
+
+# a whole session, one thread of it cut, its manifest as a crash leaves it (still
+# "recording"); with a "closed" manifest the lost event is a problem of its own
+cp -r "$S1" "$R/session"
+crash_index "$R/session/thread_2/index.atf"
+sed 's/"state":"closed"/"state":"recording"/' "$S1/manifest.json" >"$R/session/manifest.json"
+expect 1 "verify --strict crash-like session" "$ATF" verify --strict "$R/session"
+out_has "verify --strict crash-like session" "thread_2/index\.atf: offset 40: not finalized"
+expect 0 "recover session" "$ATF" recover "$R/session"
+out_has "recover session" "^OK $R/session/thread_0/index\.atf \(finalized, nothing to do\)$"
+out_has "recover session" "^recovered $R/session/thread_2/index\.atf \(1999 events; "
+out_has "recover session" "^note $R/session/manifest\.json: state recording, left as is "
+expect 0 "verify --strict recovered session" "$ATF" verify --strict "$R/session"
+out_has "verify --strict recovered session" "^OK $R/session \(session: manifest ok \(state recording\), 3 threads, 5999 events;"
+cp "$S1/manifest.json" "$R/session/manifest.json"
+expect 1 "verify session against a closed manifest" "$ATF" verify "$R/session"
+out_has "verify session against a closed manifest" "^thread_2: .*manifest\.json: offset 0: events_written of a thread disagrees with its index\.atf \(expected 1999 \[0x7cf\], found 2000 "
+
+# lone files of cli_gen: crash-left, footer at end, footer mismatch, checksum 0, damaged
+for f in crash.atf crash_l2.atf footer_end.atf mismatch.atf crc0.atf badcrc.atf badmagic.atf; do
+    cp "$D/$f" "$R/$f"
+done
+cp -r "$D/thread_crash" "$D/thread_badlink" "$D/thread_dangling" "$R/"
+"$ATF" dump --json "$D/crash.atf" >"$R/crash.want"
+expect 0 "recover crash-left files" "$ATF" recover "$R/crash.atf" "$R/crash_l2.atf" "$R/footer_end.atf" "$R/mismatch.atf" "$R/crc0.atf" "$R/thread_crash"
+out_has "recover crash-left files" "^recovered $R/crash\.atf \(100 events; found without a footer; cut 13 bytes "
+out_has "recover crash-left files" "^recovered $R/crash_l2\.atf \(77 events; found without a footer; cut 31 bytes "
+out_has "recover crash-left files" "^recovered $R/footer_end\.atf \(50 events; found with a placeholder header and a footer at the end; "
+out_has "recover crash-left files" "^recovered $R/mismatch\.atf \(100 events; found with a footer that disagrees with it; "
+out_has "recover crash-left files" "^recovered $R/crc0\.atf \(100 events; finalized, footer checksum 0 \(not computed\): crc 0x[0-9a-f]{8} written "
+out_has "recover crash-left files" "^recovered $R/thread_crash/detail\.atf \(30 detail records; "
+expect 0 "verify --strict recovered files" "$ATF" verify --strict "$R/crash.atf" "$R/crash_l2.atf" "$R/footer_end.atf" "$R/mismatch.atf" "$R/crc0.atf" "$R/thread_crash"
+"$ATF" dump --json "$R/crash.atf" >"$R/crash.got"
+if cmp -s "$R/crash.want" "$R/crash.got"; then pass; else fail "recovered crash.atf: events differ"; fi
+for f in badcrc.atf badmagic.atf thread_badlink thread_dangling; do
+    expect 1 "recover $f" "$ATF" recover "$R/$f"
+    err_has "recover $f" "^atf: $R/$f.*: offset [0-9]+: "
+    if diff -r "$D/$f" "$R/$f" >/dev/null; then pass; else fail "recover $f: changed a damaged file"; fi
+done
+expect 2 "recover without PATH" "$ATF" recover --dry-run
+expect 1 "recover missing file" "$ATF" recover "$R/no_such.atf"
+
+# a real crash: gen killed while recording, then recover; verify --strict passes
+( "$ATF" gen --threads 2 --events 100000000 --detail windowed "$R/killed" >"$R/killed.out" 2>/dev/null & echo $! >"$R/killed.pid"; wait ) 2>/dev/null &
+tries=0
+while [ ! -s "$R/killed.out" ] && [ $tries -lt 100 ]; do sleep 0.05; tries=$((tries + 1)); done
+sleep 0.3
+kill -9 "$(cat "$R/killed.pid")" 2>/dev/null
+wait
+K=$(cat "$R/killed.out")
+if [ -n "$K" ] && [ -d "$K" ]; then
+    expect 1 "verify --strict killed session" "$ATF" verify --strict "$K"
+    expect 0 "recover killed session" "$ATF" recover "$K"
+    out_has "recover killed session" "^note $K/manifest\.json: state recording, left as is"
+    expect 0 "verify --strict recovered killed session" "$ATF" verify --strict "$K"
+else
+    fail "killed gen printed no session directory"
+fi
+
+# ---- ktrace -----------------------------------------------------------------------------
+KT_JSON='{"header":{"magic":1437205248,"major":3,"minor":1,"header_size":128,"timebase_numer":125,"timebase_denom":3,"timestamp":3000000000,"walltime_secs":1700000001,"walltime_usecs":500000,"minutes_west":480,"dst":1,"flags":5},"chunks":[{"offset":64,"tag":32769,"major":1,"minor":0,"size":32,"section":"header"},{"offset":112,"tag":32770,"major":2,"minor":1,"size":14,"section":"header"},{"offset":144,"tag":36864,"major":1,"minor":0,"size":128,"section":"body"},{"offset":288,"tag":36865,"major":1,"minor":2,"size":252,"section":"body"}]}'
+expect 0 "ktrace --json" "$ATF" ktrace --json "$D/kt.ktrace"
+out_lines "ktrace --json" 1
+out_line "ktrace --json" 1 "$KT_JSON"
+err_empty "ktrace --json"
+expect 0 "ktrace table" "$ATF" ktrace "$D/kt.ktrace"
+out_has "ktrace table" "^magic: +0x55aa0300$"
+out_has "ktrace table" "^major: +3$"
+out_has "ktrace table" "^header_size: +128$"
+out_has "ktrace table" "^timebase: +125/3 "
+out_has "ktrace table" "^timestamp: +3000000000 ticks \(125000000000 ns\)$"
+out_has "ktrace table" "^walltime: +1700000001\.500000 s since 1970 \(1700000001500000000 ns\)$"
+out_has "ktrace table" "^minutes_west: +480$"
+out_has "ktrace table" "^chunks: +4 \(2 header, 2 body\)$"
+out_has "ktrace table" "^offset +tag +major +minor +size +section$"
+out_has "ktrace table" "^ +64 +0x00008001 +1 +0 +32 +header$"
+out_has "ktrace table" "^ +288 +0x00009001 +1 +2 +252 +body$"
+expect 0 "ktrace header only" "$ATF" ktrace --json "$D/kt_empty.ktrace"
+out_has "ktrace header only" '"header_size":48,.*"chunks":\[\]\}$'
+expect 1 "ktrace truncated chunk" "$ATF" ktrace --json "$D/kt_trunc.ktrace"
+out_has "ktrace truncated chunk" '"offset":144,"tag":36864,"major":1,"minor":0,"size":128,"section":"body"\}\]\}$'
+err_has "ktrace truncated chunk" "^atf: .*kt_trunc\.ktrace: offset 288: "
+expect 1 "ktrace bad magic" "$ATF" ktrace "$D/kt_badmagic.ktrace"
+err_has "ktrace bad magic" "^atf: .*kt_badmagic\.ktrace: offset 0: "
+out_empty "ktrace bad magic"
+expect 1 "ktrace of an ATF file" "$ATF" ktrace "$D/l1.atf"
+expect 2 "ktrace without FILE" "$ATF" ktrace --json
+expect 2 "ktrace --session without value" "$ATF" ktrace "$D/kt.ktrace" --session
+if [ -n "$PY" ]; then
+    "$ATF" ktrace --json "$D/kt.ktrace" | python3 -c 'import json, sys; d = json.load(sys.stdin); assert len(d["chunks"]) == 4' && pass || fail "ktrace --json does not parse"
+fi
+# the ktrace start on a session's clock: anchor host 5 s = wall 1.7e9 s; the file's wall
+# time is 1.5 s later and its timestamp is 125 s
+KS=$BUILD/tests/cli_ktrace_session/pid_1
+mkdir -p "$KS"
+printf '%s\n' '{"format_version":2,"threads":[],"timing_anchors":[{"name":"audio","host_ns":1,"value":0,"rate":48000},{"name":"wall_clock_ns","host_ns":5000000000,"value":1.7e+18,"rate":1000000000}]}' >"$KS/manifest.json"
+expect 0 "ktrace --session" "$ATF" ktrace --session "$KS" "$D/kt.ktrace"
+out_has "ktrace --session" "^anchor: +wall_clock_ns: host_ns 5000000000 = wall 1700000000000000000 ns \(rate 1000000000\)$"
+out_has "ktrace --session" "^ktrace_wall_ns: +1700000001500000000$"
+out_has "ktrace --session" "^start_host_ns: +6500000000 "
+out_has "ktrace --session" "^timestamp_ns: +125000000000$"
+out_has "ktrace --session" "^offset_ns: +-118500000000 "
+expect 0 "ktrace --json --session" "$ATF" ktrace --json --session "$KS/manifest.json" "$D/kt.ktrace"
+out_has "ktrace --json --session" ',"session":\{"path":"[^"]*manifest\.json","anchor_host_ns":5000000000,"anchor_value":1700000000000000000,"anchor_rate":1000000000,"ktrace_wall_ns":1700000001500000000,"start_host_ns":6500000000,"timestamp_ns":125000000000,"offset_ns":-118500000000\}\}$'
+expect 0 "ktrace --session of a recorded session" "$ATF" ktrace --session "$S1" "$D/kt.ktrace"
+out_has "ktrace --session of a recorded session" "^start_host_ns: +-?[0-9]+ "
+printf '%s\n' '{"format_version":2,"threads":[]}' >"$KS/manifest.json"
+expect 1 "ktrace --session without anchor" "$ATF" ktrace --session "$KS" "$D/kt.ktrace"
+err_has "ktrace --session without anchor" "no \"wall_clock_ns\" timing anchor"
+expect 1 "ktrace --session without manifest" "$ATF" ktrace --session "$D" "$D/kt.ktrace"
+
+# ---- make install / uninstall ----------------------------------------------------------------
+if command -v "${MAKE:-make}" >/dev/null 2>&1 && [ -f Makefile ]; then
+    I=$(pwd)/$BUILD/tests/cli_install
+    rm -rf "$I"
+    expect 0 "make install" env MAKEFLAGS= MFLAGS= MAKELEVEL= "${MAKE:-make}" -s install DESTDIR="$I" PREFIX=/opt/atf-test BUILD="$BUILD" CC="${CC:-cc}"
+    for f in include/atf.h bin/atf share/pkgconfig/atf.pc; do
+        if [ -f "$I/opt/atf-test/$f" ]; then pass; else fail "make install: no $f"; fi
+    done
+    if cmp -s atf.h "$I/opt/atf-test/include/atf.h"; then pass; else fail "make install: atf.h differs"; fi
+    expect 0 "installed atf" "$I/opt/atf-test/bin/atf" --version
+    PC=$I/opt/atf-test/share/pkgconfig/atf.pc
+    grep -qx 'prefix=/opt/atf-test' "$PC" && pass || fail "atf.pc: prefix"
+    grep -qx 'Cflags: -I${includedir}' "$PC" && pass || fail "atf.pc: Cflags"
+    grep -Eqx 'Version: [0-9]+\.[0-9]+\.[0-9]+' "$PC" && pass || fail "atf.pc: Version"
+    if command -v pkg-config >/dev/null 2>&1; then
+        got=$(PKG_CONFIG_PATH="$I/opt/atf-test/share/pkgconfig" pkg-config --cflags atf | tr -d ' ')
+        if [ "$got" = "-I/opt/atf-test/include" ]; then pass; else fail "pkg-config --cflags atf: '$got'"; fi
+    fi
+    expect 0 "make uninstall" env MAKEFLAGS= MFLAGS= MAKELEVEL= "${MAKE:-make}" -s uninstall DESTDIR="$I" PREFIX=/opt/atf-test BUILD="$BUILD"
+    left=$(find "$I" -type f | wc -l | tr -d ' ')
+    if [ "$left" -eq 0 ]; then pass; else fail "make uninstall: $left files left"; fi
+else
+    echo "cli: make not found, install checks skipped"
+fi
 
 finish

@@ -6,7 +6,8 @@
  * Every file is assembled in memory from the library's encoders and CRC32-C: finalized
  * files of both layouts, thread directories with detail, files left by a crash (placeholder
  * header, no footer, torn last record), and damaged ones (bad CRC, footer that disagrees,
- * bad magic, broken link). With BIG_EVENTS it also writes big.atf with that many events. */
+ * bad magic, broken link), and Darwin ktrace v3 files (kt*.ktrace). With BIG_EVENTS it
+ * also writes big.atf with that many events. */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 
@@ -245,6 +246,57 @@ static gen_spec gen_base(int layout, uint64_t count) {
     return s;
 }
 
+/* ---- Darwin ktrace v3 files ---------------------------------------------------------- */
+static void gen_le(gen_buf *b, uint64_t v, size_t n) {
+    uint8_t *at = gen_grow(b, n);
+    size_t k;
+    for (k = 0; k < n; k++) at[k] = (uint8_t)(v >> (8 * k));
+}
+
+static void gen_kt_chunk(gen_buf *b, uint32_t tag, unsigned major, unsigned minor, size_t size) {
+    size_t k;
+    gen_le(b, tag, 4);
+    gen_le(b, major, 2);
+    gen_le(b, minor, 2);
+    gen_le(b, size, 8);
+    for (k = 0; k < size; k++) gen_le(b, (uint8_t)(k * 7u + tag), 1);
+    while (b->len % 8u) gen_le(b, 0, 1);
+}
+
+/* The typical file of ktrace(5): two header chunks (32 and 14 bytes of data, the second
+ * padded by 2), then two body chunks (128 and 252 bytes, the last padded by 4): 560 bytes.
+ * Timebase 125/3, timestamp 3e9 ticks (125 s), wall time 1700000001.5 s. */
+static void gen_ktrace(const char *dir) {
+    gen_buf b = { NULL, 0, 0 };
+    gen_le(&b, ATF_KTRACE_MAGIC, 4);
+    gen_le(&b, 3, 2);                     /* major */
+    gen_le(&b, 1, 2);                     /* minor */
+    gen_le(&b, 48 + 16 + 32 + 16 + 16, 8); /* header_size: up to the end of the header chunks */
+    gen_le(&b, 125, 4);
+    gen_le(&b, 3, 4);
+    gen_le(&b, 3000000000u, 8);
+    gen_le(&b, 1700000001u, 8);
+    gen_le(&b, 500000, 4);
+    gen_le(&b, 480, 4);                   /* minutes west */
+    gen_le(&b, 1, 4);                     /* dst */
+    gen_le(&b, 5, 4);                     /* flags */
+    gen_le(&b, 0, 8);
+    gen_kt_chunk(&b, 0x8001u, 1, 0, 32);
+    gen_kt_chunk(&b, 0x8002u, 2, 1, 14);
+    gen_kt_chunk(&b, 0x9000u, 1, 0, 128);
+    gen_kt_chunk(&b, 0x9001u, 1, 2, 252);
+    gen_write(dir, "kt.ktrace", &b);
+    b.data[288 + 8] = 0x20;               /* last chunk: 0x120 + 252 bytes, past the end */
+    b.data[288 + 9] = 0x01;
+    gen_write(dir, "kt_trunc.ktrace", &b);
+    b.len = 64;                           /* the header alone: no chunk */
+    b.data[8] = 48;
+    gen_write(dir, "kt_empty.ktrace", &b);
+    b.data[0] ^= 0xFF;
+    gen_write(dir, "kt_badmagic.ktrace", &b);
+    free(b.data);
+}
+
 int main(int argc, char **argv) {
     const char *dir;
     gen_spec s;
@@ -325,6 +377,8 @@ int main(int argc, char **argv) {
         gen_write(dir, "short.atf", &b);
         free(b.data);
     }
+
+    gen_ktrace(dir);
 
     if (argc == 3) {
         s = gen_base(ATF_LAYOUT_1, strtoull(argv[2], NULL, 10));

@@ -73,10 +73,13 @@ int cli_parse_u64(const char *s, uint64_t *out);
 /* "atf NAME: <text>" and the usage on stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 
-/* The commands that live outside atf.c. */
+/* The commands that live outside atf.c, with their usage texts. */
 int cli_cmd_gen(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_recover(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_ktrace(const cli_command *cmd, int argc, char **argv);
+extern const char cli_usage_gen[];
+extern const char cli_usage_recover[];
+extern const char cli_usage_ktrace[];
 
 /* ==== errors and small helpers ======================================================= */
 void cli_print_error(FILE *out, const char *prefix, const atf_error *e);

@@ -7,10 +7,12 @@
 #include "atf.h"
 #include "cli.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -145,6 +147,25 @@ static void *gen_worker_main(void *arg) {
 }
 
 /* ---- the command -------------------------------------------------------------------- */
+/* Creates the directories above `root` (the session writer creates root itself, but only
+ * that one level). 0 with errno on failure. */
+static int gen_make_parents(const char *root) {
+    char path[CLI_PATH_MAX];
+    size_t i, n = strlen(root);
+    if (n >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return 0;
+    }
+    memcpy(path, root, n + 1);
+    for (i = 1; i < n; i++) {
+        if (path[i] != '/' || path[i - 1] == '/') continue;
+        path[i] = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) return 0;
+        path[i] = '/';
+    }
+    return 1;
+}
+
 static void gen_summary(atf_session *s, const gen_config *cfg, uint64_t elapsed_ns) {
     uint32_t slot, n = atf_session_thread_count(s);
     uint64_t written = 0, dropped = 0, dwritten = 0, ddropped = 0;
@@ -164,9 +185,10 @@ static void gen_summary(atf_session *s, const gen_config *cfg, uint64_t elapsed_
             (cli_ull)dwritten, (cli_ull)ddropped);
 }
 
-/* Windowed detail: a trigger when the threads start, then one every trigger_every_ms
- * until they are all done. */
-static void gen_wait(gen_shared *sh, const gen_config *cfg) {
+/* Windowed detail: a trigger just before the threads are released (so that even a run
+ * shorter than the post-roll has its window), then one every trigger_every_ms until they
+ * are all done. */
+static void gen_run(gen_shared *sh, const gen_config *cfg) {
     uint64_t period = cfg->trigger_every_ms * 1000000u, next = 0;
     int windowed = cfg->detail_mode == ATF_DETAIL_WINDOWED && period > 0;
     if (windowed) {
@@ -174,6 +196,7 @@ static void gen_wait(gen_shared *sh, const gen_config *cfg) {
         atf_session_trigger(sh->session, next);
         next += period;
     }
+    gen_store(&sh->go, 1);
     while (gen_load(&sh->done) < (int)cfg->threads) {
         uint64_t now;
         gen_sleep_us(windowed && period < 1000000u ? period / 1000u / 4u + 1u : 1000u);
@@ -192,6 +215,38 @@ static int gen_parse_detail(const cli_command *cmd, const char *text, uint32_t *
     else return cli_usage_error(cmd, "--detail: '%s' is not off, always or windowed", text);
     return CLI_CONTINUE;
 }
+
+const char cli_usage_gen[] =
+    "usage: atf gen [--threads N] [--events N] [--detail always|windowed|off]\n"
+    "               [--detail-every K] [--layout 1|2] [--pre-roll-ms N]\n"
+    "               [--post-roll-ms N] [--trigger-every-ms N] [--ring-events N]\n"
+    "               [--seed S] ROOT\n"
+    "\n"
+    "Records a session under ROOT (created when missing) through the library's\n"
+    "session writer and prints its pid_* directory on stdout as soon as it exists,\n"
+    "then nothing else. Each of N threads (slot k is the k-th thread, named gen-k)\n"
+    "produces N events of well-nested call/return pairs (with an odd N the last call\n"
+    "stays open) stamped with atf_now_ns(), over 8 functions registered as symbols.\n"
+    "The functions, kinds, depths and detail payloads depend only on the seed and the\n"
+    "slot; the timestamps are real. A full ring drops events; the library counts\n"
+    "them in the manifest (events_written + events_dropped = N per thread).\n"
+    "\n"
+    "  --threads N           producer threads (default 4, at most 1024)\n"
+    "  --events N            events per thread (default 1000000)\n"
+    "  --detail MODE         off (default), always, or windowed (flight recorder:\n"
+    "                        only detail around a trigger is persisted)\n"
+    "  --detail-every K      every K-th event of a thread carries a detail payload: the\n"
+    "                        registers and a 32-byte stack window (default 16)\n"
+    "  --layout 1|2          on-disk layout (default 1)\n"
+    "  --pre-roll-ms N       windowed: detail kept before a trigger (default 5)\n"
+    "  --post-roll-ms N      windowed: detail kept after a trigger (default 5)\n"
+    "  --trigger-every-ms N  windowed: the main thread triggers when the threads start\n"
+    "                        and then every N ms until they end; 0 = never (default 10)\n"
+    "  --ring-events N       index ring slots per thread (default 65536)\n"
+    "  --seed S              seed of the event content (default 1)\n"
+    "\n"
+    "A summary goes to stderr when stderr is a terminal.\n"
+    "Exit status: 0 ok, 1 the session reported an error, 2 usage error.\n";
 
 int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     static gen_worker workers[GEN_MAX_THREADS];
@@ -240,6 +295,11 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     if (cfg.ring_events < 1 || cfg.ring_events > ((uint64_t)1 << 30))
         return cli_usage_error(cmd, "--ring-events must be 1 to 2^30");
 
+    if (!gen_make_parents(argv[1])) {
+        fprintf(stderr, "atf gen: cannot create the parents of %s: %s\n", argv[1],
+                strerror(errno));
+        return CLI_EXIT_DATA;
+    }
     memset(&sc, 0, sizeof sc);
     sc.layout = (uint32_t)cfg.layout;
     sc.detail_mode = cfg.detail_mode;
@@ -275,8 +335,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
         cfg.threads = (uint64_t)started;
     }
     while (gen_load(&sh.turn) < started) sched_yield();
-    gen_store(&sh.go, 1);
-    gen_wait(&sh, &cfg);
+    gen_run(&sh, &cfg);
     for (k = 0; k < (uint32_t)started; k++) pthread_join(workers[k].thread, NULL);
     if (isatty(2)) {
         atf_session_pump(sh.session);

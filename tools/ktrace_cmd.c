@@ -204,6 +204,42 @@ static void kt_print_table(const atf_ktrace_reader *r, const kt_chunks *c, const
     }
 }
 
+const char cli_usage_ktrace[] =
+    "usage: atf ktrace [--json] [--session PATH] FILE\n"
+    "\n"
+    "Prints the header of a Darwin ktrace v3 file (magic, versions, header size,\n"
+    "timebase, timestamp, wall time, time zone, flags) and one row per chunk (offset,\n"
+    "tag, version, data size, header or body section). Chunk data is not decoded.\n"
+    "\n"
+    "  --json          one JSON document:\n"
+    "                  {\"header\":{\"magic\":N,\"major\":N,\"minor\":N,\"header_size\":N,\n"
+    "                   \"timebase_numer\":N,\"timebase_denom\":N,\"timestamp\":N,\n"
+    "                   \"walltime_secs\":N,\"walltime_usecs\":N,\"minutes_west\":N,\n"
+    "                   \"dst\":N,\"flags\":N},\n"
+    "                   \"chunks\":[{\"offset\":N,\"tag\":N,\"major\":N,\"minor\":N,\"size\":N,\n"
+    "                   \"section\":\"header\"|\"body\"}]}\n"
+    "                  (size is the data size), and with --session a last key\n"
+    "                  \"session\":{...} holding the values below.\n"
+    "  --session PATH  place the ktrace file on the trace clock of a session (a pid_*\n"
+    "                  directory or its manifest.json), through the session's\n"
+    "                  \"wall_clock_ns\" timing anchor {host_ns, value, rate}: host_ns on\n"
+    "                  the trace clock was `value` on the wall clock (ns since 1970;\n"
+    "                  rate 1e9 units per second).\n"
+    "\n"
+    "      ktrace_wall_ns  = walltime_secs * 1e9 + walltime_usecs * 1000\n"
+    "      start_host_ns   = anchor.host_ns + (ktrace_wall_ns - anchor.value) * 1e9 / rate\n"
+    "                        (the ktrace file's start on the session's trace clock)\n"
+    "      timestamp_ns    = timestamp * timebase_numer / timebase_denom\n"
+    "      offset_ns       = start_host_ns - timestamp_ns\n"
+    "\n"
+    "                  A ktrace time t (mach ticks) is then at\n"
+    "                  t * numer / denom + offset_ns on the session's trace clock. Values\n"
+    "                  are signed; the anchor's value is stored as a double in the\n"
+    "                  manifest (about 256 ns of resolution for today's dates).\n"
+    "\n"
+    "Exit status: 0 ok, 1 the file is not a valid ktrace v3 file (chunks up to the\n"
+    "damage are printed) or the session has no wall_clock_ns anchor, 2 usage error.\n";
+
 int cli_cmd_ktrace(const cli_command *cmd, int argc, char **argv) {
     int json = 0, nops = 0, rc, status = CLI_EXIT_OK;
     const char *session = NULL;

@@ -364,7 +364,8 @@ done:
 static const char *rec_state_text(atf_recovery r) {
     switch (r) {
     case ATF_RECOVERY_FINALIZED: return "finalized";
-    case ATF_RECOVERY_FOOTER_AT_END: return "found with a placeholder header and a footer at the end";
+    case ATF_RECOVERY_FOOTER_AT_END:
+        return "found with a placeholder header and a footer at the end";
     case ATF_RECOVERY_FROM_SIZE: return "found without a footer";
     case ATF_RECOVERY_FOOTER_MISMATCH: return "found with a footer that disagrees with it";
     }
@@ -594,6 +595,35 @@ static int rec_session(const char *dir, int dry_run) {
     cli_manifest_free(&m);
     return status;
 }
+
+const char cli_usage_recover[] =
+    "usage: atf recover [--dry-run] PATH...\n"
+    "\n"
+    "Finalizes index.atf and detail.atf files that a crash left without a footer or\n"
+    "with a placeholder header, as the writer would have at close: the torn tail is\n"
+    "cut (the file is truncated to events_offset + whole records), a footer with the\n"
+    "CRC32-C of the events section is written after the last record, and the header\n"
+    "is rewritten (event count, footer offset or bytes length and index_seq range,\n"
+    "time range of the first and last record). A file whose footer disagrees with it\n"
+    "is finalized the same way from the records the reader counts. Finalized files\n"
+    "are left alone, except that a footer checksum 0 (\"not computed\", as the original\n"
+    "tracer writes) gets the CRC32-C. A file whose CRC does not match is damaged, not\n"
+    "left by a crash: it is not changed.\n"
+    "\n"
+    "PATH is a file, a thread_N directory (both files) or a session pid_* directory\n"
+    "(every thread directory; manifest.json is not rewritten). For a directory the\n"
+    "links are repaired as a crash leaves them: detail records at the end whose index\n"
+    "event never reached the disk are cut, an index event naming a detail record that\n"
+    "never reached the disk loses its link, and the link of a flight-recorder record\n"
+    "whose index event was written before the link was patched in is restored. A\n"
+    "detail.atf left with no record is removed (the writer creates none then).\n"
+    "\n"
+    "  --dry-run  report what would be done; change nothing\n"
+    "\n"
+    "Prints one line per file: what was done (or would be), or that it was finalized.\n"
+    "Afterwards `atf verify --strict PATH` passes.\n"
+    "Exit status: 0 ok, 1 a file cannot be recovered (not an ATF file, damaged beyond\n"
+    "what a crash does, or a finalized file that is inconsistent), 2 usage error.\n";
 
 int cli_cmd_recover(const cli_command *cmd, int argc, char **argv) {
     int dry_run = 0, nops = 0, i, rc, status = CLI_EXIT_OK;
