@@ -868,6 +868,7 @@ typedef struct atf__merge_cursor {
     uint64_t pos, end;           /* next position in time order; end of the selected range */
     atf_session_thread *thread;
     int layout;
+    size_t index;                /* in atf_merge.cursors */
 } atf__merge_cursor;
 
 typedef struct atf_merge {
@@ -3785,10 +3786,11 @@ ATF__PRIVATE char *atf__json_strdup(const atf__json *j, size_t i) {
 }
 
 /* >>session-reader: a pid_* directory opened through its manifest and a scan of its
- * thread_* directories, the union of both kept sorted by slot; then the k-way merge: a
- * loser tree over the threads picks the next thread, and the winner's whole run (its
- * events that still come before the runner-up, found by galloping) is handed out with no
- * comparison at all, so bursty interleavings cost close to a sequential scan. */
+ * thread_* directories, joined into one list sorted by slot; then the k-way merge: a
+ * loser tree of 64-bit keys (timestamp above thread index, branch-free min/max) picks the
+ * next thread, and a thread that wins twice in a row keeps going while its timestamps
+ * stay below the runner-up's, one comparison per event in the inline atf_merge_next, so
+ * bursty interleavings cost close to a sequential scan. */
 #if defined(ATF__OS_WINDOWS)
 /* Calls fn(ctx, slot) for every thread_<N> directory of dir (N decimal, no leading 0). */
 ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint32_t), void *ctx) {
@@ -4280,7 +4282,10 @@ ATF__PRIVATE int atf__merge_refill_linear(atf_merge *m) {
             st = ts;
         }
     }
-    if (best == (size_t)-1) return 0;
+    if (best == (size_t)-1) {
+        m->run = NULL;
+        return 0;
+    }
     /* best < second by index when their timestamps tie, so best may take st itself */
     atf__merge_start(m, best, m->cursors[best].end,
                      second == (size_t)-1 ? UINT64_MAX : best < second ? st : st - 1);
@@ -4298,9 +4303,7 @@ ATFDEF int atf__merge_refill(atf_merge *m) {
     size_t i, n, before = (size_t)-1;
     unsigned d;
     if (m->run) {
-        before = (size_t)(m->run - m->cursors);
-        m->run = NULL;
-        m->run_end = 0;
+        before = m->run->index;
         if (m->linear) return atf__merge_refill_linear(m);
         x = atf__merge_key(m, before);
         for (n = (m->leaves + before) >> 1, d = m->depth; d; d--, n >>= 1) {
@@ -4313,7 +4316,10 @@ ATFDEF int atf__merge_refill(atf_merge *m) {
         return atf__merge_refill_linear(m);
     }
     x = m->tree[0];
-    if (x == UINT64_MAX) return 0;
+    if (x == UINT64_MAX) {
+        m->run = NULL;
+        return 0;
+    }
     i = (size_t)(x & mask);
     if (i != before) { /* a new lead: hand out its head alone */
         atf__merge_start(m, i, m->cursors[i].pos + 1, UINT64_MAX);
@@ -4372,6 +4378,7 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_
         c = &m->cursors[m->cursor_count++];
         memset(c, 0, sizeof *c);
         c->thread = t;
+        c->index = m->cursor_count - 1;
         c->layout = t->reader.index.layout;
         c->events = t->reader.index.events;
         c->order = t->order;
