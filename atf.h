@@ -891,8 +891,8 @@ typedef struct atf_merge {
 
 /* Prepares a merge over `r`, which must stay open and outlive it. Builds the sorted
  * permutations of the out-of-order threads it selects, once per reader (ATF_E_NOMEM if
- * that fails): not thread-safe against other calls on the same reader. Afterwards merges
- * over one reader are independent; each merge is for one thread at a time. */
+ * that fails): not thread-safe against other calls on the same reader. Afterwards any
+ * number of merges may run over one reader, each used by one thread at a time. */
 ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r,
                                  const atf_merge_filter *f /* optional */);
 /* Private: the slow path of atf_merge_next (a new run); 0 at the end. */
