@@ -869,6 +869,7 @@ typedef struct atf__merge_cursor {
     atf_session_thread *thread;
     int layout;
     size_t index;                /* in atf_merge.cursors */
+    uint64_t key_pos, key;       /* the merge key of position key_pos, computed early */
 } atf__merge_cursor;
 
 typedef struct atf_merge {
@@ -4216,22 +4217,25 @@ ATF__PRIVATE uint64_t atf__cursor_search(const atf__merge_cursor *c, uint64_t hi
     return lo;
 }
 
-/* The key of cursor i: its next event's timestamp above its index, so that one unsigned
- * comparison orders (timestamp, slot); UINT64_MAX once it is exhausted. Only used when
- * every timestamp of the merge fits (m->linear is 0). */
-ATF__INLINE uint64_t atf__merge_key(const atf_merge *m, size_t i) {
+/* The key of cursor i at position p of its time order: the timestamp above the cursor's
+ * index, so that one unsigned comparison orders (timestamp, slot); UINT64_MAX past its
+ * end. Only used when every timestamp of the merge fits (m->linear is 0). */
+ATF__INLINE uint64_t atf__merge_key(const atf_merge *m, size_t i, uint64_t p) {
     const atf__merge_cursor *c = &m->cursors[i];
-    if (i >= m->cursor_count || c->pos >= c->end) return UINT64_MAX;
+    if (i >= m->cursor_count || p >= c->end) return UINT64_MAX;
     /* threads that alternate read many streams at once: fetch this one's next lines early */
-    if (!c->order) ATF__PREFETCH(c->events + c->pos * ATF_INDEX_EVENT_SIZE, ATF__MERGE_KEY_AHEAD);
-    return ((atf__cursor_ts(c, c->pos) - m->base) << m->shift) | i;
+    if (!c->order) ATF__PREFETCH(c->events + p * ATF_INDEX_EVENT_SIZE, ATF__MERGE_KEY_AHEAD);
+    return ((atf__cursor_ts(c, p) - m->base) << m->shift) | i;
 }
 
 /* Plays the matches below node n (leaves at [leaves, 2 * leaves)); stores each loser in
  * its node and returns the winner. Depth log2(leaves). */
 ATF__PRIVATE uint64_t atf__merge_build(atf_merge *m, size_t n) {
     uint64_t a, b;
-    if (n >= m->leaves) return atf__merge_key(m, n - m->leaves);
+    if (n >= m->leaves) {
+        size_t i = n - m->leaves;
+        return atf__merge_key(m, i, i < m->cursor_count ? m->cursors[i].pos : 0);
+    }
     a = atf__merge_build(m, 2 * n);
     b = atf__merge_build(m, 2 * n + 1);
     m->tree[n] = a < b ? b : a;
@@ -4305,7 +4309,8 @@ ATFDEF int atf__merge_refill(atf_merge *m) {
     if (m->run) {
         before = m->run->index;
         if (m->linear) return atf__merge_refill_linear(m);
-        x = atf__merge_key(m, before);
+        /* its next key was computed when its run began (the load is off the critical path) */
+        x = m->run->key_pos == m->run->pos ? m->run->key : atf__merge_key(m, before, m->run->pos);
         for (n = (m->leaves + before) >> 1, d = m->depth; d; d--, n >>= 1) {
             uint64_t y = m->tree[n];
             m->tree[n] = x < y ? y : x;
@@ -4321,8 +4326,11 @@ ATFDEF int atf__merge_refill(atf_merge *m) {
         return 0;
     }
     i = (size_t)(x & mask);
-    if (i != before) { /* a new lead: hand out its head alone */
-        atf__merge_start(m, i, m->cursors[i].pos + 1, UINT64_MAX);
+    if (i != before) { /* a new lead: hand out its head alone, and key the event after it */
+        atf__merge_cursor *c = &m->cursors[i];
+        c->key_pos = c->pos + 1;
+        c->key = atf__merge_key(m, i, c->key_pos);
+        atf__merge_start(m, i, c->pos + 1, UINT64_MAX);
         return 1;
     }
     best = UINT64_MAX;
@@ -4400,8 +4408,10 @@ ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns) {
     size_t i;
     if (t_ns < m->from_ns) t_ns = m->from_ns;
     m->probes = 0;
-    for (i = 0; i < m->cursor_count; i++)
+    for (i = 0; i < m->cursor_count; i++) {
         m->cursors[i].pos = atf__cursor_search(&m->cursors[i], m->cursors[i].end, t_ns, &m->probes);
+        m->cursors[i].key_pos = UINT64_MAX; /* no key computed */
+    }
     if (!m->linear) m->tree[0] = atf__merge_build(m, 1);
     m->run = NULL;
     m->run_end = 0;
