@@ -4221,8 +4221,10 @@ ATF__PRIVATE uint64_t atf__cursor_search(const atf__merge_cursor *c, uint64_t hi
  * index, so that one unsigned comparison orders (timestamp, slot); UINT64_MAX past its
  * end. Only used when every timestamp of the merge fits (m->linear is 0). */
 ATF__INLINE uint64_t atf__merge_key(const atf_merge *m, size_t i, uint64_t p) {
-    const atf__merge_cursor *c = &m->cursors[i];
-    if (i >= m->cursor_count || p >= c->end) return UINT64_MAX;
+    const atf__merge_cursor *c;
+    if (i >= m->cursor_count) return UINT64_MAX; /* a leaf that pads the tree */
+    c = &m->cursors[i];
+    if (p >= c->end) return UINT64_MAX;
     /* threads that alternate read many streams at once: fetch this one's next lines early */
     if (!c->order) ATF__PREFETCH(c->events + p * ATF_INDEX_EVENT_SIZE, ATF__MERGE_KEY_AHEAD);
     return ((atf__cursor_ts(c, p) - m->base) << m->shift) | i;
