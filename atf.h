@@ -962,21 +962,19 @@ typedef struct atf__merge_cursor {
     uint64_t pos, end;           /* next position in time order; end of the selected range */
     atf_session_thread *thread;
     int layout;
+    size_t index;                /* in atf_merge.cursors */
+    uint64_t key_pos, key;       /* the merge key of position key_pos, computed early */
 } atf__merge_cursor;
 
 typedef struct atf_merge {
     uint64_t probes;             /* binary-search probes of the last seek (read-only) */
-    /* private: the run being handed out, copied from its cursor */
-    const uint8_t *run_events;
-    const uint64_t *run_order;
-    uint64_t run_pos, run_end;   /* the cursor's position and end while it runs */
-    uint64_t lim;                /* it runs while its timestamps are <= lim */
-    atf_session_thread *run_thread;
-    int run_layout;
-    size_t run_index;            /* its cursor, or (size_t)-1 when none runs */
-    /* private: the rest */
+    /* private */
+    atf__merge_cursor *run;      /* the cursor handing out events, NULL when none */
+    uint64_t run_end;            /* it hands out positions below run_end */
+    uint64_t lim;                /* whose timestamps are <= lim */
     atf__merge_cursor *cursors;  /* the selected threads, in slot order */
     size_t cursor_count, leaves; /* leaves: the power of two >= cursor_count */
+    unsigned depth;              /* log2(leaves) */
     uint64_t *tree;              /* loser tree of keys: [0] the winner, [1, leaves) losers */
     uint64_t base;               /* key = (ts - base) << shift | cursor; UINT64_MAX: done */
     unsigned shift;
@@ -988,12 +986,29 @@ typedef struct atf_merge {
 
 /* Prepares a merge over `r`, which must stay open and outlive it. Builds the sorted
  * permutations of the out-of-order threads it selects, once per reader (ATF_E_NOMEM if
- * that fails): not thread-safe against other calls on the same reader. Afterwards merges
- * over one reader are independent; each merge is for one thread at a time. */
+ * that fails): not thread-safe against other calls on the same reader. Afterwards any
+ * number of merges may run over one reader, each used by one thread at a time. */
 ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r,
                                  const atf_merge_filter *f /* optional */);
 /* Private: the slow path of atf_merge_next (a new run); 0 at the end. */
 ATFDEF int atf__merge_refill(atf_merge *m);
+
+/* A read hint for the cache (never faults; the address is formed as an integer, so that
+ * it may lie past the end of the data). The merge reads a stream per thread: within a
+ * run it asks for the bytes one page ahead (hardware prefetchers stop at page edges),
+ * and for the next lines when a thread's next event is keyed. Measured on x86-64 with
+ * bench/bench_merge.h. */
+#if defined(ATF__CC_GCC) || defined(ATF__CC_CLANG)
+#  define ATF__PREFETCH(p, ahead) __builtin_prefetch((const void *)((uintptr_t)(p) + (ahead)))
+#else
+#  define ATF__PREFETCH(p, ahead) ((void)0)
+#endif
+#ifndef ATF__MERGE_AHEAD
+#  define ATF__MERGE_AHEAD 4096
+#endif
+#ifndef ATF__MERGE_KEY_AHEAD
+#  define ATF__MERGE_KEY_AHEAD 256
+#endif
 
 /* The next event in (timestamp, slot, seq) order: ATF_OK, or ATF_E_RANGE at the end (and
  * at every later call). Inline: inside a thread's run of consecutive events a call is one
@@ -1001,23 +1016,25 @@ ATFDEF int atf__merge_refill(atf_merge *m);
  * reads; when the lead changes it costs O(log threads) in atf__merge_refill. */
 ATF__INLINE atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
     for (;;) {
-        if (m->run_pos < m->run_end) {
-            uint64_t seq = m->run_order ? m->run_order[m->run_pos] : m->run_pos;
-            const uint8_t *rec = m->run_events + seq * ATF_INDEX_EVENT_SIZE;
+        atf__merge_cursor *c = m->run;
+        if (c && c->pos < m->run_end) {
+            uint64_t seq = c->order ? c->order[c->pos] : c->pos;
+            const uint8_t *rec = c->events + seq * ATF_INDEX_EVENT_SIZE;
             atf_index_event *e = &out->event;
             if (atf__load_le64(rec) <= m->lim) {
-                m->run_pos++;
+                c->pos++;
+                ATF__PREFETCH(rec, ATF__MERGE_AHEAD);
                 if (m->kinds) {
-                    uint32_t kind = m->run_layout == ATF_LAYOUT_2 ? rec[24] : atf__load_le32(rec + 20);
+                    uint32_t kind = c->layout == ATF_LAYOUT_2 ? rec[24] : atf__load_le32(rec + 20);
                     if (kind >= 32 || !(m->kinds & (1u << kind))) continue;
                 }
-                out->slot = m->run_thread->slot;
+                out->slot = c->thread->slot;
                 out->seq = seq;
-                out->thread = m->run_thread;
+                out->thread = c->thread;
                 /* atf_index_event_decode, written out for this hot path */
                 e->timestamp_ns = atf__load_le64(rec);
                 e->function_id = atf__load_le64(rec + 8);
-                if (m->run_layout == ATF_LAYOUT_2) {
+                if (c->layout == ATF_LAYOUT_2) {
                     e->detail_seq = atf__load_le64(rec + 16);
                     e->kind = rec[24];
                     e->thread_id = 0;
@@ -1035,6 +1052,7 @@ ATF__INLINE atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
         if (!atf__merge_refill(m)) return ATF_E_RANGE;
     }
 }
+
 /* Repositions every thread at its first event with timestamp >= max(t, filter from_ns)
  * by binary search: at most ceil(log2(n + 1)) probes per thread of n events, counted in
  * m->probes. The next atf_merge_next returns the first such event in merge order. */
@@ -5610,10 +5628,11 @@ ATF__PRIVATE char *atf__json_strdup(const atf__json *j, size_t i) {
 }
 
 /* >>session-reader: a pid_* directory opened through its manifest and a scan of its
- * thread_* directories, the union of both kept sorted by slot; then the k-way merge: a
- * loser tree over the threads picks the next thread, and the winner's whole run (its
- * events that still come before the runner-up, found by galloping) is handed out with no
- * comparison at all, so bursty interleavings cost close to a sequential scan. */
+ * thread_* directories, joined into one list sorted by slot; then the k-way merge: a
+ * loser tree of 64-bit keys (timestamp above thread index, branch-free min/max) picks the
+ * next thread, and a thread that wins twice in a row keeps going while its timestamps
+ * stay below the runner-up's, one comparison per event in the inline atf_merge_next, so
+ * bursty interleavings cost close to a sequential scan. */
 #if defined(ATF__OS_WINDOWS)
 /* Calls fn(ctx, slot) for every thread_<N> directory of dir (N decimal, no leading 0). */
 ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint32_t), void *ctx) {
@@ -6052,28 +6071,27 @@ ATF__PRIVATE uint64_t atf__cursor_search(const atf__merge_cursor *c, uint64_t hi
     return lo;
 }
 
-/* The key of cursor i: its next event's timestamp above its index, so that one unsigned
- * comparison orders (timestamp, slot); UINT64_MAX once it is exhausted. Only used when
- * every timestamp of the merge fits (m->linear is 0). */
-#if defined(ATF__CC_GCC) || defined(ATF__CC_CLANG)
-#  define ATF__PREFETCH(p) __builtin_prefetch(p)
-#else
-#  define ATF__PREFETCH(p) ((void)0)
-#endif
-
-ATF__PRIVATE uint64_t atf__merge_key(const atf_merge *m, size_t i) {
-    const atf__merge_cursor *c = &m->cursors[i];
-    if (i >= m->cursor_count || c->pos >= c->end) return UINT64_MAX;
+/* The key of cursor i at position p of its time order: the timestamp above the cursor's
+ * index, so that one unsigned comparison orders (timestamp, slot); UINT64_MAX past its
+ * end. Only used when every timestamp of the merge fits (m->linear is 0). */
+ATF__INLINE uint64_t atf__merge_key(const atf_merge *m, size_t i, uint64_t p) {
+    const atf__merge_cursor *c;
+    if (i >= m->cursor_count) return UINT64_MAX; /* a leaf that pads the tree */
+    c = &m->cursors[i];
+    if (p >= c->end) return UINT64_MAX;
     /* threads that alternate read many streams at once: fetch this one's next lines early */
-    if (!c->order && c->end - c->pos > 16) ATF__PREFETCH(c->events + (c->pos + 16) * ATF_INDEX_EVENT_SIZE);
-    return ((atf__cursor_ts(c, c->pos) - m->base) << m->shift) | i;
+    if (!c->order) ATF__PREFETCH(c->events + p * ATF_INDEX_EVENT_SIZE, ATF__MERGE_KEY_AHEAD);
+    return ((atf__cursor_ts(c, p) - m->base) << m->shift) | i;
 }
 
 /* Plays the matches below node n (leaves at [leaves, 2 * leaves)); stores each loser in
  * its node and returns the winner. Depth log2(leaves). */
 ATF__PRIVATE uint64_t atf__merge_build(atf_merge *m, size_t n) {
     uint64_t a, b;
-    if (n >= m->leaves) return atf__merge_key(m, n - m->leaves);
+    if (n >= m->leaves) {
+        size_t i = n - m->leaves;
+        return atf__merge_key(m, i, i < m->cursor_count ? m->cursors[i].pos : 0);
+    }
     a = atf__merge_build(m, 2 * n);
     b = atf__merge_build(m, 2 * n + 1);
     m->tree[n] = a < b ? b : a;
@@ -6097,16 +6115,10 @@ ATF__PRIVATE void atf__merge_keys(atf_merge *m) {
     m->linear = lo != UINT64_MAX && ((hi - lo) >> (64 - m->shift)) != 0;
 }
 
-/* Starts the run of cursor i; one event only unless `lim` allows more. */
+/* Starts the run of cursor i, up to position end and timestamp lim. */
 ATF__PRIVATE void atf__merge_start(atf_merge *m, size_t i, uint64_t end, uint64_t lim) {
-    const atf__merge_cursor *c = &m->cursors[i];
-    m->run_index = i;
-    m->run_events = c->events;
-    m->run_order = c->order;
-    m->run_pos = c->pos;
+    m->run = &m->cursors[i];
     m->run_end = end;
-    m->run_thread = c->thread;
-    m->run_layout = c->layout;
     m->lim = lim;
 }
 
@@ -6130,7 +6142,10 @@ ATF__PRIVATE int atf__merge_refill_linear(atf_merge *m) {
             st = ts;
         }
     }
-    if (best == (size_t)-1) return 0;
+    if (best == (size_t)-1) {
+        m->run = NULL;
+        return 0;
+    }
     /* best < second by index when their timestamps tie, so best may take st itself */
     atf__merge_start(m, best, m->cursors[best].end,
                      second == (size_t)-1 ? UINT64_MAX : best < second ? st : st - 1);
@@ -6145,14 +6160,14 @@ ATF__PRIVATE int atf__merge_refill_linear(atf_merge *m) {
  * threads alternate. Returns 0 when every cursor is exhausted. */
 ATFDEF int atf__merge_refill(atf_merge *m) {
     uint64_t x, best, mask = ((uint64_t)1 << m->shift) - 1;
-    size_t i, n, before = m->run_index;
-    if (before != (size_t)-1) {
-        m->cursors[before].pos = m->run_pos;
-        m->run_index = (size_t)-1;
-        m->run_pos = m->run_end = 0;
+    size_t i, n, before = (size_t)-1;
+    unsigned d;
+    if (m->run) {
+        before = m->run->index;
         if (m->linear) return atf__merge_refill_linear(m);
-        x = atf__merge_key(m, before);
-        for (n = (m->leaves + before) >> 1; n; n >>= 1) {
+        /* its next key was computed when its run began (the load is off the critical path) */
+        x = m->run->key_pos == m->run->pos ? m->run->key : atf__merge_key(m, before, m->run->pos);
+        for (n = (m->leaves + before) >> 1, d = m->depth; d; d--, n >>= 1) {
             uint64_t y = m->tree[n];
             m->tree[n] = x < y ? y : x;
             x = x < y ? x : y;
@@ -6162,21 +6177,25 @@ ATFDEF int atf__merge_refill(atf_merge *m) {
         return atf__merge_refill_linear(m);
     }
     x = m->tree[0];
-    if (x == UINT64_MAX) return 0;
+    if (x == UINT64_MAX) {
+        m->run = NULL;
+        return 0;
+    }
     i = (size_t)(x & mask);
-    if (i != before) { /* a new lead: hand out its head alone */
-        atf__merge_start(m, i, m->cursors[i].pos + 1, UINT64_MAX);
+    if (i != before) { /* a new lead: hand out its head alone, and key the event after it */
+        atf__merge_cursor *c = &m->cursors[i];
+        c->key_pos = c->pos + 1;
+        c->key = atf__merge_key(m, i, c->key_pos);
+        atf__merge_start(m, i, c->pos + 1, UINT64_MAX);
         return 1;
     }
     best = UINT64_MAX;
-    for (n = (m->leaves + i) >> 1; n; n >>= 1) best = m->tree[n] < best ? m->tree[n] : best;
+    for (n = (m->leaves + i) >> 1, d = m->depth; d; d--, n >>= 1) best = m->tree[n] < best ? m->tree[n] : best;
     /* events (ts, i) before best: ts <= best's ts when i ranks first on a tie, else
      * ts < best's ts (which is then above x's, so the - 1 does not wrap) */
-    if (best == UINT64_MAX)
-        atf__merge_start(m, i, m->cursors[i].end, UINT64_MAX);
-    else
-        atf__merge_start(m, i, m->cursors[i].end,
-                         (best >> m->shift) + m->base - ((best & mask) < i ? 1 : 0));
+    atf__merge_start(m, i, m->cursors[i].end,
+                     best == UINT64_MAX ? UINT64_MAX
+                                        : (best >> m->shift) + m->base - ((best & mask) < i ? 1 : 0));
     return 1;
 }
 
@@ -6202,7 +6221,10 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_
     for (i = 0; i < r->thread_count; i++)
         if (r->threads[i].open_result == ATF_OK && atf__merge_selected(f, r->threads[i].slot)) count++;
     m->leaves = 1;
-    while (m->leaves < count) m->leaves *= 2;
+    while (m->leaves < count) {
+        m->leaves *= 2;
+        m->depth++;
+    }
     m->cursors = (atf__merge_cursor *)ATF_MALLOC((count ? count : 1) * sizeof *m->cursors);
     m->tree = (uint64_t *)ATF_MALLOC(m->leaves * sizeof *m->tree);
     if (!m->cursors || !m->tree) {
@@ -6220,6 +6242,7 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_
         c = &m->cursors[m->cursor_count++];
         memset(c, 0, sizeof *c);
         c->thread = t;
+        c->index = m->cursor_count - 1;
         c->layout = t->reader.index.layout;
         c->events = t->reader.index.events;
         c->order = t->order;
@@ -6241,11 +6264,13 @@ ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns) {
     size_t i;
     if (t_ns < m->from_ns) t_ns = m->from_ns;
     m->probes = 0;
-    for (i = 0; i < m->cursor_count; i++)
+    for (i = 0; i < m->cursor_count; i++) {
         m->cursors[i].pos = atf__cursor_search(&m->cursors[i], m->cursors[i].end, t_ns, &m->probes);
+        m->cursors[i].key_pos = UINT64_MAX; /* no key computed */
+    }
     if (!m->linear) m->tree[0] = atf__merge_build(m, 1);
-    m->run_index = (size_t)-1;
-    m->run_pos = m->run_end = 0;
+    m->run = NULL;
+    m->run_end = 0;
     return ATF_OK;
 }
 

@@ -505,6 +505,47 @@ static uint64_t ceil_log2_plus1(uint64_t n) { /* ceil(log2(n + 1)) */
     return bits;
 }
 
+/* Seeks to `count` random instants (and the edges) and checks the first events after
+ * each against the reference. Returns 1 when all agree. */
+static int seeks_match(atf_session_reader *r, const fx_session *s, const atf_merge_filter *f,
+                       size_t count, const char *what) {
+    atf_merge m;
+    ref_list ref = ref_build(s, f);
+    uint64_t lo = fx_min_ts(s), hi = fx_max_ts(s);
+    size_t i, k;
+    int ok = 1;
+    if (atf_merge_init(&m, r, f) != ATF_OK) {
+        free(ref.v);
+        CHECK(0);
+        return 0;
+    }
+    for (i = 0; ok && i < count; i++) {
+        uint64_t t = i == 0 ? 0 : i == 1 ? UINT64_MAX : i == 2 ? hi : i == 3 ? lo
+                   : i % 3 == 0 && ref.n ? ref.v[rng_below(ref.n)].ts
+                   : lo + rng_below(hi - lo < UINT64_MAX - 1 ? hi - lo + 2 : hi - lo);
+        size_t first = 0;
+        while (first < ref.n && ref.v[first].ts < t) first++;
+        atf_merge_seek(&m, t);
+        for (k = 0; k < 4; k++) {
+            atf_merge_item it;
+            atf_result rc = atf_merge_next(&m, &it);
+            if (first + k >= ref.n) {
+                if (rc != ATF_E_RANGE) ok = 0;
+                break;
+            }
+            if (rc != ATF_OK || !item_is(&it, &ref.v[first + k])) {
+                ok = 0;
+                break;
+            }
+        }
+        if (!ok) printf("  %s: seek to %" PRIu64 " differs at event %zu after it\n", what, t, k);
+    }
+    CHECK(ok);
+    atf_merge_deinit(&m);
+    free(ref.v);
+    return ok;
+}
+
 /* A session of `k` threads with mixed layouts and ties, one of them not time-ordered. */
 static void fx_standard(fx_session *s, size_t k, size_t per_thread, int with_detail) {
     size_t i;
@@ -758,6 +799,24 @@ static void test_manifest_incomplete(void) {
     CHECK_EQ(4, r.thread_count);
     session_merge_matches(&r, &s, NULL, "empty thread list");
     atf_session_reader_close(&r);
+    {   /* the time range: the manifest's when it lists everything, else the files' */
+        const char *all = "{\"threads\":[{\"id\":0},{\"id\":1},{\"id\":2},{\"id\":4}],"
+                          "\"time_start_ns\":5,\"time_end_ns\":6}";
+        const char *some = "{\"threads\":[{\"id\":0},{\"id\":1}],\"time_start_ns\":5,"
+                           "\"time_end_ns\":6}";
+        fx_write_manifest_text(&s, all, strlen(all));
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+        CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+        CHECK_EQ(5, r.time_start_ns);
+        CHECK_EQ(6, r.time_end_ns);
+        atf_session_reader_close(&r);
+        fx_write_manifest_text(&s, some, strlen(some));
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+        CHECK_EQ(ATF_MANIFEST_INCOMPLETE, r.manifest);
+        CHECK_EQ(fx_min_ts(&s), r.time_start_ns);
+        CHECK_EQ(fx_max_ts(&s), r.time_end_ns);
+        atf_session_reader_close(&r);
+    }
     free(man.p);
     fx_end(&s);
 }
@@ -934,7 +993,7 @@ static void test_manifest_odd_values(void) {
      * scan); has_detail as a number; huge numbers do not wrap into small slots */
     const char *json =
         "{\"threads\":[{\"id\":0,\"has_detail\":1},{\"id\":4294967297},{\"id\":-1},"
-        "{\"id\":1.5},{\"id\":18446744073709551617},{\"id\":\"1\"}],"
+        "{\"id\":1.5},{\"id\":18446744073709551617},{\"id\":1e0},{\"id\":\"0x0\"}],"
         "\"time_start_ns\":99999999999999999999999,\"clock_type\":\"boottime\"}";
     fx_session s;
     atf_session_reader r;
@@ -948,9 +1007,11 @@ static void test_manifest_odd_values(void) {
     CHECK_EQ(2, r.thread_count);
     if (r.thread_count == 2) {
         CHECK(r.threads[0].in_manifest);
-        CHECK(r.threads[0].manifest_has_detail);
+        CHECK(r.threads[0].manifest_has_detail); /* the first listing of a slot wins */
         CHECK_EQ(1, r.threads[1].slot);
+        CHECK(!r.threads[1].in_manifest); /* no id above named slot 1 */
     }
+    CHECK_EQ(ATF_MANIFEST_INCOMPLETE, r.manifest);
     CHECK_EQ(3, r.clock_type); /* not a number in the manifest: from the files */
     session_merge_matches(&r, &s, NULL, "odd values");
     atf_session_reader_close(&r);
@@ -1020,6 +1081,7 @@ static void test_json_mutations_never_crash(void) {
         rc = atf_session_reader_open(&r, s.dir, NULL);
         CHECK_RESULT(ATF_OK, rc);
         if (rc != ATF_OK) break;
+        /* INCOMPLETE too: a mutation can leave valid JSON with an id changed or dropped */
         CHECK(r.manifest == ATF_MANIFEST_OK || r.manifest == ATF_MANIFEST_UNREADABLE ||
               r.manifest == ATF_MANIFEST_INCOMPLETE);
         counts[r.manifest]++;
@@ -1367,6 +1429,7 @@ static void test_many_threads_random_interleaving(void) {
     CHECK_EQ(70, r.thread_count);
     for (i = 1; i < r.thread_count; i++) CHECK(r.threads[i - 1].slot < r.threads[i].slot);
     session_merge_matches(&r, &s, NULL, "70 threads");
+    seeks_match(&r, &s, NULL, 300, "70 threads");
     atf_session_reader_close(&r);
     fx_end(&s);
 }
@@ -1389,6 +1452,7 @@ static void test_extreme_timestamps(void) {
     fx_write_all(&s);
     CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
     session_merge_matches(&r, &s, NULL, "0 and UINT64_MAX");
+    seeks_match(&r, &s, NULL, 50, "0 and UINT64_MAX");
     memset(&f, 0, sizeof f);
     f.from_ns = UINT64_MAX;
     session_merge_matches(&r, &s, &f, "from UINT64_MAX");
@@ -1397,6 +1461,69 @@ static void test_extreme_timestamps(void) {
     session_merge_matches(&r, &s, &f, "inside");
     atf_session_reader_close(&r);
     fx_end(&s);
+}
+
+/* A time span too wide for the merge's 64-bit keys (a corrupt timestamp, say): the merge
+ * picks threads by a linear scan instead, with the same results. */
+static void test_merge_wide_time_span(void) {
+    fx_session s;
+    atf_session_reader r;
+    atf_merge_filter f;
+    size_t i;
+    rng_state = 20;
+    CHECK(fx_begin(&s));
+    for (i = 0; i < 12; i++) {
+        fx_thread *t = fx_add(&s, (uint32_t)i, (int)(1 + i % 2), 150 + i * 5, 100 + i, 2, 0);
+        if (i == 4) fx_shuffle(t);
+    }
+    s.t[3].ev[s.t[3].n - 1].ts = UINT64_MAX - 3;
+    s.t[7].ev[s.t[7].n - 1].ts = UINT64_MAX - 3; /* a tie up there too */
+    s.t[9].ev[0].ts = 0;
+    fx_write_all(&s);
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+    session_merge_matches(&r, &s, NULL, "wide span");
+    {
+        atf_merge m;
+        CHECK_RESULT(ATF_OK, atf_merge_init(&m, &r, NULL));
+        CHECK(m.linear); /* the path this test is about */
+        atf_merge_deinit(&m);
+    }
+    seeks_match(&r, &s, NULL, 300, "wide span");
+    for (i = 0; i < 60; i++) {
+        uint32_t slots[12];
+        size_t n = 0, k;
+        memset(&f, 0, sizeof f);
+        for (k = 0; k < 12; k++)
+            if (rng_below(2)) slots[n++] = (uint32_t)k;
+        if (rng_below(2)) {
+            f.slots = slots;
+            f.slot_count = n;
+        }
+        if (rng_below(2)) f.kinds = (uint32_t)rng_below(16);
+        if (rng_below(2)) f.from_ns = 100 + rng_below(400);
+        if (rng_below(2)) f.to_ns = 300 + rng_below(400);
+        if (!session_merge_matches(&r, &s, &f, "wide span, filtered")) break;
+    }
+    atf_session_reader_close(&r);
+    fx_end(&s);
+    {   /* ties between the runner-up candidates: slot 0 and slot 2 both at 10, slot 1
+         * leading at 3 must stop before its own 10 */
+        static const uint64_t t0[] = {10, 10}, t1[] = {3, 10, 10, 11}, t2[] = {10, UINT64_MAX};
+        const uint64_t *ts[3] = {t0, t1, t2};
+        const size_t n[3] = {2, 4, 2};
+        CHECK(fx_begin(&s));
+        for (i = 0; i < 3; i++) {
+            fx_thread *t = fx_add(&s, (uint32_t)i, 1, n[i], 0, 0, 0);
+            size_t k;
+            for (k = 0; k < n[i]; k++) t->ev[k].ts = ts[i][k];
+        }
+        fx_write_all(&s);
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+        session_merge_matches(&r, &s, NULL, "runner-up ties");
+        seeks_match(&r, &s, NULL, 40, "runner-up ties");
+        atf_session_reader_close(&r);
+        fx_end(&s);
+    }
 }
 
 static const test_case tests[] = {
@@ -1421,6 +1548,7 @@ static const test_case tests[] = {
     {"crc_verified_through_session", test_crc_verified_through_session},
     {"many_threads_random_interleaving", test_many_threads_random_interleaving},
     {"extreme_timestamps", test_extreme_timestamps},
+    {"merge_wide_time_span", test_merge_wide_time_span},
 };
 
 HARNESS_MAIN("merge", tests)
