@@ -23,7 +23,7 @@
 
 /* ---- figures ------------------------------------------------------------------------ */
 typedef struct figure {
-    const char *name;
+    char name[48];               /* copied: some benchmarks format names on the stack */
     double value;
     const char *unit;
 } figure;
@@ -33,7 +33,7 @@ static size_t figure_count;
 
 static void figure_put(const char *name, double value, const char *unit) {
     if (figure_count < sizeof figures / sizeof figures[0]) {
-        figures[figure_count].name = name;
+        snprintf(figures[figure_count].name, sizeof figures[figure_count].name, "%s", name);
         figures[figure_count].value = value;
         figures[figure_count].unit = unit;
         figure_count++;
