@@ -284,7 +284,7 @@ static void test_sigkill_shm_producer(void) {
         atf_session *s = NULL;
         atf_session_config c;
         char name[32], dir[1100], tdir[1200];
-        uint64_t head, kill_us = 2000 + rng() % 25000;
+        uint64_t head, kill_us = rng() % 25000;
         double t0;
         pid_t pid;
         atf_thread_reader tr;
@@ -316,6 +316,9 @@ static void test_sigkill_shm_producer(void) {
             for (i = 0;; i++) push_until_taken(&w, 0, i, &g, detail);
         }
         CHECK(pid > 0);
+        t0 = seconds(); /* the child is producing before the clock for the kill starts */
+        while (atf__load_acquire_u64(&((atf_ring_header *)imem)->head) < 1000 && seconds() - t0 < 5)
+            atf_session_pump(s);
         t0 = seconds();
         while (seconds() - t0 < (double)kill_us * 1e-6) atf_session_pump(s);
         kill(pid, SIGKILL);

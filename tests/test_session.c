@@ -1053,10 +1053,68 @@ static void test_crc_patch_arithmetic(void) {
     }
 }
 
+/* The trigger list: sorted, disjoint, merged when windows overlap or touch, never
+ * forgetting a window, and past 4096 windows merging the two closest. */
+static void test_trigger_windows(void) {
+    enum { CAP = ATF__MAX_WINDOWS + 1, N = 6000 };
+    atf__window *w = (atf__window *)malloc(CAP * sizeof *w);
+    static uint64_t lo[N], hi[N];
+    size_t count = 0, i, j;
+    uint64_t x = 88172645463325252ull;
+    if (!w) return;
+    for (i = 0; i < N; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        lo[i] = (i < 400 ? x % 100000 : x % 100000000000ull); /* dense first, then sparse */
+        hi[i] = lo[i] + x % 300;
+        atf__windows_add(w, &count, lo[i], hi[i]);
+        CHECK(count <= ATF__MAX_WINDOWS);
+        if (i % 97 == 0 || i == N - 1) {
+            for (j = 0; j < count; j++) {
+                CHECK(w[j].lo <= w[j].hi);
+                if (j) CHECK(w[j - 1].hi + 1 < w[j].lo); /* disjoint, not touching */
+            }
+            for (j = 0; j <= i; j++) { /* every trigger is still covered at both ends */
+                CHECK(atf__in_windows(w, count, lo[j]));
+                CHECK(atf__in_windows(w, count, hi[j]));
+            }
+            if (harness__failures_in_test) break;
+        }
+    }
+    CHECK_EQ(ATF__MAX_WINDOWS, count);
+    /* exact merging of a few, and lookups between and around them */
+    count = 0;
+    atf__windows_add(w, &count, 100, 200);
+    atf__windows_add(w, &count, 300, 400);
+    atf__windows_add(w, &count, 201, 250);  /* touches the first */
+    atf__windows_add(w, &count, 0, 10);
+    atf__windows_add(w, &count, 390, 500);  /* overlaps the third */
+    atf__windows_add(w, &count, UINT64_MAX - 5, UINT64_MAX);
+    CHECK_EQ(4, count);
+    CHECK_EQ(0, w[0].lo);
+    CHECK_EQ(10, w[0].hi);
+    CHECK_EQ(100, w[1].lo);
+    CHECK_EQ(250, w[1].hi);
+    CHECK_EQ(300, w[2].lo);
+    CHECK_EQ(500, w[2].hi);
+    CHECK(!atf__in_windows(w, count, 11));
+    CHECK(atf__in_windows(w, count, 250));
+    CHECK(!atf__in_windows(w, count, 251));
+    CHECK(atf__in_windows(w, count, UINT64_MAX));
+    atf__windows_add(w, &count, 11, 299);   /* bridges the first three */
+    CHECK_EQ(2, count);
+    CHECK_EQ(0, w[0].lo);
+    CHECK_EQ(500, w[0].hi);
+    CHECK(!atf__in_windows(NULL, 0, 5));
+    free(w);
+}
+
 static void test_cleanup(void) { rm_rf(root_dir()); }
 
 static const test_case tests[] = {
     {"crc_patch_arithmetic", test_crc_patch_arithmetic},
+    {"trigger_windows", test_trigger_windows},
     {"json_validator_rejects", test_json_validator_rejects},
     {"config_validation", test_config_validation},
     {"many_threads_layout1", test_many_threads_layout1},
