@@ -10,7 +10,135 @@
 #include "fuzz_common.h"
 #include "tests/fixtures.h"
 
+#include <ctype.h>
+
 static char pid_dir[1024];
+
+/* ---- a reference JSON validator (RFC 8259), written apart from atf.h's parser ----
+ * Same nesting limit as atf.h: a value deeper than REF_MAX_DEPTH containers is refused.
+ * Text is not checked for UTF-8 (neither does atf.h). */
+#define REF_MAX_DEPTH 32
+
+typedef struct ref_json {
+    const uint8_t *p;
+    size_t n, i;
+    int threads_key;      /* the root object has a member "threads" (raw key text) */
+    int threads_array;    /* and the first such member is an array */
+} ref_json;
+
+static void ref_ws(ref_json *j) {
+    while (j->i < j->n && (j->p[j->i] == ' ' || j->p[j->i] == '\t' || j->p[j->i] == '\n' ||
+                           j->p[j->i] == '\r'))
+        j->i++;
+}
+
+static int ref_is_digit(ref_json *j) { return j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9'; }
+
+static int ref_string(ref_json *j) { /* at the opening quote */
+    j->i++;
+    while (j->i < j->n) {
+        uint8_t c = j->p[j->i++];
+        if (c == '"') return 1;
+        if (c < 0x20) return 0;
+        if (c == '\\') {
+            if (j->i >= j->n) return 0;
+            c = j->p[j->i++];
+            if (c == 'u') {
+                int k;
+                for (k = 0; k < 4; k++, j->i++)
+                    if (j->i >= j->n || !isxdigit(j->p[j->i])) return 0;
+            } else if (!(c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' ||
+                         c == 'r' || c == 't')) {
+                return 0;
+            }
+        }
+    }
+    return 0;
+}
+
+static int ref_number(ref_json *j) {
+    if (j->i < j->n && j->p[j->i] == '-') j->i++;
+    if (!ref_is_digit(j)) return 0;
+    if (j->p[j->i] == '0') j->i++;
+    else while (ref_is_digit(j)) j->i++;
+    if (j->i < j->n && j->p[j->i] == '.') {
+        j->i++;
+        if (!ref_is_digit(j)) return 0;
+        while (ref_is_digit(j)) j->i++;
+    }
+    if (j->i < j->n && (j->p[j->i] == 'e' || j->p[j->i] == 'E')) {
+        j->i++;
+        if (j->i < j->n && (j->p[j->i] == '+' || j->p[j->i] == '-')) j->i++;
+        if (!ref_is_digit(j)) return 0;
+        while (ref_is_digit(j)) j->i++;
+    }
+    return 1;
+}
+
+static int ref_value(ref_json *j, int depth) {
+    static const char *const words[3] = { "true", "false", "null" };
+    int k;
+    ref_ws(j);
+    if (j->i >= j->n || depth > REF_MAX_DEPTH) return 0;
+    if (j->p[j->i] == '{' || j->p[j->i] == '[') {
+        int object = j->p[j->i] == '{';
+        uint8_t close = object ? '}' : ']';
+        j->i++;
+        ref_ws(j);
+        if (j->i < j->n && j->p[j->i] == close) {
+            j->i++;
+            return 1;
+        }
+        for (;;) {
+            ref_ws(j);
+            int is_threads = 0;
+            if (object) {
+                size_t key = j->i + 1;
+                if (j->i >= j->n || j->p[j->i] != '"' || !ref_string(j)) return 0;
+                is_threads = depth == 0 && !j->threads_key && j->i - 1 - key == 7 &&
+                             memcmp(j->p + key, "threads", 7) == 0;
+                ref_ws(j);
+                if (j->i >= j->n || j->p[j->i] != ':') return 0;
+                j->i++;
+                ref_ws(j);
+                if (is_threads) {
+                    j->threads_key = 1;
+                    j->threads_array = j->i < j->n && j->p[j->i] == '[';
+                }
+            }
+            if (!ref_value(j, depth + 1)) return 0;
+            ref_ws(j);
+            if (j->i >= j->n) return 0;
+            if (j->p[j->i] == close) {
+                j->i++;
+                return 1;
+            }
+            if (j->p[j->i++] != ',') return 0;
+        }
+    }
+    if (j->p[j->i] == '"') return ref_string(j);
+    if (j->p[j->i] == '-' || ref_is_digit(j)) return ref_number(j);
+    for (k = 0; k < 3; k++) {
+        size_t w = strlen(words[k]);
+        if (j->n - j->i >= w && memcmp(j->p + j->i, words[k], w) == 0) {
+            j->i += w;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* 1 when the text is one well-formed JSON value whose root is an object with a member
+ * "threads" that is an array (what a manifest must be), 0 otherwise. */
+static int ref_manifest(const uint8_t *p, size_t n) {
+    ref_json j;
+    memset(&j, 0, sizeof j);
+    j.p = p;
+    j.n = n;
+    if (!ref_value(&j, 0)) return 0;
+    ref_ws(&j);
+    return j.i == j.n && j.threads_array;
+}
 
 static void write_fixture_thread(const char *dir, const char *name) {
     fx_buf index = { NULL, 0, 0 }, detail = { NULL, 0, 0 };
@@ -53,6 +181,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rc = atf_session_reader_open(&r, pid_dir, &opt);
     FUZZ_CHECK(rc == ATF_OK); /* thread_0 is always there and valid */
     FUZZ_CHECK(r.manifest <= ATF_MANIFEST_INCOMPLETE);
+    /* what is not JSON of a manifest's shape is refused as a whole, and what is, is read */
+    FUZZ_CHECK((r.manifest != ATF_MANIFEST_UNREADABLE) == ref_manifest(data, size));
     (void)atf_manifest_state_str(r.manifest);
     FUZZ_CHECK(r.thread_count >= 1);
     for (i = 0; i < r.thread_count; i++) {
