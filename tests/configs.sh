@@ -88,9 +88,9 @@ for cxx in $CXX_LIST; do
         mkdir -p "$dir"
         for src in tests/test_*.c; do
             prog=$(basename "$src" .c)
-            hooks=""
-            [ "$prog" = test_instrument ] && hooks=-finstrument-functions
-            job "$dir" "$prog" "$cxx -x c++ -std=$std $cxxwarn $common $hooks -o $dir/$prog $src -lpthread"
+            # the hook test defines C hooks; as C++ they would get C++ names and never run
+            [ "$prog" = test_instrument ] && continue
+            job "$dir" "$prog" "$cxx -x c++ -std=$std $cxxwarn $common -o $dir/$prog $src -lpthread"
         done
         job "$dir" cpp_smoke "$cxx -std=$std $cxxwarn $common -o $dir/cpp_smoke tests/cpp_smoke.cpp -lpthread"
     done
