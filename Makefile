@@ -110,18 +110,20 @@ WIN_TESTS := $(filter-out $(POSIX_ONLY_TESTS),$(TEST_NAMES))
 WIN_SKIPPED := $(filter $(POSIX_ONLY_TESTS),$(TEST_NAMES))
 
 .PHONY: test-arm64 test-be test-windows configs golden
+# the hook test is about code built with the hooks on, on every target
+HOOKS_test_instrument := -finstrument-functions
 
 $(BUILD)/arm64/%: tests/%.c atf.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(ARM64_CC) $(XFLAGS) -static -o $@ $< -lpthread
+	$(ARM64_CC) $(XFLAGS) $(HOOKS_$*) -static -o $@ $< -lpthread
 
 $(BUILD)/s390x/%: tests/%.c atf.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(BE_CC) $(XFLAGS) -static -o $@ $< -lpthread
+	$(BE_CC) $(XFLAGS) $(HOOKS_$*) -static -o $@ $< -lpthread
 
 $(BUILD)/windows/%.exe: tests/%.c atf.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(XFLAGS) -static -o $@ $<
+	$(WIN_CC) $(XFLAGS) $(HOOKS_$*) -static -o $@ $<
 
 test-arm64: $(TEST_NAMES:%=$(BUILD)/arm64/%)
 	@$(ARM64_RUN) $(BUILD)/arm64/test_crc32c auto_dispatch | grep -q 'active: armv8' || \
