@@ -1,5 +1,5 @@
 /* test_crash.c - what a crash or a failing disk leaves behind. A child process records
- * (drain thread on) and is SIGKILLed at deterministic pseudo-random moments; every file it
+ * (drain thread on) and is SIGKILLed at pseudo-random points of its progress; every file it
  * leaves must open with the readers and hold a gap-free prefix of what the child produced.
  * A child producing into shared-memory rings is killed while the parent drains: no
  * published event may be lost. RLIMIT_FSIZE makes writes fail mid-session: the session
@@ -66,6 +66,12 @@ static void push_until_taken(atf_writer *w, uint32_t k, uint64_t i, gen_state *g
 
 /* ---- a recording child, killed -------------------------------------------------------- */
 
+/* Events the child's threads have pushed, in steps of PROGRESS_STEP, in memory shared
+ * with the parent: the parent kills at a chosen point of the child's progress, so where
+ * the kills land does not depend on how fast the machine is. */
+#define PROGRESS_STEP 256u
+static uint64_t *child_progress;
+
 typedef struct crash_cfg {
     int layout, detail;
     uint32_t threads;
@@ -82,7 +88,10 @@ static void *child_thread_main(void *arg) {
     char name[16];
     snprintf(name, sizeof name, "gen-%u", c->k);
     if (atf_session_attach(c->s, name, &w) != ATF_OK) _exit(3);
-    for (i = 0; i < c->cfg->events; i++) push_until_taken(w, c->k, i, &g, c->cfg->detail);
+    for (i = 0; i < c->cfg->events; i++) {
+        push_until_taken(w, c->k, i, &g, c->cfg->detail);
+        if (i % PROGRESS_STEP == PROGRESS_STEP - 1) __atomic_fetch_add(child_progress, 1, __ATOMIC_RELAXED);
+    }
     atf_session_detach(c->s);
     return NULL;
 }
@@ -181,24 +190,47 @@ static int check_left_thread(const char *tdir, const crash_cfg *cfg, int *finali
     return (int)k;
 }
 
-/* Runs one child; kill_us = 0 lets it finish. Returns the child's wall time. */
-static double run_child(const crash_cfg *cfg, const char *name, uint64_t kill_us, pid_t *pid_out) {
+/* When to kill a child: once its threads have pushed `steps` x PROGRESS_STEP events
+ * (past the total: once it has exited), then after `delay_us` more. */
+typedef struct kill_plan { uint64_t steps, delay_us; } kill_plan;
+
+/* Waits until the child reached plan->steps or exited; returns 1 if it exited (reaped). */
+static int wait_for_progress(pid_t pid, const kill_plan *plan, int *status) {
+    while (__atomic_load_n(child_progress, __ATOMIC_RELAXED) < plan->steps) {
+        if (waitpid(pid, status, WNOHANG) == pid) return 1;
+        sleep_us(20);
+    }
+    return 0;
+}
+
+/* Runs one child; plan = NULL lets it finish. Returns the child's wall time. */
+static double run_child(const crash_cfg *cfg, const char *name, const kill_plan *plan, pid_t *pid_out) {
     double t0 = seconds();
-    int status = 0;
+    int status = 0, reaped = 0;
     pid_t pid;
     (void)root_dir(); /* named after this process, before the child has another pid */
+    if (!child_progress) {
+        void *m = mmap(NULL, sizeof *child_progress, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        CHECK(m != MAP_FAILED);
+        if (m == MAP_FAILED) return 0;
+        child_progress = (uint64_t *)m;
+    }
+    __atomic_store_n(child_progress, 0, __ATOMIC_RELAXED);
     fflush(stdout);
     pid = fork();
     if (pid == 0) child_record(cfg, name);
     *pid_out = pid;
     CHECK(pid > 0);
     if (pid <= 0) return 0;
-    if (kill_us) {
-        sleep_us(kill_us);
-        kill(pid, SIGKILL);
+    if (plan) {
+        reaped = wait_for_progress(pid, plan, &status);
+        if (!reaped) {
+            sleep_us(plan->delay_us);
+            kill(pid, SIGKILL);
+        }
     }
-    waitpid(pid, &status, 0);
-    if (!kill_us) CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (!reaped) waitpid(pid, &status, 0);
+    if (!plan) CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     return seconds() - t0;
 }
 
@@ -234,6 +266,7 @@ static void test_sigkill_recording(void) {
     crash_cfg base;
     pid_t pid;
     double full;
+    uint64_t total_steps;
     int trial, killed_mid = 0, finished = 0, empty = 0, threads, fin;
     memset(&base, 0, sizeof base);
     base.layout = 1;
@@ -244,26 +277,33 @@ static void test_sigkill_recording(void) {
     base.events = 60000;
 #endif
     base.ring = 4096;
-    full = run_child(&base, "crash_full", 0, &pid); /* how long a whole run takes here */
+    full = run_child(&base, "crash_full", NULL, &pid); /* how long a whole run takes here */
     check_child_dir("crash_full", pid, &base, &threads, &fin);
+    total_steps = base.threads * base.events / PROGRESS_STEP;
     CHECK_EQ(3, threads);
     CHECK_EQ(3, fin);
     for (trial = 0; trial < CRASH_TRIALS && !harness__failures_in_test; trial++) {
         crash_cfg cfg = base;
         char name[32];
-        uint64_t kill_us = 1 + rng() % (uint64_t)(full * 1.3e6 + 1000);
+        kill_plan plan;
         cfg.layout = 1 + (trial & 1);
         cfg.detail = (trial >> 1) & 1;
         cfg.ring = trial % 3 == 0 ? 65536 : 1024;
+        /* anywhere from before the first event to a little past the last one (a kill
+         * during or after close); a short random delay spreads kills between steps */
+        plan.steps = rng() % (total_steps + total_steps / 8 + 1);
+        plan.delay_us = rng() % 200;
         snprintf(name, sizeof name, "crash_%02d", trial);
-        run_child(&cfg, name, kill_us, &pid);
+        run_child(&cfg, name, &plan, &pid);
         check_child_dir(name, pid, &cfg, &threads, &fin);
         if (fin == 3) finished++;
         else if (threads) killed_mid++;
         else empty++;
         if (harness__failures_in_test)
-            printf("  trial %d: layout %d detail %d ring %llu killed after %llu us\n", trial, cfg.layout,
-                   cfg.detail, (unsigned long long)cfg.ring, (unsigned long long)kill_us);
+            printf("  trial %d: layout %d detail %d ring %llu killed after %llu of %llu events + %llu us\n",
+                   trial, cfg.layout, cfg.detail, (unsigned long long)cfg.ring,
+                   (unsigned long long)(plan.steps * PROGRESS_STEP),
+                   (unsigned long long)(total_steps * PROGRESS_STEP), (unsigned long long)plan.delay_us);
     }
     printf("  %d trials (a whole run takes %.1f ms): %d killed while recording, %d after close, "
            "%d before any file\n", CRASH_TRIALS, full * 1e3, killed_mid, finished, empty);
