@@ -61,6 +61,7 @@ HOOK void __cyg_profile_func_exit(void *fn, void *site) {
 static uint64_t fib(uint32_t n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 
 static uint64_t worker_pushed[4];
+static char test_root[64]; /* this process's own, so that two runs at once do not meet */
 
 static void *worker(void *arg) {
     uintptr_t k = (uintptr_t)arg;
@@ -83,7 +84,8 @@ static void run(uint32_t drain_mode) {
     c.drain_mode = drain_mode;
     c.index_ring_events = 1u << 16;
     c.session_name = drain_mode == ATF_DRAIN_MANUAL ? "instrument_manual" : "instrument_thread";
-    CHECK_RESULT(ATF_OK, atf_session_open(&s, "/tmp/atf_test_instrument", &c));
+    if (!test_root[0]) snprintf(test_root, sizeof test_root, "/tmp/atf_test_instrument_%d", (int)getpid());
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, test_root, &c));
     if (!s) return;
     snprintf(dir, sizeof dir, "%s", atf_session_path(s));
     __atomic_store_n(&hook_session, s, __ATOMIC_RELEASE);
@@ -120,7 +122,7 @@ static void test_report(void) {
     if (hook_reentries_attach)
         printf("  note: %llu hook calls from library code while attaching (e.g. %p)\n",
                (unsigned long long)hook_reentries_attach, hook_reentry_fn);
-    rm_rf("/tmp/atf_test_instrument");
+    if (test_root[0]) rm_rf(test_root);
 }
 
 static const test_case tests[] = {
