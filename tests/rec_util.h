@@ -148,7 +148,13 @@ static REC_UNUSED int path_exists(const char *path) {
 
 static REC_UNUSED void rm_rf(const char *path) {
     char cmd[1200];
+#if defined(_WIN32)
+    size_t i;
+    snprintf(cmd, sizeof cmd, "rmdir /s /q \"%s\"", path);
+    for (i = 10; cmd[i]; i++) if (cmd[i] == '/') cmd[i] = '\\'; /* the path, not the switches */
+#else
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+#endif
     if (system(cmd) != 0) printf("  (could not remove %s)\n", path);
 }
 

@@ -1376,7 +1376,15 @@ static void test_command_line(void) {
                   "/nonexistent/atf/pid_1");
     /* a damaged file: exit 1, and the message names the file */
     snprintf(bad_dir, sizeof bad_dir, "%s/../bad/pid_7/thread_0", r.dir);
+#if defined(_WIN32) /* cmd.exe: mkdir makes every level; backslashes in the path */
+    snprintf(bad_file, sizeof bad_file, "mkdir \"%s\"", bad_dir);
+    {
+        char *c;
+        for (c = bad_file + 7; *c; c++) if (*c == '/') *c = '\\';
+    }
+#else
     snprintf(bad_file, sizeof bad_file, "mkdir -p '%s'", bad_dir);
+#endif
     CHECK_EQ(0, system(bad_file));
     snprintf(bad_file, sizeof bad_file, "%s/index.atf", bad_dir);
     f = fopen(bad_file, "wb");
@@ -1518,7 +1526,15 @@ int main(int argc, char **argv) {
     int rc;
     snprintf(g_root, sizeof g_root, "/tmp/atf_test_export_%d", (int)getpid());
     rc = harness_run("export", tests, sizeof tests / sizeof tests[0], argc, argv);
+#if defined(_WIN32)
+    snprintf(cmd, sizeof cmd, "rmdir /s /q \"%s\"", g_root);
+    {
+        char *c;
+        for (c = cmd + 10; *c; c++) if (*c == '/') *c = '\\';
+    }
+#else
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_root);
+#endif
     if (getenv("ATF_TEST_KEEP")) printf("kept %s\n", g_root); /* for a look at the files */
     else if (system(cmd) != 0) printf("could not remove %s\n", g_root);
     return rc;

@@ -22,8 +22,14 @@ static uint64_t hook_reentries_attach;   /* re-entries while attaching (library 
                                             is not the hot path fired the hook) */
 static void *hook_reentry_fn;            /* one function that re-entered while attaching */
 
+#ifdef __cplusplus
+extern "C" { /* the compiler calls the hooks by their C names */
+#endif
 HOOK void __cyg_profile_func_enter(void *fn, void *site);
 HOOK void __cyg_profile_func_exit(void *fn, void *site);
+#ifdef __cplusplus
+}
+#endif
 
 static HOOK void hook_event(void *fn, int enter) {
     atf_session *s = __atomic_load_n(&hook_session, __ATOMIC_ACQUIRE);

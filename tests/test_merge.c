@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "posix_compat.h"
 
 /* ---- deterministic randomness -------------------------------------------------------- */
 static uint64_t rng_state;

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+#include "posix_compat.h"
 
 static char tmp_dir[512];
 

@@ -29,12 +29,20 @@
 /* 64-byte aligned ring memory (freed with ring_free). */
 static void *ring_alloc(size_t size) {
     void *p = NULL;
+#if defined(_WIN32)
+    if ((p = _aligned_malloc(size, 64)) == NULL) return NULL;
+#else
     if (posix_memalign(&p, 64, size) != 0) return NULL;
+#endif
     memset(p, 0xA5, size); /* garbage, as fresh memory may hold */
     return p;
 }
 
+#if defined(_WIN32)
+static void ring_free(void *p) { _aligned_free(p); }
+#else
 static void ring_free(void *p) { free(p); }
+#endif
 
 /* A consumer-side index record read by hand from a consumer view. */
 static int consume_index(atf_ring *c, uint8_t out[32]) {
