@@ -45,7 +45,7 @@ $(BUILD)/examples/%: examples/%.c atf.h
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
 test: all $(BUILD)/tests/cli_gen
-	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" \
+	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" LDLIBS_ALL="$(LDLIBS_ALL)" \
 	  tests/run_all.sh $(TESTS) tests/compile_checks.sh tests/cli_checks.sh tests/examples_check.sh
 
 TSAN_CC ?= $(CC)

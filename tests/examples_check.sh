@@ -7,6 +7,8 @@
 ATF=${ATF:-build/atf}
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
+# what programs linked with the build's objects need (make sanitize adds its runtimes)
+LDLIBS_ALL=${LDLIBS_ALL:--lpthread}
 EX=$BUILD/examples
 TMP=$BUILD/tests/examples_check
 OUT=$TMP/out
@@ -110,7 +112,7 @@ check "ATF_TRACE=0 records nothing" test ! -e "$TMP/off"
 # ---- exit while threads run, fork, a thread that exits early --------------------------
 obj=$BUILD/obj/atf_instrument.o
 if $CC -std=c99 -O2 -g -D_GNU_SOURCE -finstrument-functions -o "$TMP/instrument_exit" \
-        tests/instrument_exit.c "$obj" -ldl -lpthread >"$OUT" 2>"$ERR"; then
+        tests/instrument_exit.c "$obj" -ldl $LDLIBS_ALL >"$OUT" 2>"$ERR"; then
     pass
     run "exit with threads running" env ATF_TRACE_DIR="$TMP/exit" "$TMP/instrument_exit"
     n=$(ls -d "$TMP/exit"/session_*/pid_* 2>/dev/null | wc -l | tr -d ' ')
