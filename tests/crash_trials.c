@@ -1019,8 +1019,9 @@ static void test_sigkill_trials(void) {
         cfg.layout = 1 + (uint32_t)(trial & 1);
         cfg.detail = (uint32_t)((trial >> 1) % 3);
         cfg.events = 20000 + rng_below(&rng, 230000);
-        /* one trial in four with a ring smaller than a thread's events: drops */
-        cfg.ring = trial % 4 == 3 ? (uint64_t)1024 << rng_below(&rng, 6) : cfg.events;
+        /* every layout and detail mode in each run of six trials; the second run of six
+         * in every three has rings smaller than a thread's events: drops */
+        cfg.ring = (trial / 6) % 3 == 1 ? (uint64_t)1024 << rng_below(&rng, 6) : cfg.events;
         cfg.detail_every = 1 + rng_below(&rng, 16);
         cfg.pre_ms = 1 + rng_below(&rng, 5);
         cfg.post_ms = 1 + rng_below(&rng, 5);
