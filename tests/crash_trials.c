@@ -1,19 +1,23 @@
 /* crash_trials.c - `atf gen` killed with SIGKILL at deterministic pseudo-random moments.
  *
  * Each trial records a session with `atf gen` (layout 1 or 2; detail off, always or
- * windowed; 1 to 4 threads) and kills it after the files hold a chosen fraction of the
- * events (or right after the start, or once the manifest says closed), after a small
- * random delay. The moment is a function of the trial number; where the kill lands also
- * depends on the machine, which only moves the counts of the summary: no check depends on
- * timing. Every trial then checks what was left:
+ * windowed; 1 to 4 threads; in one run of six trials out of three, index rings smaller
+ * than a thread's events, so that events are dropped) and kills it once the files hold a
+ * chosen share of the events (or right after the start, or once the manifest says
+ * closed), after a small random delay. The settings and the moment are a function of the
+ * trial number and CRASH_SEED; where the kill lands also depends on the machine, which
+ * only moves the counts of the summary: no check depends on timing. Every trial then
+ * checks what was left:
  *   - every thread_N/ opens with the library's thread reader (or holds no index.atf yet);
  *   - each thread's index events are what gen_model.h says thread N produced, in order:
  *     a gap-free prefix when its ring holds every event (nothing can be dropped), else a
  *     subsequence (dropped events take no place in index.atf); detail records carry the
  *     payload of the event they name, links on disk resolve, timestamps never decrease;
  *   - manifest.json is valid JSON; once closed, for every thread events_written = the
- *     events in index.atf, events_written + events_dropped = produced, and the same for
- *     detail records; before that its counts never exceed the files';
+ *     events in index.atf, events_written + events_dropped = produced, detail_written =
+ *     the records in detail.atf, detail_written + detail_dropped = the detail events
+ *     produced (at most that when events were dropped: a dropped event takes its detail
+ *     with it); before close its counts never exceed the files';
  *   - `atf recover DIR` exits 0, then `atf verify --strict DIR` exits 0, and the recovered
  *     files hold the same events, every link exact both ways, footers with the CRC.
  * The checks themselves are shown to fail on damaged copies (checker_catches_damage).
@@ -659,6 +663,7 @@ static void check_recovery_kept(checker *c, const char *dir, const trial_cfg *cf
 /* ---- a trial ------------------------------------------------------------------------ */
 
 enum { KILL_AT_START = 0, KILL_WHILE_WRITING = 1, KILL_AT_CLOSE = 2, KILL_NEVER = 3 };
+enum { HANG_S = 300 };
 
 typedef struct kill_plan {
     int when;                    /* KILL_* */
@@ -705,30 +710,31 @@ static int run_trial(const char *name, const char *root, const trial_cfg *cfg,
         print_cfg(cfg);
         return 1;
     }
+    /* the waits end when the child does; the deadline only keeps a hung child (a
+     * deadlock) from hanging the test, it is far beyond any run's length */
     t0 = seconds();
     if (plan->when == KILL_WHILE_WRITING) {
         uint64_t base = cfg->threads * (no_drop(cfg) ? cfg->events : ring_slots(cfg));
         uint64_t target = base * plan->permille / 1000u;
-        while (!reaped && events_on_disk(dir, cfg->threads) < target) {
+        while (!reaped && events_on_disk(dir, cfg->threads) < target && seconds() - t0 < HANG_S) {
             reaped = waitpid(pid, &status, WNOHANG) == pid;
             if (!reaped) sleep_us(100);
         }
-    } else if (plan->when == KILL_AT_CLOSE) {
-        while (!reaped && !manifest_closed(dir)) {
+    } else if (plan->when == KILL_AT_CLOSE || plan->when == KILL_NEVER) {
+        while (!reaped && (plan->when == KILL_NEVER || !manifest_closed(dir)) &&
+               seconds() - t0 < HANG_S) {
             reaped = waitpid(pid, &status, WNOHANG) == pid;
             if (!reaped) sleep_us(100);
         }
+        if (!reaped && plan->when == KILL_NEVER) bad(&c, name, "atf gen still runs after %d s", HANG_S);
     }
-    if (plan->when != KILL_NEVER) {
-        if (!reaped) sleep_us(plan->delay_us);
-        if (!reaped) kill(pid, SIGKILL);
-    }
+    if (!reaped) sleep_us(plan->delay_us);
+    if (!reaped) kill(pid, SIGKILL);
     if (!reaped) waitpid(pid, &status, 0);
     if (plan->when == KILL_NEVER ? !(WIFEXITED(status) && WEXITSTATUS(status) == 0)
                                  : !(WIFEXITED(status) && WEXITSTATUS(status) == 0) &&
                                        !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
         bad(&c, name, "atf gen ended with status 0x%x", (unsigned)status);
-    (void)t0;
     if (!build_models(models, cfg)) {
         printf("  %s: out of memory for the expected events\n", name);
         return 1;
