@@ -3,7 +3,11 @@
 #   make test     every test harness, ending with "N passed, M failed"
 #   make bench    benchmark figures into build/bench.json
 #   make demo     a short tour on generated traces
-#   make tsan     the ring and session tests under ThreadSanitizer (build/tsan/)
+#   make tsan     the ring, session and stress tests under ThreadSanitizer (build/tsan/)
+#   make crash-trials [CRASH_TRIALS=100]   atf gen SIGKILLed at chosen moments, then
+#                 recover and verify --strict, every thread checked against what it produced
+#   make stress [STRESS_THREADS=64 STRESS_EVENTS=1000000]   many producers, small rings:
+#                 produced = persisted + dropped for every thread, order kept
 
 CC      ?= cc
 CXX     ?= c++
@@ -44,16 +48,36 @@ $(BUILD)/examples/%: examples/%.c atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
-test: all $(BUILD)/tests/cli_gen
+test: all $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials
 	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" LDLIBS_ALL="$(LDLIBS_ALL)" \
-	  tests/run_all.sh $(TESTS) tests/compile_checks.sh tests/cli_checks.sh tests/examples_check.sh
+	  CRASH_TRIALS=$(TEST_CRASH_TRIALS) \
+	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
+	  tests/cli_checks.sh tests/examples_check.sh
+
+# Crash trials (tests/crash_trials.c) regenerate what atf gen produced from tools/gen_model.h;
+# make test runs a few of them, make crash-trials many.
+TEST_CRASH_TRIALS ?= 12
+CRASH_TRIALS ?= 100
+$(BUILD)/tests/crash_trials: tools/gen_model.h
+
+.PHONY: crash-trials stress
+crash-trials: $(BUILD)/atf $(BUILD)/tests/crash_trials
+	@BUILD="$(BUILD)" ATF="$(BUILD)/atf" CRASH_TRIALS=$(CRASH_TRIALS) \
+	  tests/run_all.sh $(BUILD)/tests/crash_trials
+
+# The stress harness at full size (make test runs it at 8 threads x 50000 events).
+STRESS_THREADS ?= 64
+STRESS_EVENTS ?= 1000000
+stress: $(BUILD)/tests/test_stress
+	@BUILD="$(BUILD)" STRESS_THREADS=$(STRESS_THREADS) STRESS_EVENTS=$(STRESS_EVENTS) \
+	  tests/run_all.sh $(BUILD)/tests/test_stress
 
 TSAN_CC ?= $(CC)
 $(BUILD)/tsan/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CSTD) -O1 -g -fsanitize=thread $(WARN) -D_GNU_SOURCE -I. -o $@ $< $(LDLIBS_ALL)
 
-tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session
+tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_stress
 	@tests/run_all.sh $^
 
 $(BUILD)/bench: bench/bench.c $(wildcard bench/*.h) tools/analyze.c tools/analyze.h atf.h

@@ -749,6 +749,34 @@ else
     fail "killed gen printed no session directory"
 fi
 
+# killed before any thread attached: the manifest lists no thread and there is no thread
+# directory; nothing to recover, nothing missing
+mkdir -p "$R/unborn"
+sed 's/"threads":\[.*\],"time_start_ns"/"threads":[],"time_start_ns"/; s/"state":"closed"/"state":"recording"/' "$S1/manifest.json" >"$R/unborn/manifest.json"
+expect 0 "recover session with no thread" "$ATF" recover "$R/unborn"
+expect 0 "verify --strict session with no thread" "$ATF" verify --strict "$R/unborn"
+out_has "verify --strict session with no thread" "^OK $R/unborn \(session: manifest lists no thread \(state recording\), 0 threads, no event recorded\)$"
+rm "$R/unborn/manifest.json"
+expect 1 "verify session with neither manifest nor thread" "$ATF" verify "$R/unborn"
+# killed between making thread_N/ and renaming its index.atf.tmp into place
+rm -rf "$R/unborn"
+cp -r "$S1" "$R/unborn"
+mkdir "$R/unborn/thread_7" "$R/unborn/thread_8"
+head -c 64 "$S1/thread_0/index.atf" >"$R/unborn/thread_7/index.atf.tmp"
+expect 1 "verify --strict session with a thread killed before its file" "$ATF" verify --strict "$R/unborn"
+expect 0 "recover --dry-run thread killed before its file" "$ATF" recover --dry-run "$R/unborn"
+out_has "recover --dry-run thread killed before its file" "^would remove $R/unborn/thread_7 \(no index\.atf, only index\.atf\.tmp: "
+if [ -e "$R/unborn/thread_7/index.atf.tmp" ]; then pass; else fail "recover --dry-run removed a file"; fi
+expect 0 "recover thread killed before its file" "$ATF" recover "$R/unborn"
+out_has "recover thread killed before its file" "^removed $R/unborn/thread_7 \(no index\.atf, only index\.atf\.tmp: "
+out_has "recover thread killed before its file" "^removed $R/unborn/thread_8 \(no index\.atf: "
+if [ -e "$R/unborn/thread_7" ] || [ -e "$R/unborn/thread_8" ]; then fail "recover left an empty thread directory"; else pass; fi
+expect 0 "verify --strict after removing threads killed before their file" "$ATF" verify --strict "$R/unborn"
+mkdir "$R/unborn/thread_9"
+: >"$R/unborn/thread_9/notes.txt"
+expect 1 "recover thread directory without index.atf holding another file" "$ATF" recover "$R/unborn"
+if [ -e "$R/unborn/thread_9/notes.txt" ]; then pass; else fail "recover removed a thread directory holding another file"; fi
+
 # ---- ktrace -----------------------------------------------------------------------------
 KT_JSON='{"header":{"magic":1437205248,"major":3,"minor":1,"header_size":128,"timebase_numer":125,"timebase_denom":3,"timestamp":3000000000,"walltime_secs":1700000001,"walltime_usecs":500000,"minutes_west":480,"dst":1,"flags":5},"chunks":[{"offset":64,"tag":32769,"major":1,"minor":0,"size":32,"section":"header"},{"offset":112,"tag":32770,"major":2,"minor":1,"size":14,"section":"header"},{"offset":144,"tag":36864,"major":1,"minor":0,"size":128,"section":"body"},{"offset":288,"tag":36865,"major":1,"minor":2,"size":252,"section":"body"}]}'
 expect 0 "ktrace --json" "$ATF" ktrace --json "$D/kt.ktrace"

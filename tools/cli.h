@@ -193,6 +193,7 @@ typedef struct cli_manifest {
     int present;                    /* the file was read */
     int parsed;                     /* its top level is a JSON object */
     char state[32];                 /* "closed", "recording", "" when absent */
+    int has_threads;                /* it has a "threads" array (perhaps empty) */
     cli_manifest_thread *threads;
     size_t thread_count;
     cli_anchor *anchors;

@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: MIT */
 #include "atf.h"
 #include "cli.h"
+#include "gen_model.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -16,18 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define GEN_FUNCTIONS 8
-#define GEN_MAX_DEPTH 64
-#define GEN_STACK_WINDOW 32          /* bytes of stack in each detail payload */
 #define GEN_MAX_THREADS 1024
-
-static const char *const gen_function_names[GEN_FUNCTIONS] = {
-    "gen_main", "gen_parse", "gen_lookup", "gen_alloc",
-    "gen_hash", "gen_compare", "gen_write", "gen_flush",
-};
-
-/* function_id of function j: module 0 (the main executable), symbol index j + 1. */
-static uint64_t gen_function_id(unsigned j) { return (uint64_t)(j + 1u); }
 
 typedef struct gen_config {
     uint64_t threads, events, detail_every, layout, pre_roll_ms, post_roll_ms;
@@ -62,39 +52,18 @@ static void gen_sleep_us(uint64_t us) {
     nanosleep(&ts, NULL);
 }
 
-/* splitmix64: seeds the per-thread generator; xorshift64* then draws. */
-static uint64_t gen_splitmix(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
-static uint64_t gen_next(uint64_t *s) {
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
-
 /* ---- one producer thread ------------------------------------------------------------ */
-/* Event i of a thread: a call while the stack is empty, a return when the events left
- * are just enough to close the open calls, otherwise a call or a return at random. */
+/* Records the thread's gen_model sequence (see gen_model.h), stamped with atf_now_ns(). */
 static void *gen_worker_main(void *arg) {
     gen_worker *wk = (gen_worker *)arg;
     gen_shared *sh = wk->shared;
     const gen_config *cfg = sh->cfg;
-    uint64_t rng = gen_splitmix(cfg->seed ^ gen_splitmix((uint64_t)wk->index + 1u));
-    uint64_t stack[GEN_MAX_DEPTH], i;
-    uint8_t payload[ATF_DETAIL_PAYLOAD_SIZE + GEN_STACK_WINDOW];
-    uint8_t window[GEN_STACK_WINDOW];
-    unsigned depth = 0;
+    gen_model m;
+    gen_event ev;
     char name[32];
     atf_writer *w = NULL;
-    int detail = cfg->detail_mode != ATF_DETAIL_OFF;
-    if (rng == 0) rng = 1;          /* xorshift's one fixed point */
+    gen_model_init(&m, cfg->seed, wk->index, cfg->events,
+                   cfg->detail_mode != ATF_DETAIL_OFF ? cfg->detail_every : 0);
     while (gen_load(&sh->turn) != (int)wk->index) sched_yield();
     snprintf(name, sizeof name, "gen-%u", wk->index);
     if (atf_session_attach(sh->session, name, &w) != ATF_OK) {
@@ -103,43 +72,17 @@ static void *gen_worker_main(void *arg) {
     }
     gen_store(&sh->turn, (int)wk->index + 1);
     while (!gen_load(&sh->go)) sched_yield();
-    for (i = 0; w && i < cfg->events; i++) {
-        uint64_t left = cfg->events - i, r = gen_next(&rng), fid, ts;
-        int call;
-        if (depth == 0) call = 1;
-        else if (depth + 2u > left || depth == GEN_MAX_DEPTH) call = 0;
-        else call = (int)(r & 1u);
-        if (call) {
-            fid = gen_function_id((unsigned)(r >> 8) % GEN_FUNCTIONS);
-            stack[depth++] = fid;
-        } else {
-            fid = stack[--depth];
-        }
-        ts = atf_now_ns();
-        if (detail && i % cfg->detail_every == 0) {
-            atf_detail_payload p;
-            size_t k, len;
-            memset(&p, 0, sizeof p);
-            p.function_id = fid;
-            for (k = 0; k < 8; k++) p.x[k] = gen_next(&rng);
-            p.lr = 0x100000000ull + fid * 0x40u + (r & 0x3Fu);
-            p.fp = 0x7ff000000000ull - (uint64_t)depth * 0x40u;
-            p.sp = p.fp - GEN_STACK_WINDOW;
-            for (k = 0; k < GEN_STACK_WINDOW; k += 8) {
-                uint64_t v = gen_next(&rng);
-                memcpy(window + k, &v, 8);  /* content only: byte order does not matter */
-            }
-            p.stack_size = GEN_STACK_WINDOW;
-            p.stack = window;
-            len = atf_detail_payload_encode(&p, payload, sizeof payload);
-            atf_writer_event_detail(w, call ? ATF_EVENT_CALL : ATF_EVENT_RETURN, fid, ts,
-                                    call ? ATF_DETAIL_FUNCTION_CALL : ATF_DETAIL_FUNCTION_RETURN,
-                                    payload, len);
-        } else if (call) {
-            atf_writer_call(w, fid, ts);
-        } else {
-            atf_writer_return(w, fid, ts);
-        }
+    while (w && gen_model_next(&m, &ev)) {
+        uint64_t ts = atf_now_ns();
+        if (ev.has_detail)
+            atf_writer_event_detail(w, ev.call ? ATF_EVENT_CALL : ATF_EVENT_RETURN,
+                                    ev.function_id, ts,
+                                    ev.call ? ATF_DETAIL_FUNCTION_CALL : ATF_DETAIL_FUNCTION_RETURN,
+                                    ev.payload, ev.payload_len);
+        else if (ev.call)
+            atf_writer_call(w, ev.function_id, ts);
+        else
+            atf_writer_return(w, ev.function_id, ts);
     }
     if (w) atf_session_detach(sh->session);
     gen_add(&sh->done, 1);

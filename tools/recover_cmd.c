@@ -9,6 +9,7 @@
 #include "atf.h"
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -568,6 +569,39 @@ static int rec_slot_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* A thread directory without index.atf: the writer was stopped between making the
+ * directory and renaming its first file into place (it writes index.atf.tmp, then renames
+ * it), so no event of that thread can be anywhere. When the directory holds nothing else,
+ * it goes, with the leftover index.atf.tmp. 1 when it was that case (done or, in a dry
+ * run, described); 0 when the directory holds anything else (rec_dir then says what). */
+static int rec_unborn_dir(const char *dir, int dry_run, int *status) {
+    char path[CLI_PATH_MAX + 16];
+    struct dirent *ent;
+    atf_error e;
+    int tmp = 0, other = 0;
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    while ((ent = readdir(d)) != NULL) {
+        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0) continue;
+        if (strcmp(ent->d_name, "index.atf.tmp") == 0) tmp = 1;
+        else other = 1;
+    }
+    closedir(d);
+    if (other) return 0;
+    if (!dry_run) {
+        snprintf(path, sizeof path, "%s/index.atf.tmp", dir);
+        if ((tmp && unlink(path) != 0) || rmdir(dir) != 0) {
+            cli_error_errno(&e, tmp && cli_exists(path) ? path : dir, "remove", errno);
+            *status = cli_report(&e);
+            return 1;
+        }
+    }
+    printf("%s %s (no index.atf%s: stopped before its first file was in place, no event "
+           "lost)\n", dry_run ? "would remove" : "removed", dir,
+           tmp ? ", only index.atf.tmp" : "");
+    return 1;
+}
+
 /* Every thread_N directory of a session, in slot order. */
 static int rec_session(const char *dir, int dry_run) {
     rec_slots l = { NULL, 0, 0, 0 };
@@ -582,9 +616,15 @@ static int rec_session(const char *dir, int dry_run) {
     }
     if (l.count) qsort(l.slots, l.count, sizeof *l.slots, rec_slot_cmp);
     for (i = 0; i < l.count; i++) {
-        char path[CLI_PATH_MAX];
+        char path[CLI_PATH_MAX], ipath[CLI_PATH_MAX + 16];
         int s;
         snprintf(path, sizeof path, "%s/thread_%u", dir, l.slots[i]);
+        snprintf(ipath, sizeof ipath, "%s/index.atf", path);
+        s = CLI_EXIT_OK;
+        if (!cli_exists(ipath) && rec_unborn_dir(path, dry_run, &s)) {
+            if (status == CLI_EXIT_OK) status = s;
+            continue;
+        }
         s = rec_dir(path, dry_run);
         if (status == CLI_EXIT_OK) status = s;
     }
@@ -616,7 +656,9 @@ const char cli_usage_recover[] =
     "event never reached the disk are cut, an index event naming a detail record that\n"
     "never reached the disk loses its link, and the link of a flight-recorder record\n"
     "whose index event was written before the link was patched in is restored. A\n"
-    "detail.atf left with no record is removed (the writer creates none then).\n"
+    "detail.atf left with no record is removed (the writer creates none then). In a\n"
+    "session, a thread_N directory without index.atf, empty or holding only an\n"
+    "index.atf.tmp (stopped before its first file was in place), is removed.\n"
     "\n"
     "  --dry-run  report what would be done; change nothing\n"
     "\n"

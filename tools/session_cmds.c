@@ -175,6 +175,7 @@ static void cli_manifest_scan(cli_manifest *m, const char *text, const char *end
     m->parsed = 1;
     cli_json_str(cli_json_get(text, end, "state"), end, m->state, sizeof m->state);
     v = cli_json_get(text, end, "threads");
+    m->has_threads = v && v < end && *v == '[';
     for (n = 0, it = cli_json_first(v, end); it; it = cli_json_next(it, end)) n++;
     m->threads = n ? (cli_manifest_thread *)calloc(n, sizeof *m->threads) : NULL;
     for (it = cli_json_first(v, end); it && m->threads; it = cli_json_next(it, end)) {
@@ -691,6 +692,16 @@ int cli_verify_session(const char *dir, int strict) {
         for (i = 0; i < scanned.count; i++) {
             snprintf(path, sizeof path, "%s/thread_%u", dir, scanned.slots[i]);
             n += cli_verify_dir(path, strict);
+        }
+        if (scanned.count == 0 && n == before && m.parsed && m.has_threads &&
+            m.thread_count == 0) {
+            /* a manifest that lists no thread and no thread directory: the session was
+             * closed, or stopped, before any thread attached. Nothing is missing. */
+            printf("OK %s (session: manifest lists no thread (state %s), 0 threads, no event "
+                   "recorded)\n", dir, m.state[0] ? m.state : "unknown");
+            free(scanned.slots);
+            cli_manifest_free(&m);
+            return 0;
         }
         if (n == before) { /* nothing above explains the refusal */
             cli_print_error(stdout, "", &r.error);
