@@ -379,6 +379,35 @@ ATFDEF uint32_t atf_clock_type(void);
 /* Wall-clock time (UTC) in nanoseconds since 1970, for timing anchors. Thread-safe. */
 ATFDEF uint64_t atf_wall_ns(void);
 
+/* Ticks: the cheapest time stamp there is, for the producer's hot path in a session with
+ * stamp_clock ATF_STAMP_TICKS (section 10), whose drain converts them to the trace clock.
+ * x86-64: the time-stamp counter (rdtsc); arm64: the virtual counter (cntvct_el0);
+ * elsewhere atf_now_ns() itself, and ATF_TICKS_ARE_NS is 1. The rate is the hardware's
+ * and is never needed: the drain calibrates against atf_now_ns(). Not ordered against
+ * the instructions around it. Thread-safe, wait-free, never fails. */
+#if defined(ATF__ARCH_X64) && (defined(ATF__CC_GCC) || defined(ATF__CC_CLANG))
+#  define ATF_TICKS_ARE_NS 0
+ATF__INLINE uint64_t atf_ticks(void) { return (uint64_t)__builtin_ia32_rdtsc(); }
+#elif defined(ATF__ARCH_ARM64) && (defined(ATF__CC_GCC) || defined(ATF__CC_CLANG))
+#  define ATF_TICKS_ARE_NS 0
+ATF__INLINE uint64_t atf_ticks(void) {
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+}
+#elif defined(ATF__CC_MSVC) && (defined(ATF__ARCH_X64) || defined(ATF__ARCH_ARM64))
+#  include <intrin.h>
+#  define ATF_TICKS_ARE_NS 0
+#  if defined(ATF__ARCH_X64)
+ATF__INLINE uint64_t atf_ticks(void) { return (uint64_t)__rdtsc(); }
+#  else
+ATF__INLINE uint64_t atf_ticks(void) { return (uint64_t)_ReadStatusReg(0x5F02); /* CNTVCT_EL0 */ }
+#  endif
+#else
+#  define ATF_TICKS_ARE_NS 1
+ATF__INLINE uint64_t atf_ticks(void) { return atf_now_ns(); }
+#endif
+
 /* ==== 8. ring ======================================================================== */
 /* Single-producer single-consumer rings. The producer is the traced thread, the consumer
  * the drain. Ring memory holds only offsets and counters (no pointers), so it can live in
@@ -590,8 +619,9 @@ ATF__INLINE atf_result atf_writer_push(atf_writer *w, uint32_t kind, uint64_t fu
     return atf__writer_push_linked(w, kind, function_id, timestamp_ns, depth, ATF_NO_DETAIL);
 }
 
-/* Function entry at a caller-supplied timestamp (the library clock: pass atf_now_ns()).
- * The depth advances even when the event is dropped. Producer thread only. */
+/* Function entry at a caller-supplied timestamp (the library clock: pass atf_now_ns(), or
+ * atf_ticks() in a session with stamp_clock ATF_STAMP_TICKS). The depth advances even
+ * when the event is dropped. Producer thread only. */
 ATF__INLINE atf_result atf_writer_call(atf_writer *w, uint64_t function_id, uint64_t ts) {
     return atf_writer_push(w, ATF_EVENT_CALL, function_id, ts, w->depth++);
 }
@@ -634,9 +664,31 @@ ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t
  *
  * Write errors (ENOSPC, EIO, EFBIG) stop the file concerned: it is cut back to its last
  * whole record and later events of that thread count as events_lost_io; the session keeps
- * the first error (with errno) and reports it from pump, close and atf_session_error. */
+ * the first error (with errno) and reports it from pump, close and atf_session_error.
+ *
+ * Tick stamps (stamp_clock ATF_STAMP_TICKS): producers stamp events with atf_ticks()
+ * instead of atf_now_ns(), and whoever drains (the drain thread, atf_session_pump, or the
+ * process that attached shared-memory rings) rewrites each index and detail timestamp to
+ * the trace clock before anything else looks at it, so the files are the same as with ns
+ * stamps: same clock_type, same readers. The drain reads (ticks, ns) pairs, ticks on
+ * both sides of one atf_now_ns() read, at open and at each pass (and again for a thread
+ * whose newest event is younger than the newest pair), and converts by linear
+ * interpolation between consecutive pairs: exact at each pair, no tick rate needed, and
+ * right across sleeps of the drain of any length. Ticks older than every pair kept (64)
+ * are extrapolated with the rate over all of them; a converted time is never later than
+ * the newest pair (read after the event was published) nor earlier than the thread's
+ * previous one, so each thread's times stay in order. A detail record gets the time of
+ * its index event. Where ATF_TICKS_ARE_NS the option changes nothing. Windowed detail
+ * works unchanged (records are converted before the windows are applied); triggers, pre-
+ * and post-roll and anchors stay in trace-clock ns: convert an event's tick stamp with
+ * atf_session_ticks_to_ns() to trigger on it. Ticks from different threads are compared
+ * only through their conversions, which assumes the counter is the same on every core
+ * (invariant, synchronized TSC; the arm64 generic timer). A counter that goes back (reset
+ * by a resume from suspend on some machines) restarts the calibration; events stamped
+ * across it keep their per-thread order but not their exact times. */
 enum { ATF_DRAIN_THREAD = 0, ATF_DRAIN_MANUAL = 1 };
 enum { ATF_FSYNC_NONE = 0, ATF_FSYNC_CLOSE = 1 };
+enum { ATF_STAMP_NS = 0, ATF_STAMP_TICKS = 1 };
 
 /* Zero is the default for every field. */
 typedef struct atf_session_config {
@@ -654,6 +706,9 @@ typedef struct atf_session_config {
     uint32_t max_threads;        /* thread slots; default 1024 */
     const char *session_name;    /* directory name; default session_YYYYMMDD_HHMMSS. When
                                     <root>/<name>/pid_<pid> exists, _1, _2, ... is appended */
+    uint32_t stamp_clock;        /* what producers stamp events with: ATF_STAMP_NS (default,
+                                    atf_now_ns()) or ATF_STAMP_TICKS (atf_ticks(), converted
+                                    by the drain) */
 } atf_session_config;
 
 /* Per-thread figures, as in the manifest. */
@@ -710,6 +765,12 @@ ATFDEF atf_result atf_session_pump(atf_session *s);
  * windows the two closest are merged. Thread-safe (takes the session lock; not for the
  * producer hot path). */
 ATFDEF void atf_session_trigger(atf_session *s, uint64_t t_ns);
+/* The trace-clock time of `ticks`, an atf_ticks() value of this machine, by the session's
+ * calibration (the drain's pairs, and a pair read now for ticks younger than those): what
+ * the drain makes of an event stamped `ticks`, within a few ns for recent ticks. Works
+ * in every stamp_clock mode; `ticks` itself where ATF_TICKS_ARE_NS. Thread-safe (takes
+ * the session lock). */
+ATFDEF uint64_t atf_session_ticks_to_ns(atf_session *s, uint64_t ticks);
 /* Registers a module (module_id 0 = main executable) and a symbol for the manifest.
  * ATF_E_NOMEM on allocation failure. Thread-safe. */
 ATFDEF atf_result atf_session_add_module(atf_session *s, uint32_t module_id, const char *path,
@@ -2968,7 +3029,8 @@ ATF__PRIVATE void *atf__alloc_aligned(size_t size, void **raw) {
 /* >>clock: the platform's continuous clock in nanoseconds, and wall time for anchors.
  * Conversions from tick counters split seconds and remainder so that no multiplication
  * overflows however long the machine has been up; the tick rate is read once and cached
- * with a relaxed atomic (every thread computes the same value). */
+ * with a relaxed atomic (every thread computes the same value). Then the calibration
+ * that turns atf_ticks() stamps into trace-clock ns for the drain. */
 #if defined(ATF__OS_WINDOWS)
 static LONGLONG volatile atf__qpc_freq;
 ATFDEF ATF_NO_INSTRUMENT uint64_t atf_now_ns(void) {
@@ -3046,6 +3108,160 @@ ATFDEF ATF_NO_INSTRUMENT uint64_t atf_wall_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 #endif
+
+/* Ticks to trace clock (the drain's side of ATF_STAMP_TICKS). A pair is a tick count and
+ * an atf_now_ns() read taken together: ticks on both sides of the ns read, the middle of
+ * the narrowest of a few tries. A map keeps up to ATF__TICK_PAIRS pairs, ticks strictly
+ * increasing, and converts by linear interpolation between neighbours (in double: a
+ * segment's ns fit 53 bits for 104 days), exact at every pair. */
+#define ATF__TICK_PAIRS 64
+#define ATF__TICK_SPAN_NS 1000000u   /* a pair closer than this replaces the newest one */
+
+typedef struct atf__tick_pair { uint64_t ticks, ns; } atf__tick_pair;
+typedef struct atf__tick_map {
+    atf__tick_pair p[ATF__TICK_PAIRS];
+    double slope[ATF__TICK_PAIRS];  /* ns per tick from p[i] to p[i + 1] */
+    double rate;                    /* ns per tick from the oldest pair to the newest */
+    size_t count;
+    uint64_t width;                 /* narrowest bracket seen, in ticks (0: none yet) */
+} atf__tick_map;
+
+#if !ATF_TICKS_ARE_NS
+/* atf_ticks() that neither starts before the loads ahead of it complete nor lets later
+ * instructions start before it: the drain reads a pair after an event's publication. */
+ATF__PRIVATE uint64_t atf__ticks_fenced(void) {
+#  if defined(ATF__CC_MSVC) && defined(ATF__ARCH_X64)
+    uint64_t t;
+    _mm_lfence();
+    t = (uint64_t)__rdtsc();
+    _mm_lfence();
+    return t;
+#  elif defined(ATF__CC_MSVC)
+    uint64_t t;
+    __isb(_ARM64_BARRIER_SY);
+    t = (uint64_t)_ReadStatusReg(0x5F02);
+    __isb(_ARM64_BARRIER_SY);
+    return t;
+#  elif defined(ATF__ARCH_X64)
+    uint32_t lo, hi;
+    __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+    return (uint64_t)hi << 32 | lo;
+#  else
+    uint64_t t;
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(t) : : "memory");
+    return t;
+#  endif
+}
+#endif
+
+/* Reads one pair. `width` keeps the narrowest bracket seen: the first read takes the best
+ * of 8 tries, later ones stop at the first bracket within twice that. */
+ATF__PRIVATE atf__tick_pair atf__tick_pair_read(uint64_t *width) {
+    atf__tick_pair best;
+#if ATF_TICKS_ARE_NS
+    (void)width;
+    best.ticks = best.ns = atf_now_ns();
+#else
+    uint64_t best_w = UINT64_MAX;
+    int i;
+    best.ticks = best.ns = 0;
+    for (i = 0; i < 8; i++) {
+        uint64_t t0 = atf__ticks_fenced(), ns = atf_now_ns(), t1 = atf__ticks_fenced();
+        if (t1 < t0) continue; /* moved to a core whose counter is behind: again */
+        if (t1 - t0 < best_w) {
+            best_w = t1 - t0;
+            best.ticks = t0 + best_w / 2;
+            best.ns = ns;
+        }
+        if (*width && best_w <= 2 * *width) break;
+    }
+    if (best_w == UINT64_MAX) { /* never a clean bracket: take one anyway */
+        best.ticks = atf__ticks_fenced();
+        best.ns = atf_now_ns();
+    } else if (!*width || best_w < *width) {
+        *width = best_w ? best_w : 1;
+    }
+#endif
+    return best;
+}
+
+ATF__PRIVATE void atf__tick_map_slopes(atf__tick_map *m) {
+    size_t n = m->count;
+    if (n >= 2) {
+        m->slope[n - 2] = (double)(m->p[n - 1].ns - m->p[n - 2].ns) /
+                          (double)(m->p[n - 1].ticks - m->p[n - 2].ticks);
+        m->rate = (double)(m->p[n - 1].ns - m->p[0].ns) / (double)(m->p[n - 1].ticks - m->p[0].ticks);
+    }
+}
+
+/* Adds pair q, read after every pair in the map. A pair less than ATF__TICK_SPAN_NS after
+ * the one before the newest replaces the newest (segments stay long enough for a steady
+ * rate, the newest pair stays fresh); a full map forgets its oldest pair; ticks that went
+ * back (a counter reset) start the map again from q, keeping the last rate. */
+ATF__PRIVATE void atf__tick_map_add(atf__tick_map *m, atf__tick_pair q) {
+    size_t n = m->count;
+    if (n) {
+        const atf__tick_pair *last = &m->p[n - 1];
+        if (q.ticks == last->ticks) return;
+        if (q.ticks < last->ticks) {
+            n = m->count = 0;
+        } else if (q.ns < last->ns) {
+            q.ns = last->ns; /* the trace clock does not go back; keep the map monotone */
+        }
+    }
+    if (n >= 2 && q.ns - m->p[n - 2].ns < ATF__TICK_SPAN_NS) {
+        m->p[n - 1] = q;
+    } else {
+        if (n == ATF__TICK_PAIRS) {
+            memmove(m->p, m->p + 1, (n - 1) * sizeof *m->p);
+            memmove(m->slope, m->slope + 1, (n - 1) * sizeof *m->slope);
+            n--;
+        }
+        m->p[n] = q;
+        m->count = n + 1;
+    }
+    atf__tick_map_slopes(m);
+}
+
+/* p.ns + d * rate for d ticks, saturated instead of overflowing. */
+ATF__PRIVATE uint64_t atf__tick_forward(uint64_t ns, uint64_t d, double rate) {
+    double x = (double)d * rate;
+    return x >= 18446744073709549568.0 - (double)ns ? UINT64_MAX : ns + (uint64_t)x;
+}
+
+/* The trace-clock time of t. Between two pairs: interpolated (never past the right one).
+ * Before the oldest pair: extrapolated back with the map's rate. From the newest pair on:
+ * its ns (the drain only converts events published before its newest pair was read, so a
+ * later tick is a counter that differs between cores) or, with `ahead`, extrapolated.
+ * *hint: the segment where the search starts (the previous result: stamps mostly rise). */
+ATF__PRIVATE uint64_t atf__tick_map_ns(const atf__tick_map *m, uint64_t t, int ahead, size_t *hint) {
+    size_t n = m->count, lo, hi, i = *hint;
+    const atf__tick_pair *p = m->p;
+    uint64_t v;
+    if (n == 0) return t;
+    if (t >= p[n - 1].ticks) {
+        *hint = n - 1;
+        return ahead ? atf__tick_forward(p[n - 1].ns, t - p[n - 1].ticks, m->rate) : p[n - 1].ns;
+    }
+    if (t < p[0].ticks) {
+        double x = (double)(p[0].ticks - t) * m->rate;
+        *hint = 0;
+        return x >= (double)p[0].ns ? 0 : p[0].ns - (uint64_t)x;
+    }
+    if (!(i + 1 < n && p[i].ticks <= t && t < p[i + 1].ticks)) {
+        lo = 0; /* the last pair with ticks <= t: p[lo].ticks <= t < p[hi].ticks */
+        hi = n - 1;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (p[mid].ticks <= t) lo = mid;
+            else hi = mid;
+        }
+        i = lo;
+        *hint = i;
+    }
+    v = atf__tick_forward(p[i].ns, t - p[i].ticks, m->slope[i]);
+    return v < p[i + 1].ns ? v : p[i + 1].ns;
+}
 
 /* >>ring: formatting and attaching SPSC rings in caller memory. The push side lives
  * inline in the declarations (atf_writer_push); the pop side is the drain's. A ring's
@@ -3620,6 +3836,10 @@ typedef struct atf__slot {
     int detail_stopped;          /* detail.atf takes no more records (numbering untrusted) */
     int error_reported;          /* error handed to the session */
     atf_error error;             /* first error of this slot's files */
+    uint64_t tick_index;         /* ATF_STAMP_TICKS: index events before this one and */
+    uint64_t tick_detail;        /* detail ring bytes before this position are converted */
+    uint64_t tick_last;          /* the thread's latest converted time */
+    size_t tick_hint;            /* map segment of the latest conversion */
     char name[128];
 } atf__slot;
 
@@ -3663,6 +3883,8 @@ struct atf_session {
     uint64_t stop;               /* set once: the drain thread exits */
     uint8_t *stage;              /* drain staging buffer for detail records */
     size_t stage_cap;
+    atf__tick_map ticks;         /* calibration: changed by the drain under both locks */
+    int convert_ticks;           /* ATF_STAMP_TICKS where ticks are not ns already */
     atf_session *live_next;      /* registry of open sessions (under the global lock) */
 };
 
@@ -4100,6 +4322,67 @@ ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     atf__session_unlock(s);
 }
 
+/* A pair read now into the session's map (the drain, holding drain_lock). */
+ATF__PRIVATE void atf__session_calibrate(atf_session *s) {
+    atf__session_lock(s);
+    atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
+    atf__session_unlock(s);
+}
+
+/* ATF_STAMP_TICKS: rewrites the stamps of the index events in [tick_index, head) to the
+ * trace clock, in the ring (the drain owns [tail, head)), never below the thread's
+ * previous time; then gives each detail record whose index event is published the time
+ * of that event, so that both always agree. Runs before anything reads the stamps. */
+ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head) {
+    atf_ring *r = &sl->index_c, *d = &sl->detail_c;
+    uint64_t seq = sl->tick_index > r->pos ? sl->tick_index : r->pos, at, dhead, cap;
+    uint32_t layout = r->shared->layout;
+    if (seq < head) {
+        /* an event younger than the newest pair (stamped while this pass ran): a pair read
+         * now, after its publication, brackets it */
+        if (atf__load_le64(r->data + (((head - 1) & r->mask) << 5)) >=
+            s->ticks.p[s->ticks.count - 1].ticks)
+            atf__session_calibrate(s);
+        for (; seq < head; seq++) {
+            uint8_t *rec = r->data + ((seq & r->mask) << 5);
+            uint64_t ns = atf__tick_map_ns(&s->ticks, atf__load_le64(rec), 0, &sl->tick_hint);
+            if (ns < sl->tick_last) ns = sl->tick_last;
+            sl->tick_last = ns;
+            atf__store_le64(rec, ns);
+        }
+        sl->tick_index = head;
+    }
+    if (!sl->has_detail_ring || sl->detail_stopped) return;
+    at = sl->tick_detail > d->pos ? sl->tick_detail : d->pos;
+    dhead = atf__load_acquire_u64(&d->shared->head);
+    cap = d->mask + 1;
+    if (dhead - at > cap || (dhead & 7u)) return; /* damaged: the detail drain says so */
+    while (at < dhead) {
+        uint8_t *e = d->data + (at & d->mask), *rec = e + ATF__DETAIL_ENTRY_HEADER;
+        uint32_t entry = atf__load_le32(e), flags = atf__load_le32(e + 4), length;
+        uint64_t index_seq, ts;
+        if (entry < ATF__DETAIL_ENTRY_HEADER || (entry & 7u) || entry > dhead - at ||
+            (at & d->mask) + entry > cap)
+            break;
+        if (!(flags & ATF__DETAIL_ENTRY_PAD)) {
+            length = atf__load_le32(rec);
+            if (length < ATF_DETAIL_EVENT_HEADER_SIZE || length > entry - ATF__DETAIL_ENTRY_HEADER)
+                break;
+            index_seq = atf__detail_record_seq(layout, rec);
+            if (index_seq >= head) break; /* its index event is not published yet */
+            if (index_seq >= r->pos) { /* still in the index ring, converted */
+                ts = atf__load_le64(r->data + ((index_seq & r->mask) << 5));
+            } else { /* cannot happen with a sane producer: convert on its own */
+                size_t hint = 0;
+                ts = atf__tick_map_ns(&s->ticks, atf__load_le64(rec + 16), 0, &hint);
+            }
+            atf__store_le64(rec + 16, ts);
+        }
+        at += entry;
+    }
+    sl->tick_detail = at;
+}
+
 /* One slot: detail first (up to the index head read now), then the index events. */
 ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t horizon, int all,
                                       int final) {
@@ -4113,6 +4396,7 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
         return 0;
     }
     final = final || closed; /* closed was read first: head is the last one */
+    if (s->convert_ticks) atf__slot_convert(s, sl, head);
     if (sl->has_detail_ring) moved += atf__slot_drain_detail(s, sl, head, horizon, final);
     moved += atf__slot_drain_index(s, sl, head, all || final);
     sl->ring_dropped = atf__load_acquire_u64(&sl->index_c.shared->dropped);
@@ -4132,6 +4416,7 @@ ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
     horizon = atf_now_ns();
     horizon = horizon > s->cfg.pre_roll_ns + ATF__TRIGGER_SLACK_NS
                   ? horizon - s->cfg.pre_roll_ns - ATF__TRIGGER_SLACK_NS : 0;
+    if (s->convert_ticks) atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
     if (s->drain_window_gen != s->window_gen && !s->drain_windows) { /* the drain's own copy */
         s->drain_windows = (atf__window *)ATF_MALLOC((ATF__MAX_WINDOWS + 1) * sizeof(atf__window));
         if (!s->drain_windows) /* triggers cannot be honoured: say so */
@@ -4606,6 +4891,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open(atf_session **out, const ch
     *out = NULL;
     if (!root || (cfg && (cfg->layout > ATF_LAYOUT_2 || cfg->detail_mode > ATF_DETAIL_WINDOWED ||
                           cfg->drain_mode > ATF_DRAIN_MANUAL || cfg->fsync_mode > ATF_FSYNC_CLOSE ||
+                          cfg->stamp_clock > ATF_STAMP_TICKS ||
                           cfg->index_ring_events > ATF__RING_MAX_CAPACITY ||
                           cfg->detail_ring_bytes > ATF__RING_MAX_CAPACITY)))
         return ATF_E_ARG;
@@ -4619,6 +4905,8 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open(atf_session **out, const ch
     s->cfg.session_name = NULL; /* used only while opening */
     atf__session_defaults(&s->cfg);
     s->id = atf__next_session_id();
+    s->convert_ticks = s->cfg.stamp_clock == ATF_STAMP_TICKS && !ATF_TICKS_ARE_NS;
+    atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
     atf__mutex_init(&s->lock);
     atf__mutex_init(&s->drain_lock);
     s->slots = (atf__slot **)ATF_MALLOC(s->cfg.max_threads * sizeof *s->slots);
@@ -4797,6 +5085,35 @@ ATFDEF ATF_NO_INSTRUMENT void atf_session_trigger(atf_session *s, uint64_t t_ns)
         s->window_gen++;
     }
     atf__session_unlock(s);
+}
+
+ATFDEF ATF_NO_INSTRUMENT uint64_t atf_session_ticks_to_ns(atf_session *s, uint64_t ticks) {
+    atf__tick_pair last, now;
+    uint64_t width;
+    size_t hint = 0;
+    double rate, r;
+    if (ATF_TICKS_ARE_NS || !s) return ticks;
+    atf__session_lock(s);
+    last = s->ticks.p[s->ticks.count - 1];
+    if (ticks < last.ticks && s->ticks.count >= 2) {
+        uint64_t ns = atf__tick_map_ns(&s->ticks, ticks, 0, &hint);
+        atf__session_unlock(s);
+        return ns;
+    }
+    width = s->ticks.width;
+    rate = s->ticks.rate;
+    atf__session_unlock(s);
+    /* younger than the newest pair (or the map has one pair): a pair read now */
+    now = atf__tick_pair_read(&width);
+    if (now.ticks <= last.ticks || now.ns < last.ns) return last.ns;
+    r = (double)(now.ns - last.ns) / (double)(now.ticks - last.ticks);
+    if (rate <= 0) rate = r;
+    if (ticks < last.ticks) {
+        double x = (double)(last.ticks - ticks) * rate;
+        return x >= (double)last.ns ? 0 : last.ns - (uint64_t)x;
+    }
+    if (ticks >= now.ticks) return atf__tick_forward(now.ns, ticks - now.ticks, rate);
+    return atf__tick_forward(last.ns, ticks - last.ticks, r);
 }
 
 /* Grows an array of `size`-byte elements to hold one more; 0 on failure. */
