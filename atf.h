@@ -4343,13 +4343,25 @@ ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head
         if (atf__load_le64(r->data + (((head - 1) & r->mask) << 5)) >=
             s->ticks.p[s->ticks.count - 1].ticks)
             atf__session_calibrate(s);
+        const atf__tick_map *m = &s->ticks;
+        size_t i = sl->tick_hint;
+        uint64_t last = sl->tick_last;
         for (; seq < head; seq++) {
             uint8_t *rec = r->data + ((seq & r->mask) << 5);
-            uint64_t ns = atf__tick_map_ns(&s->ticks, atf__load_le64(rec), 0, &sl->tick_hint);
-            if (ns < sl->tick_last) ns = sl->tick_last;
-            sl->tick_last = ns;
+            uint64_t t = atf__load_le64(rec), ns;
+            if (i + 1 < m->count && m->p[i].ticks <= t && t < m->p[i + 1].ticks) {
+                /* in the segment of the previous event: atf__tick_map_ns, written out */
+                ns = atf__tick_forward(m->p[i].ns, t - m->p[i].ticks, m->slope[i]);
+                if (ns > m->p[i + 1].ns) ns = m->p[i + 1].ns;
+            } else {
+                ns = atf__tick_map_ns(m, t, 0, &i);
+            }
+            if (ns < last) ns = last;
+            last = ns;
             atf__store_le64(rec, ns);
         }
+        sl->tick_hint = i;
+        sl->tick_last = last;
         sl->tick_index = head;
     }
     if (!sl->has_detail_ring || sl->detail_stopped) return;
