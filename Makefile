@@ -3,7 +3,7 @@
 #   make test     every test harness, ending with "N passed, M failed"
 #   make bench    benchmark figures into build/bench.json
 #   make demo     a short tour on generated traces
-#   make tsan     the ring and session tests under ThreadSanitizer (build/tsan/)
+#   make tsan     the ring, session and tick tests under ThreadSanitizer (build/tsan/)
 
 CC      ?= cc
 CXX     ?= c++
@@ -53,7 +53,7 @@ $(BUILD)/tsan/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CSTD) -O1 -g -fsanitize=thread $(WARN) -D_GNU_SOURCE -I. -o $@ $< $(LDLIBS_ALL)
 
-tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session
+tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_ticks
 	@tests/run_all.sh $^
 
 $(BUILD)/bench: bench/bench.c $(wildcard bench/*.h) tools/analyze.c tools/analyze.h atf.h

@@ -182,7 +182,7 @@ static void test_map_exact_and_monotone(void) {
 }
 
 /* Within 1 ns (the double product is truncated). */
-static int near(uint64_t expected, uint64_t found) {
+static int within_1ns(uint64_t expected, uint64_t found) {
     return found + 1 >= expected && found <= expected + 1;
 }
 
@@ -197,13 +197,13 @@ static void test_map_bounded_and_reset(void) {
     for (i = 200 - ATF__TICK_PAIRS; i < 200; i++)
         CHECK_EQ(1000000000u + i * 2000000u, atf__tick_map_ns(&m, 5000u + i * 3000000u, 0, &hint));
     /* older than every pair kept: extrapolated with the rate over them (2/3 ns per tick) */
-    CHECK(near(1000000000u + 2000000u, atf__tick_map_ns(&m, 5000u + 3000000u, 0, &hint)));
+    CHECK(within_1ns(1000000000u + 2000000u, atf__tick_map_ns(&m, 5000u + 3000000u, 0, &hint)));
     /* the counter went back: the map starts again from that pair, keeping the rate */
     map_add(&m, 100u, 5000000000u);
     CHECK_EQ(1, m.count);
     CHECK_EQ(5000000000u, atf__tick_map_ns(&m, 100u, 0, &hint));
     CHECK_EQ(5000000000u, atf__tick_map_ns(&m, 3100u, 0, &hint));
-    CHECK(near(5000000000u + 2000u, atf__tick_map_ns(&m, 3100u, 1, &hint)));
+    CHECK(within_1ns(5000000000u + 2000u, atf__tick_map_ns(&m, 3100u, 1, &hint)));
 }
 
 /* Pairs whose ticks are their ns (what ATF_TICKS_ARE_NS builds read) convert every
@@ -307,18 +307,20 @@ static void test_manual_with_long_pause(void) {
 static void test_attached_rings(void) {
     atf_session *s = open_session("rings", ATF_DRAIN_MANUAL, ATF_DETAIL_OFF, ATF_LAYOUT_2);
     size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 4096);
-    void *imem = NULL;
+    uint8_t *raw = (uint8_t *)malloc(isz + 64), *imem;
     atf_writer w;
     const uint64_t n = 20000;
     stamp *st = (stamp *)calloc((size_t)n, sizeof *st);
     char dir[1100];
     uint64_t i, worst = 0;
     uint32_t slot = 99;
-    if (!s || !st || posix_memalign(&imem, 64, isz) != 0) {
+    if (!s || !st || !raw) {
         free(st);
+        free(raw);
         if (s) atf_session_close(s);
         return;
     }
+    imem = raw + (64 - (uintptr_t)raw % 64) % 64; /* rings want 64-byte alignment */
     snprintf(dir, sizeof dir, "%s", atf_session_path(s));
     CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 4096, ATF_LAYOUT_2, 4242));
     CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, NULL, 0, ATF_DETAIL_OFF));
@@ -331,7 +333,7 @@ static void test_attached_rings(void) {
     atf_writer_close(&w);
     CHECK_RESULT(ATF_OK, atf_session_close(s));
     CHECK_EQ(0, check_thread(dir, slot, st, n, &worst));
-    free(imem);
+    free(raw);
     free(st);
     rm_rf(dir);
 }
