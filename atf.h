@@ -1449,7 +1449,7 @@ ATF__PRIVATE void atf__file_unmap(atf__file_image *img) {
 #endif
 
 /* >>result: names and texts from the one X-macro list, and the error line formatter. */
-ATFDEF const char *atf_result_str(atf_result r) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_result_str(atf_result r) {
     switch (r) {
 #define ATF__RESULT_TEXT(name, value, text) case name: return text;
         ATF_RESULT_LIST(ATF__RESULT_TEXT)
@@ -1458,7 +1458,7 @@ ATFDEF const char *atf_result_str(atf_result r) {
     }
 }
 
-ATFDEF const char *atf_result_name(atf_result r) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_result_name(atf_result r) {
     switch (r) {
 #define ATF__RESULT_NAME(name, value, text) case name: return #name;
         ATF_RESULT_LIST(ATF__RESULT_NAME)
@@ -1467,7 +1467,7 @@ ATFDEF const char *atf_result_name(atf_result r) {
     }
 }
 
-ATFDEF char *atf_error_format(const atf_error *e, char *buf, size_t cap) {
+ATFDEF ATF_NO_INSTRUMENT char *atf_error_format(const atf_error *e, char *buf, size_t cap) {
     char values[96] = "";
     char sys[64] = "";
     if (cap == 0) return buf;
@@ -1500,7 +1500,7 @@ ATF__PRIVATE atf_result atf__check_identity(const uint8_t *in, const char *magic
     return ATF_OK;
 }
 
-ATFDEF void atf_index_header_encode(const atf_index_header *h, uint8_t out[64]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_index_header_encode(const atf_index_header *h, uint8_t out[64]) {
     memset(out, 0, 64);
     atf__store_magic(out, ATF_INDEX_MAGIC);
     out[4] = h->endian;
@@ -1523,7 +1523,8 @@ ATFDEF void atf_index_header_encode(const atf_index_header *h, uint8_t out[64]) 
     atf__store_le64(out + 56, h->time_end_ns);
 }
 
-ATFDEF atf_result atf_index_header_decode(const uint8_t in[64], atf_index_header *h) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_index_header_decode(const uint8_t in[64],
+                                                            atf_index_header *h) {
     atf_result rc = atf__check_identity(in, ATF_INDEX_MAGIC);
     memset(h, 0, sizeof *h);
     if (rc == ATF_E_MAGIC) return rc;
@@ -1548,7 +1549,8 @@ ATFDEF atf_result atf_index_header_decode(const uint8_t in[64], atf_index_header
     return rc;
 }
 
-ATFDEF void atf_index_event_encode(int layout, const atf_index_event *e, uint8_t out[32]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_index_event_encode(int layout, const atf_index_event *e,
+                                                     uint8_t out[32]) {
     atf__store_le64(out + 0, e->timestamp_ns);
     atf__store_le64(out + 8, e->function_id);
     if (layout == ATF_LAYOUT_2) {
@@ -1564,7 +1566,8 @@ ATFDEF void atf_index_event_encode(int layout, const atf_index_event *e, uint8_t
     }
 }
 
-ATFDEF void atf_index_event_decode(int layout, const uint8_t in[32], atf_index_event *e) {
+ATFDEF ATF_NO_INSTRUMENT void atf_index_event_decode(int layout, const uint8_t in[32],
+                                                     atf_index_event *e) {
     e->timestamp_ns = atf__load_le64(in + 0);
     e->function_id = atf__load_le64(in + 8);
     if (layout == ATF_LAYOUT_2) {
@@ -1581,7 +1584,7 @@ ATFDEF void atf_index_event_decode(int layout, const uint8_t in[32], atf_index_e
     }
 }
 
-ATFDEF void atf_index_footer_encode(const atf_index_footer *f, uint8_t out[64]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_index_footer_encode(const atf_index_footer *f, uint8_t out[64]) {
     memset(out, 0, 64);
     atf__store_magic(out, ATF_INDEX_FOOTER_MAGIC);
     atf__store_le32(out + 4, f->checksum);
@@ -1591,7 +1594,8 @@ ATFDEF void atf_index_footer_encode(const atf_index_footer *f, uint8_t out[64]) 
     atf__store_le64(out + 32, f->bytes_written);
 }
 
-ATFDEF atf_result atf_index_footer_decode(const uint8_t in[64], atf_index_footer *f) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_index_footer_decode(const uint8_t in[64],
+                                                            atf_index_footer *f) {
     memset(f, 0, sizeof *f);
     if (memcmp(in, ATF_INDEX_FOOTER_MAGIC, 4) != 0) return ATF_E_MAGIC;
     f->checksum = atf__load_le32(in + 4);
@@ -1602,7 +1606,8 @@ ATFDEF atf_result atf_index_footer_decode(const uint8_t in[64], atf_index_footer
     return ATF_OK;
 }
 
-ATFDEF void atf_detail_header_encode(const atf_detail_header *h, uint8_t out[64]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_detail_header_encode(const atf_detail_header *h,
+                                                       uint8_t out[64]) {
     memset(out, 0, 64);
     atf__store_magic(out, ATF_DETAIL_MAGIC);
     out[4] = h->endian;
@@ -1618,7 +1623,8 @@ ATFDEF void atf_detail_header_encode(const atf_detail_header *h, uint8_t out[64]
     atf__store_le64(out + 52, h->index_seq_end);
 }
 
-ATFDEF atf_result atf_detail_header_decode(const uint8_t in[64], atf_detail_header *h) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_detail_header_decode(const uint8_t in[64],
+                                                             atf_detail_header *h) {
     atf_result rc = atf__check_identity(in, ATF_DETAIL_MAGIC);
     memset(h, 0, sizeof *h);
     if (rc == ATF_E_MAGIC) return rc;
@@ -1636,8 +1642,9 @@ ATFDEF atf_result atf_detail_header_decode(const uint8_t in[64], atf_detail_head
     return rc;
 }
 
-ATFDEF void atf_detail_event_header_encode(int layout, const atf_detail_event_header *e,
-                                           uint8_t out[24]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_detail_event_header_encode(int layout,
+                                                             const atf_detail_event_header *e,
+                                                             uint8_t out[24]) {
     atf__store_le32(out + 0, e->total_length);
     atf__store_le16(out + 4, e->type);
     atf__store_le16(out + 6, e->flags);
@@ -1650,8 +1657,8 @@ ATFDEF void atf_detail_event_header_encode(int layout, const atf_detail_event_he
     atf__store_le64(out + 16, e->timestamp_ns);
 }
 
-ATFDEF void atf_detail_event_header_decode(int layout, const uint8_t in[24],
-                                           atf_detail_event_header *e) {
+ATFDEF ATF_NO_INSTRUMENT void atf_detail_event_header_decode(int layout, const uint8_t in[24],
+                                                             atf_detail_event_header *e) {
     e->total_length = atf__load_le32(in + 0);
     e->type = atf__load_le16(in + 4);
     e->flags = atf__load_le16(in + 6);
@@ -1665,7 +1672,8 @@ ATFDEF void atf_detail_event_header_decode(int layout, const uint8_t in[24],
     e->timestamp_ns = atf__load_le64(in + 16);
 }
 
-ATFDEF void atf_detail_footer_encode(const atf_detail_footer *f, uint8_t out[64]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_detail_footer_encode(const atf_detail_footer *f,
+                                                       uint8_t out[64]) {
     memset(out, 0, 64);
     atf__store_magic(out, ATF_DETAIL_FOOTER_MAGIC);
     atf__store_le32(out + 4, f->checksum);
@@ -1675,7 +1683,8 @@ ATFDEF void atf_detail_footer_encode(const atf_detail_footer *f, uint8_t out[64]
     atf__store_le64(out + 32, f->time_end_ns);
 }
 
-ATFDEF atf_result atf_detail_footer_decode(const uint8_t in[64], atf_detail_footer *f) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_detail_footer_decode(const uint8_t in[64],
+                                                             atf_detail_footer *f) {
     memset(f, 0, sizeof *f);
     if (memcmp(in, ATF_DETAIL_FOOTER_MAGIC, 4) != 0) return ATF_E_MAGIC;
     f->checksum = atf__load_le32(in + 4);
@@ -1686,7 +1695,8 @@ ATFDEF atf_result atf_detail_footer_decode(const uint8_t in[64], atf_detail_foot
     return ATF_OK;
 }
 
-ATFDEF size_t atf_detail_payload_encode(const atf_detail_payload *p, uint8_t *out, size_t cap) {
+ATFDEF ATF_NO_INSTRUMENT size_t atf_detail_payload_encode(const atf_detail_payload *p, uint8_t *out,
+                                                          size_t cap) {
     size_t need = ATF_DETAIL_PAYLOAD_SIZE + p->stack_size, i;
     ATF_ASSERT(cap >= need && (p->stack_size == 0 || p->stack));
     if (cap < need) return 0;
@@ -1701,7 +1711,8 @@ ATFDEF size_t atf_detail_payload_encode(const atf_detail_payload *p, uint8_t *ou
     return need;
 }
 
-ATFDEF atf_result atf_detail_payload_decode(const uint8_t *in, size_t len, atf_detail_payload *p) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_detail_payload_decode(const uint8_t *in, size_t len,
+                                                              atf_detail_payload *p) {
     size_t i;
     memset(p, 0, sizeof *p);
     if (len < ATF_DETAIL_PAYLOAD_SIZE) return ATF_E_TRUNCATED;
@@ -1716,7 +1727,7 @@ ATFDEF atf_result atf_detail_payload_decode(const uint8_t *in, size_t len, atf_d
     return ATF_OK;
 }
 
-ATFDEF const char *atf_event_kind_str(uint32_t kind) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_event_kind_str(uint32_t kind) {
     switch (kind) {
     case ATF_EVENT_CALL: return "call";
     case ATF_EVENT_RETURN: return "return";
@@ -1725,7 +1736,7 @@ ATFDEF const char *atf_event_kind_str(uint32_t kind) {
     }
 }
 
-ATFDEF const char *atf_arch_str(uint32_t arch) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_arch_str(uint32_t arch) {
     switch (arch) {
     case ATF_ARCH_X86_64: return "x86_64";
     case ATF_ARCH_ARM64: return "arm64";
@@ -1733,7 +1744,7 @@ ATFDEF const char *atf_arch_str(uint32_t arch) {
     }
 }
 
-ATFDEF const char *atf_os_str(uint32_t os) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_os_str(uint32_t os) {
     switch (os) {
     case ATF_OS_IOS: return "ios";
     case ATF_OS_ANDROID: return "android";
@@ -1744,7 +1755,7 @@ ATFDEF const char *atf_os_str(uint32_t os) {
     }
 }
 
-ATFDEF const char *atf_clock_str(uint32_t clock_type) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_clock_str(uint32_t clock_type) {
     switch (clock_type) {
     case ATF_CLOCK_MACH_CONTINUOUS: return "mach_continuous";
     case ATF_CLOCK_QPC: return "qpc";
@@ -2524,7 +2535,10 @@ ATF__PRIVATE long atf__crc32c__probe_x64(void) {
     }
     if (r1[2] >> 27 & 1u) xcr0 = _xgetbv(0);
 #  else
-    max_leaf = (unsigned)__get_cpuid_max(0, NULL); /* int in clang, unsigned in gcc */
+    /* the __cpuid macro, not __get_cpuid_max(): a function of <cpuid.h> that a build with
+     * -finstrument-functions would instrument (x86-64 always has cpuid) */
+    __cpuid(0, max_leaf, r7[1], r7[2], r7[3]);
+    r7[1] = r7[2] = r7[3] = 0;
     if (max_leaf < 1) return 0;
     __cpuid(1, r1[0], r1[1], r1[2], r1[3]);
     if (max_leaf >= 7) __cpuid_count(7, 0, r7[0], r7[1], r7[2], r7[3]);
@@ -2618,7 +2632,7 @@ ATF__PRIVATE uint32_t atf__crc32c__run(atf_crc32c_impl impl, uint32_t crc, const
     }
 }
 
-ATFDEF atf_crc32c_impl atf_crc32c_active(void) {
+ATFDEF ATF_NO_INSTRUMENT atf_crc32c_impl atf_crc32c_active(void) {
     long impl = ATF__CRC32C_LOAD(&atf__crc32c__chosen);
     if (impl == 0) {
 #if defined(ATF_CRC32C_FORCE_SW)
@@ -2631,13 +2645,15 @@ ATFDEF atf_crc32c_impl atf_crc32c_active(void) {
     return (atf_crc32c_impl)impl;
 }
 
-ATFDEF uint32_t atf_crc32c_update(uint32_t crc, const void *buf, size_t len) {
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_crc32c_update(uint32_t crc, const void *buf, size_t len) {
     return atf__crc32c__run(atf_crc32c_active(), crc, buf, len);
 }
 
-ATFDEF uint32_t atf_crc32c(const void *buf, size_t len) { return atf_crc32c_update(0, buf, len); }
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_crc32c(const void *buf, size_t len) {
+    return atf_crc32c_update(0, buf, len);
+}
 
-ATFDEF int atf_crc32c_available(atf_crc32c_impl impl) {
+ATFDEF ATF_NO_INSTRUMENT int atf_crc32c_available(atf_crc32c_impl impl) {
     switch (impl) {
     case ATF_CRC32C_AUTO:
     case ATF_CRC32C_SW: return 1;
@@ -2647,8 +2663,9 @@ ATFDEF int atf_crc32c_available(atf_crc32c_impl impl) {
     }
 }
 
-ATFDEF uint32_t atf_crc32c_update_with(atf_crc32c_impl impl, uint32_t crc, const void *buf,
-                                       size_t len, int *ok) {
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_crc32c_update_with(atf_crc32c_impl impl, uint32_t crc,
+                                                         const void *buf,
+                                                         size_t len, int *ok) {
     if (impl == ATF_CRC32C_AUTO) impl = atf_crc32c_active();
     if (!atf_crc32c_available(impl)) {
         if (ok) *ok = 0;
@@ -2658,7 +2675,7 @@ ATFDEF uint32_t atf_crc32c_update_with(atf_crc32c_impl impl, uint32_t crc, const
     return atf__crc32c__run(impl, crc, buf, len);
 }
 
-ATFDEF atf_result atf_crc32c_select(atf_crc32c_impl impl) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_crc32c_select(atf_crc32c_impl impl) {
     if ((int)impl < (int)ATF_CRC32C_AUTO || (int)impl > (int)ATF_CRC32C_ARMV8) return ATF_E_ARG;
     if (!atf_crc32c_available(impl)) return ATF_E_UNSUPPORTED;
     if (impl == ATF_CRC32C_AUTO) impl = atf__crc32c__best();
@@ -2666,7 +2683,7 @@ ATFDEF atf_result atf_crc32c_select(atf_crc32c_impl impl) {
     return ATF_OK;
 }
 
-ATFDEF const char *atf_crc32c_impl_str(atf_crc32c_impl impl) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_crc32c_impl_str(atf_crc32c_impl impl) {
     switch (impl) {
     case ATF_CRC32C_AUTO: return "auto";
     case ATF_CRC32C_SW: return "sw";
@@ -3190,7 +3207,8 @@ ATF__PRIVATE void atf__tick_map_slopes(atf__tick_map *m) {
     if (n >= 2) {
         m->slope[n - 2] = (double)(m->p[n - 1].ns - m->p[n - 2].ns) /
                           (double)(m->p[n - 1].ticks - m->p[n - 2].ticks);
-        m->rate = (double)(m->p[n - 1].ns - m->p[0].ns) / (double)(m->p[n - 1].ticks - m->p[0].ticks);
+        m->rate = (double)(m->p[n - 1].ns - m->p[0].ns) /
+                  (double)(m->p[n - 1].ticks - m->p[0].ticks);
     }
 }
 
@@ -3234,7 +3252,8 @@ ATF__PRIVATE uint64_t atf__tick_forward(uint64_t ns, uint64_t d, double rate) {
  * its ns (the drain only converts events published before its newest pair was read, so a
  * later tick is a counter that differs between cores) or, with `ahead`, extrapolated.
  * *hint: the segment where the search starts (the previous result: stamps mostly rise). */
-ATF__PRIVATE uint64_t atf__tick_map_ns(const atf__tick_map *m, uint64_t t, int ahead, size_t *hint) {
+ATF__PRIVATE uint64_t atf__tick_map_ns(const atf__tick_map *m, uint64_t t, int ahead,
+                                       size_t *hint) {
     size_t n = m->count, lo, hi, i = *hint;
     const atf__tick_pair *p = m->p;
     uint64_t v;
