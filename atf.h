@@ -674,7 +674,9 @@ ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t
  * both sides of one atf_now_ns() read, at open and at each pass (and again for a thread
  * whose newest event is younger than the newest pair), and converts by linear
  * interpolation between consecutive pairs: exact at each pair, no tick rate needed, and
- * right across sleeps of the drain of any length. Ticks older than every pair kept (64)
+ * right across pauses of the drain of any length as long as the two clocks keep a steady
+ * ratio in between (NTP slewing the trace clock bends it by at most 500 ppm: pump at
+ * least every few seconds in manual mode). Ticks older than every pair kept (64)
  * are extrapolated with the rate over all of them; a converted time is never later than
  * the newest pair (read after the event was published) nor earlier than the thread's
  * previous one, so each thread's times stay in order. A detail record gets the time of
@@ -683,8 +685,10 @@ ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t
  * and post-roll and anchors stay in trace-clock ns: convert an event's tick stamp with
  * atf_session_ticks_to_ns() to trigger on it. Ticks from different threads are compared
  * only through their conversions, which assumes the counter is the same on every core
- * (invariant, synchronized TSC; the arm64 generic timer). A counter that goes back (reset
- * by a resume from suspend on some machines) restarts the calibration; events stamped
+ * (invariant, synchronized TSC; the arm64 generic timer). A counter that stops while the
+ * machine is suspended (the trace clock runs on) stretches the one interval that spans
+ * the suspend: its events keep their order, not their exact times. A counter that goes
+ * back (reset by a resume on some machines) restarts the calibration; events stamped
  * across it keep their per-thread order but not their exact times. */
 enum { ATF_DRAIN_THREAD = 0, ATF_DRAIN_MANUAL = 1 };
 enum { ATF_FSYNC_NONE = 0, ATF_FSYNC_CLOSE = 1 };
