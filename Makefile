@@ -3,7 +3,7 @@
 #   make test     every test harness, ending with "N passed, M failed"
 #   make bench    benchmark figures into build/bench.json
 #   make demo     a short tour on generated traces
-#   make tsan     the ring, session, stress and merge tests under ThreadSanitizer (build/tsan/)
+#   make tsan     the ring, session, stress, merge and tick tests under ThreadSanitizer (build/tsan/)
 #   make crash-trials [CRASH_TRIALS=100]   atf gen SIGKILLed at chosen moments, then
 #                 recover and verify --strict, every thread checked against what it produced
 #   make stress [STRESS_THREADS=64 STRESS_EVENTS=1000000]   many producers, small rings:
@@ -77,7 +77,7 @@ $(BUILD)/tsan/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CSTD) -O1 -g -fsanitize=thread $(WARN) -D_GNU_SOURCE -I. -o $@ $< $(LDLIBS_ALL)
 
-tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_stress $(BUILD)/tsan/test_merge
+tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_stress $(BUILD)/tsan/test_merge $(BUILD)/tsan/test_ticks
 	@tests/run_all.sh $^
 
 $(BUILD)/bench: bench/bench.c $(wildcard bench/*.h) tools/analyze.c tools/analyze.h atf.h

@@ -379,6 +379,35 @@ ATFDEF uint32_t atf_clock_type(void);
 /* Wall-clock time (UTC) in nanoseconds since 1970, for timing anchors. Thread-safe. */
 ATFDEF uint64_t atf_wall_ns(void);
 
+/* Ticks: the cheapest time stamp there is, for the producer's hot path in a session with
+ * stamp_clock ATF_STAMP_TICKS (section 10), whose drain converts them to the trace clock.
+ * x86-64: the time-stamp counter (rdtsc); arm64: the virtual counter (cntvct_el0);
+ * elsewhere atf_now_ns() itself, and ATF_TICKS_ARE_NS is 1. The rate is the hardware's
+ * and is never needed: the drain calibrates against atf_now_ns(). Not ordered against
+ * the instructions around it. Thread-safe, wait-free, never fails. */
+#if defined(ATF__ARCH_X64) && (defined(ATF__CC_GCC) || defined(ATF__CC_CLANG))
+#  define ATF_TICKS_ARE_NS 0
+ATF__INLINE uint64_t atf_ticks(void) { return (uint64_t)__builtin_ia32_rdtsc(); }
+#elif defined(ATF__ARCH_ARM64) && (defined(ATF__CC_GCC) || defined(ATF__CC_CLANG))
+#  define ATF_TICKS_ARE_NS 0
+ATF__INLINE uint64_t atf_ticks(void) {
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+}
+#elif defined(ATF__CC_MSVC) && (defined(ATF__ARCH_X64) || defined(ATF__ARCH_ARM64))
+#  include <intrin.h>
+#  define ATF_TICKS_ARE_NS 0
+#  if defined(ATF__ARCH_X64)
+ATF__INLINE uint64_t atf_ticks(void) { return (uint64_t)__rdtsc(); }
+#  else
+ATF__INLINE uint64_t atf_ticks(void) { return (uint64_t)_ReadStatusReg(0x5F02); /* CNTVCT_EL0 */ }
+#  endif
+#else
+#  define ATF_TICKS_ARE_NS 1
+ATF__INLINE uint64_t atf_ticks(void) { return atf_now_ns(); }
+#endif
+
 /* ==== 8. ring ======================================================================== */
 /* Single-producer single-consumer rings. The producer is the traced thread, the consumer
  * the drain. Ring memory holds only offsets and counters (no pointers), so it can live in
@@ -590,8 +619,9 @@ ATF__INLINE atf_result atf_writer_push(atf_writer *w, uint32_t kind, uint64_t fu
     return atf__writer_push_linked(w, kind, function_id, timestamp_ns, depth, ATF_NO_DETAIL);
 }
 
-/* Function entry at a caller-supplied timestamp (the library clock: pass atf_now_ns()).
- * The depth advances even when the event is dropped. Producer thread only. */
+/* Function entry at a caller-supplied timestamp (the library clock: pass atf_now_ns(), or
+ * atf_ticks() in a session with stamp_clock ATF_STAMP_TICKS). The depth advances even
+ * when the event is dropped. Producer thread only. */
 ATF__INLINE atf_result atf_writer_call(atf_writer *w, uint64_t function_id, uint64_t ts) {
     return atf_writer_push(w, ATF_EVENT_CALL, function_id, ts, w->depth++);
 }
@@ -634,9 +664,35 @@ ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t
  *
  * Write errors (ENOSPC, EIO, EFBIG) stop the file concerned: it is cut back to its last
  * whole record and later events of that thread count as events_lost_io; the session keeps
- * the first error (with errno) and reports it from pump, close and atf_session_error. */
+ * the first error (with errno) and reports it from pump, close and atf_session_error.
+ *
+ * Tick stamps (stamp_clock ATF_STAMP_TICKS): producers stamp events with atf_ticks()
+ * instead of atf_now_ns(), and whoever drains (the drain thread, atf_session_pump, or the
+ * process that attached shared-memory rings) rewrites each index and detail timestamp to
+ * the trace clock before anything else looks at it, so the files are the same as with ns
+ * stamps: same clock_type, same readers. The drain reads (ticks, ns) pairs, ticks on
+ * both sides of one atf_now_ns() read, at open and at each pass (and again for a thread
+ * whose newest event is younger than the newest pair), and converts by linear
+ * interpolation between consecutive pairs: exact at each pair, no tick rate needed, and
+ * right across pauses of the drain of any length as long as the two clocks keep a steady
+ * ratio in between (NTP slewing the trace clock bends it by at most 500 ppm: pump at
+ * least every few seconds in manual mode). Ticks older than every pair kept (64)
+ * are extrapolated with the rate over all of them; a converted time is never later than
+ * the newest pair (read after the event was published) nor earlier than the thread's
+ * previous one, so each thread's times stay in order. A detail record gets the time of
+ * its index event. Where ATF_TICKS_ARE_NS the option changes nothing. Windowed detail
+ * works unchanged (records are converted before the windows are applied); triggers, pre-
+ * and post-roll and anchors stay in trace-clock ns: convert an event's tick stamp with
+ * atf_session_ticks_to_ns() to trigger on it. Ticks from different threads are compared
+ * only through their conversions, which assumes the counter is the same on every core
+ * (invariant, synchronized TSC; the arm64 generic timer). A counter that stops while the
+ * machine is suspended (the trace clock runs on) stretches the one interval that spans
+ * the suspend: its events keep their order, not their exact times. A counter that goes
+ * back (reset by a resume on some machines) restarts the calibration; events stamped
+ * across it keep their per-thread order but not their exact times. */
 enum { ATF_DRAIN_THREAD = 0, ATF_DRAIN_MANUAL = 1 };
 enum { ATF_FSYNC_NONE = 0, ATF_FSYNC_CLOSE = 1 };
+enum { ATF_STAMP_NS = 0, ATF_STAMP_TICKS = 1 };
 
 /* Zero is the default for every field. */
 typedef struct atf_session_config {
@@ -654,6 +710,9 @@ typedef struct atf_session_config {
     uint32_t max_threads;        /* thread slots; default 1024 */
     const char *session_name;    /* directory name; default session_YYYYMMDD_HHMMSS. When
                                     <root>/<name>/pid_<pid> exists, _1, _2, ... is appended */
+    uint32_t stamp_clock;        /* what producers stamp events with: ATF_STAMP_NS (default,
+                                    atf_now_ns()) or ATF_STAMP_TICKS (atf_ticks(), converted
+                                    by the drain) */
 } atf_session_config;
 
 /* Per-thread figures, as in the manifest. */
@@ -710,6 +769,12 @@ ATFDEF atf_result atf_session_pump(atf_session *s);
  * windows the two closest are merged. Thread-safe (takes the session lock; not for the
  * producer hot path). */
 ATFDEF void atf_session_trigger(atf_session *s, uint64_t t_ns);
+/* The trace-clock time of `ticks`, an atf_ticks() value of this machine, by the session's
+ * calibration (the drain's pairs, and a pair read now for ticks younger than those): what
+ * the drain makes of an event stamped `ticks`, within a few ns for recent ticks. Works
+ * in every stamp_clock mode; `ticks` itself where ATF_TICKS_ARE_NS. Thread-safe (takes
+ * the session lock). */
+ATFDEF uint64_t atf_session_ticks_to_ns(atf_session *s, uint64_t ticks);
 /* Registers a module (module_id 0 = main executable) and a symbol for the manifest.
  * ATF_E_NOMEM on allocation failure. Thread-safe. */
 ATFDEF atf_result atf_session_add_module(atf_session *s, uint32_t module_id, const char *path,
@@ -1388,7 +1453,7 @@ ATF__PRIVATE void atf__file_unmap(atf__file_image *img) {
 #endif
 
 /* >>result: names and texts from the one X-macro list, and the error line formatter. */
-ATFDEF const char *atf_result_str(atf_result r) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_result_str(atf_result r) {
     switch (r) {
 #define ATF__RESULT_TEXT(name, value, text) case name: return text;
         ATF_RESULT_LIST(ATF__RESULT_TEXT)
@@ -1397,7 +1462,7 @@ ATFDEF const char *atf_result_str(atf_result r) {
     }
 }
 
-ATFDEF const char *atf_result_name(atf_result r) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_result_name(atf_result r) {
     switch (r) {
 #define ATF__RESULT_NAME(name, value, text) case name: return #name;
         ATF_RESULT_LIST(ATF__RESULT_NAME)
@@ -1406,7 +1471,7 @@ ATFDEF const char *atf_result_name(atf_result r) {
     }
 }
 
-ATFDEF char *atf_error_format(const atf_error *e, char *buf, size_t cap) {
+ATFDEF ATF_NO_INSTRUMENT char *atf_error_format(const atf_error *e, char *buf, size_t cap) {
     char values[96] = "";
     char sys[64] = "";
     if (cap == 0) return buf;
@@ -1439,7 +1504,7 @@ ATF__PRIVATE atf_result atf__check_identity(const uint8_t *in, const char *magic
     return ATF_OK;
 }
 
-ATFDEF void atf_index_header_encode(const atf_index_header *h, uint8_t out[64]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_index_header_encode(const atf_index_header *h, uint8_t out[64]) {
     memset(out, 0, 64);
     atf__store_magic(out, ATF_INDEX_MAGIC);
     out[4] = h->endian;
@@ -1462,7 +1527,8 @@ ATFDEF void atf_index_header_encode(const atf_index_header *h, uint8_t out[64]) 
     atf__store_le64(out + 56, h->time_end_ns);
 }
 
-ATFDEF atf_result atf_index_header_decode(const uint8_t in[64], atf_index_header *h) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_index_header_decode(const uint8_t in[64],
+                                                            atf_index_header *h) {
     atf_result rc = atf__check_identity(in, ATF_INDEX_MAGIC);
     memset(h, 0, sizeof *h);
     if (rc == ATF_E_MAGIC) return rc;
@@ -1487,7 +1553,8 @@ ATFDEF atf_result atf_index_header_decode(const uint8_t in[64], atf_index_header
     return rc;
 }
 
-ATFDEF void atf_index_event_encode(int layout, const atf_index_event *e, uint8_t out[32]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_index_event_encode(int layout, const atf_index_event *e,
+                                                     uint8_t out[32]) {
     atf__store_le64(out + 0, e->timestamp_ns);
     atf__store_le64(out + 8, e->function_id);
     if (layout == ATF_LAYOUT_2) {
@@ -1503,7 +1570,8 @@ ATFDEF void atf_index_event_encode(int layout, const atf_index_event *e, uint8_t
     }
 }
 
-ATFDEF void atf_index_event_decode(int layout, const uint8_t in[32], atf_index_event *e) {
+ATFDEF ATF_NO_INSTRUMENT void atf_index_event_decode(int layout, const uint8_t in[32],
+                                                     atf_index_event *e) {
     e->timestamp_ns = atf__load_le64(in + 0);
     e->function_id = atf__load_le64(in + 8);
     if (layout == ATF_LAYOUT_2) {
@@ -1520,7 +1588,7 @@ ATFDEF void atf_index_event_decode(int layout, const uint8_t in[32], atf_index_e
     }
 }
 
-ATFDEF void atf_index_footer_encode(const atf_index_footer *f, uint8_t out[64]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_index_footer_encode(const atf_index_footer *f, uint8_t out[64]) {
     memset(out, 0, 64);
     atf__store_magic(out, ATF_INDEX_FOOTER_MAGIC);
     atf__store_le32(out + 4, f->checksum);
@@ -1530,7 +1598,8 @@ ATFDEF void atf_index_footer_encode(const atf_index_footer *f, uint8_t out[64]) 
     atf__store_le64(out + 32, f->bytes_written);
 }
 
-ATFDEF atf_result atf_index_footer_decode(const uint8_t in[64], atf_index_footer *f) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_index_footer_decode(const uint8_t in[64],
+                                                            atf_index_footer *f) {
     memset(f, 0, sizeof *f);
     if (memcmp(in, ATF_INDEX_FOOTER_MAGIC, 4) != 0) return ATF_E_MAGIC;
     f->checksum = atf__load_le32(in + 4);
@@ -1541,7 +1610,8 @@ ATFDEF atf_result atf_index_footer_decode(const uint8_t in[64], atf_index_footer
     return ATF_OK;
 }
 
-ATFDEF void atf_detail_header_encode(const atf_detail_header *h, uint8_t out[64]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_detail_header_encode(const atf_detail_header *h,
+                                                       uint8_t out[64]) {
     memset(out, 0, 64);
     atf__store_magic(out, ATF_DETAIL_MAGIC);
     out[4] = h->endian;
@@ -1557,7 +1627,8 @@ ATFDEF void atf_detail_header_encode(const atf_detail_header *h, uint8_t out[64]
     atf__store_le64(out + 52, h->index_seq_end);
 }
 
-ATFDEF atf_result atf_detail_header_decode(const uint8_t in[64], atf_detail_header *h) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_detail_header_decode(const uint8_t in[64],
+                                                             atf_detail_header *h) {
     atf_result rc = atf__check_identity(in, ATF_DETAIL_MAGIC);
     memset(h, 0, sizeof *h);
     if (rc == ATF_E_MAGIC) return rc;
@@ -1575,8 +1646,9 @@ ATFDEF atf_result atf_detail_header_decode(const uint8_t in[64], atf_detail_head
     return rc;
 }
 
-ATFDEF void atf_detail_event_header_encode(int layout, const atf_detail_event_header *e,
-                                           uint8_t out[24]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_detail_event_header_encode(int layout,
+                                                             const atf_detail_event_header *e,
+                                                             uint8_t out[24]) {
     atf__store_le32(out + 0, e->total_length);
     atf__store_le16(out + 4, e->type);
     atf__store_le16(out + 6, e->flags);
@@ -1589,8 +1661,8 @@ ATFDEF void atf_detail_event_header_encode(int layout, const atf_detail_event_he
     atf__store_le64(out + 16, e->timestamp_ns);
 }
 
-ATFDEF void atf_detail_event_header_decode(int layout, const uint8_t in[24],
-                                           atf_detail_event_header *e) {
+ATFDEF ATF_NO_INSTRUMENT void atf_detail_event_header_decode(int layout, const uint8_t in[24],
+                                                             atf_detail_event_header *e) {
     e->total_length = atf__load_le32(in + 0);
     e->type = atf__load_le16(in + 4);
     e->flags = atf__load_le16(in + 6);
@@ -1604,7 +1676,8 @@ ATFDEF void atf_detail_event_header_decode(int layout, const uint8_t in[24],
     e->timestamp_ns = atf__load_le64(in + 16);
 }
 
-ATFDEF void atf_detail_footer_encode(const atf_detail_footer *f, uint8_t out[64]) {
+ATFDEF ATF_NO_INSTRUMENT void atf_detail_footer_encode(const atf_detail_footer *f,
+                                                       uint8_t out[64]) {
     memset(out, 0, 64);
     atf__store_magic(out, ATF_DETAIL_FOOTER_MAGIC);
     atf__store_le32(out + 4, f->checksum);
@@ -1614,7 +1687,8 @@ ATFDEF void atf_detail_footer_encode(const atf_detail_footer *f, uint8_t out[64]
     atf__store_le64(out + 32, f->time_end_ns);
 }
 
-ATFDEF atf_result atf_detail_footer_decode(const uint8_t in[64], atf_detail_footer *f) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_detail_footer_decode(const uint8_t in[64],
+                                                             atf_detail_footer *f) {
     memset(f, 0, sizeof *f);
     if (memcmp(in, ATF_DETAIL_FOOTER_MAGIC, 4) != 0) return ATF_E_MAGIC;
     f->checksum = atf__load_le32(in + 4);
@@ -1625,7 +1699,8 @@ ATFDEF atf_result atf_detail_footer_decode(const uint8_t in[64], atf_detail_foot
     return ATF_OK;
 }
 
-ATFDEF size_t atf_detail_payload_encode(const atf_detail_payload *p, uint8_t *out, size_t cap) {
+ATFDEF ATF_NO_INSTRUMENT size_t atf_detail_payload_encode(const atf_detail_payload *p, uint8_t *out,
+                                                          size_t cap) {
     size_t need = ATF_DETAIL_PAYLOAD_SIZE + p->stack_size, i;
     ATF_ASSERT(cap >= need && (p->stack_size == 0 || p->stack));
     if (cap < need) return 0;
@@ -1640,7 +1715,8 @@ ATFDEF size_t atf_detail_payload_encode(const atf_detail_payload *p, uint8_t *ou
     return need;
 }
 
-ATFDEF atf_result atf_detail_payload_decode(const uint8_t *in, size_t len, atf_detail_payload *p) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_detail_payload_decode(const uint8_t *in, size_t len,
+                                                              atf_detail_payload *p) {
     size_t i;
     memset(p, 0, sizeof *p);
     if (len < ATF_DETAIL_PAYLOAD_SIZE) return ATF_E_TRUNCATED;
@@ -1655,7 +1731,7 @@ ATFDEF atf_result atf_detail_payload_decode(const uint8_t *in, size_t len, atf_d
     return ATF_OK;
 }
 
-ATFDEF const char *atf_event_kind_str(uint32_t kind) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_event_kind_str(uint32_t kind) {
     switch (kind) {
     case ATF_EVENT_CALL: return "call";
     case ATF_EVENT_RETURN: return "return";
@@ -1664,7 +1740,7 @@ ATFDEF const char *atf_event_kind_str(uint32_t kind) {
     }
 }
 
-ATFDEF const char *atf_arch_str(uint32_t arch) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_arch_str(uint32_t arch) {
     switch (arch) {
     case ATF_ARCH_X86_64: return "x86_64";
     case ATF_ARCH_ARM64: return "arm64";
@@ -1672,7 +1748,7 @@ ATFDEF const char *atf_arch_str(uint32_t arch) {
     }
 }
 
-ATFDEF const char *atf_os_str(uint32_t os) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_os_str(uint32_t os) {
     switch (os) {
     case ATF_OS_IOS: return "ios";
     case ATF_OS_ANDROID: return "android";
@@ -1683,7 +1759,7 @@ ATFDEF const char *atf_os_str(uint32_t os) {
     }
 }
 
-ATFDEF const char *atf_clock_str(uint32_t clock_type) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_clock_str(uint32_t clock_type) {
     switch (clock_type) {
     case ATF_CLOCK_MACH_CONTINUOUS: return "mach_continuous";
     case ATF_CLOCK_QPC: return "qpc";
@@ -2463,7 +2539,10 @@ ATF__PRIVATE long atf__crc32c__probe_x64(void) {
     }
     if (r1[2] >> 27 & 1u) xcr0 = _xgetbv(0);
 #  else
-    max_leaf = (unsigned)__get_cpuid_max(0, NULL); /* int in clang, unsigned in gcc */
+    /* the __cpuid macro, not __get_cpuid_max(): a function of <cpuid.h> that a build with
+     * -finstrument-functions would instrument (x86-64 always has cpuid) */
+    __cpuid(0, max_leaf, r7[1], r7[2], r7[3]);
+    r7[1] = r7[2] = r7[3] = 0;
     if (max_leaf < 1) return 0;
     __cpuid(1, r1[0], r1[1], r1[2], r1[3]);
     if (max_leaf >= 7) __cpuid_count(7, 0, r7[0], r7[1], r7[2], r7[3]);
@@ -2557,7 +2636,7 @@ ATF__PRIVATE uint32_t atf__crc32c__run(atf_crc32c_impl impl, uint32_t crc, const
     }
 }
 
-ATFDEF atf_crc32c_impl atf_crc32c_active(void) {
+ATFDEF ATF_NO_INSTRUMENT atf_crc32c_impl atf_crc32c_active(void) {
     long impl = ATF__CRC32C_LOAD(&atf__crc32c__chosen);
     if (impl == 0) {
 #if defined(ATF_CRC32C_FORCE_SW)
@@ -2570,13 +2649,15 @@ ATFDEF atf_crc32c_impl atf_crc32c_active(void) {
     return (atf_crc32c_impl)impl;
 }
 
-ATFDEF uint32_t atf_crc32c_update(uint32_t crc, const void *buf, size_t len) {
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_crc32c_update(uint32_t crc, const void *buf, size_t len) {
     return atf__crc32c__run(atf_crc32c_active(), crc, buf, len);
 }
 
-ATFDEF uint32_t atf_crc32c(const void *buf, size_t len) { return atf_crc32c_update(0, buf, len); }
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_crc32c(const void *buf, size_t len) {
+    return atf_crc32c_update(0, buf, len);
+}
 
-ATFDEF int atf_crc32c_available(atf_crc32c_impl impl) {
+ATFDEF ATF_NO_INSTRUMENT int atf_crc32c_available(atf_crc32c_impl impl) {
     switch (impl) {
     case ATF_CRC32C_AUTO:
     case ATF_CRC32C_SW: return 1;
@@ -2586,8 +2667,9 @@ ATFDEF int atf_crc32c_available(atf_crc32c_impl impl) {
     }
 }
 
-ATFDEF uint32_t atf_crc32c_update_with(atf_crc32c_impl impl, uint32_t crc, const void *buf,
-                                       size_t len, int *ok) {
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_crc32c_update_with(atf_crc32c_impl impl, uint32_t crc,
+                                                         const void *buf,
+                                                         size_t len, int *ok) {
     if (impl == ATF_CRC32C_AUTO) impl = atf_crc32c_active();
     if (!atf_crc32c_available(impl)) {
         if (ok) *ok = 0;
@@ -2597,7 +2679,7 @@ ATFDEF uint32_t atf_crc32c_update_with(atf_crc32c_impl impl, uint32_t crc, const
     return atf__crc32c__run(impl, crc, buf, len);
 }
 
-ATFDEF atf_result atf_crc32c_select(atf_crc32c_impl impl) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_crc32c_select(atf_crc32c_impl impl) {
     if ((int)impl < (int)ATF_CRC32C_AUTO || (int)impl > (int)ATF_CRC32C_ARMV8) return ATF_E_ARG;
     if (!atf_crc32c_available(impl)) return ATF_E_UNSUPPORTED;
     if (impl == ATF_CRC32C_AUTO) impl = atf__crc32c__best();
@@ -2605,7 +2687,7 @@ ATFDEF atf_result atf_crc32c_select(atf_crc32c_impl impl) {
     return ATF_OK;
 }
 
-ATFDEF const char *atf_crc32c_impl_str(atf_crc32c_impl impl) {
+ATFDEF ATF_NO_INSTRUMENT const char *atf_crc32c_impl_str(atf_crc32c_impl impl) {
     switch (impl) {
     case ATF_CRC32C_AUTO: return "auto";
     case ATF_CRC32C_SW: return "sw";
@@ -2968,7 +3050,8 @@ ATF__PRIVATE void *atf__alloc_aligned(size_t size, void **raw) {
 /* >>clock: the platform's continuous clock in nanoseconds, and wall time for anchors.
  * Conversions from tick counters split seconds and remainder so that no multiplication
  * overflows however long the machine has been up; the tick rate is read once and cached
- * with a relaxed atomic (every thread computes the same value). */
+ * with a relaxed atomic (every thread computes the same value). Then the calibration
+ * that turns atf_ticks() stamps into trace-clock ns for the drain. */
 #if defined(ATF__OS_WINDOWS)
 static LONGLONG volatile atf__qpc_freq;
 ATFDEF ATF_NO_INSTRUMENT uint64_t atf_now_ns(void) {
@@ -3046,6 +3129,162 @@ ATFDEF ATF_NO_INSTRUMENT uint64_t atf_wall_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 #endif
+
+/* Ticks to trace clock (the drain's side of ATF_STAMP_TICKS). A pair is a tick count and
+ * an atf_now_ns() read taken together: ticks on both sides of the ns read, the middle of
+ * the narrowest of a few tries. A map keeps up to ATF__TICK_PAIRS pairs, ticks strictly
+ * increasing, and converts by linear interpolation between neighbours (in double: a
+ * segment's ns fit 53 bits for 104 days), exact at every pair. */
+#define ATF__TICK_PAIRS 64
+#define ATF__TICK_SPAN_NS 1000000u   /* a pair closer than this replaces the newest one */
+
+typedef struct atf__tick_pair { uint64_t ticks, ns; } atf__tick_pair;
+typedef struct atf__tick_map {
+    atf__tick_pair p[ATF__TICK_PAIRS];
+    double slope[ATF__TICK_PAIRS];  /* ns per tick from p[i] to p[i + 1] */
+    double rate;                    /* ns per tick from the oldest pair to the newest */
+    size_t count;
+    uint64_t width;                 /* narrowest bracket seen, in ticks (0: none yet) */
+} atf__tick_map;
+
+#if !ATF_TICKS_ARE_NS
+/* atf_ticks() that neither starts before the loads ahead of it complete nor lets later
+ * instructions start before it: the drain reads a pair after an event's publication. */
+ATF__PRIVATE uint64_t atf__ticks_fenced(void) {
+#  if defined(ATF__CC_MSVC) && defined(ATF__ARCH_X64)
+    uint64_t t;
+    _mm_lfence();
+    t = (uint64_t)__rdtsc();
+    _mm_lfence();
+    return t;
+#  elif defined(ATF__CC_MSVC)
+    uint64_t t;
+    __isb(_ARM64_BARRIER_SY);
+    t = (uint64_t)_ReadStatusReg(0x5F02);
+    __isb(_ARM64_BARRIER_SY);
+    return t;
+#  elif defined(ATF__ARCH_X64)
+    uint32_t lo, hi;
+    __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+    return (uint64_t)hi << 32 | lo;
+#  else
+    uint64_t t;
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(t) : : "memory");
+    return t;
+#  endif
+}
+#endif
+
+/* Reads one pair. `width` keeps the narrowest bracket seen: the first read takes the best
+ * of 8 tries, later ones stop at the first bracket within twice that. */
+ATF__PRIVATE atf__tick_pair atf__tick_pair_read(uint64_t *width) {
+    atf__tick_pair best;
+#if ATF_TICKS_ARE_NS
+    (void)width;
+    best.ticks = best.ns = atf_now_ns();
+#else
+    uint64_t best_w = UINT64_MAX;
+    int i;
+    best.ticks = best.ns = 0;
+    for (i = 0; i < 8; i++) {
+        uint64_t t0 = atf__ticks_fenced(), ns = atf_now_ns(), t1 = atf__ticks_fenced();
+        if (t1 < t0) continue; /* moved to a core whose counter is behind: again */
+        if (t1 - t0 < best_w) {
+            best_w = t1 - t0;
+            best.ticks = t0 + best_w / 2;
+            best.ns = ns;
+        }
+        if (*width && best_w <= 2 * *width) break;
+    }
+    if (best_w == UINT64_MAX) { /* never a clean bracket: take one anyway */
+        best.ticks = atf__ticks_fenced();
+        best.ns = atf_now_ns();
+    } else if (!*width || best_w < *width) {
+        *width = best_w ? best_w : 1;
+    }
+#endif
+    return best;
+}
+
+ATF__PRIVATE void atf__tick_map_slopes(atf__tick_map *m) {
+    size_t n = m->count;
+    if (n >= 2) {
+        m->slope[n - 2] = (double)(m->p[n - 1].ns - m->p[n - 2].ns) /
+                          (double)(m->p[n - 1].ticks - m->p[n - 2].ticks);
+        m->rate = (double)(m->p[n - 1].ns - m->p[0].ns) /
+                  (double)(m->p[n - 1].ticks - m->p[0].ticks);
+    }
+}
+
+/* Adds pair q, read after every pair in the map. A pair less than ATF__TICK_SPAN_NS after
+ * the one before the newest replaces the newest (segments stay long enough for a steady
+ * rate, the newest pair stays fresh); a full map forgets its oldest pair; ticks that went
+ * back (a counter reset) start the map again from q, keeping the last rate. */
+ATF__PRIVATE void atf__tick_map_add(atf__tick_map *m, atf__tick_pair q) {
+    size_t n = m->count;
+    if (n) {
+        const atf__tick_pair *last = &m->p[n - 1];
+        if (q.ticks == last->ticks) return;
+        if (q.ticks < last->ticks) {
+            n = m->count = 0;
+        } else if (q.ns < last->ns) {
+            q.ns = last->ns; /* the trace clock does not go back; keep the map monotone */
+        }
+    }
+    if (n >= 2 && q.ns - m->p[n - 2].ns < ATF__TICK_SPAN_NS) {
+        m->p[n - 1] = q;
+    } else {
+        if (n == ATF__TICK_PAIRS) {
+            memmove(m->p, m->p + 1, (n - 1) * sizeof *m->p);
+            memmove(m->slope, m->slope + 1, (n - 1) * sizeof *m->slope);
+            n--;
+        }
+        m->p[n] = q;
+        m->count = n + 1;
+    }
+    atf__tick_map_slopes(m);
+}
+
+/* p.ns + d * rate for d ticks, saturated instead of overflowing. */
+ATF__PRIVATE uint64_t atf__tick_forward(uint64_t ns, uint64_t d, double rate) {
+    double x = (double)d * rate;
+    return x >= 18446744073709549568.0 - (double)ns ? UINT64_MAX : ns + (uint64_t)x;
+}
+
+/* The trace-clock time of t. Between two pairs: interpolated (never past the right one).
+ * Before the oldest pair: extrapolated back with the map's rate. From the newest pair on:
+ * its ns (the drain only converts events published before its newest pair was read, so a
+ * later tick is a counter that differs between cores) or, with `ahead`, extrapolated.
+ * *hint: the segment where the search starts (the previous result: stamps mostly rise). */
+ATF__PRIVATE uint64_t atf__tick_map_ns(const atf__tick_map *m, uint64_t t, int ahead,
+                                       size_t *hint) {
+    size_t n = m->count, lo, hi, i = *hint;
+    const atf__tick_pair *p = m->p;
+    uint64_t v;
+    if (n == 0) return t;
+    if (t >= p[n - 1].ticks) {
+        *hint = n - 1;
+        return ahead ? atf__tick_forward(p[n - 1].ns, t - p[n - 1].ticks, m->rate) : p[n - 1].ns;
+    }
+    if (t < p[0].ticks) {
+        double x = (double)(p[0].ticks - t) * m->rate;
+        *hint = 0;
+        return x >= (double)p[0].ns ? 0 : p[0].ns - (uint64_t)x;
+    }
+    if (!(i + 1 < n && p[i].ticks <= t && t < p[i + 1].ticks)) {
+        lo = 0; /* the last pair with ticks <= t: p[lo].ticks <= t < p[hi].ticks */
+        hi = n - 1;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (p[mid].ticks <= t) lo = mid;
+            else hi = mid;
+        }
+        i = lo;
+        *hint = i;
+    }
+    v = atf__tick_forward(p[i].ns, t - p[i].ticks, m->slope[i]);
+    return v < p[i + 1].ns ? v : p[i + 1].ns;
+}
 
 /* >>ring: formatting and attaching SPSC rings in caller memory. The push side lives
  * inline in the declarations (atf_writer_push); the pop side is the drain's. A ring's
@@ -3620,6 +3859,10 @@ typedef struct atf__slot {
     int detail_stopped;          /* detail.atf takes no more records (numbering untrusted) */
     int error_reported;          /* error handed to the session */
     atf_error error;             /* first error of this slot's files */
+    uint64_t tick_index;         /* ATF_STAMP_TICKS: index events before this one and */
+    uint64_t tick_detail;        /* detail ring bytes before this position are converted */
+    uint64_t tick_last;          /* the thread's latest converted time */
+    size_t tick_hint;            /* map segment of the latest conversion */
     char name[128];
 } atf__slot;
 
@@ -3663,6 +3906,8 @@ struct atf_session {
     uint64_t stop;               /* set once: the drain thread exits */
     uint8_t *stage;              /* drain staging buffer for detail records */
     size_t stage_cap;
+    atf__tick_map ticks;         /* calibration: changed by the drain under both locks */
+    int convert_ticks;           /* ATF_STAMP_TICKS where ticks are not ns already */
     atf_session *live_next;      /* registry of open sessions (under the global lock) */
 };
 
@@ -4100,6 +4345,79 @@ ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     atf__session_unlock(s);
 }
 
+/* A pair read now into the session's map (the drain, holding drain_lock). */
+ATF__PRIVATE void atf__session_calibrate(atf_session *s) {
+    atf__session_lock(s);
+    atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
+    atf__session_unlock(s);
+}
+
+/* ATF_STAMP_TICKS: rewrites the stamps of the index events in [tick_index, head) to the
+ * trace clock, in the ring (the drain owns [tail, head)), never below the thread's
+ * previous time; then gives each detail record whose index event is published the time
+ * of that event, so that both always agree. Runs before anything reads the stamps. */
+ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head) {
+    atf_ring *r = &sl->index_c, *d = &sl->detail_c;
+    uint64_t seq = sl->tick_index > r->pos ? sl->tick_index : r->pos, at, dhead, cap;
+    uint32_t layout = r->shared->layout;
+    if (seq < head) {
+        /* an event younger than the newest pair (stamped while this pass ran): a pair read
+         * now, after its publication, brackets it */
+        if (atf__load_le64(r->data + (((head - 1) & r->mask) << 5)) >=
+            s->ticks.p[s->ticks.count - 1].ticks)
+            atf__session_calibrate(s);
+        const atf__tick_map *m = &s->ticks;
+        size_t i = sl->tick_hint;
+        uint64_t last = sl->tick_last;
+        for (; seq < head; seq++) {
+            uint8_t *rec = r->data + ((seq & r->mask) << 5);
+            uint64_t t = atf__load_le64(rec), ns;
+            if (i + 1 < m->count && m->p[i].ticks <= t && t < m->p[i + 1].ticks) {
+                /* in the segment of the previous event: atf__tick_map_ns, written out */
+                ns = atf__tick_forward(m->p[i].ns, t - m->p[i].ticks, m->slope[i]);
+                if (ns > m->p[i + 1].ns) ns = m->p[i + 1].ns;
+            } else {
+                ns = atf__tick_map_ns(m, t, 0, &i);
+            }
+            if (ns < last) ns = last;
+            last = ns;
+            atf__store_le64(rec, ns);
+        }
+        sl->tick_hint = i;
+        sl->tick_last = last;
+        sl->tick_index = head;
+    }
+    if (!sl->has_detail_ring || sl->detail_stopped) return;
+    at = sl->tick_detail > d->pos ? sl->tick_detail : d->pos;
+    dhead = atf__load_acquire_u64(&d->shared->head);
+    cap = d->mask + 1;
+    if (dhead - at > cap || (dhead & 7u)) return; /* damaged: the detail drain says so */
+    while (at < dhead) {
+        uint8_t *e = d->data + (at & d->mask), *rec = e + ATF__DETAIL_ENTRY_HEADER;
+        uint32_t entry = atf__load_le32(e), flags = atf__load_le32(e + 4), length;
+        uint64_t index_seq, ts;
+        if (entry < ATF__DETAIL_ENTRY_HEADER || (entry & 7u) || entry > dhead - at ||
+            (at & d->mask) + entry > cap)
+            break;
+        if (!(flags & ATF__DETAIL_ENTRY_PAD)) {
+            length = atf__load_le32(rec);
+            if (length < ATF_DETAIL_EVENT_HEADER_SIZE || length > entry - ATF__DETAIL_ENTRY_HEADER)
+                break;
+            index_seq = atf__detail_record_seq(layout, rec);
+            if (index_seq >= head) break; /* its index event is not published yet */
+            if (index_seq >= r->pos) { /* still in the index ring, converted */
+                ts = atf__load_le64(r->data + ((index_seq & r->mask) << 5));
+            } else { /* cannot happen with a sane producer: convert on its own */
+                size_t hint = 0;
+                ts = atf__tick_map_ns(&s->ticks, atf__load_le64(rec + 16), 0, &hint);
+            }
+            atf__store_le64(rec + 16, ts);
+        }
+        at += entry;
+    }
+    sl->tick_detail = at;
+}
+
 /* One slot: detail first (up to the index head read now), then the index events. */
 ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t horizon, int all,
                                       int final) {
@@ -4113,6 +4431,7 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
         return 0;
     }
     final = final || closed; /* closed was read first: head is the last one */
+    if (s->convert_ticks) atf__slot_convert(s, sl, head);
     if (sl->has_detail_ring) moved += atf__slot_drain_detail(s, sl, head, horizon, final);
     moved += atf__slot_drain_index(s, sl, head, all || final);
     sl->ring_dropped = atf__load_acquire_u64(&sl->index_c.shared->dropped);
@@ -4132,6 +4451,7 @@ ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
     horizon = atf_now_ns();
     horizon = horizon > s->cfg.pre_roll_ns + ATF__TRIGGER_SLACK_NS
                   ? horizon - s->cfg.pre_roll_ns - ATF__TRIGGER_SLACK_NS : 0;
+    if (s->convert_ticks) atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
     if (s->drain_window_gen != s->window_gen && !s->drain_windows) { /* the drain's own copy */
         s->drain_windows = (atf__window *)ATF_MALLOC((ATF__MAX_WINDOWS + 1) * sizeof(atf__window));
         if (!s->drain_windows) /* triggers cannot be honoured: say so */
@@ -4606,6 +4926,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open(atf_session **out, const ch
     *out = NULL;
     if (!root || (cfg && (cfg->layout > ATF_LAYOUT_2 || cfg->detail_mode > ATF_DETAIL_WINDOWED ||
                           cfg->drain_mode > ATF_DRAIN_MANUAL || cfg->fsync_mode > ATF_FSYNC_CLOSE ||
+                          cfg->stamp_clock > ATF_STAMP_TICKS ||
                           cfg->index_ring_events > ATF__RING_MAX_CAPACITY ||
                           cfg->detail_ring_bytes > ATF__RING_MAX_CAPACITY)))
         return ATF_E_ARG;
@@ -4619,6 +4940,8 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open(atf_session **out, const ch
     s->cfg.session_name = NULL; /* used only while opening */
     atf__session_defaults(&s->cfg);
     s->id = atf__next_session_id();
+    s->convert_ticks = s->cfg.stamp_clock == ATF_STAMP_TICKS && !ATF_TICKS_ARE_NS;
+    atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
     atf__mutex_init(&s->lock);
     atf__mutex_init(&s->drain_lock);
     s->slots = (atf__slot **)ATF_MALLOC(s->cfg.max_threads * sizeof *s->slots);
@@ -4797,6 +5120,35 @@ ATFDEF ATF_NO_INSTRUMENT void atf_session_trigger(atf_session *s, uint64_t t_ns)
         s->window_gen++;
     }
     atf__session_unlock(s);
+}
+
+ATFDEF ATF_NO_INSTRUMENT uint64_t atf_session_ticks_to_ns(atf_session *s, uint64_t ticks) {
+    atf__tick_pair last, now;
+    uint64_t width;
+    size_t hint = 0;
+    double rate, r;
+    if (ATF_TICKS_ARE_NS || !s) return ticks;
+    atf__session_lock(s);
+    last = s->ticks.p[s->ticks.count - 1];
+    if (ticks < last.ticks && s->ticks.count >= 2) {
+        uint64_t ns = atf__tick_map_ns(&s->ticks, ticks, 0, &hint);
+        atf__session_unlock(s);
+        return ns;
+    }
+    width = s->ticks.width;
+    rate = s->ticks.rate;
+    atf__session_unlock(s);
+    /* younger than the newest pair (or the map has one pair): a pair read now */
+    now = atf__tick_pair_read(&width);
+    if (now.ticks <= last.ticks || now.ns < last.ns) return last.ns;
+    r = (double)(now.ns - last.ns) / (double)(now.ticks - last.ticks);
+    if (rate <= 0) rate = r;
+    if (ticks < last.ticks) {
+        double x = (double)(last.ticks - ticks) * rate;
+        return x >= (double)last.ns ? 0 : last.ns - (uint64_t)x;
+    }
+    if (ticks >= now.ticks) return atf__tick_forward(now.ns, ticks - now.ticks, rate);
+    return atf__tick_forward(last.ns, ticks - last.ticks, r);
 }
 
 /* Grows an array of `size`-byte elements to hold one more; 0 on failure. */

@@ -23,6 +23,8 @@
  *   instrument_clock_floor_ns_per_call  two atf_now_ns() reads: what timestamping the
  *                                       entry and the exit of a call costs on this machine,
  *                                       a floor for any tracer that does it
+ *   instrument_tick_floor_ns_per_call   two atf_ticks() reads: the same floor for the tick
+ *                                       stamps the auto-tracer uses (converted by the drain)
  *   instrument_events_dropped           in the last traced run (expected 0)
  * The session of the last traced run is read back and its event count checked against
  * the call count. Include atf.h (with ATF_IMPLEMENTATION in one file) before this file.
@@ -143,6 +145,20 @@ static double bi_clock_ns(void) {
     return bi_median(v, 5);
 }
 
+/* ns per atf_ticks() call, median of 5 batches. */
+static double bi_ticks_ns(void) {
+    double v[5];
+    size_t k, i, n = 1000000;
+    volatile uint64_t sink = 0;
+    for (k = 0; k < 5; k++) {
+        double t0 = bi_now();
+        for (i = 0; i < n; i++) sink += atf_ticks();
+        v[k] = (bi_now() - t0) / (double)n * 1e9;
+    }
+    (void)sink;
+    return bi_median(v, 5);
+}
+
 static void bench_instrument(void (*report)(const char *name, double value)) {
     const char *dir_env = getenv("ATF_BENCH_PROGS"), *n_env = getenv("ATF_BENCH_FIB_N");
     char dir[PATH_MAX], plain[PATH_MAX + 32], traced[PATH_MAX + 32], pg[PATH_MAX + 32];
@@ -208,6 +224,7 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     report("instrument_overhead_ns_per_call", ours);
     report("instrument_cpu_ns_per_call", ours_cpu);
     report("instrument_clock_floor_ns_per_call", 2 * bi_clock_ns());
+    report("instrument_tick_floor_ns_per_call", 2 * bi_ticks_ns());
     report("instrument_events_dropped", (double)dropped);
     if (have_uftrace) {
         double theirs = (bi_median(t_uftrace, BENCH_INSTRUMENT_RUNS) - m_plain) / calls * 1e9;

@@ -17,14 +17,18 @@
  *     per module in first-call order. The hot path finds the id in a per-thread
  *     direct-mapped cache, then in a global hash table read without locks; only the very
  *     first call of a function takes a lock.
+ *   - Time stamps are atf_ticks() (rdtsc, cntvct_el0): the session is opened with
+ *     stamp_clock ATF_STAMP_TICKS, and its drain converts them to the trace clock
+ *     (CLOCK_BOOTTIME ns) before writing, so the files are as with atf_now_ns() stamps.
  *   - Names are resolved once, at exit, never on the hot path: the module's ELF symbol
  *     table (.symtab, which has static functions too; else .dynsym), then dladdr(), else
  *     "module+0xoffset".
  *   - Guards: a per-thread busy flag stops recursion (hooks reached from inside a hook,
  *     or from a signal handler that interrupted one); events before the constructor,
- *     after the destructor and in forked children are ignored; at exit the session is
- *     closed only once no other thread is inside a hook (membarrier), so threads that are
- *     still running while the process exits cannot touch freed memory.
+ *     after the destructor and in forked children are ignored; at exit the closer clears
+ *     every thread's writer pointer and closes the session only once no other thread is
+ *     inside a hook (membarrier), so threads that are still running while the process
+ *     exits cannot touch freed memory, and the hot path reads no global state.
  *
  * Environment
  *   ATF_TRACE_DIR          session root (default ./traces)
@@ -65,8 +69,13 @@
 #include <unistd.h>
 
 #define NOI __attribute__((no_instrument_function))
+#define COLD __attribute__((noinline, cold))
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* The per-thread pointers are read on every event: initial-exec TLS is one load at a
+ * fixed offset from the thread pointer, also when this file is linked into a shared
+ * library (where the default model calls __tls_get_addr). */
+#define INST_TLS __thread __attribute__((tls_model("initial-exec")))
 
 void __cyg_profile_func_enter(void *fn, void *site) NOI;
 void __cyg_profile_func_exit(void *fn, void *site) NOI;
@@ -83,7 +92,8 @@ typedef struct inst_entry { uintptr_t addr; uint64_t id; } inst_entry;
  * flags without a lock); a record whose thread exited is reused by a later thread. */
 typedef struct inst_thread {
     int busy;                    /* 1 while this thread runs a hook; read by the closer */
-    atf_writer *w;               /* NULL: not traced (out of slots, or detached) */
+    atf_writer *w;               /* NULL: not traced (out of slots, detached, or the
+                                    session is closing: the closer clears it) */
     struct inst_thread *next_all, *next_free;
     inst_entry cache[INST_CACHE];
 } inst_thread;
@@ -116,21 +126,32 @@ static size_t inst_unknown = (size_t)-1;        /* module for addresses in no mo
 static int inst_barrier;                        /* membarrier command to use, 0 = none */
 static inst_thread inst_dead;                   /* for threads that exited: never traced */
 
-static __thread inst_thread *inst_tls;
-static __thread int inst_tls_guard;             /* in the attach path (no record yet) */
+static INST_TLS inst_thread *inst_tls;
+static INST_TLS int inst_tls_guard;             /* in the attach path (no record yet) */
 
 NOI static int inst_load_state(void) { return __atomic_load_n(&inst_state, __ATOMIC_RELAXED); }
 NOI static void inst_set_state(int s) { __atomic_store_n(&inst_state, s, __ATOMIC_RELEASE); }
 
-/* Entering and leaving a hook. The compiler fence keeps the state check after the busy
- * store; the closer's membarrier supplies the processor-level ordering, so the hot path
- * needs no fence instruction. */
-NOI static void inst_busy_set(inst_thread *t) {
+/* Entering and leaving a hook. The busy flag has two readers: this thread (a hook
+ * reached from inside a hook, i.e. from a signal handler that interrupted one: the push
+ * is not reentrant) and the closer, on another thread, which waits until no hook is
+ * inside the session it is about to free. For this thread alone a plain store would do:
+ * a signal handler runs on the same thread, after the store in program order, and the
+ * compiler fence keeps the compiler from sinking the store below the pushes. The closer
+ * is why it is an atomic: a relaxed store to set it (its ordering against the load of
+ * t->w comes from the closer's membarrier, so the hot path needs no fence instruction)
+ * and a release store to clear it (nothing the hook read or wrote may drift after the
+ * clear, once the closer can free it; on x86-64 both are plain stores). */
+NOI static inline void inst_busy_set(inst_thread *t) {
     __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
-NOI static void inst_busy_clear(inst_thread *t) {
+NOI static inline void inst_busy_clear(inst_thread *t) {
     __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+}
+/* The thread's writer, NULL once the closer cleared it. */
+NOI static inline atf_writer *inst_writer(inst_thread *t) {
+    return __atomic_load_n(&t->w, __ATOMIC_RELAXED);
 }
 
 /* ---- modules ----------------------------------------------------------------------- */
@@ -287,7 +308,7 @@ NOI static int inst_table_add(uintptr_t a, uint64_t id) {
 }
 
 /* The first call of a function anywhere: give it the next index of its module. */
-NOI static uint64_t inst_assign(uintptr_t a) {
+COLD NOI static uint64_t inst_assign(uintptr_t a) {
     uint64_t id = INST_ID_UNRESOLVED;
     int scanned = 0;
     pthread_mutex_lock(&inst_lock);
@@ -322,20 +343,25 @@ NOI static uint64_t inst_assign(uintptr_t a) {
     return id;
 }
 
-NOI static inline uint64_t inst_id(inst_thread *t, uintptr_t a) {
-    inst_entry *c = &t->cache[((a >> 4) ^ (a >> 13)) & (INST_CACHE - 1)];
+/* A miss of the per-thread cache: the global table, else the first call anywhere. */
+COLD NOI static uint64_t inst_id_miss(inst_entry *c, uintptr_t a) {
     uint64_t id;
-    if (LIKELY(c->addr == a)) return c->id;
     if (!inst_table_find(__atomic_load_n(&inst_fns, __ATOMIC_ACQUIRE), a, &id)) id = inst_assign(a);
     c->addr = a;
     c->id = id;
     return id;
 }
 
+NOI static inline uint64_t inst_id(inst_thread *t, uintptr_t a) {
+    inst_entry *c = &t->cache[((a >> 4) ^ (a >> 13)) & (INST_CACHE - 1)];
+    if (LIKELY(c->addr == a)) return c->id;
+    return inst_id_miss(c, a);
+}
+
 /* ---- threads ----------------------------------------------------------------------- */
 /* A thread's first event: a record (busy already set) and a writer of the session.
  * NULL when not running, or when called from inside this path. */
-NOI static inst_thread *inst_attach(void) {
+COLD NOI static inst_thread *inst_attach(void) {
     inst_thread *t = NULL;
     int cs;
     if (inst_tls_guard || inst_load_state() != INST_RUNNING) return NULL;
@@ -357,9 +383,16 @@ NOI static inst_thread *inst_attach(void) {
     }
     pthread_mutex_unlock(&inst_lock);
     if (t) {
+        atf_writer *w;
         inst_tls = t;
-        t->w = atf_session_writer(inst_session);
+        w = atf_session_writer(inst_session);
         pthread_setspecific(inst_key, t);
+        /* the closer clears every t->w under the lock once the state left RUNNING: a
+         * writer made meanwhile must not outlive that (busy keeps the session open until
+         * this hook is done) */
+        pthread_mutex_lock(&inst_lock);
+        if (inst_load_state() == INST_RUNNING) __atomic_store_n(&t->w, w, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&inst_lock);
     } else if (inst_load_state() == INST_RUNNING) {
         inst_tls = &inst_dead; /* out of memory: stay untraced instead of retrying */
     }
@@ -373,8 +406,8 @@ NOI static inst_thread *inst_attach(void) {
 NOI static void inst_thread_exit(void *p) {
     inst_thread *t = (inst_thread *)p;
     inst_busy_set(t);
-    if (inst_load_state() == INST_RUNNING && t->w) atf_session_detach(inst_session);
-    t->w = NULL;
+    if (inst_writer(t)) atf_session_detach(inst_session);
+    __atomic_store_n(&t->w, NULL, __ATOMIC_RELAXED);
     inst_tls = &inst_dead;
     inst_busy_clear(t);
     pthread_mutex_lock(&inst_lock);
@@ -384,8 +417,14 @@ NOI static void inst_thread_exit(void *p) {
 }
 
 /* ---- the hooks --------------------------------------------------------------------- */
+/* Per event: the thread's record (one TLS load), the busy flag, the writer pointer (NULL
+ * also once the session is closing, so no global state is read), the id from the
+ * per-thread cache, a tick stamp (the drain converts it to the trace clock) and the
+ * ring push. The entry is stamped after the lookup, the exit before it, so that the
+ * time between the two is the function's as closely as the hooks allow. */
 void __cyg_profile_func_enter(void *fn, void *site) {
     inst_thread *t = inst_tls;
+    atf_writer *w;
     (void)site;
     if (UNLIKELY(!t)) {
         if (!(t = inst_attach())) return;
@@ -393,15 +432,17 @@ void __cyg_profile_func_enter(void *fn, void *site) {
         if (__atomic_load_n(&t->busy, __ATOMIC_RELAXED)) return;
         inst_busy_set(t);
     }
-    if (LIKELY(inst_load_state() == INST_RUNNING && t->w)) {
+    w = inst_writer(t);
+    if (LIKELY(w != NULL)) {
         uint64_t id = inst_id(t, (uintptr_t)fn);
-        atf_writer_call(t->w, id, atf_now_ns());
+        atf_writer_call(w, id, atf_ticks());
     }
     inst_busy_clear(t);
 }
 
 void __cyg_profile_func_exit(void *fn, void *site) {
     inst_thread *t = inst_tls;
+    atf_writer *w;
     (void)site;
     if (UNLIKELY(!t)) {
         if (!(t = inst_attach())) return;
@@ -409,9 +450,10 @@ void __cyg_profile_func_exit(void *fn, void *site) {
         if (__atomic_load_n(&t->busy, __ATOMIC_RELAXED)) return;
         inst_busy_set(t);
     }
-    if (LIKELY(inst_load_state() == INST_RUNNING && t->w)) {
-        uint64_t ts = atf_now_ns();
-        atf_writer_return(t->w, inst_id(t, (uintptr_t)fn), ts);
+    w = inst_writer(t);
+    if (LIKELY(w != NULL)) {
+        uint64_t ts = atf_ticks();
+        atf_writer_return(w, inst_id(t, (uintptr_t)fn), ts);
     }
     inst_busy_clear(t);
 }
@@ -609,11 +651,12 @@ NOI static void inst_sleep_us(long us) {
     nanosleep(&ts, NULL);
 }
 
-/* After the state left RUNNING: makes sure no other thread is still inside a hook that
- * saw RUNNING. A full barrier in every thread (membarrier) makes each thread's busy
- * store visible, or its later state load see the change; then each busy flag is waited
- * for. 0 when a thread stays inside a hook for seconds (then the session is not closed:
- * its files stay as a crash leaves them, which readers recover). */
+/* After the state left RUNNING and every writer pointer was cleared: makes sure no other
+ * thread is still inside a hook that read its pointer before. A full barrier in every
+ * thread (membarrier) makes each thread's busy store visible, or its later load of the
+ * pointer see NULL; then each busy flag is waited for. 0 when a thread stays inside a
+ * hook for seconds (then the session is not closed: its files stay as a crash leaves
+ * them, which readers recover). */
 NOI static int inst_quiesce(inst_thread *head) {
     inst_thread *t;
 #if defined(SYS_membarrier)
@@ -636,8 +679,10 @@ NOI static int inst_quiesce(inst_thread *head) {
 NOI static void inst_atfork_child(void) {
     /* The child has only the forking thread and no drain: it records nothing and leaves
      * the parent's files alone. */
+    inst_thread *t;
     __atomic_store_n(&inst_state, INST_OFF, __ATOMIC_RELAXED);
     pthread_mutex_init(&inst_lock, NULL);
+    for (t = inst_threads; t; t = t->next_all) __atomic_store_n(&t->w, NULL, __ATOMIC_RELAXED);
 }
 
 __attribute__((constructor(101))) NOI static void inst_start(void) {
@@ -651,6 +696,7 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
     if (!root || !root[0]) root = "traces";
     memset(&cfg, 0, sizeof cfg);
     cfg.index_ring_events = 1u << 20;
+    cfg.stamp_clock = ATF_STAMP_TICKS; /* the hooks stamp atf_ticks(); the drain converts */
     if ((e = getenv("ATF_TRACE_RING_EVENTS")) != NULL && atoll(e) > 0)
         cfg.index_ring_events = (uint64_t)atoll(e);
     inst_fns = (inst_table *)calloc(1, sizeof *inst_fns + (sizeof(inst_entry) << 12));
@@ -677,7 +723,7 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
 }
 
 __attribute__((destructor(101))) NOI static void inst_stop(void) {
-    inst_thread *head;
+    inst_thread *head, *t;
     const char *quiet = getenv("ATF_TRACE_QUIET");
     char dir[1024];
     size_t functions;
@@ -691,6 +737,7 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
     }
     inst_set_state(INST_STOPPING);
     head = inst_threads;
+    for (t = head; t; t = t->next_all) __atomic_store_n(&t->w, NULL, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&inst_lock);
     snprintf(dir, sizeof dir, "%s", atf_session_path(inst_session));
     if (!inst_quiesce(head)) {
