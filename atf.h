@@ -732,6 +732,10 @@ typedef struct atf_thread_stats {
  * value, ATF_E_IO when a directory or file cannot be made. Thread-safe. */
 ATFDEF atf_result atf_session_open(atf_session **out, const char *root,
                                    const atf_session_config *cfg /* optional */);
+/* The same, also filling *error_out (optional) on failure: which config value was refused,
+ * or the directory or file that could not be made, with errno. */
+ATFDEF atf_result atf_session_open_ex(atf_session **out, const char *root,
+                                      const atf_session_config *cfg, atf_error *error_out);
 /* Stops the drain, drains every ring, finalizes every file (footer with CRC32-C, header
  * rewrite, optional fsync) and the manifest, then frees the session. Returns the first
  * error the session met (the files are finalized as far as they can be either way).
@@ -2943,9 +2947,10 @@ ATF__PRIVATE DWORD WINAPI atf__thread_trampoline(LPVOID p) {
     c->fn(c->arg);
     return 0;
 }
+/* Returns 0, or the system's error number. */
 ATF__PRIVATE int atf__thread_start(atf__thread *t, atf__thread_start_ctx *ctx) {
     *t = CreateThread(NULL, 0, atf__thread_trampoline, ctx, 0, NULL);
-    return *t ? 0 : -1;
+    return *t ? 0 : (GetLastError() ? (int)GetLastError() : -1);
 }
 ATF__PRIVATE void atf__thread_join(atf__thread t) {
     WaitForSingleObject(t, INFINITE);
@@ -4918,23 +4923,56 @@ ATF__PRIVATE atf_result atf__session_make_dirs(atf_session *s, const char *root,
     return atf__error_set(&s->error, ATF_E_IO, s->dir, 0, "no free session directory name");
 }
 
+/* The first config value atf_session_open refuses (ATF_E_ARG), or ATF_OK. */
+ATF__PRIVATE atf_result atf__session_config_check(const char *root, const atf_session_config *c,
+                                                  atf_error *e) {
+    const char *bad = NULL;
+    if (!root) bad = "no root directory";
+    else if (!c) return ATF_OK;
+    else if (c->layout > ATF_LAYOUT_2) bad = "config: layout is not 0, 1 or 2";
+    else if (c->detail_mode > ATF_DETAIL_WINDOWED) bad = "config: unknown detail_mode";
+    else if (c->drain_mode > ATF_DRAIN_MANUAL) bad = "config: unknown drain_mode";
+    else if (c->fsync_mode > ATF_FSYNC_CLOSE) bad = "config: unknown fsync_mode";
+    else if (c->stamp_clock > ATF_STAMP_TICKS) bad = "config: unknown stamp_clock";
+    else if (c->index_ring_events > ATF__RING_MAX_CAPACITY) bad = "config: index_ring_events too large";
+    else if (c->detail_ring_bytes > ATF__RING_MAX_CAPACITY) bad = "config: detail_ring_bytes too large";
+    return bad ? atf__error_set(e, ATF_E_ARG, root ? root : "", 0, bad) : ATF_OK;
+}
+
+/* Copies a failed open's error out (when asked) and returns its code. */
+ATF__PRIVATE atf_result atf__session_open_failed(atf_error *error_out, const atf_error *e,
+                                                 atf_result rc) {
+    if (error_out) {
+        *error_out = *e;
+        if (error_out->code == ATF_OK) error_out->code = rc;
+    }
+    return rc;
+}
+
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open(atf_session **out, const char *root,
                                                      const atf_session_config *cfg) {
+    return atf_session_open_ex(out, root, cfg, NULL);
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open_ex(atf_session **out, const char *root,
+                                                        const atf_session_config *cfg,
+                                                        atf_error *error_out) {
     atf_session *s;
     atf_result rc;
-    if (!out) return ATF_E_ARG;
+    atf_error e;
+    memset(&e, 0, sizeof e);
+    if (!out) return atf__session_open_failed(error_out, &e, ATF_E_ARG);
     *out = NULL;
-    if (!root || (cfg && (cfg->layout > ATF_LAYOUT_2 || cfg->detail_mode > ATF_DETAIL_WINDOWED ||
-                          cfg->drain_mode > ATF_DRAIN_MANUAL || cfg->fsync_mode > ATF_FSYNC_CLOSE ||
-                          cfg->stamp_clock > ATF_STAMP_TICKS ||
-                          cfg->index_ring_events > ATF__RING_MAX_CAPACITY ||
-                          cfg->detail_ring_bytes > ATF__RING_MAX_CAPACITY)))
-        return ATF_E_ARG;
+    rc = atf__session_config_check(root, cfg, &e);
+    if (rc != ATF_OK) return atf__session_open_failed(error_out, &e, rc);
 #if defined(ATF_NO_THREADS) /* refused before any directory is made */
-    if (!cfg || cfg->drain_mode == ATF_DRAIN_THREAD) return ATF_E_UNSUPPORTED;
+    if (!cfg || cfg->drain_mode == ATF_DRAIN_THREAD) {
+        atf__error_set(&e, ATF_E_UNSUPPORTED, root, 0, "drain thread in a build without threads");
+        return atf__session_open_failed(error_out, &e, ATF_E_UNSUPPORTED);
+    }
 #endif
     s = (atf_session *)ATF_MALLOC(sizeof *s);
-    if (!s) return ATF_E_NOMEM;
+    if (!s) return atf__session_open_failed(error_out, &e, ATF_E_NOMEM);
     memset(s, 0, sizeof *s);
     if (cfg) s->cfg = *cfg;
     s->cfg.session_name = NULL; /* used only while opening */
@@ -4947,7 +4985,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open(atf_session **out, const ch
     s->slots = (atf__slot **)ATF_MALLOC(s->cfg.max_threads * sizeof *s->slots);
     if (!s->slots) {
         atf__session_free(s);
-        return ATF_E_NOMEM;
+        return atf__session_open_failed(error_out, &e, ATF_E_NOMEM);
     }
     rc = atf__session_make_dirs(s, root, cfg ? cfg->session_name : NULL);
     if (rc == ATF_OK)
@@ -4961,16 +4999,20 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open(atf_session **out, const ch
     }
 #if !defined(ATF_NO_THREADS)
     if (rc == ATF_OK && s->cfg.drain_mode == ATF_DRAIN_THREAD) {
+        int err;
         s->drain_ctx.fn = atf__drain_main;
         s->drain_ctx.arg = s;
-        if (atf__thread_start(&s->drain_thread, &s->drain_ctx) != 0) {
+        err = atf__thread_start(&s->drain_thread, &s->drain_ctx);
+        if (err != 0) {
+            atf__error_set_errno(&e, ATF_E_IO, s->dir, "start the drain thread", err);
             atf_session_close(s);
-            return ATF_E_IO;
+            return atf__session_open_failed(error_out, &e, ATF_E_IO);
         }
         s->drain_running = 1;
     }
 #endif
     if (rc != ATF_OK) {
+        atf__session_open_failed(error_out, &s->error, rc);
         atf__session_free(s);
         return rc;
     }

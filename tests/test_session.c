@@ -881,6 +881,41 @@ static void test_config_validation(void) {
     CHECK(s == NULL);
 }
 
+/* atf_session_open_ex says what was refused: the config field, or the directory with its
+ * errno; nothing is filled in when the open succeeds. */
+static void test_open_error_detail(void) {
+    atf_session *s = (atf_session *)1;
+    atf_session_config c;
+    atf_error e;
+    memset(&c, 0, sizeof c);
+    c.stamp_clock = 7;
+    CHECK_RESULT(ATF_E_ARG, atf_session_open_ex(&s, root_dir(), &c, &e));
+    CHECK(s == NULL);
+    CHECK_RESULT(ATF_E_ARG, e.code);
+    CHECK(e.what && strstr(e.what, "stamp_clock") != NULL);
+    c.stamp_clock = 0;
+    c.detail_ring_bytes = ((uint64_t)1 << 40) + 1;
+    CHECK_RESULT(ATF_E_ARG, atf_session_open_ex(&s, root_dir(), &c, &e));
+    CHECK(e.what && strstr(e.what, "detail_ring_bytes") != NULL);
+    c.detail_ring_bytes = 0;
+    CHECK_RESULT(ATF_E_IO, atf_session_open_ex(&s, "/proc/atf_cannot_create_this/x", &c, &e));
+    CHECK_RESULT(ATF_E_IO, e.code);
+    CHECK(strstr(e.path, "atf_cannot_create_this") != NULL);
+    CHECK(e.sys_errno != 0);
+    CHECK_RESULT(ATF_E_ARG, atf_session_open_ex(&s, NULL, &c, NULL)); /* no error_out: fine */
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    memset(&e, 0x5A, sizeof e);
+    CHECK_RESULT(ATF_OK, atf_session_open_ex(&s, root_dir(), &c, &e));
+    CHECK(s != NULL);
+    CHECK_EQ(0x5A, ((unsigned char *)&e)[0]); /* untouched */
+    if (s) {
+        char dir[1100];
+        snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+        CHECK_RESULT(ATF_OK, atf_session_close(s));
+        rm_rf(dir);
+    }
+}
+
 /* An empty session, fsync options, nested root: valid files and manifest. */
 static void test_empty_and_fsync(void) {
     atf_session *s = NULL;
@@ -1128,6 +1163,7 @@ static const test_case tests[] = {
     {"trigger_windows", test_trigger_windows},
     {"json_validator_rejects", test_json_validator_rejects},
     {"config_validation", test_config_validation},
+    {"open_error_detail", test_open_error_detail},
     {"many_threads_layout1", test_many_threads_layout1},
     {"many_threads_layout2", test_many_threads_layout2},
     {"manual_drain", test_manual_drain},

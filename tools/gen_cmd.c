@@ -196,6 +196,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     gen_config cfg;
     gen_shared sh;
     atf_session_config sc;
+    atf_error open_error;
     atf_error err;
     const char *detail_text = "off";
     const cli_flag flags[] = {
@@ -252,10 +253,11 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     sc.max_threads = (uint32_t)cfg.threads;
     memset(&sh, 0, sizeof sh);
     sh.cfg = &cfg;
-    result = atf_session_open(&sh.session, argv[1], &sc);
+    result = atf_session_open_ex(&sh.session, argv[1], &sc, &open_error);
     if (result != ATF_OK) {
+        char line[800];
         fprintf(stderr, "atf gen: cannot open a session under %s: %s\n", argv[1],
-                atf_result_str(result));
+                atf_error_format(&open_error, line, sizeof line));
         return CLI_EXIT_DATA;
     }
     printf("%s\n", atf_session_path(sh.session));

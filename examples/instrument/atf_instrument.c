@@ -689,6 +689,7 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
     const char *root = getenv("ATF_TRACE_DIR"), *e = getenv("ATF_TRACE");
     atf_session_config cfg;
     atf_result rc;
+    atf_error open_error;
     if (e && strcmp(e, "0") == 0) {
         inst_set_state(INST_OFF);
         return;
@@ -712,10 +713,11 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
         inst_set_state(INST_OFF);
         return;
     }
-    rc = atf_session_open(&inst_session, root, &cfg);
+    rc = atf_session_open_ex(&inst_session, root, &cfg, &open_error);
     if (rc != ATF_OK) {
+        char line[800];
         fprintf(stderr, "atf_instrument: no trace: cannot open a session under %s: %s\n", root,
-                atf_result_str(rc));
+                atf_error_format(&open_error, line, sizeof line));
         inst_set_state(INST_OFF);
         return;
     }
