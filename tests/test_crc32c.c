@@ -366,14 +366,18 @@ static void test_select_and_active(void) {
     CHECK(!atf_crc32c_available(ATF_CRC32C_SSE42) || !atf_crc32c_available(ATF_CRC32C_ARMV8));
     CHECK(atf_crc32c_available(ATF_CRC32C_AUTO));
     CHECK(atf_crc32c_available(ATF_CRC32C_SW));
+#ifndef __cplusplus /* values outside an enum's range: what a C caller can pass */
     CHECK(!atf_crc32c_available((atf_crc32c_impl)99));
     CHECK_RESULT(ATF_E_ARG, atf_crc32c_select((atf_crc32c_impl)99));
     CHECK_RESULT(ATF_E_ARG, atf_crc32c_select((atf_crc32c_impl)-1));
+#endif
 
     CHECK(strcmp(atf_crc32c_impl_str(ATF_CRC32C_SW), "sw") == 0);
     CHECK(strcmp(atf_crc32c_impl_str(ATF_CRC32C_SSE42), "sse42") == 0);
     CHECK(strcmp(atf_crc32c_impl_str(ATF_CRC32C_ARMV8), "armv8") == 0);
+#ifndef __cplusplus
     CHECK(atf_crc32c_impl_str((atf_crc32c_impl)99) != NULL);
+#endif
 
     CHECK_RESULT(ATF_OK, atf_crc32c_select(before));
     CHECK_EQ(before, atf_crc32c_active());

@@ -645,8 +645,10 @@ static void result_names(void) {
         }
     }
     CHECK_EQ(0, strcmp("ATF_E_CRC", atf_result_name(ATF_E_CRC)));
+#ifndef __cplusplus /* values outside an enum's range: what a C caller can pass */
     CHECK(atf_result_str((atf_result)-99) != NULL);
     CHECK(atf_result_name((atf_result)-99) != NULL);
+#endif
     CHECK(atf_result_str((atf_result)7) != NULL);
 }
 

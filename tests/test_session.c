@@ -44,7 +44,7 @@ typedef struct producer {
     uint32_t slot;
     int with_detail;            /* push every third event with a payload */
     uint8_t *has_detail;        /* bit i: event i went in with its detail */
-    int attach_rc;
+    atf_result attach_rc;
     volatile int *done_flag;
 } producer;
 
@@ -963,7 +963,7 @@ static void test_empty_and_fsync(void) {
 
 /* ---- rings in caller memory ---------------------------------------------------------- */
 
-typedef struct shm_prod { void *imem, *dmem; size_t isz, dsz; uint64_t n; uint8_t *has; int rc; } shm_prod;
+typedef struct shm_prod { void *imem, *dmem; size_t isz, dsz; uint64_t n; uint8_t *has; atf_result rc; } shm_prod;
 
 static void *shm_prod_main(void *arg) {
     shm_prod *x = (shm_prod *)arg;
