@@ -184,7 +184,7 @@ FUZZ_CC     ?= clang
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_DEPS   := fuzz/fuzz_common.h atf.h tests/fixtures.h
 VALGRIND_TESTS := $(filter $(addprefix $(BUILD)/tests/,test_reader test_format test_ktrace \
-                    test_merge test_session_reader test_faults),$(TESTS))
+                    test_merge test_faults test_regress test_golden test_export),$(TESTS))
 
 .PHONY: fuzz fuzz-replay fuzz-seeds sanitize valgrind $(addprefix fuzz-run-,$(FUZZ_TARGETS))
 
