@@ -1137,7 +1137,11 @@ static void test_empty_threads(void) {
     CHECK_RESULT(ATF_E_RANGE, atf_merge_next(&m, &it));
     CHECK_RESULT(ATF_OK, atf_merge_seek(&m, 12345));
     CHECK_EQ(0, m.probes);
+    it.thread = r.threads; /* stale from an earlier call: the end clears it */
+    it.event.timestamp_ns = 7;
     CHECK_RESULT(ATF_E_RANGE, atf_merge_next(&m, &it));
+    CHECK(it.thread == NULL);
+    CHECK_EQ(0, it.event.timestamp_ns);
     atf_merge_deinit(&m);
     atf_session_reader_close(&r);
     free(man.p);
