@@ -717,7 +717,7 @@ typedef struct atf_session_config {
     uint32_t drain_interval_us;  /* longest drain thread sleep when idle; default 1000 */
     uint32_t fsync_mode;         /* ATF_FSYNC_NONE (default) or ATF_FSYNC_CLOSE */
     uint64_t fsync_every_bytes;  /* also fdatasync each file every N bytes; default 0 (never) */
-    uint32_t max_threads;        /* thread slots; default 1024 */
+    uint32_t max_threads;        /* thread slots; default 1024, at most 1048576 */
     const char *session_name;    /* directory name; default session_YYYYMMDD_HHMMSS. When
                                     <root>/<name>/pid_<pid> exists, _1, _2, ... is appended */
     uint32_t stamp_clock;        /* what producers stamp events with: ATF_STAMP_NS (default,
@@ -4466,7 +4466,7 @@ ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
     /* a trigger registered after this point names a time t >= now - slack, so it cannot
      * reach records older than now - slack - pre_roll: those can be released */
     horizon = atf_now_ns();
-    horizon = horizon > s->cfg.pre_roll_ns + ATF__TRIGGER_SLACK_NS
+    horizon = horizon > s->cfg.pre_roll_ns && horizon - s->cfg.pre_roll_ns > ATF__TRIGGER_SLACK_NS
                   ? horizon - s->cfg.pre_roll_ns - ATF__TRIGGER_SLACK_NS : 0;
     if (s->convert_ticks) atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
     if (s->drain_window_gen != s->window_gen && !s->drain_windows) { /* the drain's own copy */
@@ -4935,6 +4935,10 @@ ATF__PRIVATE atf_result atf__session_make_dirs(atf_session *s, const char *root,
     return atf__error_set(&s->error, ATF_E_IO, s->dir, 0, "no free session directory name");
 }
 
+/* The most thread slots a session has: the slot table's size stays far from overflow on
+ * 32-bit hosts. */
+#define ATF__MAX_THREADS (1u << 20)
+
 /* The first config value atf_session_open refuses (ATF_E_ARG), or ATF_OK. */
 ATF__PRIVATE atf_result atf__session_config_check(const char *root, const atf_session_config *c,
                                                   atf_error *e) {
@@ -4948,6 +4952,7 @@ ATF__PRIVATE atf_result atf__session_config_check(const char *root, const atf_se
     else if (c->stamp_clock > ATF_STAMP_TICKS) bad = "config: unknown stamp_clock";
     else if (c->index_ring_events > ATF__RING_MAX_CAPACITY) bad = "config: index_ring_events too large";
     else if (c->detail_ring_bytes > ATF__RING_MAX_CAPACITY) bad = "config: detail_ring_bytes too large";
+    else if (c->max_threads > ATF__MAX_THREADS) bad = "config: max_threads above 1048576";
     return bad ? atf__error_set(e, ATF_E_ARG, root ? root : "", 0, bad) : ATF_OK;
 }
 
@@ -6558,17 +6563,17 @@ ATF__PRIVATE int atf__merge_refill_linear(atf_merge *m) {
     return 1;
 }
 
+ATFDEF atf_result atf__merge_end(atf_merge_item *out) {
+    memset(out, 0, sizeof *out);
+    return ATF_E_RANGE;
+}
+
 /* The slow path of atf_merge_next: ends the current run, replays the winner's new key up
  * the loser tree (log2 leaves branch-free min/max steps) and starts the run of the new
  * winner. When the same thread wins twice in a row (a bursty trace), its run lasts while
  * its events stay before the runner-up, the best loser on its path (m->lim is the last
  * timestamp it may take); otherwise the run is the one event, which is cheaper when the
  * threads alternate. Returns 0 when every cursor is exhausted. */
-ATFDEF atf_result atf__merge_end(atf_merge_item *out) {
-    memset(out, 0, sizeof *out);
-    return ATF_E_RANGE;
-}
-
 ATFDEF int atf__merge_refill(atf_merge *m) {
     uint64_t x, best, mask = ((uint64_t)1 << m->shift) - 1;
     size_t i, n, before = (size_t)-1;

@@ -454,6 +454,42 @@ static void windowed_patch_run(int layout) {
     rm_rf(dir);
 }
 
+/* A pre-roll as long as the clock allows: detail of any age stays pending until a trigger
+ * reaches it (the release horizon saturates at 0 instead of wrapping round). */
+static void test_windowed_unbounded_pre_roll(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_writer *w = NULL;
+    atf_thread_reader tr;
+    uint8_t payload[16];
+    char dir[1100], td[1200];
+    uint64_t now;
+    memset(&c, 0, sizeof c);
+    memset(payload, 3, sizeof payload);
+    c.detail_mode = ATF_DETAIL_WINDOWED;
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.pre_roll_ns = UINT64_MAX;
+    c.session_name = "pre_roll_max";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "old", &w));
+    now = atf_now_ns();
+    CHECK(now > 2000000000u);
+    CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, 5, now - 1000000000u, 0, payload, 16));
+    CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* a second old: still pending */
+    atf_session_trigger(s, now);
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    atf_session_detach(s);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    snprintf(td, sizeof td, "%s/thread_0", dir);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, td, NULL));
+    CHECK(tr.has_detail);
+    if (tr.has_detail) CHECK_EQ(1, tr.detail.event_count);
+    atf_thread_reader_close(&tr);
+    rm_rf(dir);
+}
+
 static void test_windowed_links_patched_on_disk_l1(void) { windowed_patch_run(ATF_LAYOUT_1); }
 static void test_windowed_links_patched_on_disk_l2(void) { windowed_patch_run(ATF_LAYOUT_2); }
 
@@ -894,6 +930,10 @@ static void test_open_error_detail(void) {
     CHECK_RESULT(ATF_E_ARG, e.code);
     CHECK(e.what && strstr(e.what, "stamp_clock") != NULL);
     c.stamp_clock = 0;
+    c.max_threads = (1u << 20) + 1; /* the slot table's size would overflow on 32-bit hosts */
+    CHECK_RESULT(ATF_E_ARG, atf_session_open_ex(&s, root_dir(), &c, &e));
+    CHECK(e.what && strstr(e.what, "max_threads") != NULL);
+    c.max_threads = 0;
     c.detail_ring_bytes = ((uint64_t)1 << 40) + 1;
     CHECK_RESULT(ATF_E_ARG, atf_session_open_ex(&s, root_dir(), &c, &e));
     CHECK(e.what && strstr(e.what, "detail_ring_bytes") != NULL);
@@ -1172,6 +1212,7 @@ static const test_case tests[] = {
     {"windowed_known_triggers_manual_l1", test_windowed_known_triggers_manual_l1},
     {"windowed_known_triggers_manual_l2", test_windowed_known_triggers_manual_l2},
     {"windowed_known_triggers_thread", test_windowed_known_triggers_thread},
+    {"windowed_unbounded_pre_roll", test_windowed_unbounded_pre_roll},
     {"windowed_links_patched_on_disk_l1", test_windowed_links_patched_on_disk_l1},
     {"windowed_links_patched_on_disk_l2", test_windowed_links_patched_on_disk_l2},
     {"windowed_realtime_triggers", test_windowed_realtime_triggers},
