@@ -68,6 +68,7 @@ static void fault_free(void *p) {
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "scratch_dir.h"
 
 #define FAIL_MSG(msg) harness__fail(__FILE__, __LINE__, msg)
 
@@ -78,23 +79,6 @@ static void fault_arm(long at) {
     fault_calls = 0;
     fault_at = at;
     fault_hit = 0;
-}
-
-static void remove_tree(const char *path) {
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        char child[1200];
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
 }
 
 /* A result a fallible call may give under injected allocation failures. */
@@ -595,13 +579,8 @@ static const test_case tests[] = {
 };
 
 int main(int argc, char **argv) {
-    const char *base = getenv("TMPDIR");
     int rc;
-    snprintf(tmp_dir, sizeof tmp_dir, "%s/atf_test_faults_XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmp_dir)) {
-        printf("faults: mkdtemp %s failed\n", tmp_dir);
-        return 1;
-    }
+    if (scratch_dir_make(tmp_dir, sizeof tmp_dir, "faults") != 0) return 1;
     rc = harness_run("faults", tests, sizeof tests / sizeof tests[0], argc, argv);
     remove_tree(tmp_dir);
     return rc;

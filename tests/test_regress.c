@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "posix_compat.h"
+#include "scratch_dir.h"
 
 static char tmp_dir[512];
 
@@ -24,23 +25,6 @@ static int write_bytes(const char *path, const void *data, size_t len) {
         return -1;
     }
     return fclose(f) == 0 ? 0 : -1;
-}
-
-static void remove_tree(const char *path) {
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        char child[1200];
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
 }
 
 /* tmp_dir/pid_1 with a valid thread_0 (and no manifest); returns its path. */
@@ -183,13 +167,8 @@ static const test_case tests[] = {
 };
 
 int main(int argc, char **argv) {
-    const char *base = getenv("TMPDIR");
     int rc;
-    snprintf(tmp_dir, sizeof tmp_dir, "%s/atf_test_regress_XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmp_dir)) {
-        printf("regress: mkdtemp %s failed\n", tmp_dir);
-        return 1;
-    }
+    if (scratch_dir_make(tmp_dir, sizeof tmp_dir, "regress") != 0) return 1;
     rc = harness_run("regress", tests, sizeof tests / sizeof tests[0], argc, argv);
     remove_tree(tmp_dir);
     return rc;
