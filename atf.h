@@ -340,6 +340,37 @@ ATFDEF atf_result atf_detail_footer_decode(const uint8_t in[64], atf_detail_foot
 ATFDEF atf_result atf_detail_payload_decode(const uint8_t *in, size_t len,
                                             atf_detail_payload *p);
 
+/* gaps.atf, beside index.atf: where the recorder lost index events, so that readers
+ * never pair a call and a return across a hole. A 16-byte header ("ATG2", endian 1,
+ * version 1, u16 record size 32, u32 thread id, 4 reserved bytes), then 32-byte records
+ * in index_seq order, appended by the drain before the events that follow each gap: u64
+ * index_seq, u64 index_lost, u32 detail_lost (saturated), u32 reason, u64 first_lost_ns.
+ * A torn last record is ignored. Present only when the thread lost events. */
+#define ATF_GAPS_MAGIC "ATG2"
+#define ATF_GAPS_VERSION 1u
+#define ATF_GAPS_HEADER_SIZE 16u
+#define ATF_GAP_RECORD_SIZE 32u
+enum { ATF_GAP_DROPPED = 1,      /* ring full, ATF_OVERFLOW_DROP */
+       ATF_GAP_TIMEOUT = 2,      /* ring full, BLOCK gave up on a silent consumer */
+       ATF_GAP_IO = 3 };         /* drained, but index.atf could not take them */
+
+typedef struct atf_gap {
+    uint64_t index_seq;      /* position in index.atf of the first event after the gap
+                                (the event count for a gap at the end) */
+    uint64_t index_lost;     /* index events lost there */
+    uint64_t detail_lost;    /* detail records lost with them */
+    uint64_t first_lost_ns;  /* stamp of the first lost event; 0 when unknown */
+    uint32_t reason;         /* ATF_GAP_* */
+} atf_gap;
+
+ATFDEF void atf_gaps_header_encode(uint32_t thread_id, uint8_t out[16]);
+/* ATF_E_MAGIC, ATF_E_ENDIAN, ATF_E_VERSION or ATF_E_CORRUPT (record size not 32). */
+ATFDEF atf_result atf_gaps_header_decode(const uint8_t in[16], uint32_t *thread_id);
+ATFDEF void atf_gap_encode(const atf_gap *g, uint8_t out[32]);
+ATFDEF void atf_gap_decode(const uint8_t in[32], atf_gap *g);
+/* "dropped", "timeout", "io"; "unknown" otherwise. */
+ATFDEF const char *atf_gap_reason_str(uint32_t reason);
+
 /* Names for printing ("call", "x86_64", "linux", "boottime"); "unknown" otherwise. */
 ATFDEF const char *atf_event_kind_str(uint32_t kind);
 ATFDEF const char *atf_arch_str(uint32_t arch);
@@ -436,7 +467,21 @@ ATF__INLINE uint64_t atf_ticks(void) { return atf_now_ns(); }
 #define ATF_RING_MAGIC 0x52465441u   /* "ATFR" */
 enum { ATF_RING_INDEX = 1, ATF_RING_DETAIL = 2 };
 
-/* The shared part of a ring, at the start of its memory (256 bytes); data follows at
+/* Where the producer lost index events: `index_lost` events (and `detail_lost` detail
+ * records that went with them) right before the event numbered `seq`. The producer
+ * publishes a gap record just before that event, so the consumer sees every gap before
+ * the first event after it; a gap still open when the producer closes is what the
+ * header's totals hold beyond the published records. */
+typedef struct atf_ring_gap {
+    uint64_t seq;                /* index_seq of the first event after the gap */
+    uint64_t index_lost;
+    uint32_t detail_lost;        /* saturated */
+    uint32_t reason;             /* ATF_GAP_DROPPED or ATF_GAP_TIMEOUT */
+    uint64_t first_lost_ns;      /* stamp of the first lost event (producer clock) */
+} atf_ring_gap;
+#define ATF_RING_GAPS 8
+
+/* The shared part of a ring, at the start of its memory (576 bytes); data follows at
  * data_offset. Producer-written and consumer-written words sit on separate cache lines. */
 typedef struct atf_ring_header {
     uint32_t magic;              /* ATF_RING_MAGIC once initialized (release-stored last) */
@@ -450,9 +495,18 @@ typedef struct atf_ring_header {
     uint8_t pad1[56];
     uint64_t tail;               /* consumer position (release-stored) */
     uint8_t pad2[56];
-    uint64_t dropped;            /* events the producer dropped because the ring was full */
+    uint64_t dropped;            /* events the producer dropped (index ring: whole events) */
     uint64_t closed;             /* producer done: no more events will come */
-    uint8_t pad3[48];
+    uint64_t gap_head;           /* index ring: gap records published (release-stored) */
+    uint64_t gap_detail_lost;    /* index ring: detail records lost with dropped events */
+    uint64_t gap_first_ns;       /* index ring: stamp of the first event of the open gap */
+    uint64_t waits;              /* times the producer found the ring full and waited or
+                                    drained it itself (ATF_OVERFLOW_BLOCK) */
+    uint64_t timeouts;           /* times it gave up waiting for a silent drainer */
+    uint8_t pad3[8];
+    uint64_t gap_tail;           /* gap records consumed (consumer, release-stored) */
+    uint8_t pad4[56];
+    atf_ring_gap gaps[ATF_RING_GAPS]; /* index ring: a small SPSC queue of gap records */
 } atf_ring_header;
 
 /* A process-local view of a ring: pointers into the ring memory plus cached positions. */
@@ -546,8 +600,26 @@ ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { atf__store_le64(
 
 /* ==== 9. writer ====================================================================== */
 /* The per-thread producer: one index ring, one optional detail ring, the call depth and
- * the sequence counters. Every call here is wait-free: no lock, no system call, no
- * allocation. A full ring drops the event and counts it; nothing else happens.
+ * the sequence counters. While its ring has room a push is a few stores: no lock, no
+ * system call, no allocation. What happens when the ring is full is the overflow policy,
+ * looked at only then:
+ *
+ *   ATF_OVERFLOW_BLOCK (default): no event is lost. A session writer drains its own rings
+ *     into its own files (under the session's drain lock, as the drain thread would), so
+ *     it never depends on the drain thread getting a core; a writer on caller memory
+ *     (another process drains) waits, spinning briefly, then yielding and sleeping, for
+ *     at most its timeout (default 1 s) without the consumer moving. A silent consumer,
+ *     a failed file or a push re-entered from a signal handler falls back to the drop
+ *     below, so the host never hangs: a file that cannot be written counts its events as
+ *     lost_io; a timeout drops, counts, and drops at once until the consumer moves again.
+ *   ATF_OVERFLOW_DROP: wait-free always (an audio or real-time thread): the event is
+ *     dropped and counted.
+ *
+ * Either way every loss is recorded where it happened: the first event after a gap is
+ * preceded in the ring by a gap record (its index_seq, index and detail events lost),
+ * which the drain persists in the thread's gaps.atf, so readers never pair a call and a
+ * return across a hole. In DROP mode, when the small gap queue is full too, the event
+ * after the gap is dropped as well (the gap grows; the record stays exact).
  *
  * Sequence numbers: an event's index_seq is the number of index events this writer
  * pushed before it (dropped events take no number), which is its position in index.atf.
@@ -557,6 +629,7 @@ ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { atf__store_le64(
  * Layout 1 stores links in 32 bits: a layout-1 writer stops attaching detail once either
  * number would reach 0xFFFFFFFF (the events are still recorded, detail_dropped counts). */
 enum { ATF_DETAIL_OFF = 0, ATF_DETAIL_ALWAYS = 1, ATF_DETAIL_WINDOWED = 2 };
+enum { ATF_OVERFLOW_BLOCK = 0, ATF_OVERFLOW_DROP = 1 };
 
 typedef struct atf_session atf_session;
 
@@ -574,6 +647,18 @@ typedef struct atf_writer {
     uint32_t detail_mode;        /* ATF_DETAIL_* */
     atf_session *session;        /* owning session, NULL for a bare shared-memory writer */
     uint32_t slot;               /* thread slot in the session */
+    uint32_t overflow;           /* ATF_OVERFLOW_BLOCK or ATF_OVERFLOW_DROP */
+    uint64_t wait_timeout_ns;    /* BLOCK on caller memory: longest wait without progress */
+    uint64_t gap_lost;           /* the open gap: index events dropped since the last kept */
+    uint64_t gap_detail_lost;    /*   one, detail records dropped with them, */
+    uint64_t gap_detail_total;   /*   and the latter's total over the writer's life */
+    uint64_t gap_first_ns;       /*   stamp of its first event */
+    uint64_t waits, timeouts;    /* mirrored into the index ring header */
+    uint64_t giving_up_tail;     /* the consumers' positions when a wait timed out */
+    uint64_t giving_up_detail_tail;
+    uint32_t gap_reason;         /* ATF_GAP_* of the open gap */
+    int giving_up;               /* timed out: drop at once until the consumer moves */
+    int in_overflow;             /* inside the overflow path (re-entry drops) */
 } atf_writer;
 
 /* Binds a writer to rings initialized with atf_ring_init (e.g. in shared memory);
@@ -585,24 +670,28 @@ ATFDEF atf_result atf_writer_init(atf_writer *w, void *index_mem, size_t index_s
 /* Marks the writer's rings closed: the drain finalizes the thread once they are empty.
  * Call from the producing thread (or once it has stopped). Wait-free. */
 ATFDEF void atf_writer_close(atf_writer *w);
+/* Sets what a full ring does (ATF_OVERFLOW_BLOCK, the default, or ATF_OVERFLOW_DROP) and,
+ * for a writer on caller memory, the longest wait without the consumer moving before
+ * events are dropped (0 = 1 s). ATF_E_ARG for an unknown policy. Producer thread only. */
+ATFDEF atf_result atf_writer_set_overflow(atf_writer *w, uint32_t policy, uint64_t timeout_ns);
+/* Private: the slow path of a push, when the ring looked full or a gap is open: makes
+ * room (by the policy) and publishes the open gap. 1 when the event can be pushed now;
+ * 0 when it was dropped (and counted, with `ts` as the gap's first stamp when it opens
+ * one). `detail` counts a detail record lost with the event. */
+ATFDEF int atf__writer_overflow(atf_writer *w, uint64_t ts, int detail);
 
 /* Pushes one index event linked to detail record `detail_seq` (ATF_NO_DETAIL for none).
- * ATF_OK, or ATF_E_FULL (dropped and counted). The record is complete before the release
- * store of head publishes it. Producer thread only. */
+ * ATF_OK, or ATF_E_FULL (dropped and counted, by the overflow policy). The record is
+ * complete before the release store of head publishes it. Producer thread only. */
 ATF__HOT_INLINE atf_result atf__writer_push_linked(atf_writer *w, uint32_t kind,
                                                    uint64_t function_id, uint64_t timestamp_ns,
                                                    uint32_t depth, uint64_t detail_seq) {
     atf_ring *r = &w->index;
     uint64_t pos = r->pos, third, fourth;
     uint8_t *slot;
-    if (pos - r->other > r->mask) {
-        r->other = atf__load_acquire_u64(&r->shared->tail);
-        if (pos - r->other > r->mask) {
-            w->dropped++;
-            atf__store_release_u64(&r->shared->dropped, w->dropped);
-            return ATF_E_FULL;
-        }
-    }
+    /* the cached tail says full (an open gap keeps it saying so): the slow path */
+    if (pos - r->other > r->mask && !atf__writer_overflow(w, timestamp_ns, 0))
+        return ATF_E_FULL;
     /* everything is read from *w before the first store: the stores go through a byte
      * pointer, which may alias *w as far as the compiler knows */
     if (w->layout == ATF_LAYOUT_2) {
@@ -631,7 +720,8 @@ ATF__HOT_INLINE atf_result atf_writer_push(atf_writer *w, uint32_t kind, uint64_
 
 /* Function entry at a caller-supplied timestamp (the library clock: pass atf_now_ns(), or
  * atf_ticks() in a session with stamp_clock ATF_STAMP_TICKS). The depth advances even
- * when the event is dropped. Producer thread only. */
+ * when the event is dropped. Producer thread only; wait-free while the ring has room,
+ * else as the overflow policy says. */
 ATF__HOT_INLINE atf_result atf_writer_call(atf_writer *w, uint64_t function_id, uint64_t ts) {
     return atf_writer_push(w, ATF_EVENT_CALL, function_id, ts, w->depth++);
 }
@@ -723,17 +813,27 @@ typedef struct atf_session_config {
     uint32_t stamp_clock;        /* what producers stamp events with: ATF_STAMP_NS (default,
                                     atf_now_ns()) or ATF_STAMP_TICKS (atf_ticks(), converted
                                     by the drain) */
+    uint32_t overflow;           /* a full ring: ATF_OVERFLOW_BLOCK (default: the thread
+                                    drains its own ring, nothing is lost) or
+                                    ATF_OVERFLOW_DROP (wait-free: dropped, counted, gaps
+                                    recorded) */
 } atf_session_config;
 
-/* Per-thread figures, as in the manifest. */
+/* Per-thread figures, as in the manifest. The producer's counters (pushed, dropped,
+ * waits) are read live; the file counters are those of the latest drain pass. */
 typedef struct atf_thread_stats {
     uint32_t slot;
     uint32_t thread_id;
     uint64_t events_written;     /* index events in index.atf */
-    uint64_t events_dropped;     /* index ring full */
+    uint64_t events_dropped;     /* index ring full (ATF_OVERFLOW_DROP, or BLOCK timed out) */
     uint64_t detail_written;     /* records in detail.atf */
     uint64_t detail_dropped;     /* detail ring full (ALWAYS) or released unpersisted */
     uint64_t events_lost_io;     /* drained but not written because the file failed */
+    uint64_t events_pushed;      /* index events the producer put in its ring so far */
+    uint64_t events_queued;      /* of those, still in the ring */
+    uint64_t gaps;               /* gap records in gaps.atf so far */
+    uint64_t waits;              /* the ring was full: the producer drained or waited */
+    uint64_t timeouts;           /* it gave up waiting for a silent consumer */
     int finalized;               /* footer written, files closed */
 } atf_thread_stats;
 
@@ -755,13 +855,14 @@ ATFDEF atf_result atf_session_close(atf_session *s);
  * (optional), which atf_session_error can no longer give once the session is freed. */
 ATFDEF atf_result atf_session_close_ex(atf_session *s, atf_error *error_out);
 /* The calling thread's writer, attaching the thread on first use (thread-local lookup;
- * when the thread exits, its writer is closed and the drain finalizes its files). NULL
- * when the session is out of slots or memory (counted as attach_failures in the
- * manifest), or after the thread detached. Thread-safe; wait-free once attached. */
+ * when the thread exits, its writer is closed and the drain finalizes its files).
+ * Attaching allocates the rings and does no file I/O: the drain creates the thread's
+ * directory and files. NULL when the session is out of slots or memory (counted as
+ * attach_failures in the manifest), or after the thread detached. Thread-safe. */
 ATFDEF atf_writer *atf_session_writer(atf_session *s);
 /* Attaches the calling thread explicitly, with an optional name for the manifest. When
  * the thread is attached already, *out receives its writer (the name is ignored).
- * ATF_E_FULL when out of slots, ATF_E_NOMEM, ATF_E_IO. Thread-safe. */
+ * ATF_E_FULL when out of slots, ATF_E_NOMEM. No file I/O. Thread-safe. */
 ATFDEF atf_result atf_session_attach(atf_session *s, const char *name, atf_writer **out);
 /* Detaches the calling thread: its writer is closed and finalized by the drain, and
  * atf_session_writer returns NULL in this thread afterwards. Thread-safe. */
@@ -803,7 +904,9 @@ ATFDEF const char *atf_session_path(const atf_session *s);
 /* The first error the session met (ATF_OK if none). Read it while no drain runs (manual
  * mode, or after atf_session_pump returned an error); it stays valid until close. */
 ATFDEF const atf_error *atf_session_error(const atf_session *s);
-/* Figures of slot `slot` (ATF_E_RANGE past the last slot). Thread-safe. */
+/* Figures of slot `slot` (ATF_E_RANGE past the last slot): the producer's counters as
+ * they are now, the files' as of the latest drain pass (no pump needed with a drain
+ * thread). Thread-safe. */
 ATFDEF atf_result atf_session_thread_stats(atf_session *s, uint32_t slot, atf_thread_stats *out);
 /* Number of thread slots handed out so far. Thread-safe. */
 ATFDEF uint32_t atf_session_thread_count(const atf_session *s);
@@ -928,12 +1031,17 @@ ATFDEF atf_result atf_detail_reader_get(const atf_detail_reader *r, uint64_t seq
                                         atf_detail_event *out);
 ATFDEF atf_result atf_detail_reader_verify_crc(atf_detail_reader *r);
 
-/* A thread directory: index.atf, and detail.atf when present. */
+/* A thread directory: index.atf, and detail.atf and gaps.atf when present. */
 typedef struct atf_thread_reader {
     atf_index_reader index;
     atf_detail_reader detail;
     int has_detail;              /* detail.atf exists and opened */
-    atf_error error;             /* first error of either file or of a link */
+    atf_gap *gaps;               /* gap_count gaps from gaps.atf, in index_seq order: */
+    size_t gap_count;            /*   those at or past the event count are at the end */
+    uint64_t events_lost;        /* sum of their index_lost */
+    atf_error error;             /* first error of any file or of a link; a damaged
+                                    gaps.atf is kept here (the gaps before the damage
+                                    are used) without failing the open */
 } atf_thread_reader;
 
 ATFDEF atf_result atf_thread_reader_open(atf_thread_reader *t, const char *dir,
@@ -949,6 +1057,10 @@ ATFDEF atf_result atf_thread_reader_index_of(const atf_thread_reader *t, uint64_
                                              atf_index_event *out);
 /* Checks every link in both directions; the first broken one is kept in t->error. */
 ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t);
+/* The gap right before index event `index_seq` (pass event_count for one at the end),
+ * or NULL when none: O(log gaps). Thread-safe. */
+ATFDEF const atf_gap *atf_thread_reader_gap_before(const atf_thread_reader *t,
+                                                   uint64_t index_seq);
 
 /* ==== 12. session reader + merge ===================================================== */
 /* Opens a pid_* directory: manifest.json when present (threads, has_detail, clock, layout,
@@ -978,7 +1090,10 @@ typedef struct atf_session_thread {
     atf_result open_result;      /* ATF_OK; ATF_E_NOT_FOUND when missing; else why its
                                     files failed to open (details in reader.error) */
     int manifest_has_detail;     /* the manifest's has_detail (original files: always 1) */
-    uint64_t events_dropped;     /* from the manifest (0 when unknown) */
+    int manifest_finalized;      /* the manifest's finalized */
+    /* the manifest's per-thread counters (0 when unknown; see atf_thread_stats) */
+    uint64_t events_written, events_dropped, detail_written, detail_dropped;
+    uint64_t events_lost_io, gaps, waits, timeouts;
     int out_of_order;            /* timestamps decrease somewhere in index.atf */
     uint64_t time_min_ns;        /* smallest and largest timestamp in index.atf */
     uint64_t time_max_ns;        /*   (0, 0 when it has no events) */
@@ -1033,11 +1148,15 @@ typedef struct atf_merge_item {
     uint64_t seq;                /* index_seq in that thread's file */
     atf_index_event event;
     atf_session_thread *thread;  /* detail: atf_thread_reader_detail_of(&thread->reader, seq) */
+    const atf_gap *gap;          /* events were lost right before this one (NULL: none):
+                                    its frames cannot be paired across it */
 } atf_merge_item;
 
 typedef struct atf__merge_cursor {
     const uint8_t *events;       /* the thread's index events */
     const uint64_t *order;       /* its sorted permutation; NULL when the file is ordered */
+    uint64_t gap_seq;            /* a seq at or past which atf__merge_gap looks for a gap
+                                    (the next gap's; 0 for a permuted thread with gaps) */
     uint64_t pos, end;           /* next position in time order; end of the selected range */
     atf_session_thread *thread;
     int layout;
@@ -1073,6 +1192,9 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r,
 ATFDEF int atf__merge_refill(atf_merge *m);
 /* Private: the end of atf_merge_next: zeroes *out, returns ATF_E_RANGE. */
 ATFDEF atf_result atf__merge_end(atf_merge_item *out);
+/* Private: the gap before event `seq` of cursor c (seq >= c->gap_seq), or NULL; moves
+ * c->gap_seq on. */
+ATFDEF const atf_gap *atf__merge_gap(atf__merge_cursor *c, uint64_t seq);
 
 /* A read hint for the cache (never faults; the address is formed as an integer, so that
  * it may lie past the end of the data). The merge reads a stream per thread: within a
@@ -1112,6 +1234,7 @@ ATF__HOT_INLINE atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
                 out->slot = c->thread->slot;
                 out->seq = seq;
                 out->thread = c->thread;
+                out->gap = seq >= c->gap_seq ? atf__merge_gap(c, seq) : NULL;
                 /* atf_index_event_decode, written out for this hot path */
                 e->timestamp_ns = atf__load_le64(rec);
                 e->function_id = atf__load_le64(rec + 8);
@@ -1745,6 +1868,50 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_detail_payload_decode(const uint8_t *in,
     if ((size_t)p->stack_size > len - ATF_DETAIL_PAYLOAD_SIZE) return ATF_E_TRUNCATED;
     p->stack = in + ATF_DETAIL_PAYLOAD_SIZE;
     return ATF_OK;
+}
+
+ATFDEF ATF_NO_INSTRUMENT void atf_gaps_header_encode(uint32_t thread_id, uint8_t out[16]) {
+    memcpy(out, ATF_GAPS_MAGIC, 4);
+    out[4] = ATF_ENDIAN_LITTLE;
+    out[5] = ATF_GAPS_VERSION;
+    atf__store_le16(out + 6, ATF_GAP_RECORD_SIZE);
+    atf__store_le32(out + 8, thread_id);
+    atf__store_le32(out + 12, 0);
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_gaps_header_decode(const uint8_t in[16],
+                                                           uint32_t *thread_id) {
+    if (memcmp(in, ATF_GAPS_MAGIC, 4) != 0) return ATF_E_MAGIC;
+    if (in[4] != ATF_ENDIAN_LITTLE) return ATF_E_ENDIAN;
+    if (in[5] != ATF_GAPS_VERSION) return ATF_E_VERSION;
+    if (atf__load_le16(in + 6) != ATF_GAP_RECORD_SIZE) return ATF_E_CORRUPT;
+    if (thread_id) *thread_id = atf__load_le32(in + 8);
+    return ATF_OK;
+}
+
+ATFDEF ATF_NO_INSTRUMENT void atf_gap_encode(const atf_gap *g, uint8_t out[32]) {
+    atf__store_le64(out, g->index_seq);
+    atf__store_le64(out + 8, g->index_lost);
+    atf__store_le32(out + 16, g->detail_lost > UINT32_MAX ? UINT32_MAX : (uint32_t)g->detail_lost);
+    atf__store_le32(out + 20, g->reason);
+    atf__store_le64(out + 24, g->first_lost_ns);
+}
+
+ATFDEF ATF_NO_INSTRUMENT void atf_gap_decode(const uint8_t in[32], atf_gap *g) {
+    g->index_seq = atf__load_le64(in);
+    g->index_lost = atf__load_le64(in + 8);
+    g->detail_lost = atf__load_le32(in + 16);
+    g->reason = atf__load_le32(in + 20);
+    g->first_lost_ns = atf__load_le64(in + 24);
+}
+
+ATFDEF ATF_NO_INSTRUMENT const char *atf_gap_reason_str(uint32_t reason) {
+    switch (reason) {
+    case ATF_GAP_DROPPED: return "dropped";
+    case ATF_GAP_TIMEOUT: return "timeout";
+    case ATF_GAP_IO: return "io";
+    default: return "unknown";
+    }
 }
 
 ATFDEF ATF_NO_INSTRUMENT const char *atf_event_kind_str(uint32_t kind) {
@@ -3376,6 +3543,138 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_ring_attach(atf_ring *r, void *mem, size
 /* >>writer: the producer calls that are not inline (detail payloads, binding to caller
  * memory). The inline index push is in the declarations; everything here is wait-free
  * too: bounded loops, no locks, no allocation, no system calls. */
+#define ATF__WAIT_TIMEOUT_NS 1000000000u /* BLOCK on caller memory: default longest wait */
+#define ATF__WAIT_SPINS 128               /* rereads of the tail before sleeping */
+
+ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_writer *w);
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_set_overflow(atf_writer *w, uint32_t policy,
+                                                            uint64_t timeout_ns) {
+    if (!w || policy > ATF_OVERFLOW_DROP) return ATF_E_ARG;
+    w->overflow = policy;
+    w->wait_timeout_ns = timeout_ns;
+    return ATF_OK;
+}
+
+/* The event being pushed is lost: counted in the open gap (opened with its stamp). The
+ * cached tail is set to say "full", so the next push comes back to the slow path, which
+ * publishes the gap before that event. Returns 0. */
+ATF__PRIVATE int atf__writer_drop(atf_writer *w, uint64_t ts, int detail) {
+    atf_ring *r = &w->index;
+    if (!w->gap_lost) {
+        w->gap_first_ns = ts;
+        w->gap_reason = w->giving_up ? ATF_GAP_TIMEOUT : ATF_GAP_DROPPED;
+        atf__store_release_u64(&r->shared->gap_first_ns, ts);
+    }
+    w->gap_lost++;
+    if (detail) {
+        w->gap_detail_lost++;
+        w->gap_detail_total++;
+        atf__store_release_u64(&r->shared->gap_detail_lost, w->gap_detail_total);
+    }
+    w->dropped++;
+    atf__store_release_u64(&r->shared->dropped, w->dropped);
+    r->other = r->pos - r->mask - 1;
+    return 0;
+}
+
+/* Publishes the open gap as the record before the event about to be pushed; 0 when the
+ * consumer has not taken the earlier gap records yet. */
+ATF__PRIVATE int atf__writer_publish_gap(atf_writer *w) {
+    atf_ring_header *h = w->index.shared;
+    uint64_t head = h->gap_head; /* written by this producer only */
+    atf_ring_gap *g;
+    if (head - atf__load_acquire_u64(&h->gap_tail) >= ATF_RING_GAPS) return 0;
+    g = &h->gaps[head % ATF_RING_GAPS];
+    g->seq = w->index.pos;
+    g->index_lost = w->gap_lost;
+    g->detail_lost = w->gap_detail_lost > UINT32_MAX ? UINT32_MAX : (uint32_t)w->gap_detail_lost;
+    g->reason = w->gap_reason;
+    g->first_lost_ns = w->gap_first_ns;
+    atf__store_release_u64(&h->gap_head, head + 1);
+    w->gap_lost = w->gap_detail_lost = 0;
+    return 1;
+}
+
+/* 1 when the index ring has room for one event and no gap is open (publishing it). */
+ATF__PRIVATE int atf__writer_room(atf_writer *w) {
+    atf_ring *r = &w->index;
+    r->other = atf__load_acquire_u64(&r->shared->tail);
+    if (r->pos - r->other > r->mask) return 0;
+    return !w->gap_lost || atf__writer_publish_gap(w);
+}
+
+/* Waits until the consumer's position in r moves on from `seen`: spinning, then sleeping
+ * 1 us doubling up to 1 ms. 0 when it did not move for timeout_ns. */
+ATF__PRIVATE int atf__ring_wait_tail(const atf_ring *r, uint64_t seen, uint64_t timeout_ns) {
+    uint64_t since = 0;
+    uint32_t spins = 0, sleep_us = 1;
+    while (atf__load_acquire_u64(&r->shared->tail) == seen) {
+        if (spins < ATF__WAIT_SPINS) {
+            spins++;
+            continue;
+        }
+        if (!since) since = atf_now_ns();
+        else if (atf_now_ns() - since > timeout_ns) return 0;
+        atf__sleep_us(sleep_us);
+        if (sleep_us < 1000) sleep_us *= 2;
+    }
+    return 1;
+}
+
+ATF__PRIVATE uint64_t atf__writer_timeout(const atf_writer *w) {
+    return w->wait_timeout_ns ? w->wait_timeout_ns : ATF__WAIT_TIMEOUT_NS;
+}
+
+/* BLOCK on caller memory: waits for the consumer (another process) to make room, for at
+ * most the timeout without its tail moving. After a timeout it drops at once until the
+ * tail moves again, so a dead consumer costs one timeout, not one per event. */
+ATF__PRIVATE int atf__writer_wait(atf_writer *w) {
+    atf_ring *r = &w->index;
+    if (w->giving_up && r->other == w->giving_up_tail) return 0;
+    w->giving_up = 0;
+    while (!atf__writer_room(w)) {
+        if (!atf__ring_wait_tail(r, r->other, atf__writer_timeout(w))) {
+            w->timeouts++;
+            atf__store_release_u64(&r->shared->timeouts, w->timeouts);
+            w->giving_up = 1;
+            w->giving_up_tail = r->other;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The same for the detail ring: 1 once its consumer moved; after a timeout it stops
+ * waiting until the consumer moves again. */
+ATF__PRIVATE int atf__writer_wait_detail(atf_writer *w) {
+    uint64_t tail = atf__load_acquire_u64(&w->detail.shared->tail);
+    if (w->giving_up && tail == w->giving_up_detail_tail) return 0;
+    if (atf__ring_wait_tail(&w->detail, tail, atf__writer_timeout(w))) return 1;
+    w->timeouts++;
+    atf__store_release_u64(&w->index.shared->timeouts, w->timeouts);
+    w->giving_up = 1;
+    w->giving_up_tail = w->index.other;
+    w->giving_up_detail_tail = tail;
+    return 0;
+}
+
+ATFDEF ATF_NO_INSTRUMENT int atf__writer_overflow(atf_writer *w, uint64_t ts, int detail) {
+    int room;
+    if (atf__writer_room(w)) return 1;
+    if (w->overflow == ATF_OVERFLOW_DROP || w->in_overflow)
+        return atf__writer_drop(w, ts, detail); /* wait-free, or re-entered (a signal) */
+    w->in_overflow = 1;
+    w->waits++;
+    atf__store_release_u64(&w->index.shared->waits, w->waits);
+    /* a session writer drains its own ring; then a failed file has taken the events as
+     * lost, so there is room either way (unless this thread is the one draining) */
+    room = w->session ? atf__session_self_drain(w->session, w) && atf__writer_room(w)
+                      : atf__writer_wait(w);
+    w->in_overflow = 0;
+    return room ? 1 : atf__writer_drop(w, ts, detail);
+}
+
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_init(atf_writer *w, void *index_mem,
                                                     size_t index_size, void *detail_mem,
                                                     size_t detail_size, uint32_t detail_mode) {
@@ -3429,15 +3728,20 @@ ATF__PRIVATE int atf__ring_has_room(atf_ring *r, uint64_t need) {
 /* Writes one detail entry (after a filler when it would straddle the end of the ring);
  * returns 0 when there is no room. The record's index_seq is the index event about to be
  * pushed. The detail event header is encoded here, inline, in the writer's layout. */
+/* Ring bytes of the entry of a `len`-byte payload (UINT64_MAX when it can never fit). */
+ATF__PRIVATE uint64_t atf__detail_entry_size(size_t len) {
+    uint64_t record = ATF_DETAIL_EVENT_HEADER_SIZE + (uint64_t)len;
+    if ((uint64_t)len > ATF__RING_MAX_CAPACITY || record > UINT32_MAX) return UINT64_MAX;
+    return (ATF__DETAIL_ENTRY_HEADER + record + 7u) & ~(uint64_t)7u;
+}
+
 ATF__PRIVATE int atf__writer_put_detail(atf_writer *w, uint64_t ts, uint16_t type,
                                         const void *payload, size_t len, uint32_t entry_flags) {
     atf_ring *r = &w->detail;
-    uint64_t cap = r->mask + 1, record, entry, to_end, need;
+    uint64_t cap = r->mask + 1, record, entry = atf__detail_entry_size(len), to_end, need;
     uint8_t *at;
-    if ((uint64_t)len > cap) return 0;
+    if (entry > cap / 2) return 0;
     record = ATF_DETAIL_EVENT_HEADER_SIZE + (uint64_t)len;
-    entry = (ATF__DETAIL_ENTRY_HEADER + record + 7u) & ~(uint64_t)7u;
-    if (record > UINT32_MAX || entry > cap / 2) return 0;
     to_end = cap - (r->pos & r->mask);
     need = entry <= to_end ? entry : to_end + entry;
     if (!atf__ring_has_room(r, need)) return 0;
@@ -3467,6 +3771,18 @@ ATF__PRIVATE int atf__writer_put_detail(atf_writer *w, uint64_t ts, uint16_t typ
     return 1;
 }
 
+/* BLOCK, detail ring full: the same remedy as for the index ring (the records in it all
+ * belong to published index events, so a drain empties it). 1 when it was applied. */
+ATF__PRIVATE int atf__writer_detail_room(atf_writer *w) {
+    int done;
+    w->in_overflow = 1;
+    w->waits++;
+    atf__store_release_u64(&w->index.shared->waits, w->waits);
+    done = w->session ? atf__session_self_drain(w->session, w) : atf__writer_wait_detail(w);
+    w->in_overflow = 0;
+    return done;
+}
+
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind,
                                                             uint64_t function_id, uint64_t ts,
                                                             uint16_t type, const void *payload,
@@ -3476,18 +3792,24 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_event_detail(atf_writer *w, uint3
     /* the depth follows the program, dropped or not, as in atf_writer_call/return */
     if (kind == ATF_EVENT_CALL) depth = w->depth++;
     else depth = w->depth ? --w->depth : 0;
-    if (!atf__ring_has_room(&w->index, 1)) {
-        /* dropped as a whole: a detail record must never name a missing index event */
-        w->dropped++;
-        atf__store_release_u64(&w->index.shared->dropped, w->dropped);
+    int detail = w->detail_mode != ATF_DETAIL_OFF && w->detail.data;
+    /* the index event first: dropped as a whole, since a detail record must never name a
+     * missing index event */
+    if (w->index.pos - w->index.other > w->index.mask && !atf__writer_overflow(w, ts, detail))
         return ATF_E_FULL;
-    }
-    if (w->detail_mode != ATF_DETAIL_OFF && w->detail.data) {
+    if (detail) {
         int windowed = w->detail_mode == ATF_DETAIL_WINDOWED;
         int fits = w->layout == ATF_LAYOUT_2 ||
                    (w->index.pos <= 0xFFFFFFFFu && w->detail_count < ATF_NO_DETAIL_U32);
-        if (fits && atf__writer_put_detail(w, ts, type, payload, len,
-                                           windowed ? ATF__DETAIL_ENTRY_UNLINKED : 0u)) {
+        uint32_t flags = windowed ? ATF__DETAIL_ENTRY_UNLINKED : 0u;
+        int put = fits && atf__writer_put_detail(w, ts, type, payload, len, flags);
+        /* ALWAYS under BLOCK is lossless too: make room as for the index ring (a record
+         * larger than half the ring never fits and is dropped); windowed detail is a
+         * flight recorder and drops */
+        while (!put && fits && !windowed && w->overflow == ATF_OVERFLOW_BLOCK && !w->in_overflow &&
+               atf__detail_entry_size(len) <= (w->detail.mask + 1) / 2 && atf__writer_detail_room(w))
+            put = atf__writer_put_detail(w, ts, type, payload, len, flags);
+        if (put) {
             if (!windowed) detail_seq = w->detail_count;
             w->detail_count++;
         } else {
@@ -3869,9 +4191,17 @@ typedef struct atf__slot {
     atf__link *links;            /* [link_head, link_head + link_len) */
     size_t link_head, link_len, link_cap;
     uint64_t detail_released;    /* detail records released unpersisted */
-    uint64_t ring_dropped;       /* copies of the rings' drop counters, taken by the drain */
-    uint64_t ring_detail_dropped;
+    uint64_t ring_dropped;       /* copies of the rings' producer counters, taken by the */
+    uint64_t ring_detail_dropped; /*  drain (the ring memory goes at finalize) */
+    uint64_t ring_pushed, ring_waits, ring_timeouts;
+    atf__fd gaps_fd;             /* gaps.atf, made at the first gap */
+    int gaps_state;              /* 0 none yet, 1 open, 2 failed */
+    uint64_t gaps_written;       /* records in gaps.atf */
+    uint64_t gaps_index_lost;    /* index events the records there account for */
+    uint64_t gaps_detail_lost;   /* detail records they account for (ring records) */
+    uint64_t gap_tail;           /* gap records taken from the ring */
     uint32_t thread_id, slot;
+    int files_made;              /* the drain made thread_<slot>/ and index.atf (or failed) */
     int finalized, has_detail_ring;
     int detail_stopped;          /* detail.atf takes no more records (numbering untrusted) */
     int error_reported;          /* error handed to the session */
@@ -3949,6 +4279,7 @@ typedef struct atf__tls_entry {
 static ATF__THREAD_LOCAL atf__tls_entry *atf__tls_list;
 static ATF__THREAD_LOCAL int atf__tls_armed;   /* thread-exit hook installed */
 static ATF__THREAD_LOCAL int atf__tls_no_attach; /* exiting, a drain, or inside the library */
+static ATF__THREAD_LOCAL int atf__tls_draining;  /* holds a session's drain lock */
 static atf_session *atf__live_sessions;         /* under the global lock */
 static uint64_t atf__session_ids;
 
@@ -4306,13 +4637,147 @@ ATF__PRIVATE uint64_t atf__slot_drain_detail(atf_session *s, atf__slot *sl, uint
     return moved;
 }
 
-/* Writes the index events in [tail, head) straight from the ring (at most two runs),
- * after giving pending links their detail numbers. Small batches wait unless `all`. */
+/* ---- gaps ------------------------------------------------------------------------- */
+
+/* Makes thread_<slot>/gaps.atf holding its header (under a temporary name, then renamed,
+ * like the event files). */
+ATF__PRIVATE void atf__slot_open_gaps(atf_session *s, atf__slot *sl) {
+    uint8_t header[ATF_GAPS_HEADER_SIZE];
+    char path[1100], tmp[1110];
+    sl->gaps_state = 2;
+    if (snprintf(path, sizeof path, "%s/thread_%u/gaps.atf", s->dir, sl->slot) >= (int)sizeof path) {
+        atf__error_set(&sl->error, ATF_E_ARG, s->dir, 0, "path too long");
+        return;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    atf_gaps_header_encode(sl->thread_id, header);
+    sl->gaps_fd = atf__fd_create(tmp);
+    if (sl->gaps_fd == ATF__FD_NONE) {
+        atf__error_set_errno(&sl->error, ATF_E_IO, tmp, "create", atf__last_os_error());
+    } else if (atf__fd_pwrite(sl->gaps_fd, header, sizeof header, 0, NULL) != 0 ||
+               atf__rename_replace(tmp, path) != 0) {
+        atf__error_set_errno(&sl->error, ATF_E_IO, path, "create (header, rename)", atf__last_os_error());
+        atf__fd_close(sl->gaps_fd);
+        atf__file_remove(tmp);
+    } else {
+        sl->gaps_state = 1;
+    }
+}
+
+/* Appends one gap record to gaps.atf (made at the first one). A failed write cuts the
+ * file back to its whole records and stops it; the manifest's counts still say it all. */
+ATF__PRIVATE void atf__slot_write_gap(atf_session *s, atf__slot *sl, const atf_gap *g) {
+    uint8_t rec[ATF_GAP_RECORD_SIZE];
+    uint64_t at;
+    if (sl->gaps_state == 0) atf__slot_open_gaps(s, sl);
+    if (sl->gaps_state != 1) return;
+    at = ATF_GAPS_HEADER_SIZE + sl->gaps_written * ATF_GAP_RECORD_SIZE;
+    atf_gap_encode(g, rec);
+    if (atf__fd_pwrite(sl->gaps_fd, rec, sizeof rec, at, NULL) != 0) {
+        atf__error_set_errno(&sl->error, ATF_E_IO, sl->index_file.path, "write gap record (gaps.atf)",
+                             atf__last_os_error());
+        atf__fd_truncate(sl->gaps_fd, at);
+        atf__fd_close(sl->gaps_fd);
+        sl->gaps_state = 2;
+        return;
+    }
+    sl->gaps_written++;
+    sl->gaps_index_lost += g->index_lost;
+    sl->gaps_detail_lost += g->detail_lost;
+}
+
+/* A producer stamp in the trace clock (ticks converted as the drain converts events). */
+ATF__PRIVATE uint64_t atf__session_stamp_ns(atf_session *s, uint64_t stamp) {
+    size_t hint = 0;
+    return s->convert_ticks && stamp ? atf__tick_map_ns(&s->ticks, stamp, 0, &hint) : stamp;
+}
+
+/* The oldest gap record the producer published and the drain has not taken, copied
+ * out of the ring; 0 when none. A record that no producer can have written (shared
+ * memory is only as trustworthy as the other process) is an error, and skipped. */
+ATF__PRIVATE int atf__slot_peek_gap(atf_session *s, atf__slot *sl, atf_gap *g) {
+    atf_ring_header *h = sl->index_c.shared;
+    for (;;) {
+        uint64_t head = atf__load_acquire_u64(&h->gap_head);
+        const atf_ring_gap *rg = &h->gaps[sl->gap_tail % ATF_RING_GAPS];
+        if (head == sl->gap_tail) return 0;
+        if (head - sl->gap_tail > ATF_RING_GAPS) {
+            atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, 0,
+                                  "index ring gap queue", ATF_RING_GAPS, head - sl->gap_tail);
+            sl->gap_tail = head;
+            atf__store_release_u64(&h->gap_tail, head);
+            return 0;
+        }
+        g->index_seq = rg->seq;
+        g->index_lost = rg->index_lost;
+        g->detail_lost = rg->detail_lost;
+        g->reason = rg->reason;
+        g->first_lost_ns = atf__session_stamp_ns(s, rg->first_lost_ns);
+        if (g->index_seq >= sl->index_c.pos && g->index_lost)
+            return 1;
+        atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, 0,
+                              "index ring gap record before the consumer", sl->index_c.pos,
+                              g->index_seq);
+        sl->gap_tail++;
+        atf__store_release_u64(&h->gap_tail, sl->gap_tail);
+    }
+}
+
+/* Takes the gap record peeked, persisting it when index.atf holds exactly the events
+ * before it; otherwise index.atf stopped, and the gap at the end accounts for it. */
+ATF__PRIVATE void atf__slot_take_gap(atf_session *s, atf__slot *sl, const atf_gap *g) {
+    atf__file_writer *ix = &sl->index_file;
+    if (ix->is_open && !ix->stopped && ix->count == g->index_seq) atf__slot_write_gap(s, sl, g);
+    sl->gap_tail++;
+    atf__store_release_u64(&sl->index_c.shared->gap_tail, sl->gap_tail);
+}
+
+/* At finalize: what the producer dropped after its last published gap record, what
+ * index.atf could not take, and gap records it could not place, as one gap at the end. */
+ATF__PRIVATE void atf__slot_end_gap(atf_session *s, atf__slot *sl) {
+    atf_ring_header *h = sl->index_c.shared;
+    uint64_t lost = sl->ring_dropped + sl->index_file.lost;
+    uint64_t detail = atf__load_acquire_u64(&h->gap_detail_lost);
+    atf_gap g;
+    if (lost <= sl->gaps_index_lost || !sl->files_made) return;
+    memset(&g, 0, sizeof g);
+    g.index_seq = sl->index_file.count;
+    g.index_lost = lost - sl->gaps_index_lost;
+    g.detail_lost = detail > sl->gaps_detail_lost ? detail - sl->gaps_detail_lost : 0;
+    g.reason = sl->index_file.lost ? ATF_GAP_IO : ATF_GAP_DROPPED;
+    if (!sl->index_file.lost) /* only the open gap: its first stamp is known */
+        g.first_lost_ns = atf__session_stamp_ns(s, atf__load_acquire_u64(&h->gap_first_ns));
+    atf__slot_write_gap(s, sl, &g);
+}
+
+/* ---- index events ----------------------------------------------------------------- */
+
+/* Appends the events in [tail, end) straight from the ring (at most two runs). */
+ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t end) {
+    atf_ring *r = &sl->index_c;
+    while (r->pos < end) {
+        uint64_t first = r->pos & r->mask;
+        uint64_t n = end - r->pos < r->mask + 1 - first ? end - r->pos : r->mask + 1 - first;
+        atf__file_writer_append(&sl->index_file, r->data + (first << 5), (size_t)(n << 5), n, 0, 0,
+                                s->cfg.fsync_every_bytes, &sl->error);
+        r->pos += n;
+    }
+}
+
+/* Writes the index events in [tail, head) and the gap records among them, each record
+ * after the events before it, after giving pending links their detail numbers. Small
+ * batches wait unless `all` (gap records at the tail go at once: the producer may be
+ * waiting for their queue slots). */
 ATF__PRIVATE uint64_t atf__slot_drain_index(atf_session *s, atf__slot *sl, uint64_t head, int all) {
     atf_ring *r = &sl->index_c;
-    uint64_t start = r->pos;
+    uint64_t start = r->pos, batch = (r->mask + 1) / 4 < ATF__INDEX_BATCH ? (r->mask + 1) / 4
+                                                                          : ATF__INDEX_BATCH;
+    atf_gap g;
     atf__slot_settle_links(sl, head);
-    if (head == start || (!all && head - start < ATF__INDEX_BATCH)) return 0;
+    if (!all && head - start < batch) {
+        while (atf__slot_peek_gap(s, sl, &g) && g.index_seq == r->pos) atf__slot_take_gap(s, sl, &g);
+        return 0;
+    }
     if (atf__slot_detail_closed(sl) && sl->has_detail_ring) {
         /* detail.atf stopped: links to records that never reached it go */
         size_t width, field = atf__link_field(r->shared->layout, &width);
@@ -4323,26 +4788,59 @@ ATF__PRIVATE uint64_t atf__slot_drain_index(atf_session *s, atf__slot *sl, uint6
             if (d != none && d >= limit) atf__link_encode(rec, width, none);
         }
     }
-    while (r->pos < head) {
-        uint64_t first = r->pos & r->mask;
-        uint64_t n = head - r->pos < r->mask + 1 - first ? head - r->pos : r->mask + 1 - first;
-        const uint8_t *data = r->data + (first << 5);
-        atf__file_writer_append(&sl->index_file, data, (size_t)(n << 5), n, 0, 0,
-                                s->cfg.fsync_every_bytes, &sl->error);
-        r->pos += n;
+    while (atf__slot_peek_gap(s, sl, &g) && g.index_seq <= head) {
+        atf__slot_write_events(s, sl, g.index_seq);
+        atf__slot_take_gap(s, sl, &g);
     }
+    atf__slot_write_events(s, sl, head);
     atf__store_release_u64(&r->shared->tail, r->pos);
     atf__slot_settle_links(sl, head);
     return head - start;
 }
 
+/* Makes thread_<slot>/ and its index.atf at the drain's first visit of the slot, so that
+ * attaching a thread does no file I/O. When that fails, the thread's events are counted
+ * as lost (events_lost_io) and the slot's error says why. */
+ATF__PRIVATE void atf__slot_make_files(atf_session *s, atf__slot *sl) {
+    char dir[1100];
+    if (sl->files_made) return;
+    sl->files_made = 1;
+    snprintf(dir, sizeof dir, "%s/thread_%u", s->dir, sl->slot);
+    if (atf__mkdir(dir) < 0)
+        atf__error_set_errno(&sl->error, ATF_E_IO, dir, "mkdir", atf__last_os_error());
+    else
+        atf__slot_open_file(s, sl, &sl->index_file, "index.atf", 0);
+}
+
+/* Copies the producer's counters out of the ring header (the ring memory goes at
+ * finalize, the figures stay). */
+ATF__PRIVATE void atf__slot_copy_counters(atf__slot *sl) {
+    atf_ring_header *h = sl->index_c.shared;
+    sl->ring_dropped = atf__load_acquire_u64(&h->dropped);
+    sl->ring_pushed = atf__load_acquire_u64(&h->head);
+    sl->ring_waits = atf__load_acquire_u64(&h->waits);
+    sl->ring_timeouts = atf__load_acquire_u64(&h->timeouts);
+    if (sl->has_detail_ring)
+        sl->ring_detail_dropped = atf__load_acquire_u64(&sl->detail_c.shared->dropped);
+}
+
 ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     int sync = s->cfg.fsync_mode == ATF_FSYNC_CLOSE;
     if (sl->finalized) return;
+    atf__slot_make_files(s, sl);
+    atf__slot_copy_counters(sl);
     atf__slot_settle_links(sl, sl->index_c.pos);
     if (sl->link_len) atf__slot_cut_detail(sl, &sl->links[sl->link_head]); /* never indexed */
     atf__file_writer_finalize(&sl->detail_file, 0, sync, &sl->error);
     atf__file_writer_finalize(&sl->index_file, sl->detail_file.count > 0, sync, &sl->error);
+    atf__slot_end_gap(s, sl);
+    if (sl->gaps_state == 1) {
+        if (sync && atf__fd_sync(sl->gaps_fd) != 0)
+            atf__error_set_errno(&sl->error, ATF_E_IO, sl->index_file.path, "fsync gaps.atf",
+                                 atf__last_os_error());
+        atf__fd_close(sl->gaps_fd);
+        sl->gaps_state = 2;
+    }
     if (sync) {
         char dir[1100];
         snprintf(dir, sizeof dir, "%s/thread_%u", s->dir, sl->slot);
@@ -4448,20 +4946,40 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
         return 0;
     }
     final = final || closed; /* closed was read first: head is the last one */
+    atf__slot_make_files(s, sl);
     if (s->convert_ticks) atf__slot_convert(s, sl, head);
     if (sl->has_detail_ring) moved += atf__slot_drain_detail(s, sl, head, horizon, final);
     moved += atf__slot_drain_index(s, sl, head, all || final);
-    sl->ring_dropped = atf__load_acquire_u64(&sl->index_c.shared->dropped);
-    if (sl->has_detail_ring)
-        sl->ring_detail_dropped = atf__load_acquire_u64(&sl->detail_c.shared->dropped);
+    atf__slot_copy_counters(sl);
     if (closed) atf__slot_finalize(s, sl);
     return moved;
 }
 
-/* One pass over every slot. Returns how many records moved. */
-ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
-    uint64_t horizon, moved = 0, count, i;
+/* The drain lock, marking the thread as draining: a hook reached inside a pass neither
+ * attaches nor drains its own ring again (that would take the lock twice). */
+ATF__PRIVATE void atf__drain_lock(atf_session *s) {
+    atf__tls_no_attach++;
+    atf__tls_draining++;
     atf__mutex_lock(&s->drain_lock);
+}
+ATF__PRIVATE void atf__drain_unlock(atf_session *s) {
+    atf__mutex_unlock(&s->drain_lock);
+    atf__tls_draining--;
+    atf__tls_no_attach--;
+}
+
+/* Hands a slot's first error to the session, once. */
+ATF__PRIVATE void atf__slot_report(atf_session *s, atf__slot *sl) {
+    if (sl->error.code != ATF_OK && !sl->error_reported) {
+        atf__session_fail(s, &sl->error);
+        sl->error_reported = 1;
+    }
+}
+
+/* Before a pass (drain lock held): the release horizon of windowed detail, a fresh tick
+ * pair, and the drain's copy of the trigger windows. */
+ATF__PRIVATE uint64_t atf__drain_prepare(atf_session *s) {
+    uint64_t horizon;
     atf__session_lock(s);
     /* a trigger registered after this point names a time t >= now - slack, so it cannot
      * reach records older than now - slack - pre_roll: those can be released */
@@ -4480,18 +4998,38 @@ ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
         s->drain_window_gen = s->window_gen;
     }
     atf__session_unlock(s);
+    return horizon;
+}
+
+/* One pass over every slot. Returns how many records moved. */
+ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
+    uint64_t horizon, moved = 0, count, i;
+    atf__drain_lock(s);
+    horizon = atf__drain_prepare(s);
     count = atf__load_acquire_u64(&s->slot_count);
     for (i = 0; i < count; i++) {
         atf__slot *sl = s->slots[i];
         if (sl->finalized) continue;
         moved += atf__slot_drain(s, sl, horizon, all, final);
-        if (sl->error.code != ATF_OK && !sl->error_reported) {
-            atf__session_fail(s, &sl->error);
-            sl->error_reported = 1;
-        }
+        atf__slot_report(s, sl);
     }
-    atf__mutex_unlock(&s->drain_lock);
+    atf__drain_unlock(s);
     return moved;
+}
+
+/* ATF_OVERFLOW_BLOCK, the writer's ring full: the producer drains its own slot, as a
+ * drain pass would, so its progress never waits for the drain thread to get a core.
+ * 0 when this thread holds the drain lock already (a hook reached inside a pass). */
+ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_writer *w) {
+    atf__slot *sl = s->slots[w->slot];
+    uint64_t horizon;
+    if (atf__tls_draining) return 0;
+    atf__drain_lock(s);
+    horizon = atf__drain_prepare(s);
+    if (!sl->finalized) atf__slot_drain(s, sl, horizon, 1, 0);
+    atf__slot_report(s, sl);
+    atf__drain_unlock(s);
+    return 1;
 }
 
 ATF__PRIVATE void atf__slot_stats(const atf__slot *sl, atf_thread_stats *out) {
@@ -4503,6 +5041,11 @@ ATF__PRIVATE void atf__slot_stats(const atf__slot *sl, atf_thread_stats *out) {
     out->detail_written = sl->detail_file.count;
     out->detail_dropped = sl->detail_released + sl->detail_file.lost + sl->ring_detail_dropped;
     out->events_lost_io = sl->index_file.lost;
+    out->events_pushed = sl->ring_pushed;
+    out->events_queued = sl->ring_pushed - sl->index_c.pos;
+    out->gaps = sl->gaps_written;
+    out->waits = sl->ring_waits;
+    out->timeouts = sl->ring_timeouts;
     out->finalized = sl->finalized;
 }
 
@@ -4662,6 +5205,9 @@ ATF__PRIVATE void atf__manifest_threads(atf_session *s, atf__text *t, uint64_t *
         atf__text_key_u64(t, "detail_written", st.detail_written);
         atf__text_key_u64(t, "detail_dropped", st.detail_dropped);
         atf__text_key_u64(t, "events_lost_io", st.events_lost_io);
+        atf__text_key_u64(t, "gaps", st.gaps);
+        atf__text_key_u64(t, "waits", st.waits);
+        atf__text_key_u64(t, "timeouts", st.timeouts);
         atf__text_str(t, st.finalized ? ",\"finalized\":true}" : ",\"finalized\":false}");
     }
     atf__text_str(t, "]");
@@ -4724,6 +5270,7 @@ ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
     atf__text_key_str(&t, "arch", atf_arch_str(ATF__ARCH_CODE));
     atf__text_key_str(&t, "os", atf_os_str(ATF__OS_CODE));
     atf__text_key_str(&t, "state", closed ? "closed" : "recording");
+    atf__text_key_str(&t, "overflow", s->cfg.overflow == ATF_OVERFLOW_DROP ? "drop" : "block");
     atf__manifest_threads(s, &t, &t0, &t1, &dropped);
     atf__text_key_u64(&t, "time_start_ns", t0);
     atf__text_key_u64(&t, "time_end_ns", t1);
@@ -4760,15 +5307,14 @@ ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
 
 /* ---- session API ------------------------------------------------------------------ */
 
-/* Creates a slot: rings (owned, or the caller's), consumer views, thread directory and
- * index.atf. Publishes it last, so the drain never sees a half-made slot. Caller holds
- * s->lock. */
+/* Creates a slot: rings (owned, or the caller's) and consumer views; the drain makes its
+ * directory and files. Publishes it last, so the drain never sees a half-made slot.
+ * Caller holds s->lock. */
 ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, size_t index_size,
                                               void *detail_mem, size_t detail_size,
                                               const char *name, uint32_t thread_id,
                                               atf__slot **out) {
     atf__slot *sl;
-    char dir[1100];
     atf_result rc;
     uint64_t n = s->slot_count;
     if (n >= s->cfg.max_threads) return ATF_E_FULL;
@@ -4809,15 +5355,9 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
         sl->has_detail_ring = detail_mem != NULL;
         sl->writer.session = s;
         sl->writer.slot = sl->slot;
-        snprintf(dir, sizeof dir, "%s/thread_%u", s->dir, sl->slot);
-        if (atf__mkdir(dir) < 0)
-            rc = atf__error_set_errno(&s->error, ATF_E_IO, dir, "mkdir", atf__last_os_error());
-        else
-            rc = atf__slot_open_file(s, sl, &sl->index_file, "index.atf", 0);
-        if (rc != ATF_OK) atf__error_adopt(&s->error, &sl->error);
+        sl->writer.overflow = s->cfg.overflow;
     }
     if (rc != ATF_OK) {
-        if (sl->index_file.is_open) atf__fd_close(sl->index_file.fd);
         ATF_FREE(sl->index_raw);
         ATF_FREE(sl->detail_raw);
         ATF_FREE(sl);
@@ -4950,6 +5490,7 @@ ATF__PRIVATE atf_result atf__session_config_check(const char *root, const atf_se
     else if (c->drain_mode > ATF_DRAIN_MANUAL) bad = "config: unknown drain_mode";
     else if (c->fsync_mode > ATF_FSYNC_CLOSE) bad = "config: unknown fsync_mode";
     else if (c->stamp_clock > ATF_STAMP_TICKS) bad = "config: unknown stamp_clock";
+    else if (c->overflow > ATF_OVERFLOW_DROP) bad = "config: unknown overflow";
     else if (c->index_ring_events > ATF__RING_MAX_CAPACITY) bad = "config: index_ring_events too large";
     else if (c->detail_ring_bytes > ATF__RING_MAX_CAPACITY) bad = "config: detail_ring_bytes too large";
     else if (c->max_threads > ATF__MAX_THREADS) bad = "config: max_threads above 1048576";
@@ -5156,12 +5697,12 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_pump(atf_session *s) {
     atf_result rc;
     if (!s) return ATF_E_ARG;
     atf__session_drain(s, 1, 0);
-    atf__mutex_lock(&s->drain_lock);
+    atf__drain_lock(s);
     atf__session_lock(s);
     if (s->manifest_dirty) atf__manifest_write(s, 0);
     rc = s->error.code;
     atf__session_unlock(s);
-    atf__mutex_unlock(&s->drain_lock);
+    atf__drain_unlock(s);
     return rc;
 }
 
@@ -5298,9 +5839,10 @@ ATFDEF ATF_NO_INSTRUMENT uint32_t atf_session_thread_count(const atf_session *s)
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_thread_stats(atf_session *s, uint32_t slot,
                                                              atf_thread_stats *out) {
     if (slot >= atf_session_thread_count(s)) return ATF_E_RANGE;
-    atf__mutex_lock(&s->drain_lock);
+    atf__drain_lock(s);
+    if (!s->slots[slot]->finalized) atf__slot_copy_counters(s->slots[slot]); /* live */
     atf__slot_stats(s->slots[slot], out);
-    atf__mutex_unlock(&s->drain_lock);
+    atf__drain_unlock(s);
     return ATF_OK;
 }
 
@@ -5639,6 +6181,58 @@ ATF__PRIVATE atf_result atf__path_join(char *buf, size_t cap, const char *dir, c
     return ATF_OK;
 }
 
+/* Loads gaps.atf when present. Records must come in index_seq order and say they lost
+ * something; a damaged file keeps the gaps before the damage and its error in t->error
+ * (the events themselves are readable either way). */
+ATF__PRIVATE void atf__thread_reader_gaps(atf_thread_reader *t, const char *path,
+                                          const atf_reader_options *opt) {
+    atf__file_image img;
+    atf_error e;
+    uint64_t i, n;
+    memset(&e, 0, sizeof e);
+    if (atf__file_map(&img, path, opt && opt->no_mmap, &e) != ATF_OK) {
+        if (e.code != ATF_E_NOT_FOUND) atf__error_adopt(&t->error, &e);
+        return;
+    }
+    if (img.size < ATF_GAPS_HEADER_SIZE) {
+        atf__error_set_values(&t->error, ATF_E_TRUNCATED, path, 0, "gaps header", ATF_GAPS_HEADER_SIZE,
+                              img.size);
+    } else if (atf_gaps_header_decode(img.data, NULL) != ATF_OK) {
+        atf__error_set(&t->error, atf_gaps_header_decode(img.data, NULL), path, 0, "gaps header");
+    } else if ((n = (img.size - ATF_GAPS_HEADER_SIZE) / ATF_GAP_RECORD_SIZE) > 0 &&
+               (t->gaps = (atf_gap *)ATF_MALLOC((size_t)n * sizeof *t->gaps)) == NULL) {
+        atf__error_set(&t->error, ATF_E_NOMEM, path, 0, "gap table");
+    } else {
+        for (i = 0; i < n; i++) {
+            atf_gap *g = &t->gaps[i];
+            atf_gap_decode(img.data + ATF_GAPS_HEADER_SIZE + i * ATF_GAP_RECORD_SIZE, g);
+            if ((i && g->index_seq < t->gaps[i - 1].index_seq) ||
+                (g->index_lost == 0 && g->detail_lost == 0) || g->index_lost > UINT64_MAX / 2 ||
+                g->index_seq > t->index.event_count) {
+                atf__error_set_values(&t->error, ATF_E_CORRUPT, path,
+                                      ATF_GAPS_HEADER_SIZE + i * ATF_GAP_RECORD_SIZE,
+                                      "gap record out of order, empty or past the events",
+                                      i ? t->gaps[i - 1].index_seq : 0, g->index_seq);
+                break;
+            }
+            t->events_lost += g->index_lost;
+            t->gap_count++;
+        }
+    }
+    atf__file_unmap(&img);
+}
+
+ATFDEF const atf_gap *atf_thread_reader_gap_before(const atf_thread_reader *t,
+                                                   uint64_t index_seq) {
+    size_t lo = 0, hi = t->gap_count;
+    while (lo < hi) { /* first gap with index_seq >= the one asked for */
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->gaps[mid].index_seq < index_seq) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->gap_count && t->gaps[lo].index_seq == index_seq ? &t->gaps[lo] : NULL;
+}
+
 ATFDEF atf_result atf_thread_reader_open(atf_thread_reader *t, const char *dir,
                                          const atf_reader_options *opt) {
     char path[1024];
@@ -5662,6 +6256,8 @@ ATFDEF atf_result atf_thread_reader_open(atf_thread_reader *t, const char *dir,
         atf__error_adopt(&t->error, &t->detail.error);
         atf_index_reader_close(&t->index);
     }
+    if (rc == ATF_OK && atf__path_join(path, sizeof path, dir, "gaps.atf") == ATF_OK)
+        atf__thread_reader_gaps(t, path, opt);
     return rc;
 }
 
@@ -5669,6 +6265,10 @@ ATFDEF void atf_thread_reader_close(atf_thread_reader *t) {
     if (!t) return;
     atf_index_reader_close(&t->index);
     atf_detail_reader_close(&t->detail);
+    ATF_FREE(t->gaps);
+    t->gaps = NULL;
+    t->gap_count = 0;
+    t->events_lost = 0;
     t->has_detail = 0;
 }
 
@@ -6200,7 +6800,15 @@ ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__threa
         t->in_manifest = 1;
         t->manifest_has_detail = atf__json_true(&j, atf__json_get(&j, it, "has_detail"));
         atf__json_u32(&j, atf__json_get(&j, it, "os_thread_id"), &t->os_thread_id);
+        t->manifest_finalized = atf__json_true(&j, atf__json_get(&j, it, "finalized"));
+        atf__json_u64(&j, atf__json_get(&j, it, "events_written"), &t->events_written);
         atf__json_u64(&j, atf__json_get(&j, it, "events_dropped"), &t->events_dropped);
+        atf__json_u64(&j, atf__json_get(&j, it, "detail_written"), &t->detail_written);
+        atf__json_u64(&j, atf__json_get(&j, it, "detail_dropped"), &t->detail_dropped);
+        atf__json_u64(&j, atf__json_get(&j, it, "events_lost_io"), &t->events_lost_io);
+        atf__json_u64(&j, atf__json_get(&j, it, "gaps"), &t->gaps);
+        atf__json_u64(&j, atf__json_get(&j, it, "waits"), &t->waits);
+        atf__json_u64(&j, atf__json_get(&j, it, "timeouts"), &t->timeouts);
         atf__json_string(&j, atf__json_get(&j, it, "name"), t->name, sizeof t->name);
     }
     atf__session_reader_symbols(r, l, &j, root);
@@ -6676,13 +7284,45 @@ ATFDEF void atf_merge_deinit(atf_merge *m) {
     memset(m, 0, sizeof *m);
 }
 
+/* The first gap of c's thread at or after position `from` (ordered threads), as the seq
+ * at which atf_merge_next looks again; every seq for a permuted thread with gaps. */
+ATF__PRIVATE uint64_t atf__merge_next_gap(const atf__merge_cursor *c, uint64_t from) {
+    const atf_thread_reader *t = &c->thread->reader;
+    size_t lo = 0, hi = t->gap_count;
+    if (!t->gap_count) return UINT64_MAX;
+    if (c->order) return 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->gaps[mid].index_seq < from) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->gap_count ? t->gaps[lo].index_seq : UINT64_MAX;
+}
+
+/* An ordered thread: the last gap in (previous event handed out, seq], so that a gap
+ * before an event the kind filter skipped is reported with the next one handed out. */
+ATFDEF const atf_gap *atf__merge_gap(atf__merge_cursor *c, uint64_t seq) {
+    const atf_thread_reader *t = &c->thread->reader;
+    size_t lo = 0, hi = t->gap_count;
+    if (c->order) return atf_thread_reader_gap_before(t, seq);
+    while (lo < hi) { /* first gap past seq */
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->gaps[mid].index_seq <= seq) lo = mid + 1;
+        else hi = mid;
+    }
+    c->gap_seq = lo < t->gap_count ? t->gaps[lo].index_seq : UINT64_MAX;
+    return lo ? &t->gaps[lo - 1] : NULL;
+}
+
 ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns) {
     size_t i;
     if (t_ns < m->from_ns) t_ns = m->from_ns;
     m->probes = 0;
     for (i = 0; i < m->cursor_count; i++) {
-        m->cursors[i].pos = atf__cursor_search(&m->cursors[i], m->cursors[i].end, t_ns, &m->probes);
-        m->cursors[i].key_pos = UINT64_MAX; /* no key computed */
+        atf__merge_cursor *c = &m->cursors[i];
+        c->pos = atf__cursor_search(c, c->end, t_ns, &m->probes);
+        c->gap_seq = atf__merge_next_gap(c, c->pos);
+        c->key_pos = UINT64_MAX; /* no key computed */
     }
     if (!m->linear) m->tree[0] = atf__merge_build(m, 1);
     m->run = NULL;

@@ -75,6 +75,7 @@ static uint64_t bx_record(const char *root, char *dir, size_t cap) {
         ok &= atf_ring_init(mem, size, ATF_RING_INDEX, BX_RING, ATF_LAYOUT_1, 100000u + (uint32_t)t) == ATF_OK;
         ok &= atf_session_attach_rings(s, mem, size, NULL, 0, name, NULL) == ATF_OK;
         ok &= atf_writer_init(&w[t], mem, size, NULL, 0, ATF_DETAIL_OFF) == ATF_OK;
+        ok &= atf_writer_set_overflow(&w[t], ATF_OVERFLOW_DROP, 0) == ATF_OK; /* pumped by this thread */
         depth[t] = 0;
         ts[t] = 1000000000ull + (uint64_t)t * 7;
     }

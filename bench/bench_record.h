@@ -74,6 +74,7 @@ static int br_ring_make(br_ring *r, uint64_t slots) {
     memset(r->mem, 0, r->size);
     return atf_ring_init(r->mem, r->size, ATF_RING_INDEX, slots, ATF_LAYOUT_1, 1) == ATF_OK &&
            atf_writer_init(&r->w, r->mem, r->size, NULL, 0, ATF_DETAIL_OFF) == ATF_OK &&
+           atf_writer_set_overflow(&r->w, ATF_OVERFLOW_DROP, 0) == ATF_OK && /* emptied by this thread */
            atf_ring_attach(&r->c, r->mem, r->size, 0) == ATF_OK;
 }
 

@@ -569,7 +569,7 @@ expect 0 "info layout 2 session" "$ATF" info "$S"
 out_has "info layout 2 session" "^layout: +2 "
 expect 0 "dump layout 2 session" "$ATF" dump --json --limit 1 "$S"
 out_has "dump layout 2 session" '"tid":null,"depth":null,"detail_seq":0,"thread":[01]\}$'
-gen_session drops --threads 2 --events 300000 --ring-events 64 --detail always
+gen_session drops --threads 2 --events 300000 --ring-events 64 --detail always --overflow drop
 expect 0 "verify --strict session with drops" "$ATF" verify --strict "$S"
 manifest_check "manifest with drops" "$COUNTS
 assert any(t['events_dropped'] for t in m['threads']), 'no drop with a 64-slot ring'

@@ -82,18 +82,20 @@ static void release_detail(atf_ring *c) { atf__store_release_u64(&c->shared->tai
 /* ---- sizes, init, attach ------------------------------------------------------------ */
 
 static void test_memory_sizes(void) {
-    CHECK_EQ(256, sizeof(atf_ring_header));
+    CHECK_EQ(576, sizeof(atf_ring_header));
     CHECK_EQ(64, offsetof(atf_ring_header, head));
     CHECK_EQ(128, offsetof(atf_ring_header, tail));
     CHECK_EQ(192, offsetof(atf_ring_header, dropped));
-    CHECK_EQ(256 + 64 * 32, atf_ring_memory_size(ATF_RING_INDEX, 0));
-    CHECK_EQ(256 + 64 * 32, atf_ring_memory_size(ATF_RING_INDEX, 64));
-    CHECK_EQ(256 + 128 * 32, atf_ring_memory_size(ATF_RING_INDEX, 65));
-    CHECK_EQ(256 + 65536 * 32, atf_ring_memory_size(ATF_RING_INDEX, 65536));
-    CHECK_EQ(256 + 4096, atf_ring_memory_size(ATF_RING_DETAIL, 1));
-    CHECK_EQ(256 + 8192, atf_ring_memory_size(ATF_RING_DETAIL, 4097));
-    CHECK_EQ(256 + (1u << 20), atf_ring_memory_size(ATF_RING_DETAIL, 1u << 20));
-    CHECK_EQ(256 + ((uint64_t)1 << 40), atf_ring_memory_size(ATF_RING_DETAIL, (uint64_t)1 << 40));
+    CHECK_EQ(256, offsetof(atf_ring_header, gap_tail)); /* the consumer's own line */
+    CHECK_EQ(320, offsetof(atf_ring_header, gaps));
+    CHECK_EQ(576 + 64 * 32, atf_ring_memory_size(ATF_RING_INDEX, 0));
+    CHECK_EQ(576 + 64 * 32, atf_ring_memory_size(ATF_RING_INDEX, 64));
+    CHECK_EQ(576 + 128 * 32, atf_ring_memory_size(ATF_RING_INDEX, 65));
+    CHECK_EQ(576 + 65536 * 32, atf_ring_memory_size(ATF_RING_INDEX, 65536));
+    CHECK_EQ(576 + 4096, atf_ring_memory_size(ATF_RING_DETAIL, 1));
+    CHECK_EQ(576 + 8192, atf_ring_memory_size(ATF_RING_DETAIL, 4097));
+    CHECK_EQ(576 + (1u << 20), atf_ring_memory_size(ATF_RING_DETAIL, 1u << 20));
+    CHECK_EQ(576 + ((uint64_t)1 << 40), atf_ring_memory_size(ATF_RING_DETAIL, (uint64_t)1 << 40));
     CHECK_EQ(0, atf_ring_memory_size(ATF_RING_DETAIL, ((uint64_t)1 << 40) + 1));
     CHECK_EQ(0, atf_ring_memory_size(0, 64));
     CHECK_EQ(0, atf_ring_memory_size(3, 64));
@@ -113,7 +115,7 @@ static void test_init_arguments(void) {
     CHECK_EQ(ATF_RING_MAGIC, h->magic);
     CHECK_EQ(ATF_RING_INDEX, h->kind);
     CHECK_EQ(64, h->capacity);
-    CHECK_EQ(256, h->data_offset);
+    CHECK_EQ(sizeof(atf_ring_header), h->data_offset);
     CHECK_EQ(ATF_LAYOUT_1, h->layout);
     CHECK_EQ(7, h->thread_id);
     CHECK_EQ(0, h->head);
@@ -132,7 +134,7 @@ static void test_attach_refuses_bad_headers(void) {
     CHECK_RESULT(ATF_OK, atf_ring_init(mem, size, ATF_RING_DETAIL, 4096, 2, 1));
     good = *h;
     CHECK_RESULT(ATF_OK, atf_ring_attach(&r, mem, size, 0));
-    CHECK(r.data == mem + 256);
+    CHECK(r.data == mem + sizeof(atf_ring_header));
     CHECK_EQ(4095, r.mask);
 #define BAD(code, mutation, sz) \
     do { *h = good; mutation; CHECK_RESULT(code, atf_ring_attach(&r, mem, sz, 0)); \
@@ -236,6 +238,7 @@ static void index_wrap_run(int layout) {
         /* move both positions to `start` as a producer and consumer that ran before */
         ((atf_ring_header *)mem)->head = ((atf_ring_header *)mem)->tail = start;
         CHECK_RESULT(ATF_OK, atf_writer_init(&w, mem, size, NULL, 0, ATF_DETAIL_OFF));
+        CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
         CHECK_RESULT(ATF_OK, atf_ring_attach(&c, mem, size, 0));
         /* fill the ring completely from this position */
         for (i = 0; i < CAP; i++)
@@ -282,6 +285,7 @@ static void test_depth_tracking(void) {
     size_t i = 0;
     CHECK_RESULT(ATF_OK, atf_ring_init(mem, size, ATF_RING_INDEX, 64, 1, 5));
     CHECK_RESULT(ATF_OK, atf_writer_init(&w, mem, size, NULL, 0, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
     CHECK_RESULT(ATF_OK, atf_ring_attach(&c, mem, size, 0));
     atf_writer_call(&w, 1, 1);
     atf_writer_call(&w, 2, 2);
@@ -340,6 +344,7 @@ static void detail_wrap_run(int layout, uint32_t mode) {
         CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, DCAP, (uint32_t)layout, 33));
         ((atf_ring_header *)dmem)->head = ((atf_ring_header *)dmem)->tail = start;
         CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, mode));
+        CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
         CHECK_RESULT(ATF_OK, atf_ring_attach(&ci, imem, isz, 0));
         CHECK_RESULT(ATF_OK, atf_ring_attach(&cd, dmem, dsz, 0));
         /* three rounds: fill until the detail ring refuses, then drain it all */
@@ -415,6 +420,7 @@ static void test_detail_straddle_makes_filler(void) {
         CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, DCAP, 1, 33));
         ((atf_ring_header *)dmem)->head = ((atf_ring_header *)dmem)->tail = start;
         CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
+        CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
         CHECK_RESULT(ATF_OK, atf_ring_attach(&cd, dmem, dsz, 0));
         CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, ATF_EVENT_CALL, 1, 1000, 3, payload, sizeof payload));
         CHECK_EQ(0, w.detail_dropped);
@@ -439,6 +445,7 @@ static void test_detail_full_and_index_full(void) {
     CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 64, 1, 33));
     CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 1, 33));
     CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
     /* a record larger than half the ring is refused, the event kept without detail */
     CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, ATF_EVENT_CALL, 1, 1, 3, big, 2048));
     CHECK_EQ(1, w.detail_dropped);
@@ -477,6 +484,7 @@ static void test_layout1_link_limits(void) {
     CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 1, 33));
     ((atf_ring_header *)imem)->head = ((atf_ring_header *)imem)->tail = 0xFFFFFFFEu;
     CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
     CHECK_RESULT(ATF_OK, atf_ring_attach(&ci, imem, isz, 0));
     CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, 1, 1, 1, 3, p, 8)); /* index 0xFFFFFFFE */
     CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, 1, 1, 2, 3, p, 8)); /* index 0xFFFFFFFF */
@@ -496,6 +504,7 @@ static void test_layout1_link_limits(void) {
     CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 64, 1, 33));
     CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 1, 33));
     CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
     CHECK_RESULT(ATF_OK, atf_ring_attach(&ci, imem, isz, 0));
     w.detail_count = 0xFFFFFFFEu;
     CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, 1, 1, 1, 3, p, 8));

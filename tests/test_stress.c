@@ -359,6 +359,8 @@ static void test_one_thread_manual_pump(void) {
                                                       detail ? dsz : 0, name, &ps[k].slot));
         CHECK_RESULT(ATF_OK, atf_writer_init(&w[k], imem, isz, detail ? dmem : NULL,
                                              detail ? dsz : 0, ATF_DETAIL_ALWAYS));
+        /* the consumer is this very thread: waiting for it could only time out */
+        CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w[k], ATF_OVERFLOW_DROP, 0));
         ps[k].index = k;
         ps[k].events = events;
         ps[k].detail = detail;

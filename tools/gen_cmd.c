@@ -22,7 +22,7 @@
 typedef struct gen_config {
     uint64_t threads, events, detail_every, layout, pre_roll_ms, post_roll_ms;
     uint64_t trigger_every_ms, ring_events, seed;
-    uint32_t detail_mode;
+    uint32_t detail_mode, overflow;
 } gen_config;
 
 typedef struct gen_shared {
@@ -159,11 +159,18 @@ static int gen_parse_detail(const cli_command *cmd, const char *text, uint32_t *
     return CLI_CONTINUE;
 }
 
+static int gen_parse_overflow(const cli_command *cmd, const char *text, uint32_t *policy) {
+    if (strcmp(text, "block") == 0) *policy = ATF_OVERFLOW_BLOCK;
+    else if (strcmp(text, "drop") == 0) *policy = ATF_OVERFLOW_DROP;
+    else return cli_usage_error(cmd, "--overflow: '%s' is not block or drop", text);
+    return CLI_CONTINUE;
+}
+
 const char cli_usage_gen[] =
     "usage: atf gen [--threads N] [--events N] [--detail always|windowed|off]\n"
     "               [--detail-every K] [--layout 1|2] [--pre-roll-ms N]\n"
     "               [--post-roll-ms N] [--trigger-every-ms N] [--ring-events N]\n"
-    "               [--seed S] ROOT\n"
+    "               [--overflow block|drop] [--seed S] ROOT\n"
     "\n"
     "Records a session under ROOT (created when missing) through the library's\n"
     "session writer and prints its pid_* directory on stdout as soon as it exists,\n"
@@ -171,8 +178,10 @@ const char cli_usage_gen[] =
     "produces N events of well-nested call/return pairs (with an odd N the last call\n"
     "stays open) stamped with atf_now_ns(), over 8 functions registered as symbols.\n"
     "The functions, kinds, depths and detail payloads depend only on the seed and the\n"
-    "slot; the timestamps are real. A full ring drops events; the library counts\n"
-    "them in the manifest (events_written + events_dropped = N per thread).\n"
+    "slot; the timestamps are real. A full ring makes the thread drain it itself\n"
+    "(--overflow block, nothing lost) or drops events (--overflow drop); the library\n"
+    "counts them in the manifest (events_written + events_dropped = N per thread) and\n"
+    "records each gap in the thread's gaps.atf.\n"
     "\n"
     "  --threads N           producer threads (default 4, at most 1024)\n"
     "  --events N            events per thread (default 1000000)\n"
@@ -186,6 +195,7 @@ const char cli_usage_gen[] =
     "  --trigger-every-ms N  windowed: the main thread triggers when the threads start\n"
     "                        and then every N ms until they end; 0 = never (default 10)\n"
     "  --ring-events N       index ring slots per thread (default 65536)\n"
+    "  --overflow POLICY     a full ring: block (default: no event lost) or drop\n"
     "  --seed S              seed of the event content (default 1)\n"
     "\n"
     "A summary goes to stderr when stderr is a terminal.\n"
@@ -198,7 +208,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     atf_session_config sc;
     atf_error open_error;
     atf_error err;
-    const char *detail_text = "off";
+    const char *detail_text = "off", *overflow_text = "block";
     const cli_flag flags[] = {
         { "--threads", NULL, CLI_OPT_U64, &cfg.threads },
         { "--events", NULL, CLI_OPT_U64, &cfg.events },
@@ -209,6 +219,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
         { "--post-roll-ms", NULL, CLI_OPT_U64, &cfg.post_roll_ms },
         { "--trigger-every-ms", NULL, CLI_OPT_U64, &cfg.trigger_every_ms },
         { "--ring-events", NULL, CLI_OPT_U64, &cfg.ring_events },
+        { "--overflow", NULL, CLI_OPT_STR, &overflow_text },
         { "--seed", NULL, CLI_OPT_U64, &cfg.seed },
     };
     uint64_t start, limit_ms = UINT64_MAX / 1000000u;
@@ -228,6 +239,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     rc = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 1, &nops);
     if (rc != CLI_CONTINUE) return rc;
     if ((rc = gen_parse_detail(cmd, detail_text, &cfg.detail_mode)) != CLI_CONTINUE) return rc;
+    if ((rc = gen_parse_overflow(cmd, overflow_text, &cfg.overflow)) != CLI_CONTINUE) return rc;
     if (cfg.threads < 1 || cfg.threads > GEN_MAX_THREADS)
         return cli_usage_error(cmd, "--threads must be 1 to %d", GEN_MAX_THREADS);
     if (cfg.detail_every < 1) return cli_usage_error(cmd, "--detail-every must be 1 or more");
@@ -250,6 +262,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     sc.pre_roll_ns = cfg.pre_roll_ms * 1000000u;
     sc.post_roll_ns = cfg.post_roll_ms * 1000000u;
     sc.index_ring_events = cfg.ring_events;
+    sc.overflow = cfg.overflow;
     sc.max_threads = (uint32_t)cfg.threads;
     memset(&sh, 0, sizeof sh);
     sh.cfg = &cfg;
