@@ -3,7 +3,7 @@
 #   make test     every test harness, ending with "N passed, M failed"
 #   make bench    benchmark figures into build/bench.json
 #   make demo     a short tour on generated traces
-#   make tsan     the ring, session, stress, merge and tick tests under ThreadSanitizer (build/tsan/)
+#   make tsan     the ring, session, stress, merge, tick and overflow tests under ThreadSanitizer (build/tsan/)
 #   make crash-trials [CRASH_TRIALS=100]   atf gen SIGKILLed at chosen moments, then
 #                 recover and verify --strict, every thread checked against what it produced
 #   make stress [STRESS_THREADS=64 STRESS_EVENTS=1000000]   many producers, small rings:
@@ -77,7 +77,7 @@ $(BUILD)/tsan/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CSTD) -O1 -g -fsanitize=thread $(WARN) -D_GNU_SOURCE -I. -o $@ $< $(LDLIBS_ALL)
 
-tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_stress $(BUILD)/tsan/test_merge $(BUILD)/tsan/test_ticks
+tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_stress $(BUILD)/tsan/test_merge $(BUILD)/tsan/test_ticks $(BUILD)/tsan/test_overflow
 	@tests/run_all.sh $^
 
 $(BUILD)/bench: bench/bench.c $(wildcard bench/*.h) tools/analyze.c tools/analyze.h atf.h
@@ -111,6 +111,19 @@ $(BUILD)/examples/sample_traced: $(INSTR)/sample.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@) $(BUILD)/obj
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/sample_traced.o $<
 	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/sample_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
+
+# busy.c: CPU-bound threads that count their own calls (tests/examples_check.sh checks a
+# trace of it has every one; the benchmark times it), built the same two ways
+all: $(BUILD)/examples/busy $(BUILD)/examples/busy_traced
+
+$(BUILD)/examples/busy: $(INSTR)/busy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
+
+$(BUILD)/examples/busy_traced: $(INSTR)/busy.c $(INSTR_OBJ)
+	@mkdir -p $(dir $@) $(BUILD)/obj
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/busy_traced.o $<
+	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/busy_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
 
 # ---- other platforms and configurations ---------------------------------------------
 #   make test-arm64    every harness cross-built for arm64 (static), run under qemu-aarch64
@@ -177,7 +190,7 @@ golden: $(BUILD)/tests/golden_gen
 #   make fuzz-seeds              rewrites the seed inputs of fuzz/corpus from tests/fixtures.h
 #   make sanitize                make test, everything built with ASan + UBSan in $(BUILD)/asan
 #   make valgrind                the reader tests under valgrind memcheck, no errors, no leaks
-FUZZ_TARGETS := index detail thread manifest session ktrace
+FUZZ_TARGETS := index detail thread gaps manifest session ktrace
 FUZZ_SECONDS ?= 60
 FUZZ_MAX_LEN ?= 65536
 FUZZ_CC     ?= clang
@@ -220,8 +233,8 @@ valgrind: $(VALGRIND_TESTS)
 	@sh tests/valgrind.sh $(VALGRIND_TESTS)
 
 # Programs bench/bench_instrument.h times, built from bench/bench_fib.c: plain, with the
-# auto-tracer, and with -pg for uftrace ($(BUILD)/bench is the bench binary itself, so
-# they live in bench_progs/). `make bench-instrument` runs that benchmark alone.
+# auto-tracer, and with -pg for uftrace; the busy sample below ($(BUILD)/bench is the bench
+# binary itself, so they live in bench_progs/). `make bench-instrument` runs that benchmark alone.
 BENCH_PROGS := $(BUILD)/bench_progs
 BENCH_FIB   := $(BENCH_PROGS)/fib_plain $(BENCH_PROGS)/fib_traced $(BENCH_PROGS)/fib_pg
 FIB_CFLAGS   = $(CSTD) -O2 -g -fno-optimize-sibling-calls -D_GNU_SOURCE -Wall -Wextra $(CFLAGS)
@@ -239,6 +252,26 @@ $(BENCH_PROGS)/fib_traced: bench/bench_fib.c $(INSTR_OBJ)
 $(BENCH_PROGS)/fib_pg: bench/bench_fib.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FIB_CFLAGS) -pg -o $@ $<
+
+# The busy sample (examples/instrument/busy.c) traced whole: plain, with the auto-tracer,
+# and with -finstrument-functions but no tracer (glibc's empty hooks) for uftrace.
+BENCH_BUSY  := $(BENCH_PROGS)/busy_plain $(BENCH_PROGS)/busy_traced $(BENCH_PROGS)/busy_cyg
+BUSY_CFLAGS  = $(CSTD) -O2 -g -D_GNU_SOURCE -Wall -Wextra $(CFLAGS)
+bench: $(BENCH_BUSY)
+$(BUILD)/bench_instrument: $(BENCH_BUSY)
+
+$(BENCH_PROGS)/busy_plain: $(INSTR)/busy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BUSY_CFLAGS) -o $@ $< $(LDLIBS_ALL)
+
+$(BENCH_PROGS)/busy_traced: $(INSTR)/busy.c $(INSTR_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(BUSY_CFLAGS) -finstrument-functions -c -o $(BENCH_PROGS)/busy_traced.o $<
+	$(CC) -o $@ $(BENCH_PROGS)/busy_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
+
+$(BENCH_PROGS)/busy_cyg: $(INSTR)/busy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BUSY_CFLAGS) -finstrument-functions -o $@ $< $(LDLIBS_ALL)
 
 $(BUILD)/bench_instrument: bench/bench_instrument_main.c bench/bench_instrument.h atf.h $(BENCH_FIB)
 	$(CC) $(CSTD) -O2 -g -D_GNU_SOURCE -I. -Wall -Wextra \

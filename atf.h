@@ -7,10 +7,10 @@
  *   3. bytes            little-endian load/store helpers, the only way bytes reach the disk
  *   4. result           atf_result codes, atf_result_str(), atf_error (first error, with detail)
  *   5. format           on-disk records of layout 1 (version byte 1) and layout 2 (version byte 2)
- *   6. crc32c           CRC32-C (Castagnoli): SSE4.2, ARMv8 and slicing-by-16 software paths
+ *   6. crc32c           CRC32-C (Castagnoli): SSE4.2 + VPCLMULQDQ (AVX2, AVX-512), ARMv8, software
  *   7. clock            atf_now_ns(): the platform's continuous clock, and its clock_type
  *   8. ring             SPSC rings in caller memory, position-independent (shared-memory safe)
- *   9. writer           the per-thread wait-free producer: call/return/exception, detail
+ *   9. writer           the per-thread producer (a few stores per event), overflow policy
  *  10. session writer   session directory, drain, file writers, manifest, windowed detail
  *  11. readers          index, detail and thread readers over mmap: O(1) access, both-way links
  *  12. session reader   a pid_* directory: manifest, all threads merged by time, time seek
@@ -384,9 +384,13 @@ ATFDEF const char *atf_clock_str(uint32_t clock_type);
 typedef enum atf_crc32c_impl {
     ATF_CRC32C_AUTO = 0,     /* best available: chosen once, on first use */
     ATF_CRC32C_SW = 1,       /* portable slicing-by-16 tables */
-    ATF_CRC32C_SSE42 = 2,    /* x86-64 crc32 instruction, 3 streams + PCLMULQDQ merge */
-                             /* (from 256 bytes: VPCLMULQDQ folding where AVX-512 is on) */
-    ATF_CRC32C_ARMV8 = 3     /* arm64 crc32c instructions */
+    ATF_CRC32C_SSE42 = 2,    /* x86-64 crc32 instruction, 3 streams + PCLMULQDQ merge; */
+                             /* long buffers: the widest VPCLMULQDQ folding the CPU has */
+    ATF_CRC32C_ARMV8 = 3,    /* arm64 crc32c instructions */
+    /* SSE42 held to one folding width from 256 bytes, to test or time it (AUTO never
+     * picks these; SSE42 uses them by itself): */
+    ATF_CRC32C_AVX2 = 4,     /* 256-bit registers: AVX2 + VPCLMULQDQ */
+    ATF_CRC32C_AVX512 = 5    /* 512-bit registers: AVX-512F + VPCLMULQDQ */
 } atf_crc32c_impl;
 
 /* Continues `crc` over len bytes of buf (buf may be NULL when len is 0). Thread-safe. */
@@ -405,7 +409,7 @@ ATFDEF int atf_crc32c_available(atf_crc32c_impl impl);
 ATFDEF atf_result atf_crc32c_select(atf_crc32c_impl impl);
 /* The implementation atf_crc32c_update uses now (never AUTO). Thread-safe. */
 ATFDEF atf_crc32c_impl atf_crc32c_active(void);
-/* "sw", "sse42", "armv8". */
+/* "auto", "sw", "sse42", "armv8", "avx2", "avx512"; "unknown" otherwise. */
 ATFDEF const char *atf_crc32c_impl_str(atf_crc32c_impl impl);
 
 /* ==== 7. clock ======================================================================= */
@@ -471,7 +475,9 @@ enum { ATF_RING_INDEX = 1, ATF_RING_DETAIL = 2 };
  * records that went with them) right before the event numbered `seq`. The producer
  * publishes a gap record just before that event, so the consumer sees every gap before
  * the first event after it; a gap still open when the producer closes is what the
- * header's totals hold beyond the published records. */
+ * header's totals hold beyond the published records. A consumer of its own (not a
+ * session's drain) takes gap records too (advancing gap_tail), or a producer that drops
+ * finds the queue full and drops every later event. */
 typedef struct atf_ring_gap {
     uint64_t seq;                /* index_seq of the first event after the gap */
     uint64_t index_lost;
@@ -503,7 +509,8 @@ typedef struct atf_ring_header {
     uint64_t waits;              /* times the producer found the ring full and waited or
                                     drained it itself (ATF_OVERFLOW_BLOCK) */
     uint64_t timeouts;           /* times it gave up waiting for a silent drainer */
-    uint8_t pad3[8];
+    uint32_t gap_reason;         /* index ring: ATF_GAP_* of the open gap */
+    uint32_t pad3;
     uint64_t gap_tail;           /* gap records consumed (consumer, release-stored) */
     uint8_t pad4[56];
     atf_ring_gap gaps[ATF_RING_GAPS]; /* index ring: a small SPSC queue of gap records */
@@ -672,7 +679,10 @@ ATFDEF atf_result atf_writer_init(atf_writer *w, void *index_mem, size_t index_s
 ATFDEF void atf_writer_close(atf_writer *w);
 /* Sets what a full ring does (ATF_OVERFLOW_BLOCK, the default, or ATF_OVERFLOW_DROP) and,
  * for a writer on caller memory, the longest wait without the consumer moving before
- * events are dropped (0 = 1 s). ATF_E_ARG for an unknown policy. Producer thread only. */
+ * events are dropped (0 = 1 s). A writer whose consumer runs on its own thread (it pushes,
+ * then pumps) must choose DROP: waiting for itself could only time out. A session writer
+ * takes its session's policy at attach. ATF_E_ARG for an unknown policy. Producer thread
+ * only. */
 ATFDEF atf_result atf_writer_set_overflow(atf_writer *w, uint32_t policy, uint64_t timeout_ns);
 /* Private: the slow path of a push, when the ring looked full or a gap is open: makes
  * room (by the policy) and publishes the open gap. 1 when the event can be pushed now;
@@ -741,7 +751,8 @@ ATF__HOT_INLINE atf_result atf_writer_exception(atf_writer *w, uint64_t function
  * ring is full (then detail_dropped counts it and the event carries no link). Adjusts the
  * depth like call (kind ATF_EVENT_CALL) or return (any other kind). ATF_OK, or
  * ATF_E_FULL when the index event was dropped (then no detail was recorded either).
- * Producer thread only; wait-free. */
+ * Under ATF_OVERFLOW_BLOCK a full detail ring in ALWAYS mode is made room in like the
+ * index ring; windowed detail is never waited for. Producer thread only. */
 ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t function_id,
                                           uint64_t ts, uint16_t type, const void *payload,
                                           size_t len);
@@ -1057,8 +1068,9 @@ ATFDEF atf_result atf_thread_reader_index_of(const atf_thread_reader *t, uint64_
                                              atf_index_event *out);
 /* Checks every link in both directions; the first broken one is kept in t->error. */
 ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t);
-/* The gap right before index event `index_seq` (pass event_count for one at the end),
- * or NULL when none: O(log gaps). Thread-safe. */
+/* The gap right before index event `index_seq`, or NULL when none: O(log gaps). For
+ * index_seq >= event_count: the first gap at the end (gaps after it, if any, follow it in
+ * t->gaps). Thread-safe. */
 ATFDEF const atf_gap *atf_thread_reader_gap_before(const atf_thread_reader *t,
                                                    uint64_t index_seq);
 
@@ -1953,26 +1965,30 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_clock_str(uint32_t clock_type) {
 
 /* >>crc32c: CRC32-C through interchangeable paths: slicing-by-16 tables (portable), the
  * x86-64 crc32 instruction in three streams merged with PCLMULQDQ (long buffers fold with
- * VPCLMULQDQ where AVX-512 is on), and the arm64 crc32c instructions. Private paths carry
- * the raw register; public calls add the inversions and dispatch to the path chosen once. */
+ * VPCLMULQDQ on 512- or 256-bit registers where the CPU has it), and the arm64 crc32c
+ * instructions. Private paths carry the raw register; public calls add the inversions and
+ * dispatch to the path chosen once. */
 #if !defined(ATF_NO_HW_CRC) && defined(ATF__ARCH_X64) && \
     (defined(ATF__CC_GCC) || defined(ATF__CC_CLANG) || defined(ATF__CC_MSVC))
 #  define ATF__CRC32C_X64 1
-/* VPCLMULQDQ on 512-bit registers needs a compiler that knows the instruction. */
+/* VPCLMULQDQ (on 512- and on 256-bit registers) needs a compiler that knows it. */
 #  if (defined(ATF__CC_GCC) && __GNUC__ >= 8) || \
       (defined(ATF__CC_CLANG) && __clang_major__ >= 10) || \
       (defined(ATF__CC_MSVC) && _MSC_VER >= 1920)
 #    define ATF__CRC32C_AVX512 1
+#    define ATF__CRC32C_AVX2 1
 #  endif
 #  include <immintrin.h>
 #  if defined(ATF__CC_MSVC)
 #    include <intrin.h>
 #    define ATF__CRC32C_TARGET_X64
+#    define ATF__CRC32C_TARGET_AVX2
 #    define ATF__CRC32C_TARGET_AVX512
 #  else
 #    include <cpuid.h>
 /* Per function, so that the header builds without -msse4.2 and runs on any x86-64. */
 #    define ATF__CRC32C_TARGET_X64 __attribute__((target("sse4.2,pclmul")))
+#    define ATF__CRC32C_TARGET_AVX2 __attribute__((target("sse4.2,pclmul,avx2,vpclmulqdq")))
 #    define ATF__CRC32C_TARGET_AVX512 \
          __attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
 #  endif
@@ -2030,10 +2046,12 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_clock_str(uint32_t clock_type) {
 static long atf__crc32c__chosen;  /* 0 until first use, then an atf_crc32c_impl */
 static long atf__crc32c__hw;      /* 0 until probed, then ATF__CRC32C_PROBED | 1 << impl */
 #define ATF__CRC32C_PROBED 0x100L
-#define ATF__CRC32C_HW_AVX512 0x200L /* with SSE42: the VPCLMULQDQ path may run too */
-/* The folding path's smallest input (four accumulators); measured faster than the 3-way
- * path from there on (18 against 16 GB/s at 256 bytes, 2x and more from 512). */
-#define ATF__CRC32C_AVX512_MIN 256
+/* The folding paths' smallest input (one step of their accumulators). The 512-bit path was
+ * measured faster than the 3-way path from there on (18 against 16 GB/s at 256 bytes, 2x
+ * and more from 512); the 256-bit one, on AMD, only from 768 bytes (31 against 22 GB/s;
+ * 19 against 25 at 256), so SSE42 hands it buffers from there. */
+#define ATF__CRC32C_FOLD_MIN 256
+#define ATF__CRC32C_AVX2_MIN 768
 
 /* crc32c tables: generated by tools/gen/crc32c_tables.c; do not edit. */
 /* [k][b]: the register after byte b followed by k zero bytes, from 0. */
@@ -2575,23 +2593,21 @@ static const uint64_t atf__crc32c__fold[5][2] = {
 #endif
 /* end of generated tables */
 
-/* Byte `s` of a 64-bit word as a table index. */
-#define ATF__CRC32C_BYTE(w, s) ((size_t)(((w) >> (s)) & 0xFFu))
-
 /* Portable path: 16 bytes per step, each byte looked up in the table that already
- * accounts for the bytes after it, so the 16 lookups are independent of one another. */
+ * accounts for the bytes after it. The register reaches only the first four bytes, so
+ * the other twelve lookups (by bytes read straight from the buffer) need nothing from
+ * the step before; only four table reads and their xors lie on the register's path.
+ * (Written as one xor of all sixteen, gcc and clang chained every lookup behind the
+ * register: 2.7 GB/s, against 5.2 this way, on AMD Zen 5.) */
 ATF__PRIVATE uint32_t atf__crc32c__sw(uint32_t crc, const uint8_t *p, size_t n) {
     const uint32_t(*t)[256] = atf__crc32c__table;
     while (n >= 16) {
-        uint64_t a = atf__load_le64(p) ^ crc, b = atf__load_le64(p + 8);
-        crc = t[15][ATF__CRC32C_BYTE(a, 0)] ^ t[14][ATF__CRC32C_BYTE(a, 8)] ^
-              t[13][ATF__CRC32C_BYTE(a, 16)] ^ t[12][ATF__CRC32C_BYTE(a, 24)] ^
-              t[11][ATF__CRC32C_BYTE(a, 32)] ^ t[10][ATF__CRC32C_BYTE(a, 40)] ^
-              t[9][ATF__CRC32C_BYTE(a, 48)] ^ t[8][ATF__CRC32C_BYTE(a, 56)] ^
-              t[7][ATF__CRC32C_BYTE(b, 0)] ^ t[6][ATF__CRC32C_BYTE(b, 8)] ^
-              t[5][ATF__CRC32C_BYTE(b, 16)] ^ t[4][ATF__CRC32C_BYTE(b, 24)] ^
-              t[3][ATF__CRC32C_BYTE(b, 32)] ^ t[2][ATF__CRC32C_BYTE(b, 40)] ^
-              t[1][ATF__CRC32C_BYTE(b, 48)] ^ t[0][ATF__CRC32C_BYTE(b, 56)];
+        uint32_t data = ((t[11][p[4]] ^ t[10][p[5]]) ^ (t[9][p[6]] ^ t[8][p[7]])) ^
+                        ((t[7][p[8]] ^ t[6][p[9]]) ^ (t[5][p[10]] ^ t[4][p[11]])) ^
+                        ((t[3][p[12]] ^ t[2][p[13]]) ^ (t[1][p[14]] ^ t[0][p[15]]));
+        uint32_t a = atf__load_le32(p) ^ crc;
+        crc = data ^ ((t[15][a & 0xFFu] ^ t[14][a >> 8 & 0xFFu]) ^
+                      (t[13][a >> 16 & 0xFFu] ^ t[12][a >> 24]));
         p += 16;
         n -= 16;
     }
@@ -2705,6 +2721,162 @@ ATF__PRIVATE ATF__CRC32C_TARGET_AVX512 uint32_t atf__crc32c__avx512(uint32_t crc
 #  endif
 #endif
 
+#if defined(ATF__CRC32C_AVX2)
+/* ATF__CRC32C_FOLD512 on 256-bit registers, which have no three-way xor without AVX-512. */
+#  define ATF__CRC32C_FOLD256(src, k, next) \
+    _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128((src), (k), 0x00), (next)), \
+                     _mm256_clmulepi64_epi128((src), (k), 0x11))
+#  define ATF__CRC32C_LOAD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+
+/* All eight accumulators folded `k`'s distance forward onto the 256 bytes at q. */
+#  define ATF__CRC32C_FOLD256_ALL(k, q) \
+    do { x0 = ATF__CRC32C_FOLD256(x0, (k), ATF__CRC32C_LOAD256((q))); \
+         x1 = ATF__CRC32C_FOLD256(x1, (k), ATF__CRC32C_LOAD256((q) + 32)); \
+         x2 = ATF__CRC32C_FOLD256(x2, (k), ATF__CRC32C_LOAD256((q) + 64)); \
+         x3 = ATF__CRC32C_FOLD256(x3, (k), ATF__CRC32C_LOAD256((q) + 96)); \
+         x4 = ATF__CRC32C_FOLD256(x4, (k), ATF__CRC32C_LOAD256((q) + 128)); \
+         x5 = ATF__CRC32C_FOLD256(x5, (k), ATF__CRC32C_LOAD256((q) + 160)); \
+         x6 = ATF__CRC32C_FOLD256(x6, (k), ATF__CRC32C_LOAD256((q) + 192)); \
+         x7 = ATF__CRC32C_FOLD256(x7, (k), ATF__CRC32C_LOAD256((q) + 224)); } while (0)
+/* Eight bytes at q into each of the three crc32 chains, which run b bytes apart; and 32. */
+#  define ATF__CRC32C_MIX_CRC3(q, b) \
+    do { c1 = _mm_crc32_u64(c1, atf__load_le64((q))); \
+         c2 = _mm_crc32_u64(c2, atf__load_le64((q) + (b))); \
+         c3 = _mm_crc32_u64(c3, atf__load_le64((q) + 2 * (b))); } while (0)
+#  define ATF__CRC32C_MIX_CRC3_32(q, b) \
+    do { ATF__CRC32C_MIX_CRC3((q), (b)); ATF__CRC32C_MIX_CRC3((q) + 8, (b)); \
+         ATF__CRC32C_MIX_CRC3((q) + 16, (b)); ATF__CRC32C_MIX_CRC3((q) + 24, (b)); } while (0)
+/* The chains' last 8 bytes, at q, merged as in atf__crc32c__sse42 with the constants `k`
+ * of their length b: c3 ends as the register for the three chains' bytes. */
+#  define ATF__CRC32C_MIX_MERGE(q, b, k) \
+    do { __m128i m_; \
+         c1 = _mm_crc32_u64(c1, atf__load_le64((q))); \
+         c2 = _mm_crc32_u64(c2, atf__load_le64((q) + (b))); \
+         m_ = _mm_xor_si128( \
+             _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)c1), (k), 0x00), \
+             _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)c2), (k), 0x10)); \
+         c3 = _mm_crc32_u64(c3, atf__load_le64((q) + 2 * (b)) ^ \
+                                    (uint64_t)_mm_cvtsi128_si64(m_)); } while (0)
+/* The mixed steps: a long one folds 1536 bytes while three crc32 chains take the 3 x 512
+ * bytes after them, a short one folds 256 bytes while they take the 3 x 64 bytes after
+ * them (the chain lengths of the 3-way path's lower levels, whose merge constants they
+ * reuse); then the accumulators jump over the chains' bytes. The long step is half and
+ * half because on AMD cores each side does 8 bytes a cycle; Intel client cores fold
+ * twice as fast, and there the chains set the pace. */
+#  define ATF__CRC32C_MIX_LONG (1536 + 3 * 512)
+#  define ATF__CRC32C_MIX_SHORT (256 + 3 * 64)
+/* x^(D+31) and x^(D-33) mod P for those jumps: D = 8 * (256 + 3 * 512) = 14336 bits and
+ * D = 8 * (256 + 3 * 64) = 3584 bits (not among the generated tables; tests/test_crc32c.c
+ * checks them as it checks those). */
+static const uint64_t atf__crc32c__mix_jump[2][2] = {
+    {0xDE8A97F8, 0xAA7C7AD5}, /* D = 14336 */
+    {0x9AF01F2D, 0x1B03397F}  /* D = 3584 */
+};
+#  define ATF__CRC32C_MIX_K(i) \
+    _mm_set_epi64x((long long)atf__crc32c__mix_jump[i][1], (long long)atf__crc32c__mix_jump[i][0])
+
+/* The folding of atf__crc32c__avx512 on eight 32-byte accumulators, for CPUs with
+ * VPCLMULQDQ but not AVX-512 (AMD Zen 3, Intel client cores): again 256 bytes and the
+ * x^2048 constants per step. AMD cores start a 256-bit product only every other cycle, so
+ * there folding alone is no faster than the 3-way path's crc32 chains (both 8 bytes a
+ * cycle: 28 and 29 GB/s on Zen 5); buffers therefore keep both units busy at once, in
+ * mixed steps (56 GB/s from 64 KiB). A mixed step merges its chains, as the 3-way path does,
+ * into one register for their bytes and xors it into the first 32 bits of the data the
+ * accumulators jump to, the way the incoming register enters; only that accumulator waits
+ * for the merge, at its next fold. The end is the plain folding's: the even and the odd
+ * accumulators fold into two chains that take 64 bytes a step, then into one 128-bit
+ * value, and two crc32 steps give the register. Needs n >= 256. */
+ATF__PRIVATE ATF__CRC32C_TARGET_AVX2 uint32_t atf__crc32c__avx2(uint32_t crc, const uint8_t *p,
+                                                                size_t n) {
+    const __m256i k2048 = _mm256_broadcastsi128_si256(ATF__CRC32C_FOLD_K(0));
+    const __m256i k512 = _mm256_broadcastsi128_si256(ATF__CRC32C_FOLD_K(1));
+    __m256i x0, x1, x2, x3, x4, x5, x6, x7, k256;
+    __m128i lo, hi;
+    uint64_t r;
+    /* The incoming register stands for the first 32 bits of the message. */
+    x0 = _mm256_xor_si256(ATF__CRC32C_LOAD256(p), _mm256_set_epi64x(0, 0, 0, (long long)crc));
+    x1 = ATF__CRC32C_LOAD256(p + 32);
+    x2 = ATF__CRC32C_LOAD256(p + 64);
+    x3 = ATF__CRC32C_LOAD256(p + 96);
+    x4 = ATF__CRC32C_LOAD256(p + 128);
+    x5 = ATF__CRC32C_LOAD256(p + 160);
+    x6 = ATF__CRC32C_LOAD256(p + 192);
+    x7 = ATF__CRC32C_LOAD256(p + 224);
+    p += 256;
+    n -= 256;
+    if (n >= ATF__CRC32C_MIX_LONG) {
+        const __m256i jump = _mm256_broadcastsi128_si256(ATF__CRC32C_MIX_K(0));
+        const __m128i merge = _mm_set_epi64x((long long)atf__crc32c__merge[1][1],
+                                             (long long)atf__crc32c__merge[1][0]);
+        do { /* p is 256 bytes into the step's 1536; the chains start 1280 bytes on */
+            const uint8_t *q = p + 1280, *end = q + 5 * 96;
+            uint64_t c1 = 0, c2 = 0, c3 = 0;
+            for (; q < end; p += 256, q += 96) { /* five folds, 480 bytes of each chain */
+                ATF__CRC32C_FOLD256_ALL(k2048, p);
+                ATF__CRC32C_MIX_CRC3_32(q, 512);
+                ATF__CRC32C_MIX_CRC3_32(q + 32, 512);
+                ATF__CRC32C_MIX_CRC3_32(q + 64, 512);
+            }
+            /* p is at the chains' bytes; the accumulators jump to the 256 after them while
+             * the chains take their last 32 bytes and merge. */
+            ATF__CRC32C_FOLD256_ALL(jump, p + 3 * 512);
+            ATF__CRC32C_MIX_CRC3(q, 512);
+            ATF__CRC32C_MIX_CRC3(q + 8, 512);
+            ATF__CRC32C_MIX_CRC3(q + 16, 512);
+            ATF__CRC32C_MIX_MERGE(q + 24, 512, merge);
+            x0 = _mm256_xor_si256(x0, _mm256_set_epi64x(0, 0, 0, (long long)c3));
+            p += 3 * 512 + 256;
+            n -= ATF__CRC32C_MIX_LONG;
+        } while (n >= ATF__CRC32C_MIX_LONG);
+    }
+    if (n >= ATF__CRC32C_MIX_SHORT) {
+        const __m256i jump = _mm256_broadcastsi128_si256(ATF__CRC32C_MIX_K(1));
+        const __m128i merge = _mm_set_epi64x((long long)atf__crc32c__merge[2][1],
+                                             (long long)atf__crc32c__merge[2][0]);
+        do { /* p is at the chains' bytes */
+            uint64_t c1 = 0, c2 = 0, c3 = 0;
+            ATF__CRC32C_FOLD256_ALL(jump, p + 3 * 64);
+            ATF__CRC32C_MIX_CRC3_32(p, 64);
+            ATF__CRC32C_MIX_CRC3(p + 32, 64);
+            ATF__CRC32C_MIX_CRC3(p + 40, 64);
+            ATF__CRC32C_MIX_CRC3(p + 48, 64);
+            ATF__CRC32C_MIX_MERGE(p + 56, 64, merge);
+            x0 = _mm256_xor_si256(x0, _mm256_set_epi64x(0, 0, 0, (long long)c3));
+            p += ATF__CRC32C_MIX_SHORT;
+            n -= ATF__CRC32C_MIX_SHORT;
+        } while (n >= ATF__CRC32C_MIX_SHORT);
+    }
+    if (n >= 256) {
+        ATF__CRC32C_FOLD256_ALL(k2048, p);
+        p += 256;
+        n -= 256;
+    }
+    x2 = ATF__CRC32C_FOLD256(x0, k512, x2);
+    x3 = ATF__CRC32C_FOLD256(x1, k512, x3);
+    x4 = ATF__CRC32C_FOLD256(x2, k512, x4);
+    x5 = ATF__CRC32C_FOLD256(x3, k512, x5);
+    x6 = ATF__CRC32C_FOLD256(x4, k512, x6);
+    x7 = ATF__CRC32C_FOLD256(x5, k512, x7);
+    for (; n >= 64; p += 64, n -= 64) {
+        x6 = ATF__CRC32C_FOLD256(x6, k512, ATF__CRC32C_LOAD256(p));
+        x7 = ATF__CRC32C_FOLD256(x7, k512, ATF__CRC32C_LOAD256(p + 32));
+    }
+    k256 = _mm256_broadcastsi128_si256(ATF__CRC32C_FOLD_K(3));
+    x7 = ATF__CRC32C_FOLD256(x6, k256, x7);
+    if (n >= 32) {
+        x7 = ATF__CRC32C_FOLD256(x7, k256, ATF__CRC32C_LOAD256(p));
+        p += 32;
+        n -= 32;
+    }
+    lo = _mm256_castsi256_si128(x7);
+    hi = _mm_xor_si128(_mm256_extracti128_si256(x7, 1),
+                       ATF__CRC32C_FOLD128(lo, ATF__CRC32C_FOLD_K(4)));
+    r = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(hi));
+    r = _mm_crc32_u64(r, (uint64_t)_mm_extract_epi64(hi, 1));
+    return atf__crc32c__sse42((uint32_t)r, p, n);
+}
+#endif
+
 /* Bits of atf__crc32c__hw for what this x86-64 CPU and OS run. */
 ATF__PRIVATE long atf__crc32c__probe_x64(void) {
     unsigned r1[4], r7[4] = {0, 0, 0, 0}, max_leaf;
@@ -2739,10 +2911,19 @@ ATF__PRIVATE long atf__crc32c__probe_x64(void) {
      * (Nehalem) have the first without the second; they take the portable path. */
     if ((r1[2] >> 20 & 1u) && (r1[2] >> 1 & 1u)) {
         hw |= 1L << ATF_CRC32C_SSE42;
-        /* AVX512F (leaf 7 EBX bit 16) and VPCLMULQDQ (ECX bit 10), and an OS that saves the
-         * zmm and opmask state (XCR0 bits 1, 2, 5, 6, 7). */
-        if ((r7[1] >> 16 & 1u) && (r7[2] >> 10 & 1u) && (xcr0 & 0xE6u) == 0xE6u)
-            hw |= ATF__CRC32C_HW_AVX512;
+#  if defined(ATF__CRC32C_AVX512)
+        /* VPCLMULQDQ (leaf 7 ECX bit 10) with AVX (leaf 1 ECX bit 28) and AVX2 (leaf 7 EBX
+         * bit 5), and an OS that saves the ymm state (XCR0 bits 1, 2); with AVX512F (leaf 7
+         * EBX bit 16) and an OS that saves the zmm and opmask state (XCR0 bits 5, 6, 7). */
+        if ((r7[2] >> 10 & 1u) && (r1[2] >> 28 & 1u) && (r7[1] >> 5 & 1u) &&
+            (xcr0 & 0x06u) == 0x06u)
+            hw |= 1L << ATF_CRC32C_AVX2;
+        if ((r7[2] >> 10 & 1u) && (r7[1] >> 16 & 1u) && (xcr0 & 0xE6u) == 0xE6u)
+            hw |= 1L << ATF_CRC32C_AVX512;
+#  else
+        (void)r7;
+        (void)xcr0;
+#  endif
     }
     return hw;
 }
@@ -2806,11 +2987,22 @@ ATF__PRIVATE uint32_t atf__crc32c__run(atf_crc32c_impl impl, uint32_t crc, const
 #if defined(ATF__CRC32C_X64)
     case ATF_CRC32C_SSE42:
 #  if defined(ATF__CRC32C_AVX512)
-        if (len >= ATF__CRC32C_AVX512_MIN &&
-            (ATF__CRC32C_LOAD(&atf__crc32c__hw) & ATF__CRC32C_HW_AVX512))
-            return ~atf__crc32c__avx512(~crc, p, len);
+        if (len >= ATF__CRC32C_FOLD_MIN) {
+            long hw = ATF__CRC32C_LOAD(&atf__crc32c__hw);
+            if (hw & (1L << ATF_CRC32C_AVX512)) return ~atf__crc32c__avx512(~crc, p, len);
+            if ((hw & (1L << ATF_CRC32C_AVX2)) && len >= ATF__CRC32C_AVX2_MIN)
+                return ~atf__crc32c__avx2(~crc, p, len);
+        }
 #  endif
         return ~atf__crc32c__sse42(~crc, p, len);
+#  if defined(ATF__CRC32C_AVX512)
+    case ATF_CRC32C_AVX512:
+        if (len >= ATF__CRC32C_FOLD_MIN) return ~atf__crc32c__avx512(~crc, p, len);
+        return ~atf__crc32c__sse42(~crc, p, len);
+    case ATF_CRC32C_AVX2:
+        if (len >= ATF__CRC32C_FOLD_MIN) return ~atf__crc32c__avx2(~crc, p, len);
+        return ~atf__crc32c__sse42(~crc, p, len);
+#  endif
 #endif
 #if defined(ATF__CRC32C_ARM64)
     case ATF_CRC32C_ARMV8: return ~atf__crc32c__armv8(~crc, p, len);
@@ -2845,7 +3037,9 @@ ATFDEF ATF_NO_INSTRUMENT int atf_crc32c_available(atf_crc32c_impl impl) {
     case ATF_CRC32C_AUTO:
     case ATF_CRC32C_SW: return 1;
     case ATF_CRC32C_SSE42:
-    case ATF_CRC32C_ARMV8: return (atf__crc32c__hw_paths() >> impl & 1L) != 0;
+    case ATF_CRC32C_ARMV8:
+    case ATF_CRC32C_AVX2:
+    case ATF_CRC32C_AVX512: return (atf__crc32c__hw_paths() >> impl & 1L) != 0;
     default: return 0;
     }
 }
@@ -2863,7 +3057,7 @@ ATFDEF ATF_NO_INSTRUMENT uint32_t atf_crc32c_update_with(atf_crc32c_impl impl, u
 }
 
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_crc32c_select(atf_crc32c_impl impl) {
-    if ((int)impl < (int)ATF_CRC32C_AUTO || (int)impl > (int)ATF_CRC32C_ARMV8) return ATF_E_ARG;
+    if ((int)impl < (int)ATF_CRC32C_AUTO || (int)impl > (int)ATF_CRC32C_AVX512) return ATF_E_ARG;
     if (!atf_crc32c_available(impl)) return ATF_E_UNSUPPORTED;
     if (impl == ATF_CRC32C_AUTO) impl = atf__crc32c__best();
     ATF__CRC32C_STORE(&atf__crc32c__chosen, (long)impl);
@@ -2876,6 +3070,8 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_crc32c_impl_str(atf_crc32c_impl impl) {
     case ATF_CRC32C_SW: return "sw";
     case ATF_CRC32C_SSE42: return "sse42";
     case ATF_CRC32C_ARMV8: return "armv8";
+    case ATF_CRC32C_AVX2: return "avx2";
+    case ATF_CRC32C_AVX512: return "avx512";
     default: return "unknown";
     }
 }
@@ -2988,9 +3184,8 @@ ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) {
 }
 ATF__PRIVATE uint32_t atf__os_thread_id(void) { return (uint32_t)GetCurrentThreadId(); }
 ATF__PRIVATE uint32_t atf__os_pid(void) { return (uint32_t)GetCurrentProcessId(); }
-#  if !defined(ATF_NO_THREADS) /* the drain thread's idle wait */
+/* the drain thread's idle wait; a producer waiting for its consumer */
 ATF__PRIVATE void atf__sleep_us(uint32_t us) { Sleep(us < 1000 ? 1 : us / 1000); }
-#  endif
 ATF__PRIVATE void atf__local_time_name(char *buf, size_t cap) {
     SYSTEMTIME t;
     GetLocalTime(&t);
@@ -3082,14 +3277,13 @@ ATF__PRIVATE uint32_t atf__os_thread_id(void) {
 #  endif
 }
 ATF__PRIVATE uint32_t atf__os_pid(void) { return (uint32_t)getpid(); }
-#  if !defined(ATF_NO_THREADS) /* the drain thread's idle wait */
+/* the drain thread's idle wait; a producer waiting for its consumer */
 ATF__PRIVATE void atf__sleep_us(uint32_t us) {
     struct timespec ts;
     ts.tv_sec = (time_t)(us / 1000000u);
     ts.tv_nsec = (long)(us % 1000000u) * 1000L;
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
-#  endif
 ATF__PRIVATE void atf__local_time_name(char *buf, size_t cap) {
     time_t now = time(NULL);
     struct tm t;
@@ -3541,8 +3735,9 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_ring_attach(atf_ring *r, void *mem, size
 }
 
 /* >>writer: the producer calls that are not inline (detail payloads, binding to caller
- * memory). The inline index push is in the declarations; everything here is wait-free
- * too: bounded loops, no locks, no allocation, no system calls. */
+ * memory, the overflow path). The inline index push is in the declarations. While the
+ * rings have room everything here is wait-free: bounded loops, no locks, no allocation,
+ * no system calls; a full ring goes to atf__writer_overflow, which applies the policy. */
 #define ATF__WAIT_TIMEOUT_NS 1000000000u /* BLOCK on caller memory: default longest wait */
 #define ATF__WAIT_SPINS 128               /* rereads of the tail before sleeping */
 
@@ -3564,6 +3759,7 @@ ATF__PRIVATE int atf__writer_drop(atf_writer *w, uint64_t ts, int detail) {
     if (!w->gap_lost) {
         w->gap_first_ns = ts;
         w->gap_reason = w->giving_up ? ATF_GAP_TIMEOUT : ATF_GAP_DROPPED;
+        atf__store_release_u32(&r->shared->gap_reason, w->gap_reason);
         atf__store_release_u64(&r->shared->gap_first_ns, ts);
     }
     w->gap_lost++;
@@ -4030,7 +4226,10 @@ ATF__PRIVATE atf_result atf__file_writer_append(atf__file_writer *f, const uint8
         }
     } else {
         while (at < n) {
-            size_t piece = n - at < ATF__WRITE_PIECE ? n - at : ATF__WRITE_PIECE, done = 0;
+            /* pieces end on ATF__WRITE_PIECE boundaries of the file: the events start at
+             * offset 64, and writes that straddle pages copy at half the speed */
+            size_t to_edge = ATF__WRITE_PIECE - (size_t)((ATF_HEADER_SIZE + f->bytes) & (ATF__WRITE_PIECE - 1));
+            size_t piece = n - at < to_edge ? n - at : to_edge, done = 0;
             const uint8_t *p = data + at;
             uint64_t records = piece / ATF_INDEX_EVENT_SIZE;
             if (atf__fd_pwrite(f->fd, p, piece, ATF_HEADER_SIZE + f->bytes, &done) != 0) {
@@ -4243,6 +4442,7 @@ struct atf_session {
     size_t drain_window_count;
     uint64_t drain_window_gen;
     uint64_t attach_failures;
+    uint64_t self_drained;       /* records producers drained themselves (drain lock) */
     int manifest_dirty;
     atf_error error;
 #if !defined(ATF_NO_THREADS)
@@ -4744,9 +4944,13 @@ ATF__PRIVATE void atf__slot_end_gap(atf_session *s, atf__slot *sl) {
     g.index_seq = sl->index_file.count;
     g.index_lost = lost - sl->gaps_index_lost;
     g.detail_lost = detail > sl->gaps_detail_lost ? detail - sl->gaps_detail_lost : 0;
-    g.reason = sl->index_file.lost ? ATF_GAP_IO : ATF_GAP_DROPPED;
-    if (!sl->index_file.lost) /* only the open gap: its first stamp is known */
+    if (sl->index_file.lost) {
+        g.reason = ATF_GAP_IO;
+    } else { /* only the open gap: its reason and first stamp are known */
+        g.reason = atf__load_acquire_u32(&h->gap_reason);
+        if (g.reason != ATF_GAP_TIMEOUT) g.reason = ATF_GAP_DROPPED;
         g.first_lost_ns = atf__session_stamp_ns(s, atf__load_acquire_u64(&h->gap_first_ns));
+    }
     atf__slot_write_gap(s, sl, &g);
 }
 
@@ -5026,7 +5230,7 @@ ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_writer *w) {
     if (atf__tls_draining) return 0;
     atf__drain_lock(s);
     horizon = atf__drain_prepare(s);
-    if (!sl->finalized) atf__slot_drain(s, sl, horizon, 1, 0);
+    if (!sl->finalized) s->self_drained += atf__slot_drain(s, sl, horizon, 1, 0);
     atf__slot_report(s, sl);
     atf__drain_unlock(s);
     return 1;
@@ -5253,56 +5457,93 @@ ATF__PRIVATE void atf__manifest_metadata(atf_session *s, atf__text *t) {
     atf__text_str(t, "]");
 }
 
-/* Writes manifest.json.tmp and renames it over manifest.json, so that readers (and a
- * crash) only ever see a whole manifest. Caller holds s->lock (or is alone). */
-ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
-    atf__text t = {NULL, 0, 0, 0};
-    char path[1100], tmp[1100], buf[1024]; /* buf: the whole error line */
+/* The manifest's text. Caller holds s->lock (or is alone). 0 when memory ran out. */
+ATF__PRIVATE int atf__manifest_text(atf_session *s, int closed, atf__text *t) {
+    char buf[1024]; /* the whole error line */
     uint64_t t0 = 0, t1 = 0, dropped = 0;
+    atf__text_str(t, "{\"format_version\":2");
+    atf__text_key_u64(t, "layout", s->cfg.layout);
+    atf__text_key_u64(t, "clock_type", atf_clock_type());
+    atf__text_key_str(t, "clock", atf_clock_str(atf_clock_type()));
+    atf__text_key_u64(t, "pid", atf__os_pid());
+    atf__text_key_str(t, "arch", atf_arch_str(ATF__ARCH_CODE));
+    atf__text_key_str(t, "os", atf_os_str(ATF__OS_CODE));
+    atf__text_key_str(t, "state", closed ? "closed" : "recording");
+    atf__text_key_str(t, "overflow", s->cfg.overflow == ATF_OVERFLOW_DROP ? "drop" : "block");
+    atf__manifest_threads(s, t, &t0, &t1, &dropped);
+    atf__text_key_u64(t, "time_start_ns", t0);
+    atf__text_key_u64(t, "time_end_ns", t1);
+    atf__text_key_u64(t, "events_dropped", dropped);
+    atf__text_key_u64(t, "attach_failures", s->attach_failures);
+    atf__manifest_metadata(s, t);
+    if (s->error.code != ATF_OK) {
+        atf__text_key_str(t, "error", atf_error_format(&s->error, buf, sizeof buf));
+        atf__text_key_u64(t, "error_errno", (uint64_t)(uint32_t)s->error.sys_errno);
+    }
+    atf__text_str(t, "}\n");
+    return !t->failed;
+}
+
+/* Writes the text to manifest.json.tmp and renames it over manifest.json, so that readers
+ * (and a crash) only ever see a whole manifest. File I/O only: the caller holds the drain
+ * lock or is alone, which keeps two writers apart; no session lock is needed. */
+ATF__PRIVATE atf_result atf__manifest_store(atf_session *s, const atf__text *t, int sync,
+                                            atf_error *err) {
+    char path[1100], tmp[1100];
     atf__fd fd;
     atf_result rc = ATF_OK;
-    int sync = closed && s->cfg.fsync_mode == ATF_FSYNC_CLOSE;
-    atf__text_str(&t, "{\"format_version\":2");
-    atf__text_key_u64(&t, "layout", s->cfg.layout);
-    atf__text_key_u64(&t, "clock_type", atf_clock_type());
-    atf__text_key_str(&t, "clock", atf_clock_str(atf_clock_type()));
-    atf__text_key_u64(&t, "pid", atf__os_pid());
-    atf__text_key_str(&t, "arch", atf_arch_str(ATF__ARCH_CODE));
-    atf__text_key_str(&t, "os", atf_os_str(ATF__OS_CODE));
-    atf__text_key_str(&t, "state", closed ? "closed" : "recording");
-    atf__text_key_str(&t, "overflow", s->cfg.overflow == ATF_OVERFLOW_DROP ? "drop" : "block");
-    atf__manifest_threads(s, &t, &t0, &t1, &dropped);
-    atf__text_key_u64(&t, "time_start_ns", t0);
-    atf__text_key_u64(&t, "time_end_ns", t1);
-    atf__text_key_u64(&t, "events_dropped", dropped);
-    atf__text_key_u64(&t, "attach_failures", s->attach_failures);
-    atf__manifest_metadata(s, &t);
-    if (s->error.code != ATF_OK) {
-        atf__text_key_str(&t, "error", atf_error_format(&s->error, buf, sizeof buf));
-        atf__text_key_u64(&t, "error_errno", (uint64_t)(uint32_t)s->error.sys_errno);
-    }
-    atf__text_str(&t, "}\n");
-    if (t.failed) {
-        ATF_FREE(t.p);
-        return atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "manifest text");
-    }
     snprintf(path, sizeof path, "%s/manifest.json", s->dir);
     snprintf(tmp, sizeof tmp, "%s/manifest.json.tmp", s->dir);
     fd = atf__fd_create(tmp);
-    if (fd == ATF__FD_NONE || atf__fd_pwrite(fd, t.p, t.len, 0, NULL) != 0 ||
+    if (fd == ATF__FD_NONE || atf__fd_pwrite(fd, t->p, t->len, 0, NULL) != 0 ||
         (sync && atf__fd_sync(fd) != 0))
-        rc = atf__error_set_errno(&s->error, ATF_E_IO, tmp, "write manifest", atf__last_os_error());
+        rc = atf__error_set_errno(err, ATF_E_IO, tmp, "write manifest", atf__last_os_error());
     if (fd != ATF__FD_NONE) atf__fd_close(fd);
     if (rc == ATF_OK && atf__rename_replace(tmp, path) != 0)
-        rc = atf__error_set_errno(&s->error, ATF_E_IO, path, "rename manifest", atf__last_os_error());
-    if (rc == ATF_OK) {
-        s->manifest_dirty = 0;
-        if (sync) atf__dir_sync(s->dir);
-    } else if (fd != ATF__FD_NONE) {
-        atf__file_remove(tmp);
+        rc = atf__error_set_errno(err, ATF_E_IO, path, "rename manifest", atf__last_os_error());
+    if (rc == ATF_OK && sync) atf__dir_sync(s->dir);
+    if (rc != ATF_OK && fd != ATF__FD_NONE) atf__file_remove(tmp);
+    return rc;
+}
+
+/* Text and file at once, for a caller that is alone (open, close). */
+ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
+    atf__text t = {NULL, 0, 0, 0};
+    atf_result rc;
+    if (!atf__manifest_text(s, closed, &t)) {
+        ATF_FREE(t.p);
+        return atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "manifest text");
     }
+    rc = atf__manifest_store(s, &t, closed && s->cfg.fsync_mode == ATF_FSYNC_CLOSE, &s->error);
+    if (rc == ATF_OK) s->manifest_dirty = 0;
     ATF_FREE(t.p);
     return rc;
+}
+
+/* While recording (drain lock held): the text under the session lock, the file I/O
+ * outside it, so that a thread attaching meanwhile never waits for the disk. Writes
+ * when the manifest is dirty or `force`; returns whether it wrote. */
+ATF__PRIVATE int atf__manifest_refresh(atf_session *s, int force) {
+    atf__text t = {NULL, 0, 0, 0};
+    atf_error e;
+    int write, ok = 1;
+    atf__session_lock(s);
+    write = force || s->manifest_dirty;
+    if (write) {
+        ok = atf__manifest_text(s, 0, &t);
+        if (!ok) atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "manifest text");
+        s->manifest_dirty = !ok;
+    }
+    atf__session_unlock(s);
+    memset(&e, 0, sizeof e);
+    if (write && ok && atf__manifest_store(s, &t, 0, &e) != ATF_OK) {
+        atf__session_lock(s);
+        atf__error_adopt(&s->error, &e);
+        s->manifest_dirty = 1;
+        atf__session_unlock(s);
+    }
+    ATF_FREE(t.p);
+    return write;
 }
 
 /* ---- session API ------------------------------------------------------------------ */
@@ -5389,15 +5630,14 @@ ATF__PRIVATE void atf__drain_main(void *arg) {
         /* the manifest follows new threads and finished ones within 100 ms, and the
          * per-thread counts (written, dropped) within a second */
         if (now - last_manifest > 100000000u) {
-            atf__mutex_lock(&s->drain_lock);
-            atf__session_lock(s);
-            if (s->manifest_dirty || (moved_since && now - last_manifest > 1000000000u)) {
-                atf__manifest_write(s, 0);
+            atf__drain_lock(s);
+            moved_since += s->self_drained; /* what the producers drained themselves */
+            s->self_drained = 0;
+            if (atf__manifest_refresh(s, moved_since && now - last_manifest > 1000000000u)) {
                 moved_since = 0;
                 last_manifest = now;
             }
-            atf__session_unlock(s);
-            atf__mutex_unlock(&s->drain_lock);
+            atf__drain_unlock(s);
         }
         if (sleep_us) atf__sleep_us(sleep_us);
     }
@@ -5698,8 +5938,8 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_pump(atf_session *s) {
     if (!s) return ATF_E_ARG;
     atf__session_drain(s, 1, 0);
     atf__drain_lock(s);
+    atf__manifest_refresh(s, 0);
     atf__session_lock(s);
-    if (s->manifest_dirty) atf__manifest_write(s, 0);
     rc = s->error.code;
     atf__session_unlock(s);
     atf__drain_unlock(s);
@@ -6182,8 +6422,9 @@ ATF__PRIVATE atf_result atf__path_join(char *buf, size_t cap, const char *dir, c
 }
 
 /* Loads gaps.atf when present. Records must come in index_seq order and say they lost
- * something; a damaged file keeps the gaps before the damage and its error in t->error
- * (the events themselves are readable either way). */
+ * index events; one past the event count is a gap at the end (a crash kept the record,
+ * not the events before it). A damaged file keeps the gaps before the damage and its
+ * error in t->error (the events themselves are readable either way). */
 ATF__PRIVATE void atf__thread_reader_gaps(atf_thread_reader *t, const char *path,
                                           const atf_reader_options *opt) {
     atf__file_image img;
@@ -6206,12 +6447,11 @@ ATF__PRIVATE void atf__thread_reader_gaps(atf_thread_reader *t, const char *path
         for (i = 0; i < n; i++) {
             atf_gap *g = &t->gaps[i];
             atf_gap_decode(img.data + ATF_GAPS_HEADER_SIZE + i * ATF_GAP_RECORD_SIZE, g);
-            if ((i && g->index_seq < t->gaps[i - 1].index_seq) ||
-                (g->index_lost == 0 && g->detail_lost == 0) || g->index_lost > UINT64_MAX / 2 ||
-                g->index_seq > t->index.event_count) {
+            if ((i && g->index_seq < t->gaps[i - 1].index_seq) || g->index_lost == 0 ||
+                g->index_lost > UINT64_MAX - t->events_lost) {
                 atf__error_set_values(&t->error, ATF_E_CORRUPT, path,
                                       ATF_GAPS_HEADER_SIZE + i * ATF_GAP_RECORD_SIZE,
-                                      "gap record out of order, empty or past the events",
+                                      "gap record out of order or empty",
                                       i ? t->gaps[i - 1].index_seq : 0, g->index_seq);
                 break;
             }
@@ -6230,6 +6470,7 @@ ATFDEF const atf_gap *atf_thread_reader_gap_before(const atf_thread_reader *t,
         if (t->gaps[mid].index_seq < index_seq) lo = mid + 1;
         else hi = mid;
     }
+    if (lo < t->gap_count && index_seq >= t->index.event_count) return &t->gaps[lo]; /* at the end */
     return lo < t->gap_count && t->gaps[lo].index_seq == index_seq ? &t->gaps[lo] : NULL;
 }
 

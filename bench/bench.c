@@ -336,7 +336,7 @@ static const struct {
     {"recording (producer, drain, session files)", bench_recording},
     {"session merge (K threads, 8 M events)", bench_merging},
     {"export (10 M events)", bench_exporting},
-    {"auto-tracer overhead (fib)", bench_instrumenting},
+    {"auto-tracer (fib overhead; the busy sample traced whole)", bench_instrumenting},
     {"ratios", bench_ratios},
 };
 

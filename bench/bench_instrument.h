@@ -26,8 +26,26 @@
  *   instrument_tick_floor_ns_per_call   two atf_ticks() reads: the same floor for the tick
  *                                       stamps the auto-tracer uses (converted by the drain)
  *   instrument_events_dropped           in the last traced run (expected 0)
- * The session of the last traced run is read back and its event count checked against
- * the call count. Include atf.h (with ATF_IMPLEMENTATION in one file) before this file.
+ *   instrument_events_lost              dropped + lost to I/O, in the last traced run
+ *   instrument_overhead_valid           1 when that run kept every event (the session
+ *                                       holds 2 events per call, none lost), else 0:
+ *                                       the overhead figures then measure a lossy trace
+ *
+ * Then the whole of a multi-threaded CPU-bound run, from examples/instrument/busy.c (one
+ * busy thread per core, each counting its own calls), built as busy_plain, busy_traced
+ * (the auto-tracer, default settings: ATF_OVERFLOW_BLOCK) and busy_cyg (the same
+ * -finstrument-functions code without the auto-tracer: glibc's empty hooks, which
+ * uftrace's libmcount replaces). Wall time of the program run, median of
+ * BENCH_COMPLETE_RUNS interleaved runs:
+ *   complete_trace_plain_s              busy_plain
+ *   complete_trace_s                    busy_traced, finalized session included
+ *   complete_trace_events               index events in the last traced session
+ *   complete_trace_dropped              its events_dropped + events_lost_io (manifest)
+ *   complete_trace_valid                1 when events = 2 x the calls the program counted,
+ *                                       none dropped, no gap
+ *   complete_trace_uftrace_s            uftrace record -d DIR busy_cyg (when installed)
+ *   complete_trace_vs_uftrace           uftrace time / ours
+ * Include atf.h (with ATF_IMPLEMENTATION in one file) before this file.
  */
 #ifndef BENCH_INSTRUMENT_H
 #define BENCH_INSTRUMENT_H
@@ -48,6 +66,9 @@
 #endif
 #ifndef BENCH_INSTRUMENT_RUNS
 #  define BENCH_INSTRUMENT_RUNS 7
+#endif
+#ifndef BENCH_COMPLETE_RUNS
+#  define BENCH_COMPLETE_RUNS 3
 #endif
 
 static double bi_now(void) {
@@ -77,11 +98,12 @@ static void bi_rm_tree(const char *path) {
     nftw(path, bi_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Wall seconds of one run of argv (stdout and stderr to /dev/null, working directory
- * cwd), with ATF_TRACE_DIR=trace_dir when given; a negative value when it failed.
- * *cpu receives the user + system seconds of the process, its threads and the children
- * it waited for (uftrace's recorder included). */
-static double bi_run(char *const argv[], const char *cwd, const char *trace_dir, double *cpu) {
+/* Wall seconds of one run of argv (stdout to the file `out` when given, else with stderr
+ * to /dev/null; working directory cwd), with ATF_TRACE_DIR=trace_dir when given; a
+ * negative value when it failed. *cpu receives the user + system seconds of the process,
+ * its threads and the children it waited for (uftrace's recorder included). */
+static double bi_run(char *const argv[], const char *cwd, const char *trace_dir,
+                     const char *out, double *cpu) {
     double t0 = bi_now(), t1;
     int status = 0;
     struct rusage ru;
@@ -93,6 +115,7 @@ static double bi_run(char *const argv[], const char *cwd, const char *trace_dir,
             dup2(fd, 1);
             dup2(fd, 2);
         }
+        if (out && (fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0) dup2(fd, 1);
         if (trace_dir) {
             setenv("ATF_TRACE_DIR", trace_dir, 1);
             setenv("ATF_TRACE_QUIET", "1", 1);
@@ -108,14 +131,17 @@ static double bi_run(char *const argv[], const char *cwd, const char *trace_dir,
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t1 - t0 : -1;
 }
 
-/* Index events and drops of the one pid_* session under root (0 when unreadable). */
-static uint64_t bi_session_events(const char *root, uint64_t *dropped) {
+/* Index events of the one pid_* session under root (0 when unreadable); *dropped, *lost
+ * and *gaps receive the manifest's events_dropped, events_dropped + events_lost_io and
+ * gaps, summed over the threads. */
+static uint64_t bi_session_events(const char *root, uint64_t *dropped, uint64_t *lost,
+                                  uint64_t *gaps) {
     char cmd[2048], dir[1024] = "";
     FILE *p;
     atf_session_reader r;
     uint64_t events = 0;
     size_t i;
-    *dropped = 0;
+    *dropped = *lost = *gaps = 0;
     snprintf(cmd, sizeof cmd, "ls -d '%s'/session_*/pid_* 2>/dev/null", root);
     p = popen(cmd, "r");
     if (!p) return 0;
@@ -126,6 +152,8 @@ static uint64_t bi_session_events(const char *root, uint64_t *dropped) {
     for (i = 0; i < r.thread_count; i++) {
         if (!r.threads[i].missing) events += r.threads[i].reader.index.event_count;
         *dropped += r.threads[i].events_dropped;
+        *lost += r.threads[i].events_dropped + r.threads[i].events_lost_io;
+        *gaps += r.threads[i].gaps;
     }
     atf_session_reader_close(&r);
     return events;
@@ -159,6 +187,92 @@ static double bi_ticks_ns(void) {
     return bi_median(v, 5);
 }
 
+/* The calls busy printed in its "busy: total N" line in file `path`, 0 when absent. */
+static uint64_t bi_busy_total(const char *path) {
+    char line[256];
+    unsigned long long total = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "busy: total %llu", &total) == 1) break;
+    fclose(f);
+    return total;
+}
+
+/* The busy sample traced whole (see the top of the file); programs in dir. */
+static void bi_complete_trace(const char *dir, int have_uftrace,
+                              void (*report)(const char *name, double value)) {
+    char plain[PATH_MAX + 32], traced[PATH_MAX + 32], cyg[PATH_MAX + 32];
+    char tmp[] = "/tmp/atf_bench_complete_XXXXXX", trace_dir[128], ud[128], out[128];
+    double t_plain[BENCH_COMPLETE_RUNS], t_traced[BENCH_COMPLETE_RUNS];
+    double t_uftrace[BENCH_COMPLETE_RUNS], cpu, ours;
+    uint64_t total, events, dropped, lost, gaps;
+    size_t r;
+    int valid;
+    snprintf(plain, sizeof plain, "%s/busy_plain", dir);
+    snprintf(traced, sizeof traced, "%s/busy_traced", dir);
+    snprintf(cyg, sizeof cyg, "%s/busy_cyg", dir);
+    if (access(plain, X_OK) != 0 || access(traced, X_OK) != 0) {
+        fprintf(stderr, "bench_instrument: no %s or %s (build them with make bench)\n", plain,
+                traced);
+        return;
+    }
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "bench_instrument: mkdtemp failed\n");
+        return;
+    }
+    snprintf(trace_dir, sizeof trace_dir, "%s/traces", tmp);
+    snprintf(ud, sizeof ud, "%s/uftrace.data", tmp);
+    snprintf(out, sizeof out, "%s/busy.out", tmp);
+    if (!have_uftrace)
+        printf("  (uftrace not installed: complete_trace_uftrace_s and complete_trace_vs_uftrace "
+               "skipped)\n");
+    else if (access(cyg, X_OK) != 0) {
+        printf("  (no %s: the uftrace figures skipped)\n", cyg);
+        have_uftrace = 0;
+    }
+    for (r = 0; r < BENCH_COMPLETE_RUNS; r++) { /* interleaved: drift hits all alike */
+        char *a_plain[] = {plain, NULL};
+        char *a_traced[] = {traced, NULL};
+        char *a_uftrace[] = {(char *)"uftrace", (char *)"record", (char *)"-d", ud, cyg, NULL};
+        t_plain[r] = bi_run(a_plain, tmp, NULL, out, &cpu);
+        bi_rm_tree(trace_dir); /* the last run's session is kept for the check below */
+        t_traced[r] = bi_run(a_traced, tmp, trace_dir, NULL, &cpu);
+        if (have_uftrace) {
+            bi_rm_tree(ud);
+            t_uftrace[r] = bi_run(a_uftrace, tmp, NULL, NULL, &cpu);
+            bi_rm_tree(ud); /* ~150 MB: not kept while ours runs */
+        }
+        if (t_plain[r] < 0 || t_traced[r] < 0 || (have_uftrace && t_uftrace[r] < 0)) {
+            fprintf(stderr, "bench_instrument: a busy run failed (plain %.3f, traced %.3f, "
+                            "uftrace %.3f)\n",
+                    t_plain[r], t_traced[r], have_uftrace ? t_uftrace[r] : 0.0);
+            bi_rm_tree(tmp);
+            return;
+        }
+    }
+    total = bi_busy_total(out);
+    events = bi_session_events(trace_dir, &dropped, &lost, &gaps);
+    valid = total > 0 && events == 2 * total && lost == 0 && gaps == 0;
+    if (!valid)
+        fprintf(stderr, "bench_instrument: INVALID complete trace: %llu events (%llu lost in "
+                        "%llu gaps), expected %llu and none lost\n",
+                (unsigned long long)events, (unsigned long long)lost, (unsigned long long)gaps,
+                (unsigned long long)(2 * total));
+    ours = bi_median(t_traced, BENCH_COMPLETE_RUNS);
+    report("complete_trace_plain_s", bi_median(t_plain, BENCH_COMPLETE_RUNS));
+    report("complete_trace_s", ours);
+    report("complete_trace_events", (double)events);
+    report("complete_trace_dropped", (double)lost);
+    report("complete_trace_valid", valid);
+    if (have_uftrace) {
+        double theirs = bi_median(t_uftrace, BENCH_COMPLETE_RUNS);
+        report("complete_trace_uftrace_s", theirs);
+        report("complete_trace_vs_uftrace", ours > 0 ? theirs / ours : 0);
+    }
+    bi_rm_tree(tmp);
+}
+
 static void bench_instrument(void (*report)(const char *name, double value)) {
     const char *dir_env = getenv("ATF_BENCH_PROGS"), *n_env = getenv("ATF_BENCH_FIB_N");
     char dir[PATH_MAX], plain[PATH_MAX + 32], traced[PATH_MAX + 32], pg[PATH_MAX + 32];
@@ -167,7 +281,8 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     double t_uftrace[BENCH_INSTRUMENT_RUNS], c_plain[BENCH_INSTRUMENT_RUNS];
     double c_traced[BENCH_INSTRUMENT_RUNS], c_uftrace[BENCH_INSTRUMENT_RUNS];
     double m_plain, m_traced, ours, ours_cpu, calls, f0 = 0, f1 = 1;
-    uint64_t events, dropped;
+    uint64_t events, dropped, lost, gaps;
+    int valid;
     unsigned n = n_env ? (unsigned)strtoul(n_env, NULL, 10) : 30, i;
     int have_uftrace = system("command -v uftrace >/dev/null 2>&1") == 0;
     size_t r;
@@ -199,11 +314,11 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
         char *a_traced[] = {traced, nbuf, NULL};
         char *a_uftrace[] = {(char *)"uftrace", (char *)"record", (char *)"-d", ud, pg, nbuf, NULL};
         bi_rm_tree(trace_dir);
-        t_plain[r] = bi_run(a_plain, tmp, NULL, &c_plain[r]);
-        t_traced[r] = bi_run(a_traced, tmp, trace_dir, &c_traced[r]);
+        t_plain[r] = bi_run(a_plain, tmp, NULL, NULL, &c_plain[r]);
+        t_traced[r] = bi_run(a_traced, tmp, trace_dir, NULL, &c_traced[r]);
         if (have_uftrace) {
             bi_rm_tree(ud);
-            t_uftrace[r] = bi_run(a_uftrace, tmp, NULL, &c_uftrace[r]);
+            t_uftrace[r] = bi_run(a_uftrace, tmp, NULL, NULL, &c_uftrace[r]);
         }
         if (t_plain[r] < 0 || t_traced[r] < 0 || (have_uftrace && t_uftrace[r] < 0)) {
             fprintf(stderr, "bench_instrument: a run failed (plain %.3f, traced %.3f, uftrace %.3f)\n",
@@ -212,10 +327,13 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
             return;
         }
     }
-    events = bi_session_events(trace_dir, &dropped);
-    if (events + dropped != (uint64_t)(2 * calls))
-        fprintf(stderr, "bench_instrument: the session has %llu events (+%llu dropped), expected %.0f\n",
-                (unsigned long long)events, (unsigned long long)dropped, 2 * calls);
+    events = bi_session_events(trace_dir, &dropped, &lost, &gaps);
+    valid = events == (uint64_t)(2 * calls) && lost == 0;
+    if (!valid)
+        fprintf(stderr, "bench_instrument: INVALID: the session has %llu events (%llu lost in "
+                        "%llu gaps), expected %.0f and none lost\n",
+                (unsigned long long)events, (unsigned long long)lost, (unsigned long long)gaps,
+                2 * calls);
     m_plain = bi_median(t_plain, BENCH_INSTRUMENT_RUNS);
     m_traced = bi_median(t_traced, BENCH_INSTRUMENT_RUNS);
     ours = (m_traced - m_plain) / calls * 1e9;
@@ -226,6 +344,8 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     report("instrument_clock_floor_ns_per_call", 2 * bi_clock_ns());
     report("instrument_tick_floor_ns_per_call", 2 * bi_ticks_ns());
     report("instrument_events_dropped", (double)dropped);
+    report("instrument_events_lost", (double)lost);
+    report("instrument_overhead_valid", valid);
     if (have_uftrace) {
         double theirs = (bi_median(t_uftrace, BENCH_INSTRUMENT_RUNS) - m_plain) / calls * 1e9;
         double theirs_cpu = (bi_median(c_uftrace, BENCH_INSTRUMENT_RUNS) -
@@ -236,6 +356,7 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
         report("instrument_vs_uftrace_cpu_ratio", ours_cpu > 0 ? theirs_cpu / ours_cpu : 0);
     }
     bi_rm_tree(tmp);
+    bi_complete_trace(dir, have_uftrace, report);
 }
 
 #endif /* BENCH_INSTRUMENT_H */

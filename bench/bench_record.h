@@ -7,15 +7,35 @@
  *   clock_ns                      one atf_now_ns()
  *   produce_ns_caller_ts          producer cost per event, caller timestamp, ring never full
  *                                 (64K-slot ring, emptied between batches outside the timing)
- *   produce_ns_lib_clock          the same with atf_now_ns() per event
+ *   drain_ns_per_event            drain cost per event, ring to page cache: BR_DRAIN_EVENTS
+ *                                 events pushed into one thread's ring of a manual-drain
+ *                                 session (untimed), then one atf_session_pump moving them
+ *                                 into the thread's index.atf (timed; creates the files)
+ *   drain_vs_produce              drain_ns_per_event / produce_ns_caller_ts (target <= 0.5:
+ *                                 a drain thread keeps up with two producers)
+ *   drain_limit_ns_per_event      the machine's limit for that: the same ring bytes written
+ *   drain_vs_limit                with plain pwrite() calls of 256 KiB at page-aligned
+ *                                 offsets into a fresh file in the same directory, in the
+ *                                 same runs (before the pump in odd runs, after it in even
+ *                                 ones); the ratio is drain / limit. Before each run two
+ *                                 untimed files of that size are written and removed: on a
+ *                                 VM the first use of fresh memory for the page cache
+ *                                 costs several times more (host faults), and whichever
+ *                                 writer came first would pay it
+ *   drain_ns_per_event_ticks      the same with atf_ticks() stamps (stamp_clock
+ *                                 ATF_STAMP_TICKS, as the auto-tracer): the drain converts
+ *                                 them to the trace clock
+ *   produce_ns_lib_clock          produce_ns_caller_ts with atf_now_ns() per event
  *   produce_ns_drained            producer cost per event while a consumer thread drains the
  *                                 same ring lazily (no event dropped)
  *   write_gbps                    plain write() of 1 MiB blocks to the session filesystem
  *   record_mevents_per_s          1 producer + drain thread, a real session, 100 M events,
  *                                 caller timestamps; the producer waits when the ring is full
  *   record_gbps, record_vs_write  the same in index bytes per second, and its ratio to write_gbps
- *   record_mevents_per_s_4threads 4 producers, 25 M events each, no waiting: events written per
- *   record_dropped_pct_4threads   second, and the share of events dropped because a ring was full
+ *   record_mevents_per_s_4threads 4 producers, 25 M events each, the default overflow policy
+ *   record_dropped_pct_4threads   (ATF_OVERFLOW_BLOCK: a producer whose ring is full drains it
+ *                                 itself): events written per second, and the share of events
+ *                                 dropped because a ring was full (0 unless a file failed)
  * The session directory is BR_DIR (default /tmp), removed after each run. */
 #ifndef ATF_BENCH_RECORD_H
 #define ATF_BENCH_RECORD_H
@@ -37,6 +57,9 @@
 #endif
 #ifndef BR_RECORD_EVENTS
 #  define BR_RECORD_EVENTS 100000000ull
+#endif
+#ifndef BR_DRAIN_EVENTS
+#  define BR_DRAIN_EVENTS (1ull << 22) /* 128 MiB of index events */
 #endif
 
 static double br_seconds(void) {
@@ -156,11 +179,15 @@ static void *br_consumer_main(void *arg) {
     return NULL;
 }
 
+/* The producer waits when the ring is full (ATF_OVERFLOW_BLOCK on caller memory): with
+ * the drop policy every drop would open a gap whose record this bare consumer never takes,
+ * and once the writer's gap queue is full every later event would be dropped too. */
 static double br_produce_drained_ns(void) {
     br_ring r;
     double runs[BR_RUNS];
     int run;
-    if (!br_ring_make(&r, 65536)) return 0;
+    if (!br_ring_make(&r, 65536) || atf_writer_set_overflow(&r.w, ATF_OVERFLOW_BLOCK, 0) != ATF_OK)
+        return 0;
     for (run = 0; run < BR_RUNS; run++) {
         br_consumer x;
         pthread_t t;
@@ -181,6 +208,100 @@ static double br_produce_drained_ns(void) {
         br_sink += full + x.taken;
     }
     free(r.mem);
+    return br_median(runs, BR_RUNS);
+}
+
+/* ---- drain cost ------------------------------------------------------------------------ */
+
+/* Seconds to write `n` bytes of `data` with 256 KiB pwrite() calls into a fresh file
+ * `path` (removed after unless keep); negative on failure. */
+static double br_write_file(const char *path, const uint8_t *data, size_t n, int keep) {
+    enum { CHUNK = 1 << 18 };
+    size_t off;
+    double start;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return -1;
+    start = br_seconds();
+    for (off = 0; off < n; off += CHUNK) {
+        size_t len = n - off < CHUNK ? n - off : CHUNK;
+        if (pwrite(fd, data + off, len, (off_t)off) != (ssize_t)len) break;
+    }
+    start = off >= n ? br_seconds() - start : -1;
+    close(fd);
+    if (!keep) unlink(path);
+    return start;
+}
+
+static double br_write_fresh(const char *path, const uint8_t *data, size_t n) {
+    return br_write_file(path, data, n, 0);
+}
+
+/* Two files of n bytes in dir, written and then removed: 2 n bytes of page cache the
+ * kernel has handed out before and hands out again to the timed writers. */
+static void br_warm_page_cache(const char *dir, const uint8_t *data, size_t n) {
+    char a[1100], b[1100];
+    snprintf(a, sizeof a, "%s/warm_a", dir);
+    snprintf(b, sizeof b, "%s/warm_b", dir);
+    if (br_write_file(a, data, n, 1) < 0 || br_write_file(b, data, n, 1) < 0)
+        fprintf(stderr, "bench_record: cannot write %s\n", a);
+    unlink(a);
+    unlink(b);
+}
+
+/* ns per event of one pump that moves BR_DRAIN_EVENTS events (pushed beforehand, in a
+ * ring that holds them all) from the ring into a fresh index.atf; median of BR_RUNS
+ * sessions. 0 on failure. *limit (optional) receives the ns per event of plain writes of
+ * the same bytes (see drain_limit_ns_per_event at the top). */
+static double br_drain_ns(uint32_t stamp_clock, double *limit) {
+    double runs[BR_RUNS], limits[BR_RUNS];
+    int run;
+    for (run = 0; run < BR_RUNS; run++) {
+        atf_session *s = NULL;
+        atf_session_config cfg;
+        atf_thread_stats st;
+        atf_writer *w;
+        char dir[1024], name[64], plain[1100];
+        uint64_t i, n = BR_DRAIN_EVENTS - 2;
+        double start, elapsed, raw = 0;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.index_ring_events = BR_DRAIN_EVENTS;
+        cfg.drain_mode = ATF_DRAIN_MANUAL;
+        cfg.stamp_clock = stamp_clock;
+        snprintf(name, sizeof name, "atf_bench_drain_%d", (int)getpid());
+        cfg.session_name = name;
+        snprintf(dir, sizeof dir, "%s/%s", BR_DIR, name);
+        if (atf_session_open(&s, BR_DIR, &cfg) != ATF_OK) return 0;
+        w = atf_session_writer(s);
+        if (!w) {
+            atf_session_close(s);
+            br_rm_rf(dir);
+            return 0;
+        }
+        for (i = 0; i < n; i += 2) { /* the whole ring is touched here, not in the timing */
+            uint64_t t = stamp_clock == ATF_STAMP_TICKS ? atf_ticks() : 1000 + i;
+            atf_writer_call(w, i & 1023, t);
+            atf_writer_return(w, i & 1023, stamp_clock == ATF_STAMP_TICKS ? atf_ticks() : t + 1);
+        }
+        snprintf(plain, sizeof plain, "%s/plain_write", dir);
+        br_warm_page_cache(dir, w->index.data, (size_t)n * 32); /* see the top */
+        if (limit && run % 2) raw = br_write_fresh(plain, w->index.data, (size_t)n * 32);
+        start = br_seconds();
+        atf_session_pump(s);
+        elapsed = br_seconds() - start;
+        if (limit && !(run % 2)) raw = br_write_fresh(plain, w->index.data, (size_t)n * 32);
+        if (limit && raw <= 0) elapsed = 0;
+        if (atf_session_thread_stats(s, 0, &st) != ATF_OK || st.events_written != n) {
+            fprintf(stderr, "bench_record: the drain wrote %llu events of %llu\n",
+                    (unsigned long long)st.events_written, (unsigned long long)n);
+            elapsed = 0;
+        }
+        atf_session_close(s);
+        br_rm_rf(dir);
+        if (elapsed <= 0) return 0;
+        runs[run] = elapsed / (double)n * 1e9;
+        limits[run] = raw / (double)n * 1e9;
+    }
+    if (limit) *limit = br_median(limits, BR_RUNS);
     return br_median(runs, BR_RUNS);
 }
 
@@ -290,11 +411,18 @@ static double br_session_run(int threads, uint64_t n, int wait_when_full, uint64
 }
 
 static void bench_record(void (*report)(const char *name, double value)) {
-    double clock_ns = br_clock_ns(), wr, runs[BR_RUNS], drops[BR_RUNS];
+    double clock_ns = br_clock_ns(), wr, runs[BR_RUNS], drops[BR_RUNS], produce, drain, limit = 0;
     uint64_t written = 0, dropped = 0;
     int run, ok = 1;
     report("clock_ns", clock_ns);
-    report("produce_ns_caller_ts", br_produce_ns(0));
+    produce = br_produce_ns(0);
+    drain = br_drain_ns(ATF_STAMP_NS, &limit);
+    report("produce_ns_caller_ts", produce);
+    report("drain_ns_per_event", drain);
+    if (produce > 0 && drain > 0) report("drain_vs_produce", drain / produce);
+    report("drain_limit_ns_per_event", limit);
+    if (limit > 0 && drain > 0) report("drain_vs_limit", drain / limit);
+    report("drain_ns_per_event_ticks", br_drain_ns(ATF_STAMP_TICKS, NULL));
     report("produce_ns_lib_clock", br_produce_ns(1));
     report("produce_ns_drained", br_produce_drained_ns());
     wr = br_write_gbps();

@@ -419,9 +419,10 @@ out_has "info session" "^events: +6000$"
 out_has "info session" "^events_dropped: +0 \(manifest\)$"
 out_has "info session" "^symbols: +8$"
 out_has "info session" "^time_start_ns: +[1-9][0-9]*$"
-out_has "info session" "^slot +os_tid +events +dropped +detail +out_of_order +index +detail_file +name$"
+out_has "info session" "^gaps: +0 \(0 events lost, from gaps\.atf\)$"
+out_has "info session" "^slot +os_tid +events +dropped +gaps +lost +detail +out_of_order +index +detail_file +name$"
 for k in 0 1 2; do
-    out_has "info session" "^ +$k +[0-9]+ +2000 +0 +0 +no +finalized,crc-ok +- +gen-$k$"
+    out_has "info session" "^ +$k +[0-9]+ +2000 +0 +0 +0 +0 +no +finalized,crc-ok +- +gen-$k$"
 done
 err_empty "info session"
 expect 0 "info session, trailing slash" "$ATF" info "$S1/"
@@ -525,7 +526,7 @@ expect 0 "info hello session" "$ATF" info "$H"
 out_has "info hello session" "^threads: +1$"
 out_has "info hello session" "^events: +8$"
 out_has "info hello session" "^symbols: +2$"
-out_has "info hello session" "^ +0 +[0-9]+ +8 +0 +0 +no +finalized,crc-ok +- +-$"
+out_has "info hello session" "^ +0 +[0-9]+ +8 +0 +0 +0 +0 +no +finalized,crc-ok +- +-$"
 expect 0 "dump hello session" "$ATF" dump --json "$H"
 out_lines "dump hello session" 8
 out_has "dump hello session" '^\{"seq":7,"ts":[0-9]+,"fid":"0x0000000000000001","kind":"return","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0\}$'
@@ -551,7 +552,7 @@ assert all(t['detail_written'] == 500 and t['has_detail'] for t in m['threads'])
 " "$SA" 2000
 expect 0 "info detail always" "$ATF" info "$SA"
 out_has "info detail always" "^detail_records: +1500$"
-out_has "info detail always" "^ +0 +[0-9]+ +2000 +0 +500 +no +finalized,crc-ok +finalized,crc-ok +gen-0$"
+out_has "info detail always" "^ +0 +[0-9]+ +2000 +0 +0 +0 +500 +no +finalized,crc-ok +finalized,crc-ok +gen-0$"
 gen_session windowed --threads 3 --events 2000 --detail windowed --detail-every 4 --post-roll-ms 1000
 expect 0 "verify --strict detail windowed" "$ATF" verify --strict "$S"
 manifest_check "manifest detail windowed" "$COUNTS
@@ -574,6 +575,130 @@ expect 0 "verify --strict session with drops" "$ATF" verify --strict "$S"
 manifest_check "manifest with drops" "$COUNTS
 assert any(t['events_dropped'] for t in m['threads']), 'no drop with a 64-slot ring'
 " "$S" 300000
+
+# gaps: a drop session loses events in many places; info and verify show each thread's
+# gaps and events lost as the manifest counts them, and stats, tree and the exports never
+# pair a call and a return across a gap: every slice lies within one stretch of events
+# between two gaps (the stretches read here from gaps.atf and dump, not from the tool).
+gen_session gaps --threads 3 --events 20000 --ring-events 64 --overflow drop --seed 3
+SG=$S
+manifest_check "manifest with gaps" "$COUNTS
+assert m['overflow'] == 'drop', m.get('overflow')
+assert all(t['gaps'] > 0 and t['events_dropped'] > 0 for t in m['threads']), m['threads']
+" "$SG" 20000
+expect 0 "info session with gaps" "$ATF" info "$SG"
+expect 0 "verify --strict session with gaps" "$ATF" verify --strict "$SG"
+cp "$OUT" "$BUILD/tests/cli_gaps_verify.out"
+if [ -n "$PY" ]; then
+    # per thread: slot written dropped gaps lost, as the manifest says
+    python3 -c "import json, sys
+m = json.load(open(sys.argv[1] + '/manifest.json'))
+for t in m['threads']:
+    print(t['id'], t['events_written'], t['events_dropped'], t['gaps'],
+          t['events_dropped'] + t['events_lost_io'])" "$SG" >"$BUILD/tests/cli_gaps_counts"
+    tg=0
+    tl=0
+    while read -r k written dropped gaps lost; do
+        tg=$((tg + gaps))
+        tl=$((tl + lost))
+        expect 0 "info session with gaps" "$ATF" info "$SG"
+        out_has "info session with gaps, thread $k" "^ +$k +[0-9]+ +$written +$dropped +$gaps +$lost +0 +no +finalized,crc-ok +- +gen-$k$"
+        expect 0 "info thread with gaps" "$ATF" info "$SG/thread_$k"
+        out_has "info thread with gaps, thread $k" "^kind: +gaps$"
+        out_has "info thread with gaps, thread $k" "^gaps: +$gaps$"
+        out_has "info thread with gaps, thread $k" "^events_lost: +$lost$"
+        if grep -Eq "^OK .*/thread_$k \($written events, no detail; $gaps gaps?, $lost events lost\)$" \
+            "$BUILD/tests/cli_gaps_verify.out"; then pass; else
+            fail "verify session with gaps: no line for thread_$k with $gaps gaps, $lost events lost"
+            sed -n '1,8s/^/    stdout: /p' "$BUILD/tests/cli_gaps_verify.out"
+        fi
+    done <"$BUILD/tests/cli_gaps_counts"
+    expect 0 "info session with gaps" "$ATF" info "$SG"
+    out_has "info session with gaps" "^gaps: +$tg \($tl events lost, from gaps\.atf\)$"
+    expect 0 "verify session with gaps" "$ATF" verify "$SG"
+    out_has "verify session with gaps" "^OK $SG \(session: .*; $tg gaps, $tl events lost\)$"
+    expect 0 "stats session with gaps" "$ATF" stats "$SG"
+    out_has "stats session with gaps" "^gaps: $tg in 3 threads, $tl events lost while recording "
+    out_has "stats session with gaps" "^  [0-9]+ frames cut by a gap "
+    expect 0 "tree session with gaps" "$ATF" tree "$SG"
+    n=$(grep -c ' ~ gap: [0-9]* events lost (dropped)$' "$OUT")
+    if [ "$n" -eq "$tg" ]; then pass; else fail "tree session with gaps: $n gap lines, expected $tg"; fi
+    "$ATF" stats --json "$SG" >"$BUILD/tests/cli_gaps_stats.json" 2>"$ERR"
+    "$ATF" export --format chrome -o "$BUILD/tests/cli_gaps_chrome.json" "$SG" 2>>"$ERR"
+    for k in 0 1 2; do "$ATF" dump --json "$SG/thread_$k" >"$BUILD/tests/cli_gaps_dump_$k"; done
+    if python3 -c '
+import json, struct, sys
+from decimal import Decimal
+sd, build = sys.argv[1], sys.argv[2]
+m = json.load(open(sd + "/manifest.json"))
+spans, tid_segments, longest = {}, {}, 0
+for t in m["threads"]:
+    k = t["id"]
+    ts = [json.loads(l)["ts"] for l in open("%s/tests/cli_gaps_dump_%d" % (build, k))]
+    raw = open("%s/thread_%d/gaps.atf" % (sd, k), "rb").read()
+    assert raw[:4] == b"ATG2", "gaps.atf magic"
+    cuts = sorted({struct.unpack_from("<Q", raw, 16 + 32 * i)[0] for i in range((len(raw) - 16) // 32)})
+    assert len(cuts) == t["gaps"], "thread %d: %d gap records, manifest %d" % (k, len(cuts), t["gaps"])
+    lost = sum(struct.unpack_from("<Q", raw, 24 + 32 * i)[0] for i in range((len(raw) - 16) // 32))
+    assert lost == t["events_dropped"] + t["events_lost_io"], "thread %d: lost %d" % (k, lost)
+    bounds = [0] + [c for c in cuts if 0 < c < len(ts)] + [len(ts)]
+    segs = [(ts[a], ts[b - 1]) for a, b in zip(bounds, bounds[1:]) if b > a]
+    tid_segments[t["os_thread_id"]] = segs
+    longest = max([longest] + [e - b for b, e in segs])
+# stats: no call longer than the longest stretch without a gap
+st = json.load(open(build + "/tests/cli_gaps_stats.json"))
+for f in st["functions"]:
+    assert f["max_ns"] <= longest, "%s: max %d ns > %d ns without a gap" % (f["name"], f["max_ns"], longest)
+gaps = {t["tid"]: t for t in st["threads"]}
+for t in m["threads"]:
+    g = gaps[t["os_thread_id"]]
+    assert g["gaps"] == t["gaps"] and g["events_lost"] == t["events_dropped"] + t["events_lost_io"], g
+# chrome: every slice within one stretch; one instant per gap
+tr = json.load(open(build + "/tests/cli_gaps_chrome.json"), parse_float=Decimal)
+stacks, instants = {}, 0
+for e in tr["traceEvents"]:
+    if e["ph"] == "M":
+        continue
+    ns = int(Decimal(e["ts"]) * 1000)
+    if e["ph"] == "i":
+        instants += 1
+    elif e["ph"] == "B":
+        stacks.setdefault(e["tid"], []).append(ns)
+    else:
+        b = stacks[e["tid"]].pop()
+        assert any(s <= b and ns <= x for s, x in tid_segments[e["tid"]]), \
+            "tid %d: slice [%d, %d] spans a gap" % (e["tid"], b, ns)
+assert all(not s for s in stacks.values()), "unbalanced"
+assert instants == sum(t["gaps"] for t in m["threads"]), "%d gap events" % instants
+' "$SG" "$BUILD" >"$ERR" 2>&1; then pass; else fail "stats and chrome export across gaps: $(tail -n 1 "$ERR")"; fi
+fi
+expect 0 "export perfetto session with gaps" "$ATF" export --format perfetto -o "$BUILD/tests/cli_gaps.pftrace" "$SG"
+# a gaps.atf that is damaged: verify and info report it, stats warns and goes on
+rm -rf "$SD/gaps_bad"
+cp -r "$SG" "$SD/gaps_bad"
+printf 'XXXX' | dd of="$SD/gaps_bad/thread_1/gaps.atf" bs=1 seek=0 conv=notrunc 2>/dev/null
+expect 1 "verify damaged gaps.atf" "$ATF" verify "$SD/gaps_bad"
+out_has "verify damaged gaps.atf" "^$SD/gaps_bad/thread_1/gaps\.atf: offset 0: "
+expect 1 "verify damaged gaps.atf, thread" "$ATF" verify "$SD/gaps_bad/thread_1"
+out_has "verify damaged gaps.atf, thread" "gaps\.atf: offset 0: "
+expect 1 "info damaged gaps.atf" "$ATF" info "$SD/gaps_bad"
+err_has "info damaged gaps.atf" "^atf: .*thread_1/gaps\.atf: offset 0: "
+expect 1 "info damaged gaps.atf, thread" "$ATF" info "$SD/gaps_bad/thread_1"
+err_has "info damaged gaps.atf, thread" "^atf: .*thread_1/gaps\.atf: offset 0: "
+expect 0 "stats damaged gaps.atf" "$ATF" stats "$SD/gaps_bad"
+err_has "stats damaged gaps.atf" "^atf stats: warning: .*thread_1/gaps\.atf: offset 0: "
+# a closed manifest whose gap count disagrees with gaps.atf
+if [ -n "$PY" ]; then
+    rm -rf "$SD/gaps_count"
+    cp -r "$SG" "$SD/gaps_count"
+    python3 -c "import json, sys
+p = sys.argv[1] + '/manifest.json'
+m = json.load(open(p))
+m['threads'][0]['gaps'] += 1
+json.dump(m, open(p, 'w'))" "$SD/gaps_count"
+    expect 1 "verify manifest gaps disagree" "$ATF" verify "$SD/gaps_count"
+    out_has "verify manifest gaps disagree" "^thread_0: .*manifest\.json: offset 0: gaps of a thread disagrees with its gaps\.atf"
+fi
 
 expect 2 "gen --threads 0" "$ATF" gen --threads 0 "$SD/x"
 expect 2 "gen --detail bogus" "$ATF" gen --detail sometimes "$SD/x"
@@ -634,6 +759,18 @@ expect 0 "info recovered thread" "$ATF" info "$R/t_plain"
 out_has "info recovered thread" "^footer: +finalized "
 expect 0 "recover a recovered thread" "$ATF" recover "$R/t_plain"
 out_has "recover a recovered thread" "^OK $R/t_plain/index\.atf \(finalized, nothing to do\)$"
+
+# a thread that lost events: recover finalizes index.atf and keeps gaps.atf as it is
+cp -r "$SG/thread_0" "$R/t_gaps"
+cp "$R/t_gaps/gaps.atf" "$R/t_gaps.gaps"
+crash_index "$R/t_gaps/index.atf"
+expect 0 "recover thread with gaps" "$ATF" recover "$R/t_gaps"
+out_lines "recover thread with gaps" 1
+if cmp -s "$R/t_gaps.gaps" "$R/t_gaps/gaps.atf"; then pass; else fail "recover thread with gaps: gaps.atf changed"; fi
+expect 0 "verify --strict recovered thread with gaps" "$ATF" verify --strict "$R/t_gaps"
+out_has "verify --strict recovered thread with gaps" "^OK $R/t_gaps \([0-9]+ events, no detail; [0-9]+ gaps?, [0-9]+ events lost\)$"
+expect 0 "recover session with gaps" "$ATF" recover "$SG"
+if [ "$(ls "$SG"/thread_*/gaps.atf | wc -l | tr -d ' ')" -eq 3 ]; then pass; else fail "recover session with gaps: a gaps.atf is gone"; fi
 
 # a thread with detail: both files cut; the torn detail record's index event loses its link
 cp -r "$SA/thread_0" "$R/t_detail"

@@ -1,23 +1,30 @@
 /* crash_trials.c - `atf gen` killed with SIGKILL at deterministic pseudo-random moments.
  *
  * Each trial records a session with `atf gen` (layout 1 or 2; detail off, always or
- * windowed; 1 to 4 threads; in one run of six trials out of three, index rings smaller
- * than a thread's events, so that events are dropped) and kills it once the files hold a
- * chosen share of the events (or right after the start, or once the manifest says
+ * windowed; 1 to 4 threads; --overflow block or drop in turn; in one run of six trials
+ * out of three, index rings smaller than a thread's events, so that a full ring makes
+ * the thread drain it itself (block) or drop events (drop)) and kills it once the files
+ * hold a chosen share of the events (or right after the start, or once the manifest says
  * closed), after a small random delay. The settings and the moment are a function of the
  * trial number and CRASH_SEED; where the kill lands also depends on the machine, which
  * only moves the counts of the summary: no check depends on timing. Every trial then
  * checks what was left:
  *   - every thread_N/ opens with the library's thread reader (or holds no index.atf yet);
  *   - each thread's index events are what gen_model.h says thread N produced, in order:
- *     a gap-free prefix when its ring holds every event (nothing can be dropped), else a
- *     subsequence (dropped events take no place in index.atf); detail records carry the
- *     payload of the event they name, links on disk resolve, timestamps never decrease;
+ *     a gap-free prefix when nothing can be dropped (block, or a ring that holds every
+ *     event: then there is no gaps.atf either), else a subsequence (dropped events take
+ *     no place in index.atf) placed exactly by gaps.atf: persisted event j is produced
+ *     event j + the index_lost of the gaps at or before j, each gap's detail_lost is the
+ *     detail events among those it lost and its first stamp lies between its neighbours';
+ *     detail records carry the payload of the event they name, links on disk resolve,
+ *     timestamps never decrease;
  *   - manifest.json is valid JSON; once closed, for every thread events_written = the
- *     events in index.atf, events_written + events_dropped = produced, detail_written =
- *     the records in detail.atf, detail_written + detail_dropped = the detail events
- *     produced (at most that when events were dropped: a dropped event takes its detail
- *     with it); before close its counts never exceed the files';
+ *     events in index.atf, events_written + events_dropped = produced (events_dropped = 0
+ *     with block), the gaps account for every dropped event (a crash may lose only the
+ *     gap at the end), detail_written = the records in detail.atf, detail_written +
+ *     detail_dropped = the detail events produced (at most that when events were dropped:
+ *     a dropped event takes its detail with it); before close its counts never exceed the
+ *     files';
  *   - `atf recover DIR` exits 0, then `atf verify --strict DIR` exits 0, and the recovered
  *     files hold the same events, every link exact both ways, footers with the CRC.
  * The checks themselves are shown to fail on damaged copies (checker_catches_damage).
@@ -138,6 +145,7 @@ static uint64_t count_lines(const char *log, const char *prefix) {
 
 typedef struct trial_cfg {
     uint32_t threads, layout, detail;    /* detail: ATF_DETAIL_* */
+    uint32_t overflow;                   /* ATF_OVERFLOW_BLOCK or ATF_OVERFLOW_DROP */
     uint64_t events, ring, detail_every, seed;
     uint64_t pre_ms, post_ms, trigger_ms;
 } trial_cfg;
@@ -153,17 +161,24 @@ static uint64_t ring_slots(const trial_cfg *cfg) {
     return cap;
 }
 
-/* A ring that holds every event of a thread: nothing can be dropped. */
-static int no_drop(const trial_cfg *cfg) { return ring_slots(cfg) >= cfg->events; }
+static const char *overflow_name(uint32_t policy) {
+    return policy == ATF_OVERFLOW_DROP ? "drop" : "block";
+}
+
+/* Nothing can be dropped: a full ring blocks (the thread drains it itself), or the ring
+ * holds every event of a thread. */
+static int no_drop(const trial_cfg *cfg) {
+    return cfg->overflow == ATF_OVERFLOW_BLOCK || ring_slots(cfg) >= cfg->events;
+}
 
 static void print_cfg(const trial_cfg *cfg) {
     printf("    atf gen --threads %u --events %llu --layout %u --detail %s --detail-every %llu "
            "--pre-roll-ms %llu --post-roll-ms %llu --trigger-every-ms %llu --ring-events %llu "
-           "--seed %llu\n", cfg->threads, (unsigned long long)cfg->events, cfg->layout,
-           detail_name(cfg->detail), (unsigned long long)cfg->detail_every,
+           "--overflow %s --seed %llu\n", cfg->threads, (unsigned long long)cfg->events,
+           cfg->layout, detail_name(cfg->detail), (unsigned long long)cfg->detail_every,
            (unsigned long long)cfg->pre_ms, (unsigned long long)cfg->post_ms,
            (unsigned long long)cfg->trigger_ms, (unsigned long long)cfg->ring,
-           (unsigned long long)cfg->seed);
+           overflow_name(cfg->overflow), (unsigned long long)cfg->seed);
 }
 
 /* Starts `atf gen` for cfg under root and reads the pid_* directory it prints. The
@@ -194,8 +209,8 @@ static pid_t gen_start(const trial_cfg *cfg, const char *root, char *dir, size_t
         close(fds[1]);
         execl(atf_command(), "atf", "gen", "--threads", a[0], "--events", a[1], "--layout", a[2],
               "--detail", a[3], "--detail-every", a[4], "--pre-roll-ms", a[5], "--post-roll-ms",
-              a[6], "--trigger-every-ms", a[7], "--ring-events", a[8], "--seed", a[9], root,
-              (char *)NULL);
+              a[6], "--trigger-every-ms", a[7], "--ring-events", a[8], "--overflow",
+              overflow_name(cfg->overflow), "--seed", a[9], root, (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -327,6 +342,7 @@ typedef struct thread_seen {
     uint64_t trailing;           /* detail records whose index event is not in index.atf */
     uint64_t unlinked;           /* detail records whose index event has no link yet */
     uint64_t skipped;            /* produced events before the last persisted one, absent */
+    uint64_t gaps, lost;         /* gap records in gaps.atf, the index events they lost */
 } thread_seen;
 
 /* 1 when dir holds nothing, or only index.atf.tmp. */
@@ -367,6 +383,77 @@ static void describe(char *buf, size_t cap, const atf_index_event *ev) {
 static void describe_model(char *buf, size_t cap, const model_ev *x) {
     snprintf(buf, cap, "fid %llu %s depth %u%s", (unsigned long long)x->fid,
              x->call ? "call" : "return", x->depth, x->has_detail ? " with detail" : "");
+}
+
+/* gaps.atf of thread directory `dir` (opened as tr; its p index events in evs, d detail
+ * records in des): none when nothing can be dropped; else every gap where its events were
+ * lost, so that persisted event j is produced event j + the events of the gaps at or
+ * before j, with the detail events among them, its reason and a first stamp between
+ * those of its neighbours. A crash may leave the last gaps out (the events after them
+ * too), never a gap past the events written. */
+static void check_gaps(checker *c, const char *dir, const trial_cfg *cfg, const model *m,
+                       const atf_thread_reader *tr, const atf_index_event *evs,
+                       const atf_detail_event *des, uint64_t d) {
+    uint64_t p = tr->index.event_count, j, lost = 0;
+    size_t g = 0;
+    char a[160], b[160], path[1300];
+    snprintf(path, sizeof path, "%s/gaps.atf", dir);
+    if (no_drop(cfg)) {
+        if (tr->gap_count || path_exists(path))
+            bad(c, dir, "gaps.atf (%llu gaps) where nothing can be dropped (--overflow %s)",
+                (unsigned long long)tr->gap_count, overflow_name(cfg->overflow));
+        return;
+    }
+    for (j = 0; j <= p; j++) {
+        const atf_detail_event *de;
+        uint64_t at;
+        for (; g < tr->gap_count && tr->gaps[g].index_seq == j; g++) {
+            const atf_gap *gp = &tr->gaps[g];
+            uint64_t start = j + lost, k, detail = 0;
+            if (gp->reason != ATF_GAP_DROPPED)
+                bad(c, dir, "gap %zu (before index event %llu): reason %s", g,
+                    (unsigned long long)j, atf_gap_reason_str(gp->reason));
+            if (gp->index_lost > m->n - start) {
+                bad(c, dir, "gap %zu (before index event %llu): %llu events lost after produced "
+                    "event %llu, %llu produced", g, (unsigned long long)j,
+                    (unsigned long long)gp->index_lost, (unsigned long long)start,
+                    (unsigned long long)m->n);
+                return;
+            }
+            for (k = start; k < start + gp->index_lost; k++) detail += m->ev[k].has_detail;
+            if (gp->detail_lost != detail)
+                bad(c, dir, "gap %zu (before index event %llu): %llu detail records lost, the "
+                    "%llu events lost had %llu", g, (unsigned long long)j,
+                    (unsigned long long)gp->detail_lost, (unsigned long long)gp->index_lost,
+                    (unsigned long long)detail);
+            if ((j > 0 && gp->first_lost_ns < evs[j - 1].timestamp_ns) ||
+                (j < p && gp->first_lost_ns > evs[j].timestamp_ns))
+                bad(c, dir, "gap %zu (before index event %llu): first lost at %llu, not between "
+                    "its neighbours' %llu and %llu", g, (unsigned long long)j,
+                    (unsigned long long)gp->first_lost_ns,
+                    (unsigned long long)(j > 0 ? evs[j - 1].timestamp_ns : 0),
+                    (unsigned long long)(j < p ? evs[j].timestamp_ns : 0));
+            lost += gp->index_lost;
+        }
+        if (j == p) break;
+        at = j + lost;
+        de = evs[j].detail_seq < d ? &des[evs[j].detail_seq] : NULL;
+        if (at >= m->n || !event_matches(cfg, m, &evs[j], de, &m->ev[at])) {
+            describe(a, sizeof a, &evs[j]);
+            if (at < m->n) describe_model(b, sizeof b, &m->ev[at]);
+            else snprintf(b, sizeof b, "nothing (%llu produced)", (unsigned long long)m->n);
+            bad(c, dir, "index event %llu is not the event the gaps before it place there "
+                "(produced event %llu): found %s, produced %s", (unsigned long long)j,
+                (unsigned long long)at, a, b);
+            return;
+        }
+    }
+    if (g < tr->gap_count)
+        bad(c, dir, "gap %zu at index event %llu, past the %llu events in index.atf", g,
+            (unsigned long long)tr->gaps[g].index_seq, (unsigned long long)p);
+    if (lost != tr->events_lost)
+        bad(c, dir, "the reader counts %llu events lost, its gaps %llu",
+            (unsigned long long)tr->events_lost, (unsigned long long)lost);
 }
 
 /* Checks thread directory `dir` against `m`, what its slot produced. Before
@@ -445,6 +532,9 @@ static void check_thread(checker *c, const char *dir, const trial_cfg *cfg, cons
                 "records)", (unsigned long long)j, (unsigned long long)evs[j].detail_seq,
                 (unsigned long long)d);
     }
+    check_gaps(c, dir, cfg, m, &tr, evs, des, d);
+    out->gaps = tr.gap_count;
+    out->lost = tr.events_lost;
     /* The persisted events, matched in order to the produced ones (the leftmost match is
      * a match whenever any is). Without drops, event j must be produced event j. */
     for (i = 0, j = 0; i < m->n && j < p; i++) {
@@ -582,7 +672,7 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
         const char *obj = manifest_thread(json, k);
         const thread_seen *t = &out->t[k];
         const model *m = &models[k];
-        uint64_t written = 0, dropped = 0, dwritten = 0, ddropped = 0, lost = 0;
+        uint64_t written = 0, dropped = 0, dwritten = 0, ddropped = 0, lost = 0, gaps = 0;
         int counts;
         if (!obj) {
             if (out->closed) bad(c, path, "closed, but thread %u is not listed", k);
@@ -610,8 +700,19 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
                     "produced", k, (unsigned long long)written, (unsigned long long)dropped,
                     (unsigned long long)m->n);
             if (no_drop(cfg) && dropped)
-                bad(c, path, "thread %u: %llu events dropped from a ring that holds them all", k,
-                    (unsigned long long)dropped);
+                bad(c, path, "thread %u: %llu events dropped with --overflow %s and a ring of "
+                    "%llu for %llu events", k, (unsigned long long)dropped,
+                    overflow_name(cfg->overflow), (unsigned long long)ring_slots(cfg),
+                    (unsigned long long)m->n);
+            /* a closed session has every gap, the one at the end included */
+            if (t->lost != dropped || t->events + t->lost != m->n)
+                bad(c, path, "thread %u: %llu events dropped, %llu written; gaps.atf accounts "
+                    "for %llu lost in %llu gaps, %llu produced", k, (unsigned long long)dropped,
+                    (unsigned long long)t->events, (unsigned long long)t->lost,
+                    (unsigned long long)t->gaps, (unsigned long long)m->n);
+            if (manifest_u64(obj, "gaps", &gaps) && gaps != t->gaps)
+                bad(c, path, "thread %u: %llu gaps, gaps.atf holds %llu", k,
+                    (unsigned long long)gaps, (unsigned long long)t->gaps);
             if (dwritten != t->detail)
                 bad(c, path, "thread %u: detail_written %llu, detail.atf holds %llu", k,
                     (unsigned long long)dwritten, (unsigned long long)t->detail);
@@ -630,6 +731,10 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
             if (written + dropped > m->n)
                 bad(c, path, "thread %u: events_written + events_dropped %llu > %llu produced",
                     k, (unsigned long long)(written + dropped), (unsigned long long)m->n);
+            if (t->events + t->lost > m->n)
+                bad(c, path, "thread %u: %llu events written and %llu lost in gaps, %llu "
+                    "produced", k, (unsigned long long)t->events, (unsigned long long)t->lost,
+                    (unsigned long long)m->n);
             if (dwritten > t->detail)
                 bad(c, path, "thread %u: detail_written %llu, detail.atf holds only %llu", k,
                     (unsigned long long)dwritten, (unsigned long long)t->detail);
@@ -653,6 +758,10 @@ static void check_recovery_kept(checker *c, const char *dir, const trial_cfg *cf
         if (a->events != b->events)
             bad(c, dir, "thread_%u: %llu index events before recovery, %llu after", k,
                 (unsigned long long)a->events, (unsigned long long)b->events);
+        if (a->gaps != b->gaps || a->lost != b->lost)
+            bad(c, dir, "thread_%u: %llu gaps (%llu events) before recovery, %llu (%llu) after",
+                k, (unsigned long long)a->gaps, (unsigned long long)a->lost,
+                (unsigned long long)b->gaps, (unsigned long long)b->lost);
         if (a->detail - a->trailing != b->detail)
             bad(c, dir, "thread_%u: %llu detail records (%llu past the last index event) "
                 "before recovery, %llu after", k, (unsigned long long)a->detail,
@@ -674,6 +783,8 @@ typedef struct kill_plan {
 typedef struct totals {
     uint64_t trials, recording, after_close, before_file, events, files_recovered, unborn;
     uint64_t skipped;
+    uint64_t block, drop;        /* trials by overflow policy */
+    uint64_t gaps, lost;         /* gaps in gaps.atf and the events they lost (drop) */
 } totals;
 
 static int build_models(model *models, const trial_cfg *cfg) {
@@ -766,9 +877,15 @@ static int run_trial(const char *name, const char *root, const trial_cfg *cfg,
     if (!pre.any_index) tt->before_file++;
     else if (pre.closed) tt->after_close++;
     else tt->recording++;
+    if (cfg->overflow == ATF_OVERFLOW_DROP) tt->drop++;
+    else tt->block++;
     {
         uint32_t k;
-        for (k = 0; k < cfg->threads; k++) tt->skipped += pre.t[k].skipped;
+        for (k = 0; k < cfg->threads; k++) {
+            tt->skipped += pre.t[k].skipped;
+            tt->gaps += pre.t[k].gaps;
+            tt->lost += pre.t[k].lost;
+        }
     }
     if (c.errors) {
         printf("  %s: %d problem%s; files kept in %s\n", name, c.errors, c.errors == 1 ? "" : "s",
@@ -788,8 +905,9 @@ static void scratch_root(char *buf, size_t cap, const char *what) {
 
 /* ---- tests -------------------------------------------------------------------------- */
 
-/* Whole runs of every layout and detail mode (and one that drops): nothing to recover,
- * every figure exact. */
+/* Whole runs of every layout and detail mode, and with a ring of 1024 for 30001 events
+ * one that drops (--overflow drop) and one that blocks: nothing to recover, every figure
+ * exact, nothing dropped by the one that blocks. */
 static void test_whole_runs(void) {
     char base[512], root[700], name[64];
     totals tt;
@@ -797,26 +915,30 @@ static void test_whole_runs(void) {
     memset(&tt, 0, sizeof tt);
     scratch_root(base, sizeof base, "crash_trials_whole");
     for (layout = 1; layout <= 2; layout++) {
-        for (mode = 0; mode < 4; mode++) {
+        for (mode = 0; mode < 5; mode++) {
             trial_cfg cfg;
             kill_plan plan = { KILL_NEVER, 0, 0 };
             memset(&cfg, 0, sizeof cfg);
             cfg.threads = 3;
             cfg.layout = layout;
-            cfg.detail = mode == 3 ? (uint32_t)ATF_DETAIL_ALWAYS : mode;
+            cfg.detail = mode >= 3 ? (uint32_t)ATF_DETAIL_ALWAYS : mode;
             cfg.events = 30001;              /* odd: the last call stays open */
-            cfg.ring = mode == 3 ? 1024 : cfg.events;
+            cfg.ring = mode >= 3 ? 1024 : cfg.events;
+            cfg.overflow = mode == 3 ? (uint32_t)ATF_OVERFLOW_DROP : (uint32_t)ATF_OVERFLOW_BLOCK;
             cfg.detail_every = 3 + mode;
             cfg.pre_ms = cfg.post_ms = 2;
             cfg.trigger_ms = 3;
             cfg.seed = 100 + layout * 10 + mode;
             snprintf(name, sizeof name, "whole_l%u_%s%s", layout, detail_name(cfg.detail),
-                     mode == 3 ? "_drops" : "");
+                     mode == 3 ? "_drops" : mode == 4 ? "_blocks" : "");
             snprintf(root, sizeof root, "%s/%s", base, name);
             CHECK_EQ(0, run_trial(name, root, &cfg, &plan, &tt));
         }
     }
-    CHECK_EQ(8, tt.after_close);
+    CHECK_EQ(10, tt.after_close);
+    printf("  whole runs: %llu runs, %llu events checked, %llu gaps placing %llu lost events\n",
+           (unsigned long long)tt.trials, (unsigned long long)tt.events,
+           (unsigned long long)tt.gaps, (unsigned long long)tt.lost);
     rm_rf(base);
 }
 
@@ -898,6 +1020,7 @@ static void test_checker_catches_damage(void) {
     cfg.seed = 7;
     drops = cfg;
     drops.ring = 64;             /* the same files, checked as if events could be dropped */
+    drops.overflow = ATF_OVERFLOW_DROP;
     scratch_root(base, sizeof base, "crash_trials_damage");
     snprintf(root, sizeof root, "%s/run", base);
     rm_rf(base);
@@ -998,6 +1121,29 @@ static void test_checker_catches_damage(void) {
     }
     free(json);
 
+    /* a gaps.atf in a run that dropped nothing: one event lost before index event 300
+     * (with block none may exist; as a drop run every later event is then misplaced) */
+    copy_dir(dir, copy);
+    snprintf(dpath, sizeof dpath, "%s/thread_0/gaps.atf", copy);
+    {
+        uint8_t bytes[ATF_GAPS_HEADER_SIZE + ATF_GAP_RECORD_SIZE];
+        atf_gap gap;
+        FILE *f = fopen(dpath, "wb");
+        memset(&gap, 0, sizeof gap);
+        gap.index_seq = 300;
+        gap.index_lost = 1;
+        gap.reason = ATF_GAP_DROPPED;
+        atf_gaps_header_encode(0, bytes);
+        atf_gap_encode(&gap, bytes + ATF_GAPS_HEADER_SIZE);
+        CHECK(f != NULL);
+        if (f) {
+            CHECK_EQ(sizeof bytes, fwrite(bytes, 1, sizeof bytes, f));
+            fclose(f);
+        }
+        CHECK(problems(copy, &cfg, models) > 0);
+        CHECK(problems(copy, &drops, models) > 0);
+    }
+
     /* the untouched copy passes (the damage above was the only problem) */
     copy_dir(dir, copy);
     CHECK_EQ(0, problems(copy, &cfg, models));
@@ -1026,8 +1172,12 @@ static void test_sigkill_trials(void) {
         cfg.detail = (uint32_t)((trial >> 1) % 3);
         cfg.events = 20000 + rng_below(&rng, 230000);
         /* every layout and detail mode in each run of six trials; the second run of six
-         * in every three has rings smaller than a thread's events: drops */
+         * in every three has rings smaller than a thread's events: a full ring drops or
+         * blocks. The policy alternates, swapping sides every six trials, so that both see
+         * every layout and detail mode with small rings (trials 6-11 and 24-29). */
         cfg.ring = (trial / 6) % 3 == 1 ? (uint64_t)1024 << rng_below(&rng, 6) : cfg.events;
+        cfg.overflow = (trial / 6 + trial) % 2 ? (uint32_t)ATF_OVERFLOW_DROP
+                                               : (uint32_t)ATF_OVERFLOW_BLOCK;
         cfg.detail_every = 1 + rng_below(&rng, 16);
         cfg.pre_ms = 1 + rng_below(&rng, 5);
         cfg.post_ms = 1 + rng_below(&rng, 5);
@@ -1044,14 +1194,17 @@ static void test_sigkill_trials(void) {
         snprintf(root, sizeof root, "%s/trial_%03llu", base, (unsigned long long)trial);
         if (run_trial(name, root, &cfg, &plan, &tt)) failed++;
     }
-    printf("  crash trials: %llu trials (%d failed), %llu killed while recording, %llu killed "
-           "after close, %llu killed before any file; %llu events checked, %llu files "
-           "recovered (%llu thread directories without index.atf), %llu events absent "
-           "(dropped) before a persisted one; %.1f s\n",
-           (unsigned long long)tt.trials, failed, (unsigned long long)tt.recording,
+    printf("  crash trials: %llu trials (%d failed; %llu --overflow block, %llu drop), %llu "
+           "killed while recording, %llu killed after close, %llu killed before any file; %llu "
+           "events checked, %llu files recovered (%llu thread directories without index.atf), "
+           "%llu events absent (dropped) before a persisted one, %llu gaps placing %llu lost "
+           "events; %.1f s\n",
+           (unsigned long long)tt.trials, failed, (unsigned long long)tt.block,
+           (unsigned long long)tt.drop, (unsigned long long)tt.recording,
            (unsigned long long)tt.after_close, (unsigned long long)tt.before_file,
            (unsigned long long)tt.events, (unsigned long long)tt.files_recovered,
-           (unsigned long long)tt.unborn, (unsigned long long)tt.skipped, seconds() - t0);
+           (unsigned long long)tt.unborn, (unsigned long long)tt.skipped,
+           (unsigned long long)tt.gaps, (unsigned long long)tt.lost, seconds() - t0);
     CHECK_EQ(n, tt.trials);
     CHECK_EQ(0, failed);
     if (!failed) rm_rf(base);

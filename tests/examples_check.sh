@@ -1,8 +1,10 @@
 #!/bin/sh
 # Runs the examples and checks what they record: hello, the auto-tracer on the sample
 # program (every thread present, files that verify --strict, names of static and extern
-# functions in the manifest), the query program on that session, the auto-tracer built
-# with clang, ATF_TRACE=0, and a process that exits while its threads still run.
+# functions in the manifest), the query program on that session, the auto-tracer on the
+# busy program (one CPU-bound thread per core: not one event lost, and as many calls per
+# function in the trace as the program counted), ATF_TRACE_OVERFLOW, the auto-tracer
+# built with clang, ATF_TRACE=0, and a process that exits while its threads still run.
 # Ends with the line "examples: N passed, M failed"; exits non-zero on failure.
 ATF=${ATF:-build/atf}
 BUILD=${BUILD:-build}
@@ -104,6 +106,74 @@ if [ "$rows" -eq 10 ]; then pass; else fail "query: $rows ranked lines, expected
 check "query: fib is among them" grep -qE '^ *[0-9]+ .* fib$' "$OUT"
 check "query: counts every call of fib" grep -qE ' 30250 +[0-9.]+ +fib$' "$OUT"
 run "query: usage error" sh -c "! '$EX/query'"
+
+# ---- busy: every core busy, every call recorded ----------------------------------------
+# calls_from_stats FILE: "busy: NAME CALLS" per function of an `atf stats --json` output,
+# sorted: the lines the busy program prints for its own counts.
+calls_from_stats() {
+    sed -n 's/^{"fid":"[^"]*","name":"\([^"]*\)","calls":\([0-9]*\),.*/busy: \1 \2/p' "$1" | LC_ALL=C sort
+}
+# the program's own counts, sorted the same way
+calls_from_program() { grep -E '^busy: [a-z_]+ [0-9]+$' "$1" | grep -v '^busy: total ' | LC_ALL=C sort; }
+
+threads=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+[ "$threads" -le 8 ] || threads=8   # ~160 MB of trace per thread
+run "busy (plain)" "$EX/busy" "$threads"
+cp "$OUT" "$TMP/busy.plain"
+run "busy_traced" env ATF_TRACE_DIR="$TMP/busy" "$EX/busy_traced" "$threads"
+check "busy_traced: same output as the plain build" cmp "$OUT" "$TMP/busy.plain"
+check "busy_traced: summary says 0 lost" grep -q "events recorded, 0 lost\$" "$ERR"
+d=$(pid_dir "$TMP/busy")
+if [ -n "$d" ]; then
+    verify_session "busy_traced" "$d" $((threads + 1))
+    check "busy_traced: no events dropped" sh -c "! grep -qE '\"events_dropped\": *[1-9]' '$d/manifest.json'"
+    check "busy_traced: no events lost to I/O" sh -c "! grep -qE '\"events_lost_io\": *[1-9]' '$d/manifest.json'"
+    g=$(find "$d" -name gaps.atf | wc -l | tr -d ' ')
+    if [ "$g" -eq 0 ]; then pass; else fail "busy_traced: $g gaps.atf files"; fi
+    if "$ATF" stats --json "$d" >"$TMP/busy.stats" 2>"$ERR"; then
+        calls_from_stats "$TMP/busy.stats" >"$TMP/busy.trace_calls"
+        calls_from_program "$TMP/busy.plain" >"$TMP/busy.program_calls"
+        n=$(wc -l <"$TMP/busy.program_calls" | tr -d ' ')
+        if [ "$n" -ge 8 ] && cmp -s "$TMP/busy.trace_calls" "$TMP/busy.program_calls"; then
+            pass
+            rm -rf "$TMP/busy" "$TMP/busy.stats"   # the trace is large; kept on failure
+        else
+            fail "busy_traced: calls per function in the trace differ from the program's"
+            diff "$TMP/busy.program_calls" "$TMP/busy.trace_calls" | sed -n '1,12s/^/    /p'
+        fi
+    else
+        fail "busy_traced: atf stats --json $d"
+        show
+    fi
+else
+    fail "busy_traced: no session directory under $TMP/busy"
+fi
+
+# ATF_TRACE_OVERFLOW=drop with a small ring: losses counted and recorded as gaps, and
+# recorded + lost = every event the program made (two per call it counted).
+run "busy_traced, drop" env ATF_TRACE_DIR="$TMP/drop" ATF_TRACE_OVERFLOW=drop \
+    ATF_TRACE_RING_EVENTS=1024 "$EX/busy_traced" 1 20
+total=$(sed -n 's/^busy: total \([0-9]*\)$/\1/p' "$OUT")
+summary='.* \([0-9]*\) events recorded, \([0-9]*\) lost in \([0-9]*\) gap(s)$'
+recorded=$(sed -n "s/$summary/\\1/p" "$ERR")
+lost=$(sed -n "s/$summary/\\2/p" "$ERR")
+gaps=$(sed -n "s/$summary/\\3/p" "$ERR")
+if [ -n "$total" ] && [ -n "$recorded" ] && [ "${lost:-0}" -gt 0 ] && [ "${gaps:-0}" -gt 0 ] &&
+   [ $((recorded + lost)) -eq $((2 * total)) ]; then
+    pass
+else
+    fail "busy_traced, drop: summary '$(cat "$ERR")', program total ${total:-?} calls"
+fi
+d=$(pid_dir "$TMP/drop")
+g=$(find "$d" -name gaps.atf 2>/dev/null | wc -l | tr -d ' ')
+if [ "$g" -ge 1 ]; then pass; else fail "busy_traced, drop: no gaps.atf"; fi
+check "busy_traced, drop: manifest counts the drops" grep -qE '"events_dropped": *[1-9]' "$d/manifest.json"
+
+# an unknown ATF_TRACE_OVERFLOW: said on stderr, and the default (block) is used
+run "busy_traced, ATF_TRACE_OVERFLOW=bogus" env ATF_TRACE_DIR="$TMP/bogus" ATF_TRACE_OVERFLOW=bogus \
+    ATF_TRACE_RING_EVENTS=1024 "$EX/busy_traced" 1 5
+check "ATF_TRACE_OVERFLOW=bogus: message on stderr" grep -q "ATF_TRACE_OVERFLOW=bogus" "$ERR"
+check "ATF_TRACE_OVERFLOW=bogus: nothing lost (block)" grep -q "events recorded, 0 lost\$" "$ERR"
 
 # ---- ATF_TRACE=0 --------------------------------------------------------------------
 run "sample_traced with ATF_TRACE=0" env ATF_TRACE=0 ATF_TRACE_DIR="$TMP/off" "$EX/sample_traced"

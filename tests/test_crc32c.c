@@ -15,7 +15,9 @@
 #  include <sys/auxv.h>
 #endif
 
-static const atf_crc32c_impl all_impls[] = {ATF_CRC32C_SW, ATF_CRC32C_SSE42, ATF_CRC32C_ARMV8};
+/* Every path a caller can force; the two folding widths are SSE42 held to one of them. */
+static const atf_crc32c_impl all_impls[] = {ATF_CRC32C_SW, ATF_CRC32C_SSE42, ATF_CRC32C_ARMV8,
+                                            ATF_CRC32C_AVX2, ATF_CRC32C_AVX512};
 #define IMPL_COUNT (sizeof all_impls / sizeof all_impls[0])
 
 /* The definition itself, one bit at a time: nothing shared with the code under test. */
@@ -127,6 +129,20 @@ static void test_generated_tables(void) {
         }
     }
 #endif
+#if defined(ATF__CRC32C_AVX2)
+    {
+        /* the mixed steps' jumps, and the 3-way levels whose merge constants they use */
+        static const size_t blocks[ATF__CRC32C_LEVELS] = {ATF__CRC32C_BLOCKS};
+        CHECK_EQ(512, blocks[1]);
+        CHECK_EQ(64, blocks[2]);
+        CHECK_EQ(ATF__CRC32C_MIX_LONG, 1536 + 3 * blocks[1]);
+        CHECK_EQ(ATF__CRC32C_MIX_SHORT, 256 + 3 * blocks[2]);
+        CHECK_EQ(xpow_mod(8 * (256 + 3 * 512) + 31), atf__crc32c__mix_jump[0][0]);
+        CHECK_EQ(xpow_mod(8 * (256 + 3 * 512) - 33), atf__crc32c__mix_jump[0][1]);
+        CHECK_EQ(xpow_mod(8 * (256 + 3 * 64) + 31), atf__crc32c__mix_jump[1][0]);
+        CHECK_EQ(xpow_mod(8 * (256 + 3 * 64) - 33), atf__crc32c__mix_jump[1][1]);
+    }
+#endif
 #if defined(ATF__CRC32C_AVX512)
     {
         static const unsigned dist[5] = {2048, 512, 384, 256, 128};
@@ -140,57 +156,71 @@ static void test_generated_tables(void) {
 }
 
 #if defined(ATF__CRC32C_X64)
-/* The SSE42 implementation hands long buffers to the VPCLMULQDQ path when the CPU has it,
- * so the public tests reach the 3-way path only below that path's minimum. Here both
- * private paths run directly, on the raw register, against the portable one. */
+/* The private x86-64 paths, called directly on the raw register: the 3-way path (which
+ * the public SSE42 reaches only below the folding minimum on CPUs with VPCLMULQDQ) and
+ * each folding width this CPU runs. */
+typedef uint32_t (*raw_path_fn)(uint32_t crc, const uint8_t *p, size_t n);
+typedef struct raw_path {
+    const char *name;
+    raw_path_fn fn;
+    atf_crc32c_impl needs; /* the bit of atf__crc32c__hw_paths() the path needs */
+    size_t min_len;        /* the path's smallest input */
+    size_t max_len;        /* the longest input of the every-length sweep */
+} raw_path;
+
+static const raw_path raw_paths[] = {
+    {"3-way", atf__crc32c__sse42, ATF_CRC32C_SSE42, 0, 3 * 4096 + 600},
+#  if defined(ATF__CRC32C_AVX2)
+    /* past two long mixed steps, then the short ones */
+    {"avx2 folding", atf__crc32c__avx2, ATF_CRC32C_AVX2, ATF__CRC32C_FOLD_MIN,
+     256 + 2 * ATF__CRC32C_MIX_LONG + 4 * ATF__CRC32C_MIX_SHORT},
+#  endif
+#  if defined(ATF__CRC32C_AVX512)
+    {"avx512 folding", atf__crc32c__avx512, ATF_CRC32C_AVX512, ATF__CRC32C_FOLD_MIN, 4096},
+#  endif
+};
+
 static void test_x64_paths_agree(void) {
     enum { MAXBUF = 1 << 20 };
     uint8_t *mem = (uint8_t *)malloc(MAXBUF + 64);
-    int avx512 = (atf__crc32c__hw_paths() & ATF__CRC32C_HW_AVX512) != 0;
+    long hw = atf__crc32c__hw_paths();
     int reported = 0;
-    size_t len, align, round;
-    if (!atf_crc32c_available(ATF_CRC32C_SSE42)) {
-        printf("  (no SSE4.2 + PCLMULQDQ: skipped)\n");
-        free(mem);
-        return;
-    }
+    size_t i, len, align, round;
     if (!mem) {
         CHECK(mem != NULL);
         return;
     }
-    printf("  VPCLMULQDQ path: %s\n", avx512 ? "runs here" : "not on this CPU");
     rng_fill(mem, MAXBUF + 64);
-    for (round = 0; round < 40; round++) {
-        uint32_t seed = (uint32_t)rng_next();
-        size_t n = round < 4 ? (size_t)MAXBUF - round : 1 + rng_below(round < 20 ? 20000 : MAXBUF);
-        const uint8_t *p = mem + rng_below(64);
-        uint32_t want = atf__crc32c__sw(seed, p, n);
-        if (atf__crc32c__sse42(seed, p, n) != want && reported++ < 5)
-            CHECK_EQ(want, atf__crc32c__sse42(seed, p, n));
-#  if defined(ATF__CRC32C_AVX512)
-        if (avx512 && n >= ATF__CRC32C_AVX512_MIN && atf__crc32c__avx512(seed, p, n) != want &&
-            reported++ < 5)
-            CHECK_EQ(want, atf__crc32c__avx512(seed, p, n));
-#  endif
-    }
-    /* Every length around the block and accumulator boundaries, at a few alignments. */
-    for (align = 0; align < 64; align += 9)
-        for (len = 0; len <= 3 * 4096 + 600; len++) {
-            const uint8_t *p = mem + align;
-            uint32_t seed = (uint32_t)(len * 0x9E3779B1u);
-            uint32_t want = atf__crc32c__sw(seed, p, len);
-            if (atf__crc32c__sse42(seed, p, len) != want && reported++ < 5) {
-                printf("  3-way: len %zu align %zu\n", len, align);
-                CHECK_EQ(want, atf__crc32c__sse42(seed, p, len));
-            }
-#  if defined(ATF__CRC32C_AVX512)
-            if (avx512 && len >= ATF__CRC32C_AVX512_MIN && len <= 4096 &&
-                atf__crc32c__avx512(seed, p, len) != want && reported++ < 5) {
-                printf("  folding: len %zu align %zu\n", len, align);
-                CHECK_EQ(want, atf__crc32c__avx512(seed, p, len));
-            }
-#  endif
+    for (i = 0; i < sizeof raw_paths / sizeof raw_paths[0]; i++) {
+        const raw_path *path = &raw_paths[i];
+        if (!(hw >> path->needs & 1L)) {
+            printf("  %s: not on this CPU, skipped\n", path->name);
+            continue;
         }
+        printf("  %s: runs here\n", path->name);
+        for (round = 0; round < 40; round++) {
+            uint32_t seed = (uint32_t)rng_next();
+            size_t n = round < 4 ? (size_t)MAXBUF - round
+                                 : 1 + rng_below(round < 20 ? 20000 : MAXBUF);
+            const uint8_t *p = mem + rng_below(64);
+            uint32_t want = atf__crc32c__sw(seed, p, n);
+            if (n >= path->min_len && path->fn(seed, p, n) != want && reported++ < 5) {
+                printf("  %s: len %zu\n", path->name, n);
+                CHECK_EQ(want, path->fn(seed, p, n));
+            }
+        }
+        /* Every length around the block and accumulator boundaries, at a few alignments. */
+        for (align = 0; align < 64; align += 9)
+            for (len = path->min_len; len <= path->max_len; len++) {
+                const uint8_t *p = mem + align;
+                uint32_t seed = (uint32_t)(len * 0x9E3779B1u);
+                uint32_t want = atf__crc32c__sw(seed, p, len);
+                if (path->fn(seed, p, len) != want && reported++ < 5) {
+                    printf("  %s: len %zu align %zu\n", path->name, len, align);
+                    CHECK_EQ(want, path->fn(seed, p, len));
+                }
+            }
+    }
     CHECK_EQ(0, reported);
     free(mem);
 }
@@ -211,7 +241,11 @@ static void test_hw_matches_sw_every_length_and_alignment(void) {
     rng_fill(base, MAXLEN + ALIGNS - 1);
     for (i = 0; i < IMPL_COUNT; i++) {
         atf_crc32c_impl impl = all_impls[i];
-        if (impl == ATF_CRC32C_SW || !atf_crc32c_available(impl)) continue;
+        if (impl == ATF_CRC32C_SW) continue;
+        if (!atf_crc32c_available(impl)) {
+            printf("  %s: not on this CPU or build, skipped\n", atf_crc32c_impl_str(impl));
+            continue;
+        }
         for (align = 0; align < ALIGNS; align++) {
             for (len = 0; len <= MAXLEN; len++) {
                 uint32_t seed = (uint32_t)(len * 2654435761u);
@@ -362,8 +396,11 @@ static void test_select_and_active(void) {
             CHECK_EQ(0u, atf_crc32c_update_with(impl, 0, "123456789", 9, NULL));
         }
     }
-    /* On any machine one of the two hardware paths is missing. */
+    /* On any machine one of the two hardware paths is missing, and a folding width runs
+     * only where the path it holds to that width does. */
     CHECK(!atf_crc32c_available(ATF_CRC32C_SSE42) || !atf_crc32c_available(ATF_CRC32C_ARMV8));
+    CHECK(!atf_crc32c_available(ATF_CRC32C_AVX2) || atf_crc32c_available(ATF_CRC32C_SSE42));
+    CHECK(!atf_crc32c_available(ATF_CRC32C_AVX512) || atf_crc32c_available(ATF_CRC32C_SSE42));
     CHECK(atf_crc32c_available(ATF_CRC32C_AUTO));
     CHECK(atf_crc32c_available(ATF_CRC32C_SW));
 #ifndef __cplusplus /* values outside an enum's range: what a C caller can pass */
@@ -375,6 +412,8 @@ static void test_select_and_active(void) {
     CHECK(strcmp(atf_crc32c_impl_str(ATF_CRC32C_SW), "sw") == 0);
     CHECK(strcmp(atf_crc32c_impl_str(ATF_CRC32C_SSE42), "sse42") == 0);
     CHECK(strcmp(atf_crc32c_impl_str(ATF_CRC32C_ARMV8), "armv8") == 0);
+    CHECK(strcmp(atf_crc32c_impl_str(ATF_CRC32C_AVX2), "avx2") == 0);
+    CHECK(strcmp(atf_crc32c_impl_str(ATF_CRC32C_AVX512), "avx512") == 0);
 #ifndef __cplusplus
     CHECK(atf_crc32c_impl_str((atf_crc32c_impl)99) != NULL);
 #endif
@@ -415,8 +454,57 @@ static void test_auto_dispatch_chooses_hardware(void) {
     printf("  active: %s\n", atf_crc32c_impl_str(atf_crc32c_active()));
 }
 
+/* The folding widths are offered exactly where the CPU and OS run them: cpuid read again
+ * here, by the test's own code. */
+static void test_folding_widths_follow_cpu(void) {
+    int avx2 = 0, avx512 = 0;
+#if defined(ATF__ARCH_X64) && (defined(ATF__CC_GCC) || defined(ATF__CC_CLANG) || \
+                               defined(ATF__CC_MSVC))
+    unsigned l1[4] = {0, 0, 0, 0}, l7[4] = {0, 0, 0, 0};
+    uint64_t xcr0 = 0;
+#  if defined(ATF__CC_MSVC)
+    int r[4], i;
+    __cpuid(r, 0);
+    if (r[0] >= 7) {
+        __cpuidex(r, 7, 0);
+        for (i = 0; i < 4; i++) l7[i] = (unsigned)r[i];
+    }
+    __cpuid(r, 1);
+    for (i = 0; i < 4; i++) l1[i] = (unsigned)r[i];
+    if (l1[2] >> 27 & 1u) xcr0 = _xgetbv(0);
+#  else
+    if (!__get_cpuid(1, &l1[0], &l1[1], &l1[2], &l1[3])) l1[2] = 0;
+    if (!__get_cpuid_count(7, 0, &l7[0], &l7[1], &l7[2], &l7[3])) l7[1] = l7[2] = 0;
+    if (l1[2] >> 27 & 1u) {
+        unsigned lo, hi;
+        __asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        xcr0 = (uint64_t)hi << 32 | lo;
+    }
+#  endif
+    {
+        int base = (l1[2] >> 20 & 1u) && (l1[2] >> 1 & 1u);   /* SSE4.2, PCLMULQDQ */
+        int vpclmul = base && (l7[2] >> 10 & 1u);             /* VPCLMULQDQ */
+        avx2 = vpclmul && (l1[2] >> 28 & 1u) && (l7[1] >> 5 & 1u) && (xcr0 & 6u) == 6u;
+        avx512 = vpclmul && (l7[1] >> 16 & 1u) && (xcr0 & 0xE6u) == 0xE6u;
+    }
+    printf("  cpu: avx2+vpclmulqdq %s, avx512f+vpclmulqdq %s\n", avx2 ? "yes" : "no",
+           avx512 ? "yes" : "no");
+#endif
+#if !defined(ATF__CRC32C_AVX2)
+    avx2 = 0;
+#endif
+#if !defined(ATF__CRC32C_AVX512)
+    avx512 = 0;
+#endif
+    CHECK_EQ(avx2, atf_crc32c_available(ATF_CRC32C_AVX2));
+    CHECK_EQ(avx512, atf_crc32c_available(ATF_CRC32C_AVX512));
+    /* AUTO takes SSE42, which uses the widest of them by itself. */
+    CHECK(atf__crc32c__best() != ATF_CRC32C_AVX2 && atf__crc32c__best() != ATF_CRC32C_AVX512);
+}
+
 static const test_case tests[] = {
     {"auto_dispatch_chooses_hardware", test_auto_dispatch_chooses_hardware},
+    {"folding_widths_follow_cpu", test_folding_widths_follow_cpu},
     {"known_answer", test_known_answer},
     {"rfc3720_vectors", test_rfc3720_vectors},
     {"generated_tables", test_generated_tables},

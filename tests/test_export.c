@@ -44,19 +44,25 @@ static void rec_open(rec *r, uint32_t layout) {
     if (r->s) snprintf(r->dir, sizeof r->dir, "%s", atf_session_path(r->s));
 }
 
-/* Adds thread slot r->count with OS thread id tid; returns its writer. */
-static atf_writer *rec_thread(rec *r, uint32_t tid, const char *name, uint32_t layout) {
-    size_t size = atf_ring_memory_size(ATF_RING_INDEX, REC_RING_EVENTS);
+/* Adds thread slot r->count with OS thread id tid and a ring of ring_events slots;
+ * returns its writer. */
+static atf_writer *rec_thread_ring(rec *r, uint32_t tid, const char *name, uint32_t layout,
+                                   uint64_t ring_events) {
+    size_t size = atf_ring_memory_size(ATF_RING_INDEX, ring_events);
     uint8_t *raw = (uint8_t *)malloc(size + 64), *mem;
     uint32_t slot = 0;
     size_t i = r->count++;
     mem = raw + (64 - ((uintptr_t)raw & 63));
     r->raw[i] = raw;
-    CHECK_RESULT(ATF_OK, atf_ring_init(mem, size, ATF_RING_INDEX, REC_RING_EVENTS, layout, tid));
+    CHECK_RESULT(ATF_OK, atf_ring_init(mem, size, ATF_RING_INDEX, ring_events, layout, tid));
     CHECK_RESULT(ATF_OK, atf_session_attach_rings(r->s, mem, size, NULL, 0, name, &slot));
     CHECK_EQ(i, slot);
     CHECK_RESULT(ATF_OK, atf_writer_init(&r->w[i], mem, size, NULL, 0, ATF_DETAIL_OFF));
     return &r->w[i];
+}
+
+static atf_writer *rec_thread(rec *r, uint32_t tid, const char *name, uint32_t layout) {
+    return rec_thread_ring(r, tid, name, layout, REC_RING_EVENTS);
 }
 
 static void rec_close(rec *r) {
@@ -912,12 +918,20 @@ typedef struct pf_track {
     uint64_t uuid, parent, pid, tid;
     char name[128];
     int is_process;
-    uint64_t open, begins, ends, last_ts;
+    uint64_t open, begins, ends, instants, last_ts;
 } pf_track;
+
+/* One track event, as decoded: type 1 begin, 2 end, 3 instant. */
+typedef struct pf_logged {
+    uint64_t uuid, ts, type;
+    char name[64];               /* begin: the interned name; instant: TrackEvent.name */
+} pf_logged;
 
 typedef struct pf_state {
     pf_track tracks[16];
     size_t track_count;
+    pf_logged log[512];          /* the first 512 track events */
+    size_t log_count;
     char *names[64];             /* interned event names by iid */
     uint64_t packets, events;
     uint64_t sequence_id;
@@ -1008,6 +1022,9 @@ static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t
     pf_rd r;
     pf_field_value f;
     uint64_t type = 0, uuid = 0, iid = 0;
+    const uint8_t *name_data = NULL;
+    size_t name_len = 0;
+    pf_logged *lg = s->log_count < 512 ? &s->log[s->log_count++] : NULL;
     pf_track *t;
     r.p = data;
     r.end = data + len;
@@ -1018,14 +1035,32 @@ static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t
         if (f.f->number == 9) type = f.v;
         else if (f.f->number == 10) iid = f.v;
         else if (f.f->number == 11) uuid = f.v;
+        else if (f.f->number == 23) {
+            name_data = f.data;
+            name_len = f.len;
+        }
     }
     CHECK(!r.bad);
+    if (lg) {
+        memset(lg, 0, sizeof *lg);
+        lg->uuid = uuid;
+        lg->ts = ts;
+        lg->type = type;
+        if (type == 1 && iid < 64 && s->names[iid])
+            snprintf(lg->name, sizeof lg->name, "%s", s->names[iid]);
+        if (name_data)
+            snprintf(lg->name, sizeof lg->name, "%.*s", (int)name_len, (const char *)name_data);
+    }
     t = pf_track_of(s, uuid);
     CHECK(t != NULL && !t->is_process);
     if (!t) return;
     CHECK(ts >= t->last_ts);
     t->last_ts = ts;
-    if (type == 1) { /* TYPE_SLICE_BEGIN: named through an interned iid */
+    if (type == 3) { /* TYPE_INSTANT (a gap): named in place */
+        CHECK_EQ(0, iid);
+        CHECK(name_data != NULL && pf_utf8_valid(name_data, name_len));
+        t->instants++;
+    } else if (type == 1) { /* TYPE_SLICE_BEGIN: named through an interned iid */
         const char *name = iid < 64 ? s->names[iid] : NULL;
         CHECK(iid != 0);
         CHECK(name != NULL);
@@ -1410,6 +1445,319 @@ static void test_command_line(void) {
 #undef EXPECT_STATUS
 }
 
+/* ==== gaps: nothing is paired across events the recorder lost ======================= */
+/* One thread on a 64-slot ring with ATF_OVERFLOW_DROP, drained by hand: the ring fills
+ * while main, a, b and c are open; the returns of c and b are dropped (gap 1); after the
+ * drain a returns (its call is before the gap), c is called and returns, main returns;
+ * then e and f are open when the ring fills again and their returns are dropped (gap 2,
+ * at the end). A reference model below derives the expected figures and exports from the
+ * same script, independently of tools/analyze.c. Pairing across the holes instead would
+ * give c a 4100 ns maximum (called at 900, "returning" at 5000 by a's return unwinding
+ * it) and a 4900 ns total. */
+enum { OP_CALL, OP_RET, OP_PUMP };
+enum { F_C = 10, GAP_RING = 64, GAP_TID = 6001 };
+
+typedef struct gap_op {
+    int op;
+    uint64_t fid, ts;
+    int dropped;                 /* the push must find the ring full */
+} gap_op;
+
+static size_t gap_script(gap_op *ops, size_t cap) {
+    size_t n = 0;
+    uint64_t k;
+#define OP(o, f, t, d) do { if (n < cap) { ops[n].op = (o); ops[n].fid = (f); \
+        ops[n].ts = T0 + (t); ops[n].dropped = (d); n++; } } while (0)
+    OP(OP_CALL, F_MAIN, 0, 0);
+    OP(OP_CALL, F_A, 100, 0);
+    for (k = 0; k < 30; k++) {                  /* 60 events of g, 10 ns each */
+        OP(OP_CALL, F_G, 200 + 20 * k, 0);
+        OP(OP_RET, F_G, 210 + 20 * k, 0);
+    }
+    OP(OP_CALL, F_B, 800, 0);
+    OP(OP_CALL, F_C, 900, 0);                   /* the 64th event: the ring is full */
+    OP(OP_RET, F_C, 1000, 1);                   /* gap 1: first lost at 1000 */
+    OP(OP_RET, F_B, 1100, 1);
+    OP(OP_PUMP, 0, 0, 0);
+    OP(OP_RET, F_A, 5000, 0);                   /* its call is before the gap */
+    OP(OP_CALL, F_C, 6000, 0);
+    OP(OP_RET, F_C, 6100, 0);
+    OP(OP_RET, F_MAIN, 7000, 0);                /* its call is before the gap */
+    OP(OP_CALL, F_E, 7500, 0);
+    for (k = 0; k < 29; k++) {                  /* 58 events of g inside e */
+        OP(OP_CALL, F_G, 7600 + 20 * k, 0);
+        OP(OP_RET, F_G, 7610 + 20 * k, 0);
+    }
+    OP(OP_CALL, F_F, 8800, 0);                  /* the 64th event since the drain */
+    OP(OP_RET, F_F, 8900, 1);                   /* gap 2, at the end: first lost at 8900 */
+    OP(OP_RET, F_E, 9000, 1);
+#undef OP
+    return n;
+}
+
+/* ---- the reference model ---- */
+typedef struct model_fn {
+    uint64_t fid, calls, total, self, min, max;
+} model_fn;
+
+typedef struct model_ev {
+    char ph;                     /* 'B' call, 'E' frame closed, 'i' gap */
+    uint64_t ts, fid, lost;
+} model_ev;
+
+typedef struct model {
+    model_fn fns[16];
+    size_t nfns;
+    model_ev evs[512];
+    size_t nevs;
+    struct { uint64_t fid, start, child; } stack[64];
+    size_t depth;
+    uint64_t unmatched, cut, open_at_end, gaps, lost;
+} model;
+
+static void model_emit(model *m, char ph, uint64_t ts, uint64_t fid, uint64_t lost) {
+    if (m->nevs < 512) {
+        m->evs[m->nevs].ph = ph;
+        m->evs[m->nevs].ts = ts;
+        m->evs[m->nevs].fid = fid;
+        m->evs[m->nevs].lost = lost;
+        m->nevs++;
+    }
+}
+
+static void model_pop(model *m, uint64_t end) {
+    uint64_t fid = m->stack[m->depth - 1].fid, dur = end - m->stack[m->depth - 1].start;
+    uint64_t self = dur - m->stack[m->depth - 1].child;
+    size_t i;
+    int outer = 1;
+    model_fn *f = NULL;
+    m->depth--;
+    for (i = 0; i < m->depth; i++) outer &= m->stack[i].fid != fid;
+    if (m->depth) m->stack[m->depth - 1].child += dur;
+    for (i = 0; i < m->nfns && !f; i++)
+        if (m->fns[i].fid == fid) f = &m->fns[i];
+    if (!f && m->nfns < 16) {
+        f = &m->fns[m->nfns++];
+        memset(f, 0, sizeof *f);
+        f->fid = fid;
+        f->min = UINT64_MAX;
+    }
+    if (f) {
+        f->calls++;
+        f->total += outer ? dur : 0;
+        f->self += self;
+        f->min = dur < f->min ? dur : f->min;
+        f->max = dur > f->max ? dur : f->max;
+    }
+    model_emit(m, 'E', end, fid, 0);
+}
+
+/* Runs the script: frames open at a gap are closed at the last kept event before it,
+ * then the gap shows at its first lost stamp; a return pairs only with a frame on the
+ * stack. */
+static void model_run(model *m, const gap_op *ops, size_t n) {
+    uint64_t last = 0, first_lost = 0, lost = 0;
+    size_t i, k;
+    memset(m, 0, sizeof *m);
+    for (i = 0; i <= n; i++) {
+        const gap_op *o = i < n ? &ops[i] : NULL;
+        if (o && o->op == OP_PUMP) continue;
+        if (o && o->dropped) {
+            if (!lost) first_lost = o->ts;
+            lost++;
+            continue;
+        }
+        if (lost) { /* a gap before this event (or at the end) */
+            for (; m->depth; m->cut++) model_pop(m, last);
+            model_emit(m, 'i', first_lost, 0, lost);
+            m->gaps++;
+            m->lost += lost;
+            lost = 0;
+        }
+        if (!o) break;
+        last = o->ts > last ? o->ts : last;
+        if (o->op == OP_CALL) {
+            m->stack[m->depth].fid = o->fid;
+            m->stack[m->depth].start = o->ts;
+            m->stack[m->depth].child = 0;
+            m->depth++;
+            model_emit(m, 'B', o->ts, o->fid, 0);
+            continue;
+        }
+        for (k = m->depth; k > 0 && m->stack[k - 1].fid != o->fid; k--) {}
+        if (k == 0) m->unmatched++;
+        else while (m->depth >= k) model_pop(m, o->ts);
+    }
+    for (; m->depth; m->open_at_end++) model_pop(m, last);
+}
+
+/* Records the script into a session; returns the number of events kept. */
+static uint64_t make_gap_session(rec *r, const gap_op *ops, size_t n) {
+    atf_writer *w;
+    uint64_t kept = 0;
+    size_t i;
+    rec_open(r, ATF_LAYOUT_1);
+    w = rec_thread_ring(r, GAP_TID, "lossy", ATF_LAYOUT_1, GAP_RING);
+    /* this thread also drains: a full ring must drop, not wait for itself */
+    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(w, ATF_OVERFLOW_DROP, 0));
+    for (i = 0; i < n; i++) {
+        atf_result rc;
+        if (ops[i].op == OP_PUMP) {
+            CHECK_RESULT(ATF_OK, atf_session_pump(r->s));
+            continue;
+        }
+        rc = ops[i].op == OP_CALL ? atf_writer_call(w, ops[i].fid, ops[i].ts)
+                                  : atf_writer_return(w, ops[i].fid, ops[i].ts);
+        CHECK_RESULT(ops[i].dropped ? ATF_E_FULL : ATF_OK, rc);
+        kept += !ops[i].dropped;
+    }
+    atf_writer_close(w);
+    rec_close(r);
+    return kept;
+}
+
+static void test_gaps(void) {
+    static gap_op ops[256];
+    static model m;
+    size_t n = gap_script(ops, 256), i, k;
+    rec r;
+    an_source src;
+    an_stats st;
+    an_walk w;
+    run_result o;
+    jdoc d;
+    pf_state ps;
+    long evs, it;
+    char path[1200];
+    int before;
+    uint64_t kept = make_gap_session(&r, ops, n);
+    model_run(&m, ops, n);
+    /* the model itself, by hand: the frames cut, and c never longer than 100 ns */
+    CHECK_EQ(2, m.gaps);
+    CHECK_EQ(4, m.lost);
+    CHECK_EQ(6, m.cut);                          /* c, b, a, main; then f, e */
+    CHECK_EQ(2, m.unmatched);                    /* the returns of a and main */
+    CHECK_EQ(0, m.open_at_end);
+
+    /* what the files say */
+    if (!collect(r.dir, &src, &st, &w)) return;
+    CHECK_EQ(kept, src.reader.threads[0].reader.index.event_count);
+    CHECK_EQ(2, src.reader.threads[0].reader.gap_count);
+    CHECK_EQ(4, src.reader.threads[0].reader.events_lost);
+    CHECK_EQ(4, src.reader.threads[0].events_dropped);
+    /* stats: every function against the model */
+    CHECK_EQ(m.nfns, st.count);
+    for (i = 0; i < m.nfns; i++)
+        CHECK_FN(&st, m.fns[i].fid, m.fns[i].calls, m.fns[i].total, m.fns[i].self, m.fns[i].min,
+                 m.fns[i].max);
+    CHECK_FN(&st, F_C, 2, 100, 100, 0, 100);     /* [900, 900] cut; [6000, 6100] */
+    CHECK_FN(&st, F_A, 1, 800, 400, 800, 800);   /* [100, 900] cut; g 300 and b 100 inside */
+    CHECK_FN(&st, F_MAIN, 1, 900, 100, 900, 900);
+    CHECK_FN(&st, F_E, 1, 1300, 1010, 1300, 1300); /* [7500, 8800] cut at the end gap */
+    CHECK_EQ(m.unmatched, w.threads[0].unmatched);
+    CHECK_EQ(m.cut, w.threads[0].cut_by_gap);
+    CHECK_EQ(m.open_at_end, w.threads[0].open_at_end);
+    CHECK_EQ(0, w.threads[0].unwound);
+    CHECK_EQ(2, w.threads[0].gaps);
+    collect_free(&src, &st, &w);
+    /* the same through the thread directory (that thread walked alone) */
+    snprintf(path, sizeof path, "%s/thread_0", r.dir);
+    if (!collect(path, &src, &st, &w)) return;
+    CHECK_FN(&st, F_C, 2, 100, 100, 0, 100);
+    CHECK_EQ(m.cut, w.threads[0].cut_by_gap);
+    collect_free(&src, &st, &w);
+
+    /* stats --json: the thread's gap figures */
+    o = run(an_stats_main, "stats", "--json", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    it = j_get(&d, 0, "threads");
+    it = it >= 0 ? d.nodes[it].child : -1;
+    CHECK(it >= 0);
+    if (it >= 0) {
+        CHECK_EQ(2, j_u64(&d, it, "gaps"));
+        CHECK_EQ(4, j_u64(&d, it, "events_lost"));
+        CHECK_EQ(m.cut, j_u64(&d, it, "cut_by_gap"));
+    }
+    j_free(&d);
+    run_free(&o);
+
+    /* chrome: this thread's B, E and gap events, in order, exactly the model's */
+    o = run(an_export_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    evs = j_get(&d, 0, "traceEvents");
+    k = 0;
+    before = harness__failures_in_test;
+    for (it = evs >= 0 ? d.nodes[evs].child : -1; it >= 0; it = d.nodes[it].next) {
+        const char *ph = j_str(&d, it, "ph");
+        const model_ev *e = k < m.nevs ? &m.evs[k] : NULL;
+        if (strcmp(ph, "M") == 0) continue;
+        CHECK_EQ(GAP_TID, j_u64(&d, it, "tid"));
+        CHECK(e != NULL);
+        if (!e) break;
+        k++;
+        CHECK_EQ(e->ph, ph[0]);
+        CHECK_EQ(1, strlen(ph));
+        CHECK_EQ(e->ts, j_ts_ns(&d, it));
+        if (e->ph == 'B') {
+            char hex[24];
+            snprintf(hex, sizeof hex, "0x%016llx", (an_ull)e->fid);
+            CHECK(strcmp(j_str(&d, it, "name"), hex) == 0);
+        } else if (e->ph == 'i') {
+            long args = j_get(&d, it, "args");
+            CHECK(strcmp(j_str(&d, it, "s"), "t") == 0);
+            CHECK(strncmp(j_str(&d, it, "name"), "gap: ", 5) == 0);
+            CHECK(args >= 0);
+            if (args >= 0) {
+                CHECK_EQ(e->lost, j_u64(&d, args, "index_lost"));
+                CHECK(strcmp(j_str(&d, args, "reason"), "dropped") == 0);
+            }
+        }
+        if (harness__failures_in_test > before) break; /* one report per test is enough */
+    }
+    CHECK_EQ(m.nevs, k);
+    j_free(&d);
+    run_free(&o);
+
+    /* perfetto: the same sequence on the thread's track */
+    o = run(an_export_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pf_decode(&ps, (const uint8_t *)o.out, o.out_len);
+    CHECK_EQ(m.nevs, ps.log_count);
+    before = harness__failures_in_test;
+    for (k = 0; k < ps.log_count && k < m.nevs; k++) {
+        const model_ev *e = &m.evs[k];
+        const pf_logged *l = &ps.log[k];
+        CHECK_EQ(e->ph == 'B' ? 1 : e->ph == 'E' ? 2 : 3, l->type);
+        CHECK_EQ(e->ts, l->ts);
+        if (e->ph == 'B') {
+            char hex[24];
+            snprintf(hex, sizeof hex, "0x%016llx", (an_ull)e->fid);
+            CHECK(strcmp(l->name, hex) == 0);
+        } else if (e->ph == 'i') {
+            CHECK(strncmp(l->name, "gap: ", 5) == 0);
+        }
+        if (harness__failures_in_test > before) break;
+    }
+    for (k = 0; k < ps.track_count; k++) CHECK_EQ(0, ps.tracks[k].open);
+    pf_free(&ps);
+    run_free(&o);
+
+    /* tree: the cut frames and the gaps are marked */
+    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(m.cut, count_of(o.out, "(cut by a gap)"));
+    CHECK_EQ(m.gaps, count_of(o.out, "~ gap: 2 events lost (dropped)\n"));
+    CHECK_EQ(m.unmatched, count_of(o.out, "! return from "));
+    CHECK_EQ(0, count_of(o.out, "(unwound)"));
+    CHECK_EQ(0, count_of(o.out, "(open at end)"));
+    CHECK(strstr(o.out, "  2 gaps, 4 events lost\n") != NULL);
+    /* c after the gap: one line, 100 ns, at 6.000 us */
+    CHECK(strstr(o.out, "           6.000           0.100  0x000000000000000a\n") != NULL);
+    run_free(&o);
+}
+
 /* ==== robustness ===================================================================== */
 static uint64_t rnd(uint64_t *s) {
     *s ^= *s << 13;
@@ -1519,6 +1867,7 @@ static const test_case tests[] = {
     {"command_line", test_command_line},
     {"fidset", test_fidset},
     {"random_events", test_random_events},
+    {"gaps", test_gaps},
 };
 
 int main(int argc, char **argv) {

@@ -1,22 +1,30 @@
 /* test_stress.c - many producers, few cores, small rings: for every thread, produced =
  * persisted + dropped exactly, and the persisted events keep the order they were produced in.
  *
- * Each producer thread attaches to one session (drain thread on), waits for the others,
- * then pushes STRESS_EVENTS call/return events whose function_id carries its own number
- * and the event's sequence number, yielding the CPU every STRESS_YIELD events (as a
- * traced thread runs code between events; without it the producers outrun the drain and
- * nearly every event is dropped); in the detail variant every event numbered 0 or 3
- * modulo 8 also carries a payload naming it, through a small detail ring. When done the
- * producer reads its writer's drop counts. After close every thread is read back:
+ * Each producer thread attaches to one session (drain thread on, 1024-slot index rings,
+ * the default overflow policy ATF_OVERFLOW_BLOCK), waits for the others, then pushes
+ * STRESS_EVENTS call/return events whose function_id carries its own number and the
+ * event's sequence number, yielding the CPU every STRESS_YIELD events (as a traced thread
+ * runs code between events); in the detail variant every event numbered 0 or 3 modulo 8
+ * also carries a payload naming it, through a small detail ring. A producer that finds
+ * its ring full drains it itself. When done the producer reads its writer's counts.
+ * After close every thread is read back:
  *   - its sequence numbers strictly increase (order kept, nothing duplicated or invented),
  *     kinds, depths and timestamps are what was pushed;
  *   - persisted + the writer's dropped = produced, and the manifest reports the same
  *     written and dropped counts (and no event lost to I/O);
+ *   - BLOCK: nothing dropped (persisted = produced, every detail record persisted too),
+ *     no gaps.atf, no timeout;
+ *   - every hole in the sequence numbers is a gap of gaps.atf at that index position with
+ *     exactly the events (and detail records) missing there, one at the end included;
  *   - detail: every link is exact both ways and names the right payload, and
  *     detail_written + detail_dropped = the detail events among the persisted ones.
- * No timing is asserted: the machine's speed only moves how many events are dropped.
- * A third case pushes from one thread into many writers on rings in caller memory and
- * pumps by hand (the same checks; it is the only case with ATF_NO_THREADS).
+ * No timing is asserted: the machine's speed only moves how often a producer drains its
+ * own ring (or, with DROP, how many events are dropped).
+ * A third case pushes from one thread into many writers on rings in caller memory with
+ * ATF_OVERFLOW_DROP and pumps by hand, so that events are dropped in a pattern that
+ * depends on nothing but the code (the same checks; it is the only case with
+ * ATF_NO_THREADS).
  *
  * Environment: STRESS_THREADS (default 8), STRESS_EVENTS (default 50000), STRESS_RING
  * (index ring slots per thread, default 1024), STRESS_YIELD (default 256; 0 = never),
@@ -77,8 +85,11 @@ typedef struct producer {
     uint64_t events;
     int detail;                  /* push detail with some events */
     uint64_t yield_every;        /* sched_yield() after every so many events (0: never) */
+    int may_drop;                /* ATF_OVERFLOW_DROP; else BLOCK: nothing may be lost */
+    uint32_t policy;             /* the writer's overflow policy */
     uint64_t dropped;            /* the writer's counts once done */
     uint64_t detail_dropped;
+    uint64_t timeouts;
     atf_result attached;
 } producer;
 
@@ -102,8 +113,33 @@ static void push_event(atf_writer *w, const producer *p, uint64_t seq) {
 /* ---- read-back ---------------------------------------------------------------------- */
 
 typedef struct stress_totals {
-    uint64_t produced, persisted, dropped, detail_written, detail_dropped;
+    uint64_t produced, persisted, dropped, detail_written, detail_dropped, gaps, waits;
 } stress_totals;
+
+/* Checks the gaps of a thread against the holes in its sequence numbers: `seq` is the
+ * sequence number of index event j (p->events and j = the event count at the end), `next`
+ * the one expected after the previous event. A hole must be exactly one gap at j (its
+ * events, the detail events among them, reason dropped), and no gap without a hole (the
+ * caller compares the number of holes with the number of gaps). Returns 0 after the first
+ * mismatch (printed). */
+static int check_hole(const atf_thread_reader *tr, const producer *p, uint64_t j, uint64_t seq,
+                      uint64_t next) {
+    const atf_gap *g = atf_thread_reader_gap_before(tr, j);
+    uint64_t hole = seq - next, detail = 0, s;
+    if (p->detail)
+        for (s = next; s < seq; s++) detail += (uint64_t)has_detail(s);
+    if (!hole && !g) return 1;
+    if (hole && g && g->index_lost == hole && g->detail_lost == detail && g->reason == ATF_GAP_DROPPED)
+        return 1;
+    printf("  producer %u: index event %llu (seq %llu after %llu): %llu events missing "
+           "(%llu with detail), gap %s: %llu lost, %llu detail, reason %s\n", p->index,
+           (unsigned long long)j, (unsigned long long)seq, (unsigned long long)next,
+           (unsigned long long)hole, (unsigned long long)detail, g ? "found" : "none",
+           g ? (unsigned long long)g->index_lost : 0ull, g ? (unsigned long long)g->detail_lost : 0ull,
+           g ? atf_gap_reason_str(g->reason) : "-");
+    CHECK(0);
+    return 0;
+}
 
 /* Checks thread_<p->slot> of session `dir` against what p produced (layout `layout`). */
 static void check_producer(const char *dir, const char *json, const producer *p, int layout,
@@ -112,8 +148,10 @@ static void check_producer(const char *dir, const char *json, const producer *p,
     atf_thread_reader tr;
     atf_result rc;
     const char *obj;
-    uint64_t j, n, prev_seq = 0, prev_ts = 0, attempts = 0, linked = 0;
+    uint64_t j, n, prev_seq = 0, prev_ts = 0, attempts = 0, linked = 0, holes = 0;
     uint64_t written = 0, dropped = 0, dwritten = 0, ddropped = 0, lost = 1;
+    uint64_t gaps = 1, waits = 0, timeouts = 1;
+    int holes_ok = 1;
     snprintf(tdir, sizeof tdir, "%s/thread_%u", dir, p->slot);
     rc = atf_thread_reader_open(&tr, tdir, NULL);
     CHECK_RESULT(ATF_OK, rc);
@@ -139,6 +177,9 @@ static void check_producer(const char *dir, const char *json, const producer *p,
             CHECK(0);
             break;
         }
+        /* the events missing before this one: one gap right here */
+        if (holes_ok) holes_ok = check_hole(&tr, p, j, seq, j > 0 ? prev_seq + 1 : 0);
+        holes += seq != (j > 0 ? prev_seq + 1 : 0);
         prev_seq = seq;
         prev_ts = ev.timestamp_ns;
         if (p->detail && has_detail(seq)) attempts++;
@@ -162,8 +203,29 @@ static void check_producer(const char *dir, const char *json, const producer *p,
         CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
     }
     CHECK_EQ(linked, tr.has_detail ? tr.detail.event_count : 0);
+    /* the events missing after the last one: the gap at the end */
+    if (!harness__failures_in_test) {
+        uint64_t next = n ? prev_seq + 1 : 0;
+        if (holes_ok) check_hole(&tr, p, n, p->events, next);
+        holes += p->events != next;
+    }
+    CHECK_EQ(holes, tr.gap_count);
+    CHECK_EQ(p->dropped, tr.events_lost);
     /* the guarantee: every produced event is in the file or counted as dropped */
     CHECK_EQ(p->events, n + p->dropped);
+    /* and with BLOCK nothing is dropped: no gap, no gaps.atf, no timeout */
+    if (!p->may_drop) {
+        CHECK_EQ(ATF_OVERFLOW_BLOCK, p->policy);
+        CHECK_EQ(0, p->dropped);
+        CHECK_EQ(p->events, n);
+        CHECK_EQ(0, p->timeouts);
+        CHECK_EQ(0, tr.gap_count);
+        {
+            char gpath[1300];
+            snprintf(gpath, sizeof gpath, "%s/gaps.atf", tdir);
+            CHECK(!path_exists(gpath));
+        }
+    }
     obj = json ? manifest_thread(json, p->slot) : NULL;
     CHECK(obj != NULL);
     CHECK(manifest_u64(obj, "events_written", &written));
@@ -171,6 +233,12 @@ static void check_producer(const char *dir, const char *json, const producer *p,
     CHECK(manifest_u64(obj, "detail_written", &dwritten));
     CHECK(manifest_u64(obj, "detail_dropped", &ddropped));
     CHECK(manifest_u64(obj, "events_lost_io", &lost));
+    CHECK(manifest_u64(obj, "gaps", &gaps));
+    CHECK(manifest_u64(obj, "waits", &waits));
+    CHECK(manifest_u64(obj, "timeouts", &timeouts));
+    CHECK_EQ(tr.gap_count, gaps);
+    CHECK_EQ(p->timeouts, timeouts);
+    if (!p->may_drop) CHECK_EQ(0, ddropped); /* BLOCK keeps detail ALWAYS whole too */
     CHECK_EQ(n, written);
     CHECK_EQ(p->dropped, dropped);
     CHECK_EQ(0, lost);
@@ -183,6 +251,8 @@ static void check_producer(const char *dir, const char *json, const producer *p,
     tt->dropped += p->dropped;
     tt->detail_written += dwritten;
     tt->detail_dropped += ddropped;
+    tt->gaps += gaps;
+    tt->waits += waits;
     atf_thread_reader_close(&tr);
 }
 
@@ -201,11 +271,13 @@ static void check_session(const char *dir, const producer *ps, uint32_t count, i
     for (k = 0; k < count && !harness__failures_in_test; k++) check_producer(dir, json, &ps[k], layout, &tt);
     free(json);
     printf("  %s: %u writers x %llu events: produced %llu = persisted %llu + dropped %llu "
-           "(%.1f%%); detail written %llu, dropped %llu; %.2f s, %.1f M events/s\n", what, count,
+           "(%.1f%%) in %llu gaps; detail written %llu, dropped %llu; %llu waits (a full ring "
+           "drained by its producer); %.2f s, %.1f M events/s\n", what, count,
            (unsigned long long)(count ? ps[0].events : 0), (unsigned long long)tt.produced,
            (unsigned long long)tt.persisted, (unsigned long long)tt.dropped,
            tt.produced ? 100.0 * (double)tt.dropped / (double)tt.produced : 0.0,
-           (unsigned long long)tt.detail_written, (unsigned long long)tt.detail_dropped, wall,
+           (unsigned long long)tt.gaps, (unsigned long long)tt.detail_written,
+           (unsigned long long)tt.detail_dropped, (unsigned long long)tt.waits, wall,
            wall > 0 ? (double)tt.produced / wall * 1e-6 : 0.0);
 }
 
@@ -244,6 +316,8 @@ static void *producer_main(void *arg) {
     }
     p->dropped = w->dropped;
     p->detail_dropped = w->detail_dropped;
+    p->timeouts = w->timeouts;
+    p->policy = w->overflow;
     atf_session_detach(a->run->s);
     return NULL;
 }
@@ -268,7 +342,7 @@ static void run_threads(int layout, int detail, const char *what) {
     cfg.index_ring_events = ring;
     cfg.detail_mode = detail ? ATF_DETAIL_ALWAYS : ATF_DETAIL_OFF;
     cfg.detail_ring_bytes = DETAIL_RING_BYTES;
-    cfg.max_threads = count;
+    cfg.max_threads = count; /* overflow: 0, the default policy (BLOCK) */
     memset(&run, 0, sizeof run);
     run.ps = ps;
     session_root(root, sizeof root);
@@ -364,6 +438,7 @@ static void test_one_thread_manual_pump(void) {
         ps[k].index = k;
         ps[k].events = events;
         ps[k].detail = detail;
+        ps[k].may_drop = 1;
         next[k] = 0;
     }
     if (harness__failures_in_test) goto done;
@@ -376,6 +451,8 @@ static void test_one_thread_manual_pump(void) {
             if (next[k] == events) {
                 ps[k].dropped = w[k].dropped;
                 ps[k].detail_dropped = w[k].detail_dropped;
+                ps[k].timeouts = w[k].timeouts;
+                ps[k].policy = w[k].overflow;
                 atf_writer_close(&w[k]);
                 done++;
             }

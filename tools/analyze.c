@@ -16,6 +16,13 @@
  *     call was dropped) is counted and ignored;
  *   - frames still open when a thread's events end are closed at that thread's last
  *     timestamp and counted as "open at end": their time is included, not left out;
+ *   - where the recorder lost events (a gap of gaps.atf: the merge marks the first event
+ *     after it; gaps at or past the thread's event count follow its last event), the frames
+ *     open in that thread are closed at its last event before the gap and counted as
+ *     "cut by a gap": what they did up to there counts, nothing is paired across the
+ *     hole, and a return after the gap whose call came before it finds an empty stack
+ *     and is ignored like any return without a matching call; too-deep calls skipped
+ *     before the gap are forgotten with their frames;
  *   - calls nested deeper than AN_MAX_DEPTH frames are counted and skipped together
  *     with their returns, so memory stays bounded whatever the input.
  * Memory is O(distinct functions + threads x (stack depth + functions on the stack));
@@ -562,8 +569,10 @@ static atf_result an_source_lone_thread(an_source *s, const char *tdir, uint32_t
     return ATF_OK;
 }
 
+static int an_source_selected(const an_source *s, size_t i);
+
 /* Opens PATH; on failure prints why (file and offset) and returns AN_EXIT_DATA. */
-static int an_source_open(an_source *s, const char *path, FILE *err, const char *cmd) {
+static int an_source_open_files(an_source *s, const char *path, FILE *err, const char *cmd) {
     char dir[AN_PATH_MAX], base[AN_PATH_MAX], tdir[AN_PATH_MAX], probe[AN_PATH_MAX + 16];
     char msg[1024];
     uint64_t v;
@@ -621,6 +630,23 @@ static int an_source_open(an_source *s, const char *path, FILE *err, const char 
     return AN_EXIT_OK;
 }
 
+/* an_source_open_files, then a warning for each thread whose gaps.atf is damaged (the
+ * only error an open thread keeps): the gaps past the damage are not known, so calls and
+ * returns may be paired across them. Not an error: the events themselves are sound. */
+static int an_source_open(an_source *s, const char *path, FILE *err, const char *cmd) {
+    char msg[1024];
+    size_t i;
+    int status = an_source_open_files(s, path, err, cmd);
+    if (status != AN_EXIT_OK) return status;
+    for (i = 0; i < s->reader.thread_count; i++) {
+        const atf_session_thread *t = &s->reader.threads[i];
+        if (an_source_selected(s, i) && t->reader.error.code != ATF_OK)
+            fprintf(err, "atf %s: warning: %s (gaps past it are not known)\n", cmd,
+                    atf_error_format(&t->reader.error, msg, sizeof msg));
+    }
+    return AN_EXIT_OK;
+}
+
 static void an_source_close(an_source *s) { atf_session_reader_close(&s->reader); }
 
 /* The merge filter of the source: every thread, or the one PATH named. */
@@ -658,7 +684,7 @@ static const char *an_name(const an_source *s, uint64_t fid, char *hex, size_t c
 static uint32_t an_tid(const atf_session_thread *t) { return t->os_thread_id ? t->os_thread_id : t->slot; }
 
 /* ==== walk: call/return pairing ====================================================== */
-enum { AN_LEAVE_RETURN = 0, AN_LEAVE_UNWOUND = 1, AN_LEAVE_AT_END = 2 };
+enum { AN_LEAVE_RETURN = 0, AN_LEAVE_UNWOUND = 1, AN_LEAVE_AT_END = 2, AN_LEAVE_AT_GAP = 3 };
 
 typedef struct an_frame {
     uint64_t fid, start_ns;
@@ -676,6 +702,8 @@ typedef struct an_thread {
     uint64_t unwound;            /* frames closed by the return of an outer frame */
     uint64_t open_at_end;        /* frames closed at the thread's last timestamp */
     uint64_t too_deep;           /* calls skipped for depth */
+    uint64_t gaps;               /* gaps met (where the recorder lost events) */
+    uint64_t cut_by_gap;         /* frames closed at the last event before a gap */
 } an_thread;
 
 typedef struct an_walk {
@@ -690,6 +718,8 @@ typedef struct an_walk {
                   int how, int outermost);
     /* a return with no matching frame, ignored; depth = the stack's */
     void (*unmatched)(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth);
+    /* events were lost at time ts (the frames open before it are closed already) */
+    void (*gap)(void *ctx, size_t ti, const atf_gap *g, uint64_t ts);
 } an_walk;
 
 static int an_walk_init(an_walk *w, size_t thread_count) {
@@ -775,6 +805,24 @@ static void an_walk_event(an_walk *w, size_t ti, uint32_t kind, uint64_t fid, ui
     }
 }
 
+/* Thread ti lost events here (g), before an event at next_ts (UINT64_MAX: at the end):
+ * closes its open frames at its last event before the gap, forgets the calls skipped for
+ * depth, then reports the gap at its first lost stamp, kept between the two events (the
+ * last one before when the stamp is unknown). */
+static void an_walk_gap(an_walk *w, size_t ti, const atf_gap *g, uint64_t next_ts) {
+    an_thread *t = &w->threads[ti];
+    uint64_t at = g->first_lost_ns;
+    t->gaps++;
+    while (t->depth) {
+        t->cut_by_gap++;
+        an_walk_pop(w, ti, t->last_ns, AN_LEAVE_AT_GAP);
+    }
+    t->skipped = 0;
+    if (t->events && at < t->last_ns) at = t->last_ns; /* also when unknown (0) */
+    if (at > next_ts || (at == 0 && next_ts != UINT64_MAX)) at = next_ts;
+    if (w->gap) w->gap(w->ctx, ti, g, at);
+}
+
 /* Closes the frames still open in thread ti at its last timestamp. */
 static void an_walk_finish_thread(an_walk *w, size_t ti) {
     an_thread *t = &w->threads[ti];
@@ -801,11 +849,21 @@ static atf_result an_walk_run(an_walk *w, an_source *s, const uint32_t *only, an
     rc = atf_merge_init(&m, &s->reader, &f);
     if (rc != ATF_OK) return rc;
     while (atf_merge_next(&m, &it) == ATF_OK) {
-        an_walk_event(w, (size_t)(it.thread - s->reader.threads), it.event.kind,
-                      it.event.function_id, it.event.timestamp_ns);
+        size_t ti = (size_t)(it.thread - s->reader.threads);
+        if (it.gap) an_walk_gap(w, ti, it.gap, it.event.timestamp_ns);
+        an_walk_event(w, ti, it.event.kind, it.event.function_id, it.event.timestamp_ns);
         AN_PROGRESS_TICK(p);
     }
     atf_merge_deinit(&m);
+    for (i = 0; i < w->count && i < s->reader.thread_count; i++) { /* gaps at the end */
+        const atf_thread_reader *t = &s->reader.threads[i].reader;
+        size_t k = t->gap_count;
+        if (only ? s->reader.threads[i].slot != *only || s->reader.threads[i].missing
+                 : !an_source_selected(s, i))
+            continue;
+        while (k > 0 && t->gaps[k - 1].index_seq >= t->index.event_count) k--;
+        for (; k < t->gap_count; k++) an_walk_gap(w, i, &t->gaps[k], UINT64_MAX);
+    }
     for (i = 0; i < w->count; i++) an_walk_finish_thread(w, i);
     return w->nomem ? ATF_E_NOMEM : ATF_OK;
 }
@@ -863,7 +921,8 @@ static const char an_stats_usage[] =
     "\n"
     "Per function: calls, total (inclusive) time, self time, and min/avg/max time per\n"
     "call; per thread: events, events dropped while recording (from the manifest) and\n"
-    "time span. PATH is a session's pid_* directory (all threads) or a thread_N\n"
+    "time span; then the gaps (events the recorder lost) and the unbalanced input, when\n"
+    "there are any. PATH is a session's pid_* directory (all threads) or a thread_N\n"
     "directory (that thread).\n"
     "\n"
     "  --sort KEY  order of the functions: self (self time, the default), total (total\n"
@@ -873,12 +932,19 @@ static const char an_stats_usage[] =
     "              {\"functions\":[{\"fid\":\"0x...\",\"name\":...,\"calls\":N,\"total_ns\":N,\n"
     "                \"self_ns\":N,\"min_ns\":N,\"max_ns\":N}],\n"
     "               \"threads\":[{\"slot\":N,\"tid\":N,\"events\":N,\"dropped\":N,\n"
-    "                \"start_ns\":N,\"end_ns\":N}]}\n"
+    "                \"start_ns\":N,\"end_ns\":N,\"gaps\":N,\"events_lost\":N,\n"
+    "                \"cut_by_gap\":N}]}\n"
+    "              gaps and events_lost: the thread's gaps.atf (where the recorder lost\n"
+    "              events); cut_by_gap: its frames closed at a gap\n"
     "\n"
     "Calls and returns are paired per thread. Total time counts the outermost call of a\n"
     "recursive function once; min/avg/max are per call. A return with no matching call\n"
     "is ignored; a return of an outer frame closes the frames above it at its time;\n"
     "frames still open at the end are closed at their thread's last event and counted.\n"
+    "Nothing is paired across a gap (events the recorder lost): the frames open there are\n"
+    "closed at their thread's last event before it and counted as cut by a gap (their\n"
+    "time up to there is included, so a gap never lengthens a call), and a return after\n"
+    "the gap whose call came before it is ignored as a return without a matching call.\n"
     "Exit status: 0 ok, 1 the trace cannot be read, 2 usage error.\n";
 
 typedef struct an_fn {
@@ -1021,9 +1087,12 @@ static void an_stats_json(an_out *o, const an_stats *st, const an_walk *w, const
         const an_thread *wt = &w->threads[i];
         if (s->only_one && t->slot != s->slot) continue;
         an_out_printf(o, "%s\n{\"slot\":%u,\"tid\":%u,\"events\":%llu,\"dropped\":%llu,"
-                         "\"start_ns\":%llu,\"end_ns\":%llu}",
+                         "\"start_ns\":%llu,\"end_ns\":%llu,\"gaps\":%llu,\"events_lost\":%llu,"
+                         "\"cut_by_gap\":%llu}",
                       first ? "" : ",", t->slot, t->os_thread_id, (an_ull)wt->events,
-                      (an_ull)t->events_dropped, (an_ull)wt->first_ns, (an_ull)wt->last_ns);
+                      (an_ull)t->events_dropped, (an_ull)wt->first_ns, (an_ull)wt->last_ns,
+                      (an_ull)t->reader.gap_count, (an_ull)t->reader.events_lost,
+                      (an_ull)wt->cut_by_gap);
         first = 0;
     }
     an_out_str(o, "]}\n");
@@ -1033,6 +1102,7 @@ static void an_stats_text(an_out *o, const an_stats *st, const an_walk *w, const
                           size_t limit, const char *key) {
     size_t i, n = limit && limit < st->count ? limit : st->count;
     uint64_t unmatched = 0, unwound = 0, open_at_end = 0, too_deep = 0;
+    uint64_t gaps = 0, lost = 0, cut = 0, gap_threads = 0;
     char a[32], b[32], c[32], d[32], e[32];
     an_out_printf(o, "functions: %llu", (an_ull)st->count);
     if (n < st->count) an_out_printf(o, " (first %llu shown)", (an_ull)n);
@@ -1067,13 +1137,24 @@ static void an_stats_text(an_out *o, const an_stats *st, const an_walk *w, const
         unwound += wt->unwound;
         open_at_end += wt->open_at_end;
         too_deep += wt->too_deep;
+        gaps += t->reader.gap_count;
+        lost += t->reader.events_lost;
+        cut += wt->cut_by_gap;
+        gap_threads += t->reader.gap_count != 0;
     }
-    if (unmatched || unwound || open_at_end || too_deep) {
+    if (gaps)
+        an_out_printf(o, "\ngaps: %llu in %llu thread%s, %llu events lost while recording (nothing "
+                         "is paired across a gap)\n",
+                      (an_ull)gaps, (an_ull)gap_threads, gap_threads == 1 ? "" : "s", (an_ull)lost);
+    if (unmatched || unwound || open_at_end || too_deep || cut) {
         an_out_str(o, "\nunbalanced input:\n");
         if (unmatched)
             an_out_printf(o, "  %llu returns without a matching call (ignored)\n", (an_ull)unmatched);
         if (unwound)
             an_out_printf(o, "  %llu frames closed by the return of an outer frame\n", (an_ull)unwound);
+        if (cut)
+            an_out_printf(o, "  %llu frames cut by a gap (closed at their thread's last event "
+                             "before it)\n", (an_ull)cut);
         if (open_at_end)
             an_out_printf(o, "  %llu frames open at the end (closed at their thread's last event)\n",
                           (an_ull)open_at_end);
@@ -1156,7 +1237,11 @@ static const char an_tree_usage[] =
     "\n"
     "Marks: \"(unwound)\" a frame closed by the return of an outer frame, \"(open at end)\"\n"
     "a frame still open when the thread's events end (closed at its last event), \"!\" a\n"
-    "return with no matching call (ignored).\n"
+    "return with no matching call (ignored), \"(cut by a gap)\" a frame open where the\n"
+    "recorder lost events, closed at the thread's last event before the gap, which then\n"
+    "follows as a line \"~ gap: N events lost (REASON)\" at the time of the first lost\n"
+    "event; nothing is paired across it (a return after it whose call came before it is\n"
+    "a return with no matching call). The thread's header line counts its gaps.\n"
     "Exit status: 0 ok, 1 the trace cannot be read or has no thread SLOT, 2 usage error.\n";
 
 typedef struct an_tree {
@@ -1221,7 +1306,9 @@ static void an_tree_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_
 static void an_tree_leave(void *ctx, size_t ti, const an_frame *f, uint64_t end_ns, size_t depth,
                           int how, int outermost) {
     an_tree *t = (an_tree *)ctx;
-    const char *mark = how == AN_LEAVE_UNWOUND ? "  (unwound)" : how == AN_LEAVE_AT_END ? "  (open at end)" : "";
+    const char *mark = how == AN_LEAVE_UNWOUND ? "  (unwound)"
+                     : how == AN_LEAVE_AT_END ? "  (open at end)"
+                     : how == AN_LEAVE_AT_GAP ? "  (cut by a gap)" : "";
     uint64_t dur = end_ns > f->start_ns ? end_ns - f->start_ns : 0;
     (void)ti;
     (void)outermost;
@@ -1241,6 +1328,24 @@ static void an_tree_unmatched(void *ctx, size_t ti, uint64_t fid, uint64_t ts, s
     if (an_tree_hidden(t, depth)) return;
     an_tree_flush_pending(t);
     an_tree_line(t, ts, 0, 0, depth, "! return from ", fid, " with no matching call (ignored)");
+}
+
+/* "~ gap: N events lost (dropped)" at the outermost depth, once its frames are closed. */
+static void an_tree_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
+    an_tree *t = (an_tree *)ctx;
+    char num[32], *p;
+    size_t n, i;
+    (void)ti;
+    an_tree_flush_pending(t);
+    p = an_out_reserve(t->out, 160);
+    n = an_fmt_us(num, ts > t->base_ns ? ts - t->base_ns : 0);
+    for (i = n; i < 16; i++) *p++ = ' ';
+    memcpy(p, num, n);
+    p += n;
+    for (i = 0; i < 18; i++) *p++ = ' ';
+    t->out->len = (size_t)(p - t->out->buf);
+    an_out_printf(t->out, "~ gap: %llu events lost (%s)\n", (an_ull)g->index_lost,
+                  atf_gap_reason_str(g->reason));
 }
 
 static int an_tree_main(FILE *out, FILE *err, int argc, char **argv) {
@@ -1317,6 +1422,7 @@ static int an_tree_main(FILE *out, FILE *err, int argc, char **argv) {
     w.enter = an_tree_enter;
     w.leave = an_tree_leave;
     w.unmatched = an_tree_unmatched;
+    w.gap = an_tree_gap;
     an_progress_init(&p, err, out, "atf tree", an_source_events(&src));
     for (k = 0; k < src.reader.thread_count && rc == ATF_OK && !o.failed; k++) {
         const atf_session_thread *t = &src.reader.threads[k];
@@ -1329,6 +1435,9 @@ static int an_tree_main(FILE *out, FILE *err, int argc, char **argv) {
         }
         an_out_printf(&o, "  %llu events", (an_ull)t->reader.index.event_count);
         if (t->events_dropped) an_out_printf(&o, "  %llu dropped", (an_ull)t->events_dropped);
+        if (t->reader.gap_count)
+            an_out_printf(&o, "  %llu gap%s, %llu events lost", (an_ull)t->reader.gap_count,
+                          t->reader.gap_count == 1 ? "" : "s", (an_ull)t->reader.events_lost);
         an_out_printf(&o, "\n%16s  %14s  %s\n", "time_us", "duration_us", "call");
         rc = an_walk_run(&w, &src, &t->slot, &p);
         an_tree_flush_pending(&tr);
@@ -1337,6 +1446,9 @@ static int an_tree_main(FILE *out, FILE *err, int argc, char **argv) {
                               "%llu calls deeper than %u frames not shown)\n",
                           (an_ull)wt->unmatched, (an_ull)wt->unwound, (an_ull)wt->open_at_end,
                           (an_ull)wt->too_deep, (unsigned)AN_MAX_DEPTH);
+        if (wt->gaps)
+            an_out_printf(&o, "(%llu gap%s met, %llu frames cut by a gap)\n", (an_ull)wt->gaps,
+                          wt->gaps == 1 ? "" : "s", (an_ull)wt->cut_by_gap);
     }
     an_progress_end(&p);
     if (rc != ATF_OK) {
@@ -1355,7 +1467,9 @@ static int an_tree_main(FILE *out, FILE *err, int argc, char **argv) {
 /* {"traceEvents":[...],"displayTimeUnit":"ns"}: process_name, thread_name and
  * thread_sort_index metadata ("ph":"M"), then one B event per call and one E event per
  * closed frame, in time order; ts in microseconds with the nanoseconds as three
- * decimals. Every frame the walk opens it also closes, so each thread is balanced. */
+ * decimals. Every frame the walk opens it also closes, so each thread is balanced. A gap
+ * is a thread-scoped instant event ("ph":"i","s":"t") after the E events of the frames
+ * it cut. */
 typedef struct an_text {
     char *s;
     size_t len;
@@ -1441,6 +1555,20 @@ static void an_chrome_leave(void *ctx, size_t ti, const an_frame *f, uint64_t en
     c->out->len = (size_t)(p - c->out->buf);
 }
 
+static void an_chrome_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
+    an_chrome *c = (an_chrome *)ctx;
+    const an_text *pre = &c->prefix[ti];
+    char *p = an_out_reserve(c->out, pre->len + 48);
+    memcpy(p, pre->s, pre->len);
+    p += pre->len;
+    p += an_fmt_us(p, ts);
+    c->out->len = (size_t)(p - c->out->buf);
+    an_out_printf(c->out, ",\"ph\":\"i\",\"s\":\"t\",\"name\":\"gap: %llu events lost\","
+                          "\"args\":{\"index_lost\":%llu,\"detail_lost\":%llu,\"reason\":\"%s\"}}",
+                  (an_ull)g->index_lost, (an_ull)g->index_lost, (an_ull)g->detail_lost,
+                  atf_gap_reason_str(g->reason));
+}
+
 static void an_chrome_free(an_chrome *c, size_t threads) {
     size_t i;
     for (i = 0; i < c->count; i++) free(c->cache[i].s);
@@ -1501,6 +1629,7 @@ static atf_result an_export_chrome(an_out *o, an_source *s, an_progress *p) {
         w.ctx = &c;
         w.enter = an_chrome_enter;
         w.leave = an_chrome_leave;
+        w.gap = an_chrome_gap;
         rc = an_walk_run(&w, s, NULL, p);
         an_walk_deinit(&w);
     }
@@ -1516,7 +1645,9 @@ static atf_result an_export_chrome(an_out *o, an_source *s, an_progress *p) {
  * (parented to the process), then one TrackEvent packet per slice begin/end on its
  * thread's track, with the function names interned: a name's EventName {iid, name} goes
  * in the InternedData of the first packet that uses it. All packets are on one sequence;
- * the first clears the incremental state, the others need it.
+ * the first clears the incremental state, the others need it. A gap is a TYPE_INSTANT
+ * event on its thread's track, named in place (TrackEvent.name), after the SLICE_END
+ * events of the frames it cut.
  *
  * Field numbers, from google/perfetto protos/perfetto/trace/ (checked against the .proto
  * files: trace.proto, trace_packet.proto, track_event/track_event.proto,
@@ -1549,6 +1680,8 @@ enum {
     PF_EVENT_TRACK_UUID = 11,                     /* TrackEvent.track_uuid: uint64 */
     PF_TYPE_SLICE_BEGIN = 1,                      /* TrackEvent.Type TYPE_SLICE_BEGIN */
     PF_TYPE_SLICE_END = 2,                        /* TrackEvent.Type TYPE_SLICE_END */
+    PF_TYPE_INSTANT = 3,                          /* TrackEvent.Type TYPE_INSTANT */
+    PF_EVENT_NAME = 23,                           /* TrackEvent.name: string */
     PF_INTERNED_EVENT_NAMES = 2,                  /* InternedData.event_names: repeated EventName */
     PF_EVENT_NAME_IID_FIELD = 1,                  /* EventName.iid: uint64 */
     PF_EVENT_NAME_NAME = 2                        /* EventName.name: string */
@@ -1683,6 +1816,22 @@ static void an_pf_leave(void *ctx, size_t ti, const an_frame *f, uint64_t end_ns
     an_pf_event((an_perfetto *)ctx, ti, end_ns, 0, f->fid);
 }
 
+static void an_pf_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
+    an_perfetto *pf = (an_perfetto *)ctx;
+    uint8_t pkt[256], te[160];
+    char name[96];
+    size_t n, tn;
+    snprintf(name, sizeof name, "gap: %llu events lost (%s)", (an_ull)g->index_lost,
+             atf_gap_reason_str(g->reason));
+    tn = pb_uint(te, PF_EVENT_TYPE, PF_TYPE_INSTANT);
+    tn += pb_uint(te + tn, PF_EVENT_TRACK_UUID, PF_PROCESS_UUID + 1 + (uint64_t)ti);
+    tn += pb_bytes(te + tn, PF_EVENT_NAME, name, strlen(name));
+    n = pb_uint(pkt, PF_PACKET_TIMESTAMP, ts);
+    n += an_pf_sequence(pkt + n, 0);
+    n += pb_bytes(pkt + n, PF_PACKET_TRACK_EVENT, te, tn);
+    an_pf_packet(pf->out, pkt, n);
+}
+
 /* The descriptor packets: the process track, then one thread track per thread. */
 static void an_pf_descriptors(an_out *o, const an_source *s) {
     const atf_session_reader *r = &s->reader;
@@ -1729,6 +1878,7 @@ static atf_result an_export_perfetto(an_out *o, an_source *s, an_progress *p) {
     w.ctx = &pf;
     w.enter = an_pf_enter;
     w.leave = an_pf_leave;
+    w.gap = an_pf_gap;
     rc = an_walk_run(&w, s, NULL, p);
     an_walk_deinit(&w);
     an_map_free(&pf.iids);
@@ -1752,7 +1902,12 @@ static const char an_export_usage[] =
     "\n"
     "Every thread's slices are balanced: frames still open at the end are closed at the\n"
     "thread's last event, returns without a matching call are left out, a return of an\n"
-    "outer frame closes the frames above it. Output streams with bounded memory.\n"
+    "outer frame closes the frames above it. Nothing is paired across a gap (events the\n"
+    "recorder lost): the frames open there end at the thread's last event before it, and\n"
+    "the gap itself is an instant event named \"gap: N events lost\" on the thread (chrome:\n"
+    "\"ph\":\"i\" with args index_lost, detail_lost, reason; perfetto: TYPE_INSTANT) at\n"
+    "the time of the first lost event; a return after it whose call came before it is\n"
+    "left out. Output streams with bounded memory.\n"
     "Exit status: 0 ok, 1 the trace cannot be read or OUT cannot be written, 2 usage error.\n";
 
 static int an_export_main(FILE *out, FILE *err, int argc, char **argv) {

@@ -57,16 +57,19 @@ static const cli_command cli_commands[] = {
       "event count, time range, events offset, footer state (how the event count was\n"
       "established: finalized, footer at end, recovered from size, footer mismatch),\n"
       "torn bytes and CRC state (the CRC is verified). A thread directory shows its\n"
-      "index.atf and, when present, its detail.atf.\n"
+      "index.atf and, when present, its detail.atf and its gaps.atf (where the recorder\n"
+      "lost events: gaps, events_lost, detail_lost).\n"
       "\n"
       "A session pid_* directory (manifest.json or thread_* directories inside, and no\n"
       "index.atf) shows the manifest state, layout, clock, time range and totals, then\n"
       "one row per thread: slot, OS thread id, events, events dropped (from the\n"
-      "manifest), detail records, whether its timestamps ever decrease, the recovery and\n"
-      "CRC state of its index.atf and detail.atf, and its name.\n"
+      "manifest), gaps and events lost in them (from its gaps.atf), detail records,\n"
+      "whether its timestamps ever decrease, the recovery and CRC state of its index.atf\n"
+      "and detail.atf, and its name.\n"
       "\n"
       "Exit status: 0 ok (also for a file recovered after a crash), 1 a file cannot be\n"
-      "read, its footer disagrees with it or its CRC does not match, 2 usage error.\n" },
+      "read, its footer disagrees with it, its CRC does not match or a gaps.atf is\n"
+      "damaged, 2 usage error.\n" },
     { "dump", cli_cmd_dump, "print the events, as a table or as JSON lines",
       "usage: atf dump [--json] [--detail] [--from NS] [--to NS] [--limit N]\n"
       "                [--thread SLOT]... PATH\n"
@@ -97,18 +100,22 @@ static const cli_command cli_commands[] = {
       "usage: atf verify [--strict] PATH...\n"
       "\n"
       "Checks that every file is structurally valid and every non-zero CRC matches, and\n"
-      "for a thread directory that the links between index and detail agree both ways.\n"
+      "for a thread directory that the links between index and detail agree both ways\n"
+      "and that its gaps.atf, when present, is valid (a damaged one is a problem).\n"
       "Prints \"OK PATH (...)\" for a good file, \"recovered PATH (...)\" for a file left\n"
       "by a crash (no footer or a placeholder header; a torn last record is ignored),\n"
       "and one line \"PATH: offset N: what\" per problem. A footer that disagrees with\n"
-      "its file is a problem.\n"
+      "its file is a problem. The line of a thread directory that lost events while\n"
+      "recording ends with \"; N gaps, N events lost\".\n"
       "\n"
       "A session pid_* directory: every thread directory is verified as above, then one\n"
       "line for the session with the manifest state and the manifest's drop counts\n"
-      "(informational). A manifest.json that is not readable JSON, a thread it lists\n"
-      "whose directory is missing, and, when its state is \"closed\", per-thread counts\n"
-      "that disagree with the files are problems. A missing or incomplete manifest (a\n"
-      "crash) is reported, not a problem.\n"
+      "(informational), and the gaps and events lost in them when there are any. A\n"
+      "manifest.json that is not readable JSON, a thread it lists whose directory is\n"
+      "missing, and, when its state is \"closed\", per-thread counts that disagree with\n"
+      "the files (events and detail records written, gaps, and events_dropped +\n"
+      "events_lost_io against the events lost in gaps.atf) are problems. A missing or\n"
+      "incomplete manifest (a crash) is reported, not a problem.\n"
       "\n"
       "  --strict  also fail files that were not finalized (footer not found through\n"
       "            the header) and files whose CRC was not computed (checksum 0).\n"
@@ -740,7 +747,26 @@ static int cli_info_detail(const char *path) {
     return status;
 }
 
-/* A thread directory: its index.atf, then its detail.atf when there is one. */
+/* The gaps.atf of thread directory dir (at path), read by the thread reader: its totals;
+ * a damaged file is reported on stderr (status 1) after the gaps before the damage. */
+static int cli_info_gaps(const char *dir, const char *path) {
+    atf_thread_reader t;
+    uint64_t detail_lost = 0;
+    size_t i;
+    int status = CLI_EXIT_OK;
+    if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) return CLI_EXIT_OK; /* said above */
+    for (i = 0; i < t.gap_count; i++) detail_lost += t.gaps[i].detail_lost;
+    cli_kv("file", "%s", path);
+    cli_kv("kind", "gaps");
+    cli_kv("gaps", "%llu", (cli_ull)t.gap_count);
+    cli_kv("events_lost", "%llu", (cli_ull)t.events_lost);
+    cli_kv("detail_lost", "%llu", (cli_ull)detail_lost);
+    if (t.error.code != ATF_OK) status = cli_report(&t.error);
+    atf_thread_reader_close(&t);
+    return status;
+}
+
+/* A thread directory: its index.atf, then its detail.atf and gaps.atf when there are. */
 static int cli_info_dir(const char *dir) {
     char path[CLI_PATH_MAX];
     atf_error e;
@@ -753,6 +779,13 @@ static int cli_info_dir(const char *dir) {
         putchar('\n');
         detail_status = cli_info_detail(path);
         if (status == CLI_EXIT_OK) status = detail_status;
+    }
+    if (cli_join(path, sizeof path, dir, "gaps.atf", &e) != ATF_OK) return cli_report(&e);
+    if (cli_exists(path)) {
+        int gaps_status;
+        putchar('\n');
+        gaps_status = cli_info_gaps(dir, path);
+        if (status == CLI_EXIT_OK) status = gaps_status;
     }
     return status;
 }
@@ -1051,18 +1084,30 @@ static int cli_verify_detail_file(const char *path, int strict) {
     return n;
 }
 
-/* Each file of the directory, then the links between them in both directions (an index
- * event naming a detail record when there is no detail.atf is a broken link too). */
+/* Each file of the directory, its gaps.atf, then the links between them in both
+ * directions (an index event naming a detail record when there is no detail.atf is a
+ * broken link too). */
 int cli_verify_dir(const char *dir, int strict) {
     atf_thread_reader t;
     cli_facts f;
-    int n;
+    char gaps[96] = "";
+    int n = 0;
     if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) {
         cli_print_error(stdout, "", &t.error);
         return 1;
     }
+    /* an open thread keeps one error only: a damaged gaps.atf. Reported, then cleared so
+     * that a broken link below is reported as itself. */
+    if (t.error.code != ATF_OK) {
+        cli_print_error(stdout, "", &t.error);
+        memset(&t.error, 0, sizeof t.error);
+        n++;
+    }
+    if (t.gap_count)
+        snprintf(gaps, sizeof gaps, "; %llu gap%s, %llu events lost", (cli_ull)t.gap_count,
+                 t.gap_count == 1 ? "" : "s", (cli_ull)t.events_lost);
     cli_facts_index(&f, &t.index);
-    n = cli_verify_facts(&f, strict);
+    n += cli_verify_facts(&f, strict);
     if (t.has_detail) {
         cli_facts_detail(&f, &t.detail);
         n += cli_verify_facts(&f, strict);
@@ -1072,10 +1117,11 @@ int cli_verify_dir(const char *dir, int strict) {
         n++;
     } else if (n == 0) {
         if (t.has_detail)
-            printf("OK %s (links ok both ways: %llu events, %llu detail records)\n", dir,
-                   (cli_ull)t.index.event_count, (cli_ull)t.detail.event_count);
+            printf("OK %s (links ok both ways: %llu events, %llu detail records%s)\n", dir,
+                   (cli_ull)t.index.event_count, (cli_ull)t.detail.event_count, gaps);
         else
-            printf("OK %s (%llu events, no detail)\n", dir, (cli_ull)t.index.event_count);
+            printf("OK %s (%llu events, no detail%s)\n", dir, (cli_ull)t.index.event_count,
+                   gaps);
     }
     atf_thread_reader_close(&t);
     return n;

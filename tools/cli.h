@@ -135,7 +135,8 @@ const char *cli_crc_text(const cli_facts *f, char *buf, size_t cap);
 /* Prints one line per problem of the file to `out`, each preceded by `prefix`, and
  * returns how many. Without `strict` a file left by a crash is no problem. */
 int cli_problems(const cli_facts *f, int strict, FILE *out, const char *prefix);
-/* verify of a thread directory: its lines on stdout; returns the number of problems. */
+/* verify of a thread directory (its files, its gaps.atf, the links): its lines on stdout;
+ * returns the number of problems. */
 int cli_verify_dir(const char *dir, int strict);
 
 /* ==== output ========================================================================= */

@@ -322,16 +322,17 @@ static const char *cli_state_word(const cli_facts *f, char *buf, size_t cap) {
 /* ==== info =========================================================================== */
 /* One row of the thread table, as text cells. */
 typedef struct cli_thread_row {
-    char slot[12], tid[12], events[24], dropped[24], detail[24], order[4];
+    char slot[12], tid[12], events[24], dropped[24], gaps[24], lost[24], detail[24], order[4];
     char index[64], detail_file[64];
     const char *name;
 } cli_thread_row;
 
-enum { CLI_COLS = 8 };
+enum { CLI_COLS = 10, CLI_NUMERIC_COLS = 7 };
 
 static void cli_row_cells(cli_thread_row *w, const char *cells[CLI_COLS]) {
     cells[0] = w->slot, cells[1] = w->tid, cells[2] = w->events, cells[3] = w->dropped;
-    cells[4] = w->detail, cells[5] = w->order, cells[6] = w->index, cells[7] = w->detail_file;
+    cells[4] = w->gaps, cells[5] = w->lost, cells[6] = w->detail, cells[7] = w->order;
+    cells[8] = w->index, cells[9] = w->detail_file;
 }
 
 static void cli_print_row(const char *cells[CLI_COLS], const size_t width[CLI_COLS],
@@ -340,22 +341,23 @@ static void cli_print_row(const char *cells[CLI_COLS], const size_t width[CLI_CO
     size_t c;
     for (c = 0; c < CLI_COLS; c++) {
         if (c) p = cli_put_str(p, "  ");
-        p = cli_put_str_aligned(p, cells[c], width[c], c < 5);
+        p = cli_put_str_aligned(p, cells[c], width[c], c < CLI_NUMERIC_COLS);
     }
     p = cli_put_str(cli_put_str(p, "  "), name);
     cli_emit(line, p);
 }
 
 int cli_info_session(const char *dir) {
-    static const char *titles[CLI_COLS] = { "slot", "os_tid", "events", "dropped", "detail",
-                                            "out_of_order", "index", "detail_file" };
+    static const char *titles[CLI_COLS] = { "slot", "os_tid", "events", "dropped", "gaps",
+                                            "lost", "detail", "out_of_order", "index",
+                                            "detail_file" };
     atf_session_reader r;
     cli_manifest m;
     cli_thread_row *rows;
     atf_error e;
     char text[160];
     size_t i, c, width[CLI_COLS];
-    uint64_t events = 0, dropped = 0, detail = 0;
+    uint64_t events = 0, dropped = 0, detail = 0, gaps = 0, lost = 0;
     int status = CLI_EXIT_OK, rc = cli_session_open(&r, dir);
     if (rc != CLI_EXIT_OK) return rc;
     if (cli_manifest_load(&m, dir, &e) != ATF_OK) {
@@ -381,6 +383,8 @@ int cli_info_session(const char *dir) {
         dropped += t->events_dropped;
         if (t->missing) {
             snprintf(w->events, sizeof w->events, "-");
+            snprintf(w->gaps, sizeof w->gaps, "-");
+            snprintf(w->lost, sizeof w->lost, "-");
             snprintf(w->detail, sizeof w->detail, "-");
             snprintf(w->order, sizeof w->order, "-");
             snprintf(w->index, sizeof w->index, "missing");
@@ -389,7 +393,17 @@ int cli_info_session(const char *dir) {
             cli_facts f;
             uint64_t ndetail = t->reader.has_detail ? t->reader.detail.event_count : 0;
             snprintf(w->events, sizeof w->events, "%llu", (cli_ull)t->reader.index.event_count);
+            snprintf(w->gaps, sizeof w->gaps, "%llu", (cli_ull)t->reader.gap_count);
+            snprintf(w->lost, sizeof w->lost, "%llu", (cli_ull)t->reader.events_lost);
             snprintf(w->detail, sizeof w->detail, "%llu", (cli_ull)ndetail);
+            gaps += t->reader.gap_count;
+            lost += t->reader.events_lost;
+            /* the only error an open thread keeps: a damaged gaps.atf (the gaps before
+             * the damage are counted) */
+            if (t->open_result == ATF_OK && t->reader.error.code != ATF_OK) {
+                cli_print_error(stderr, "atf: ", &t->reader.error);
+                status = CLI_EXIT_DATA;
+            }
             snprintf(w->order, sizeof w->order, "%s", t->out_of_order ? "yes" : "no");
             events += t->reader.index.event_count;
             detail += ndetail;
@@ -424,6 +438,7 @@ int cli_info_session(const char *dir) {
     cli_kv("threads", "%llu", (cli_ull)r.thread_count);
     cli_kv("events", "%llu", (cli_ull)events);
     cli_kv("events_dropped", "%llu (manifest)", (cli_ull)dropped);
+    cli_kv("gaps", "%llu (%llu events lost, from gaps.atf)", (cli_ull)gaps, (cli_ull)lost);
     cli_kv("detail_records", "%llu", (cli_ull)detail);
     cli_kv("symbols", "%llu", (cli_ull)r.symbol_count);
     putchar('\n');
@@ -608,34 +623,40 @@ static int cli_slot_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* A closed manifest's counts of one thread against its files. */
-static int cli_verify_counts(const char *dir, const atf_session_thread *t,
-                             const cli_manifest_thread *mt) {
+/* One count of a closed manifest against the files: 1 (and the problem printed) when
+ * they disagree. */
+static int cli_verify_count(const char *dir, uint32_t slot, const char *what, uint64_t files,
+                            uint64_t manifest) {
     char path[CLI_PATH_MAX];
     atf_error e;
-    int n = 0;
+    if (manifest == files) return 0;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    cli_error_init(&e, ATF_E_CORRUPT, path, 0, what);
+    e.expected = files;
+    e.found = manifest;
+    e.has_values = 1;
+    fprintf(stdout, "thread_%u: ", slot);
+    cli_print_error(stdout, "", &e);
+    return 1;
+}
+
+/* A closed manifest's counts of one thread against its files. The lost events are
+ * compared only when gaps.atf read whole (a damaged one is reported already). */
+static int cli_verify_counts(const char *dir, const atf_session_thread *t,
+                             const cli_manifest_thread *mt) {
     uint64_t ndetail = t->reader.has_detail ? t->reader.detail.event_count : 0;
-    if (mt->events_written != t->reader.index.event_count) {
-        snprintf(path, sizeof path, "%s/manifest.json", dir);
-        cli_error_init(&e, ATF_E_CORRUPT, path, 0,
-                       "events_written of a thread disagrees with its index.atf");
-        e.expected = t->reader.index.event_count;
-        e.found = mt->events_written;
-        e.has_values = 1;
-        fprintf(stdout, "thread_%u: ", t->slot);
-        cli_print_error(stdout, "", &e);
-        n++;
-    }
-    if (mt->detail_written != ndetail) {
-        snprintf(path, sizeof path, "%s/manifest.json", dir);
-        cli_error_init(&e, ATF_E_CORRUPT, path, 0,
-                       "detail_written of a thread disagrees with its detail.atf");
-        e.expected = ndetail;
-        e.found = mt->detail_written;
-        e.has_values = 1;
-        fprintf(stdout, "thread_%u: ", t->slot);
-        cli_print_error(stdout, "", &e);
-        n++;
+    int n = 0;
+    n += cli_verify_count(dir, t->slot, "events_written of a thread disagrees with its index.atf",
+                          t->reader.index.event_count, mt->events_written);
+    n += cli_verify_count(dir, t->slot, "detail_written of a thread disagrees with its detail.atf",
+                          ndetail, mt->detail_written);
+    if (t->reader.error.code == ATF_OK) {
+        n += cli_verify_count(dir, t->slot, "gaps of a thread disagrees with its gaps.atf",
+                              t->reader.gap_count, t->gaps);
+        n += cli_verify_count(dir, t->slot,
+                              "events_dropped + events_lost_io of a thread disagrees with the "
+                              "events lost in its gaps.atf",
+                              t->reader.events_lost, t->events_dropped + t->events_lost_io);
     }
     return n;
 }
@@ -646,7 +667,7 @@ int cli_verify_session(const char *dir, int strict) {
     cli_slot_list scanned = { NULL, 0, 0, 0 };
     atf_error e;
     char path[CLI_PATH_MAX], text[160];
-    uint64_t events = 0, dropped = 0, detail_dropped = 0;
+    uint64_t events = 0, dropped = 0, detail_dropped = 0, gaps = 0, lost = 0;
     size_t i;
     int n = 0, opened, closed;
     if (cli_manifest_load(&m, dir, &e) != ATF_OK) {
@@ -676,6 +697,8 @@ int cli_verify_session(const char *dir, int strict) {
                 continue;
             }
             events += t->reader.index.event_count;
+            gaps += t->reader.gap_count;
+            lost += t->reader.events_lost;
             n += cli_verify_dir(path, strict);
             if (closed && mt && mt->has_counts) n += cli_verify_counts(dir, t, mt);
         }
@@ -717,12 +740,17 @@ int cli_verify_session(const char *dir, int strict) {
         cli_print_error(stdout, "", &e);
         n++;
     }
-    if (n == 0)
+    if (n == 0) {
         printf("OK %s (session: manifest %s, %llu thread%s, %llu events; manifest drop counts: "
-               "%llu events, %llu detail records)\n",
+               "%llu events, %llu detail records",
                dir, cli_manifest_text(&r, &m, text, sizeof text), (cli_ull)r.thread_count,
                r.thread_count == 1 ? "" : "s", (cli_ull)events, (cli_ull)dropped,
                (cli_ull)detail_dropped);
+        if (gaps)
+            printf("; %llu gap%s, %llu events lost", (cli_ull)gaps, gaps == 1 ? "" : "s",
+                   (cli_ull)lost);
+        printf(")\n");
+    }
     if (opened) atf_session_reader_close(&r);
     cli_manifest_free(&m);
     return n;

@@ -17,6 +17,12 @@
  *     per module in first-call order. The hot path finds the id in a per-thread
  *     direct-mapped cache, then in a global hash table read without locks; only the very
  *     first call of a function takes a lock.
+ *   - A full ring (the drain thread fell behind, e.g. with no core of its own) follows
+ *     ATF_TRACE_OVERFLOW, the session's overflow policy. block (the default): the thread
+ *     writes its own ring to its files and goes on, so nothing is lost (unless a file
+ *     cannot be written), at the price of a pause in that thread. drop: the hooks never
+ *     wait; the events that do not fit are dropped and counted, and each gap is recorded
+ *     in thread_<slot>/gaps.atf. The exit summary says how many were recorded and lost.
  *   - Time stamps are atf_ticks() (rdtsc, cntvct_el0): the session is opened with
  *     stamp_clock ATF_STAMP_TICKS, and its drain converts them to the trace clock
  *     (CLOCK_BOOTTIME ns) before writing, so the files are as with atf_now_ns() stamps.
@@ -33,9 +39,14 @@
  * Environment
  *   ATF_TRACE_DIR          session root (default ./traces)
  *   ATF_TRACE=0            record nothing
- *   ATF_TRACE_QUIET=1      no summary line on stderr at exit
+ *   ATF_TRACE_QUIET=1      no summary line on stderr at exit (threads, functions, events
+ *                          recorded and lost, gaps when any)
  *   ATF_TRACE_RING_EVENTS  index ring slots per thread (default 1048576: 32 MiB of
  *                          address space per thread, touched only as it fills)
+ *   ATF_TRACE_OVERFLOW     what a thread does when its ring is full: block (default: it
+ *                          writes its ring out itself, nothing is lost) or drop (it never
+ *                          waits; events are dropped, counted and recorded as gaps);
+ *                          another value: a message on stderr, and block
  *
  * Linux (ELF, glibc or musl), x86-64 and arm64, gcc and clang. Every function here is
  * no_instrument_function, and so is everything of atf.h a hook reaches.
@@ -676,6 +687,34 @@ NOI static int inst_quiesce(inst_thread *head) {
     return 1;
 }
 
+/* ATF_TRACE_OVERFLOW: block (also when unset or empty) or drop; anything else is
+ * reported and read as block. */
+NOI static uint32_t inst_overflow_policy(const char *v) {
+    if (!v || !v[0] || strcmp(v, "block") == 0) return ATF_OVERFLOW_BLOCK;
+    if (strcmp(v, "drop") == 0) return ATF_OVERFLOW_DROP;
+    fprintf(stderr, "atf_instrument: ATF_TRACE_OVERFLOW=%s is neither block nor drop; "
+                    "using block\n", v);
+    return ATF_OVERFLOW_BLOCK;
+}
+
+/* Event totals over every thread of the session: drains what the rings still hold (no
+ * hook runs any more) so that the files' counters are final, then sums them. */
+typedef struct inst_totals { uint64_t written, lost, gaps; } inst_totals;
+
+NOI static void inst_sum_stats(inst_totals *tot) {
+    uint32_t slot, n;
+    memset(tot, 0, sizeof *tot);
+    atf_session_pump(inst_session);
+    n = atf_session_thread_count(inst_session);
+    for (slot = 0; slot < n; slot++) {
+        atf_thread_stats st;
+        if (atf_session_thread_stats(inst_session, slot, &st) != ATF_OK) continue;
+        tot->written += st.events_written;
+        tot->lost += st.events_dropped + st.events_lost_io;
+        tot->gaps += st.gaps;
+    }
+}
+
 NOI static void inst_atfork_child(void) {
     /* The child has only the forking thread and no drain: it records nothing and leaves
      * the parent's files alone. */
@@ -700,6 +739,7 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
     cfg.stamp_clock = ATF_STAMP_TICKS; /* the hooks stamp atf_ticks(); the drain converts */
     if ((e = getenv("ATF_TRACE_RING_EVENTS")) != NULL && atoll(e) > 0)
         cfg.index_ring_events = (uint64_t)atoll(e);
+    cfg.overflow = inst_overflow_policy(getenv("ATF_TRACE_OVERFLOW"));
     inst_fns = (inst_table *)calloc(1, sizeof *inst_fns + (sizeof(inst_entry) << 12));
     if (!inst_fns) {
         inst_set_state(INST_OFF);
@@ -730,6 +770,8 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
     char dir[1024];
     size_t functions;
     uint32_t threads;
+    inst_totals tot;
+    char gaps[64] = "";
     atf_result rc;
     if (inst_load_state() != INST_RUNNING) return;
     pthread_mutex_lock(&inst_lock);
@@ -747,14 +789,19 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
         inst_set_state(INST_OFF);
         return;
     }
+    inst_sum_stats(&tot);
     functions = inst_resolve();
     threads = atf_session_thread_count(inst_session);
     rc = atf_session_close(inst_session);
     inst_session = NULL;
     inst_set_state(INST_OFF);
+    if (tot.gaps)
+        snprintf(gaps, sizeof gaps, " in %llu gap(s)", (unsigned long long)tot.gaps);
     if (rc != ATF_OK)
         fprintf(stderr, "atf_instrument: %s: %s\n", dir, atf_result_str(rc));
     else if (!quiet || strcmp(quiet, "0") == 0)
-        fprintf(stderr, "atf_instrument: %u thread(s), %zu function(s) traced into %s\n",
-                (unsigned)threads, functions, dir);
+        fprintf(stderr, "atf_instrument: %u thread(s), %zu function(s) traced into %s: "
+                        "%llu events recorded, %llu lost%s\n",
+                (unsigned)threads, functions, dir, (unsigned long long)tot.written,
+                (unsigned long long)tot.lost, gaps);
 }
