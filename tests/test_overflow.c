@@ -693,6 +693,27 @@ typedef struct pump_arg {
     atf_result rc;
 } pump_arg;
 
+/* A manual-drain session named `name` in tmp_dir, consuming a 64-slot index ring in
+ * caller memory `mem` through which writer w produces, BLOCK with `timeout_ns` (the
+ * setting of a producer in another process). 0 on failure (reported). */
+static int open_remote(atf_session **s, char *dir, size_t dir_cap, const char *name, void *mem,
+                       size_t isz, uint32_t thread_id, atf_writer *w, uint64_t timeout_ns,
+                       uint32_t *slot) {
+    atf_session_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.drain_mode = ATF_DRAIN_MANUAL;
+    cfg.session_name = name;
+    CHECK_RESULT(ATF_OK, atf_session_open(s, tmp_dir, &cfg));
+    if (!*s) return 0;
+    snprintf(dir, dir_cap, "%s", atf_session_path(*s));
+    CHECK_RESULT(ATF_OK, atf_ring_init(mem, isz, ATF_RING_INDEX, 64, ATF_LAYOUT_1, thread_id));
+    /* the consumer attaches before the producer starts */
+    CHECK_RESULT(ATF_OK, atf_session_attach_rings(*s, mem, isz, NULL, 0, "remote", slot));
+    CHECK_RESULT(ATF_OK, atf_writer_init(w, mem, isz, NULL, 0, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(w, ATF_OVERFLOW_BLOCK, timeout_ns));
+    return !harness__failures_in_test;
+}
+
 static void *pump_main(void *arg) {
     pump_arg *a = (pump_arg *)arg;
     while (!__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE)) {
@@ -708,7 +729,6 @@ static void block_external_consumer(void) {
     size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 64);
     void *raw = NULL;
     void *mem = alloc_ring(isz, &raw);
-    atf_session_config cfg;
     atf_session *s = NULL;
     atf_writer w;
     ov_model m;
@@ -723,17 +743,9 @@ static void block_external_consumer(void) {
         free(raw);
         return;
     }
-    memset(&cfg, 0, sizeof cfg);
-    cfg.drain_mode = ATF_DRAIN_MANUAL;
-    cfg.session_name = "block_external";
-    CHECK_RESULT(ATF_OK, atf_session_open(&s, tmp_dir, &cfg));
-    if (!s) goto done;
-    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
-    CHECK_RESULT(ATF_OK, atf_ring_init(mem, isz, ATF_RING_INDEX, 64, ATF_LAYOUT_1, 4711));
-    CHECK_RESULT(ATF_OK, atf_session_attach_rings(s, mem, isz, NULL, 0, "remote", &slot));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, mem, isz, NULL, 0, ATF_DETAIL_OFF));
-    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_BLOCK, 10000000000ull));
-    if (harness__failures_in_test) goto done;
+    if (!open_remote(&s, dir, sizeof dir, "block_external", mem, isz, 4711, &w, 10000000000ull,
+                     &slot))
+        goto done;
     memset(&pa, 0, sizeof pa);
     pa.s = s;
     started = pthread_create(&th, NULL, pump_main, &pa) == 0;
@@ -797,7 +809,6 @@ static void timeout_dead_consumer(void) {
     void *raw = NULL;
     void *mem = alloc_ring(isz, &raw);
     atf_ring_header *h = (atf_ring_header *)mem;
-    atf_session_config cfg;
     atf_session *s = NULL;
     atf_session_reader r;
     atf_writer w;
@@ -810,17 +821,9 @@ static void timeout_dead_consumer(void) {
         free(raw);
         return;
     }
-    memset(&cfg, 0, sizeof cfg);
-    cfg.drain_mode = ATF_DRAIN_MANUAL;
-    cfg.session_name = "timeout_dead";
-    CHECK_RESULT(ATF_OK, atf_session_open(&s, tmp_dir, &cfg));
-    if (!s) goto done;
-    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
-    CHECK_RESULT(ATF_OK, atf_ring_init(mem, isz, ATF_RING_INDEX, 64, ATF_LAYOUT_1, 4242));
-    /* the consumer attaches before the producer starts, and does nothing for a while */
-    CHECK_RESULT(ATF_OK, atf_session_attach_rings(s, mem, isz, NULL, 0, "remote", &slot));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, mem, isz, NULL, 0, ATF_DETAIL_OFF));
-    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_BLOCK, timeout));
+    /* the consumer does nothing for a while */
+    if (!open_remote(&s, dir, sizeof dir, "timeout_dead", mem, isz, 4242, &w, timeout, &slot))
+        goto done;
     CHECK_RESULT(ATF_E_ARG, atf_writer_set_overflow(&w, 2, timeout));
     if (harness__failures_in_test) goto done;
     for (i = 0; i < 64; i++) CHECK_RESULT(ATF_OK, ov_push(&w, &m, ts += 10, 0, ATF_GAP_TIMEOUT));
