@@ -5548,21 +5548,21 @@ ATF__PRIVATE int atf__manifest_refresh(atf_session *s, int force) {
 
 /* ---- session API ------------------------------------------------------------------ */
 
-/* Creates a slot: rings (owned, or the caller's) and consumer views; the drain makes its
- * directory and files. Publishes it last, so the drain never sees a half-made slot.
- * Caller holds s->lock. */
+/* Creates a slot: rings (owned, or the caller's) and consumer views, made before taking
+ * s->lock (allocating a large ring can take long: other threads attach meanwhile), then
+ * numbered and published under it, last, so the drain never sees a half-made slot. The
+ * drain makes its directory and files. Caller does not hold s->lock. */
 ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, size_t index_size,
                                               void *detail_mem, size_t detail_size,
                                               const char *name, uint32_t thread_id,
                                               atf__slot **out) {
     atf__slot *sl;
     atf_result rc;
-    uint64_t n = s->slot_count;
-    if (n >= s->cfg.max_threads) return ATF_E_FULL;
+    uint64_t n;
+    if (atf__load_acquire_u64(&s->slot_count) >= s->cfg.max_threads) return ATF_E_FULL;
     sl = (atf__slot *)ATF_MALLOC(sizeof *sl);
     if (!sl) return ATF_E_NOMEM;
     memset(sl, 0, sizeof *sl);
-    sl->slot = (uint32_t)n;
     sl->thread_id = thread_id;
     atf__copy_utf8(sl->name, sizeof sl->name, name);
     if (!index_mem) {
@@ -5595,18 +5595,24 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
         if (!sl->index_raw) sl->thread_id = sl->index_c.shared->thread_id;
         sl->has_detail_ring = detail_mem != NULL;
         sl->writer.session = s;
-        sl->writer.slot = sl->slot;
         sl->writer.overflow = s->cfg.overflow;
     }
+    atf__session_lock(s);
+    n = s->slot_count;
+    if (rc == ATF_OK && n >= s->cfg.max_threads) rc = ATF_E_FULL;
+    if (rc == ATF_OK) {
+        sl->slot = sl->writer.slot = (uint32_t)n;
+        s->slots[n] = sl;
+        atf__store_release_u64(&s->slot_count, n + 1);
+        s->manifest_dirty = 1;
+    }
+    atf__session_unlock(s);
     if (rc != ATF_OK) {
         ATF_FREE(sl->index_raw);
         ATF_FREE(sl->detail_raw);
         ATF_FREE(sl);
         return rc;
     }
-    s->slots[n] = sl;
-    atf__store_release_u64(&s->slot_count, n + 1);
-    s->manifest_dirty = 1;
     *out = sl;
     return ATF_OK;
 }
@@ -5887,11 +5893,13 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_attach(atf_session *s, const cha
             atf__tls_armed = 1;
         }
     }
-    atf__session_lock(s);
     rc = atf__session_add_slot(s, NULL, 0, NULL, 0, name, atf__os_thread_id(), &sl);
-    if (rc != ATF_OK) s->attach_failures++;
-    atf__session_unlock(s);
-    if (rc != ATF_OK) return rc;
+    if (rc != ATF_OK) {
+        atf__session_lock(s);
+        s->attach_failures++;
+        atf__session_unlock(s);
+        return rc;
+    }
     e->writer = &sl->writer;
     if (out) *out = e->writer;
     return ATF_OK;
@@ -5926,9 +5934,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_attach_rings(atf_session *s, voi
     atf__slot *sl = NULL;
     atf_result rc;
     if (!s || !index_mem) return ATF_E_ARG;
-    atf__session_lock(s);
     rc = atf__session_add_slot(s, index_mem, index_size, detail_mem, detail_size, name, 0, &sl);
-    atf__session_unlock(s);
     if (rc == ATF_OK && slot_out) *slot_out = sl->slot;
     return rc;
 }

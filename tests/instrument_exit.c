@@ -4,8 +4,10 @@
  * Three threads call instrumented functions without end; one of them also forks a child
  * that runs instrumented code and exits (the child must record nothing and leave the
  * parent's files alone); a short-lived thread exits early (its slot is finalized before
- * the end). Then main calls exit() with the threads still running: the tracer must
- * close the session without a crash and with files that verify. */
+ * the end). Once every running thread has made progress (not after a fixed delay: under
+ * a sanitizer a thread's first event, which allocates its ring, can take long), main
+ * calls exit() with the threads still running: the tracer must close the session without
+ * a crash and with files that verify. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +20,14 @@ static volatile unsigned sink;
 
 unsigned spin(unsigned n) { return n < 2 ? n : spin(n - 1) + 1; }
 
+static unsigned rounds[3]; /* per forever thread (arg 0..2): loops done */
+
 static void *forever(void *arg) {
-    unsigned i = 0;
-    for (;;) sink += spin(8 + (i++ & 7) + (unsigned)(size_t)arg);
+    unsigned i = 0, k = (unsigned)(size_t)arg;
+    for (;;) {
+        sink += spin(8 + (i++ & 7) + k);
+        __atomic_store_n(&rounds[k], i, __ATOMIC_RELAXED);
+    }
     return NULL;
 }
 
@@ -32,7 +39,7 @@ static void *forker(void *arg) {
         _exit(0);
     }
     if (pid > 0) waitpid(pid, NULL, 0);
-    return forever(NULL);
+    return forever((void *)0);
 }
 
 static void *short_lived(void *arg) {
@@ -42,13 +49,19 @@ static void *short_lived(void *arg) {
 
 int main(void) {
     pthread_t t;
-    struct timespec ts = {0, 30 * 1000 * 1000};
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    unsigned waited = 0, k;
     pthread_create(&t, NULL, short_lived, NULL);
     pthread_join(t, NULL);
     pthread_create(&t, NULL, forever, (void *)1);
     pthread_create(&t, NULL, forever, (void *)2);
     pthread_create(&t, NULL, forker, NULL);
-    nanosleep(&ts, NULL);
+    /* at least 30 ms, then until each thread looped 100 times (at most 10 s) */
+    for (k = 0; k < 3 || waited < 3; waited++) {
+        nanosleep(&ts, NULL);
+        for (k = 0; k < 3 && __atomic_load_n(&rounds[k], __ATOMIC_RELAXED) >= 100; k++) {}
+        if (waited >= 1000) break;
+    }
     printf("exiting with threads running\n");
     exit(0);
 }
