@@ -684,15 +684,6 @@ done:
 static void block_self_drain_l1(void) { block_case(ATF_LAYOUT_1, 0, "block_l1"); }
 static void block_self_drain_l2_detail(void) { block_case(ATF_LAYOUT_2, 1, "block_l2_detail"); }
 
-#if !defined(ATF_NO_THREADS)
-/* A writer on caller memory (BLOCK, a 10 s timeout never reached) and a consumer thread
- * that pumps the session: the writer waits for it; nothing is lost. */
-typedef struct pump_arg {
-    atf_session *s;
-    int stop;
-    atf_result rc;
-} pump_arg;
-
 /* A manual-drain session named `name` in tmp_dir, consuming a 64-slot index ring in
  * caller memory `mem` through which writer w produces, BLOCK with `timeout_ns` (the
  * setting of a producer in another process). 0 on failure (reported). */
@@ -713,6 +704,15 @@ static int open_remote(atf_session **s, char *dir, size_t dir_cap, const char *n
     CHECK_RESULT(ATF_OK, atf_writer_set_overflow(w, ATF_OVERFLOW_BLOCK, timeout_ns));
     return !harness__failures_in_test;
 }
+
+#if !defined(ATF_NO_THREADS)
+/* A writer on caller memory (BLOCK, a 10 s timeout never reached) and a consumer thread
+ * that pumps the session: the writer waits for it; nothing is lost. */
+typedef struct pump_arg {
+    atf_session *s;
+    int stop;
+    atf_result rc;
+} pump_arg;
 
 static void *pump_main(void *arg) {
     pump_arg *a = (pump_arg *)arg;
