@@ -705,6 +705,19 @@ static int open_remote(atf_session **s, char *dir, size_t dir_cap, const char *n
     return !harness__failures_in_test;
 }
 
+/* The end of an open_remote test: the session closed (when open), the model and the
+ * ring memory freed, and the session's files removed unless the test failed. */
+static void close_remote(atf_session *s, ov_model *m, void *raw, const char *name) {
+    if (s) atf_session_close(s);
+    model_free(m);
+    free(raw);
+    if (!harness__failures_in_test) {
+        char path[1100];
+        snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
+        remove_tree(path);
+    }
+}
+
 #if !defined(ATF_NO_THREADS)
 /* A writer on caller memory (BLOCK, a 10 s timeout never reached) and a consumer thread
  * that pumps the session: the writer waits for it; nothing is lost. */
@@ -786,14 +799,7 @@ static void block_external_consumer(void) {
         if (r.thread_count) atf_session_reader_close(&r);
     }
 done:
-    if (s) atf_session_close(s);
-    model_free(&m);
-    free(raw);
-    if (!harness__failures_in_test) {
-        char path[1100];
-        snprintf(path, sizeof path, "%s/block_external", tmp_dir);
-        remove_tree(path);
-    }
+    close_remote(s, &m, raw, "block_external");
 }
 #endif
 
@@ -899,14 +905,7 @@ static void timeout_dead_consumer(void) {
     CHECK_EQ(1, r.thread_count);
     if (r.thread_count) atf_session_reader_close(&r);
 done:
-    if (s) atf_session_close(s);
-    model_free(&m);
-    free(raw);
-    if (!harness__failures_in_test) {
-        char path[1100];
-        snprintf(path, sizeof path, "%s/timeout_dead", tmp_dir);
-        remove_tree(path);
-    }
+    close_remote(s, &m, raw, "timeout_dead");
 }
 
 /* ---- index.atf failing (EFBIG) under both policies --------------------------------------- */
