@@ -26,33 +26,66 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 .PHONY: all test bench demo clean tsan
 all: $(BUILD)/atf $(TESTS) $(EXAMPLES) $(BUILD)/tests/make_fixtures
 
-$(BUILD)/atf: $(TOOLS_SRC) atf.h $(wildcard tools/*.h)
+# The implementation of atf.h is compiled once per build (lib/atf_impl.c) and linked into
+# every program whose source includes atf.h without defining ATF_IMPLEMENTATION. A source
+# that defines it (it tests private parts, or builds them with its own switches) compiles
+# its own copy. The sources say which they are: grep reads it, no list to keep.
+HASH := \#
+IMPL_USERS = $(filter-out $(shell grep -l '^$(HASH)define ATF_IMPLEMENTATION' $(1)), \
+               $(shell grep -l '^$(HASH)include "atf.h"' $(1)))
+LINKED_TESTS := $(patsubst tests/%.c,%,$(call IMPL_USERS,$(wildcard tests/*.c)))
+LINKED_EXAMPLES := $(patsubst examples/%.c,%,$(call IMPL_USERS,$(wildcard examples/*.c)))
+IMPL_OBJ := $(BUILD)/obj/atf_impl.o
+
+$(IMPL_OBJ): lib/atf_impl.c atf.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $(TOOLS_SRC) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+# the atf command: one object per tools/*.c, and the implementation
+TOOLS_OBJ := $(patsubst tools/%.c,$(BUILD)/obj/tools/%.o,$(TOOLS_SRC))
+$(BUILD)/atf: $(TOOLS_OBJ) $(IMPL_OBJ)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/obj/tools/%.o: tools/%.c atf.h $(wildcard tools/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+# a program links the objects among its prerequisites (the implementation, where it uses it)
+$(LINKED_TESTS:%=$(BUILD)/tests/%) $(LINKED_EXAMPLES:%=$(BUILD)/examples/%): $(IMPL_OBJ)
 
 $(BUILD)/tests/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(filter %.o,$^) $(LDLIBS_ALL)
 
 # the instrumentation test builds all of its code, atf.h included, with the hooks on
 $(BUILD)/tests/test_instrument: CFLAGS_ALL += -finstrument-functions
 
-# tests/test_export.c and the export benchmark compile tools/analyze.c in
-$(BUILD)/tests/test_export: tools/analyze.c tools/analyze.h
+# tests/test_export.c and the export benchmark compile the atf command in (tools/embed.h)
+$(BUILD)/tests/test_export: $(TOOLS_SRC) $(wildcard tools/*.h)
 
-$(BUILD)/bench_export: bench/bench_export_main.c bench/bench_export.h tools/analyze.c tools/analyze.h atf.h
+# Parquet (tools/parquet.c): its harness compiles the writer in, parquet_gen links it.
+# `make test-parquet` has DuckDB read generated files and exported sessions; it installs
+# @duckdb/node-api from npm into $(BUILD)/npm (once), so it stays out of `make test`.
+$(BUILD)/tests/test_parquet: tools/parquet.c tools/parquet.h
+$(BUILD)/tests/parquet_gen: $(BUILD)/obj/tools/parquet.o
+
+.PHONY: test-parquet
+test-parquet: $(BUILD)/tests/parquet_gen $(BUILD)/atf
+	@BUILD="$(BUILD)" ATF="$(BUILD)/atf" tests/parquet_duckdb.sh
+
+$(BUILD)/bench_export: bench/bench_export_main.c bench/bench_export.h $(TOOLS_SRC) $(wildcard tools/*.h) atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
 $(BUILD)/examples/%: examples/%.c atf.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(filter %.o,$^) $(LDLIBS_ALL)
 
 test: all $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials
 	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" LDLIBS_ALL="$(LDLIBS_ALL)" \
 	  CRASH_TRIALS=$(TEST_CRASH_TRIALS) \
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
-	  tests/cli_checks.sh tests/examples_check.sh
+	  tests/cli_checks.sh tests/examples_check.sh tests/doc_blocks.sh tests/cmake_check.sh
 
 # Crash trials (tests/crash_trials.c) regenerate what atf gen produced from tools/gen_model.h;
 # make test runs a few of them, make crash-trials many.
@@ -73,21 +106,28 @@ stress: $(BUILD)/tests/test_stress
 	  tests/run_all.sh $(BUILD)/tests/test_stress
 
 TSAN_CC ?= $(CC)
+TSAN_FLAGS = $(CSTD) -O1 -g -fsanitize=thread $(WARN) -D_GNU_SOURCE -I.
+$(BUILD)/tsan/obj/atf_impl.o: lib/atf_impl.c atf.h
+	@mkdir -p $(dir $@)
+	$(TSAN_CC) $(TSAN_FLAGS) -c -o $@ $<
+
+$(LINKED_TESTS:%=$(BUILD)/tsan/%): $(BUILD)/tsan/obj/atf_impl.o
 $(BUILD)/tsan/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(TSAN_CC) $(CSTD) -O1 -g -fsanitize=thread $(WARN) -D_GNU_SOURCE -I. -o $@ $< $(LDLIBS_ALL)
+	$(TSAN_CC) $(TSAN_FLAGS) -o $@ $< $(filter %.o,$^) $(LDLIBS_ALL)
 
 tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_stress $(BUILD)/tsan/test_merge $(BUILD)/tsan/test_ticks $(BUILD)/tsan/test_overflow
 	@tests/run_all.sh $^
 
-$(BUILD)/bench: bench/bench.c $(wildcard bench/*.h) tools/analyze.c tools/analyze.h atf.h
+$(BUILD)/bench: bench/bench.c $(wildcard bench/*.h) $(TOOLS_SRC) $(wildcard tools/*.h) atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -O2 -g -D_GNU_SOURCE -I. -Ibench -Wall -Wextra -DBENCH_INSTRUMENT_DIR='"$(BENCH_PROGS)"' -o $@ $< $(LDLIBS_ALL)
 
 bench: $(BUILD)/bench
 	$(BUILD)/bench $(BUILD)/bench.json
 
-demo: all
+# exactly what tools/demo.sh runs
+demo: $(BUILD)/atf $(BUILD)/examples/sample_traced $(BUILD)/examples/query
 	@sh tools/demo.sh $(BUILD)
 
 clean:
@@ -99,9 +139,18 @@ INSTR     := examples/instrument
 INSTR_OBJ := $(BUILD)/obj/atf_instrument.o
 all: $(BUILD)/examples/sample $(BUILD)/examples/sample_traced
 
+# -fno-instrument-functions: the tracer stays unhooked even when CFLAGS asks for hooks
 $(INSTR_OBJ): $(INSTR)/atf_instrument.c atf.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -c -o $@ $<
+
+# The same tracer as a shared library for LD_PRELOAD (what `atf record` runs a program
+# under): any program built with -finstrument-functions is traced without relinking.
+INSTR_SO := $(BUILD)/libatf_instrument.so
+all: $(INSTR_SO)
+$(INSTR_SO): $(INSTR)/atf_instrument.c atf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -fPIC -shared -o $@ $< -ldl $(LDLIBS_ALL)
 
 $(BUILD)/examples/sample: $(INSTR)/sample.c
 	@mkdir -p $(dir $@)
@@ -124,6 +173,27 @@ $(BUILD)/examples/busy_traced: $(INSTR)/busy.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@) $(BUILD)/obj
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/busy_traced.o $<
 	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/busy_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
+
+# Samples for the preloaded tracer, compiled with the hooks and linked without a tracer:
+# sample.c, forks.c (a parent, two children, a grandchild) and shlib_main.c, whose code
+# is partly in libshlib_part.so (shlib_part.c), found next to it through its run path.
+all: $(BUILD)/examples/sample_hooked $(BUILD)/examples/forks_hooked $(BUILD)/examples/shlib_main
+
+$(BUILD)/examples/sample_hooked: $(INSTR)/sample.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< $(LDLIBS_ALL)
+
+$(BUILD)/examples/forks_hooked: $(INSTR)/forks.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
+
+$(BUILD)/examples/libshlib_part.so: $(INSTR)/shlib_part.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -fPIC -shared -o $@ $<
+
+$(BUILD)/examples/shlib_main: $(INSTR)/shlib_main.c $(BUILD)/examples/libshlib_part.so
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< -L$(BUILD)/examples -lshlib_part \
+	  -Wl,-rpath,'$$ORIGIN'
 
 # ---- other platforms and configurations ---------------------------------------------
 #   make test-arm64    every harness cross-built for arm64 (static), run under qemu-aarch64
@@ -150,17 +220,34 @@ WIN_SKIPPED := $(filter $(POSIX_ONLY_TESTS),$(TEST_NAMES))
 # the hook test is about code built with the hooks on, on every target
 HOOKS_test_instrument := -finstrument-functions
 
+# the implementation once per target, linked as in the native build
+$(BUILD)/arm64/obj/atf_impl.o: lib/atf_impl.c atf.h
+	@mkdir -p $(dir $@)
+	$(ARM64_CC) $(XFLAGS) -c -o $@ $<
+
+$(BUILD)/s390x/obj/atf_impl.o: lib/atf_impl.c atf.h
+	@mkdir -p $(dir $@)
+	$(BE_CC) $(XFLAGS) -c -o $@ $<
+
+$(BUILD)/windows/obj/atf_impl.o: lib/atf_impl.c atf.h
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(XFLAGS) -c -o $@ $<
+
+$(LINKED_TESTS:%=$(BUILD)/arm64/%): $(BUILD)/arm64/obj/atf_impl.o
+$(LINKED_TESTS:%=$(BUILD)/s390x/%): $(BUILD)/s390x/obj/atf_impl.o
+$(LINKED_TESTS:%=$(BUILD)/windows/%.exe): $(BUILD)/windows/obj/atf_impl.o
+
 $(BUILD)/arm64/%: tests/%.c atf.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(ARM64_CC) $(XFLAGS) $(HOOKS_$*) -static -o $@ $< -lpthread
+	$(ARM64_CC) $(XFLAGS) $(HOOKS_$*) -static -o $@ $< $(filter %.o,$^) -lpthread
 
 $(BUILD)/s390x/%: tests/%.c atf.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(BE_CC) $(XFLAGS) $(HOOKS_$*) -static -o $@ $< -lpthread
+	$(BE_CC) $(XFLAGS) $(HOOKS_$*) -static -o $@ $< $(filter %.o,$^) -lpthread
 
 $(BUILD)/windows/%.exe: tests/%.c atf.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(XFLAGS) $(HOOKS_$*) -static -o $@ $< -lpthread
+	$(WIN_CC) $(XFLAGS) $(HOOKS_$*) -static -o $@ $< $(filter %.o,$^) -lpthread
 
 test-arm64: $(TEST_NAMES:%=$(BUILD)/arm64/%)
 	@$(ARM64_RUN) $(BUILD)/arm64/test_crc32c auto_dispatch | grep -q 'active: armv8' || \
@@ -233,10 +320,11 @@ valgrind: $(VALGRIND_TESTS)
 	@sh tests/valgrind.sh $(VALGRIND_TESTS)
 
 # Programs bench/bench_instrument.h times, built from bench/bench_fib.c: plain, with the
-# auto-tracer, and with -pg for uftrace; the busy sample below ($(BUILD)/bench is the bench
+# auto-tracer, with the hooks alone and with -pg for the peers; the busy sample below ($(BUILD)/bench is the bench
 # binary itself, so they live in bench_progs/). `make bench-instrument` runs that benchmark alone.
 BENCH_PROGS := $(BUILD)/bench_progs
-BENCH_FIB   := $(BENCH_PROGS)/fib_plain $(BENCH_PROGS)/fib_traced $(BENCH_PROGS)/fib_pg
+BENCH_FIB   := $(BENCH_PROGS)/fib_plain $(BENCH_PROGS)/fib_traced $(BENCH_PROGS)/fib_pg \
+               $(BENCH_PROGS)/fib_cyg
 FIB_CFLAGS   = $(CSTD) -O2 -g -fno-optimize-sibling-calls -D_GNU_SOURCE -Wall -Wextra $(CFLAGS)
 bench: $(BENCH_FIB)
 
@@ -252,6 +340,16 @@ $(BENCH_PROGS)/fib_traced: bench/bench_fib.c $(INSTR_OBJ)
 $(BENCH_PROGS)/fib_pg: bench/bench_fib.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FIB_CFLAGS) -pg -o $@ $<
+
+# -finstrument-functions without the auto-tracer (glibc's empty hooks): what uftrace and
+# LTTng-UST's preloaded cyg-profile library trace
+$(BENCH_PROGS)/fib_cyg: bench/bench_fib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FIB_CFLAGS) -finstrument-functions -o $@ $<
+
+# ISA-L's crc32_iscsi, the CRC32-C peer, when libisal-dev is installed (bench.c includes
+# its header only when it is there)
+$(BUILD)/bench: LDLIBS_ALL += $(if $(wildcard /usr/include/isa-l/crc.h),-lisal)
 
 # The busy sample (examples/instrument/busy.c) traced whole: plain, with the auto-tracer,
 # and with -finstrument-functions but no tracer (glibc's empty hooks) for uftrace.

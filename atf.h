@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: MIT
  *
  * CONTENTS
- *   1. config           ATFDEF, ATF_STATIC, ATF_MALLOC/REALLOC/FREE, ATF_ASSERT, ATF_NO_*
+ *   1. config           every compile-time switch (ATF_STATIC, ATF_MALLOC, ATF_NO_*, ...)
  *   2. platform         OS / CPU / compiler detection (ATF__OS_*, ATF__ARCH_*, ATF__CC_*)
  *   3. bytes            little-endian load/store helpers, the only way bytes reach the disk
  *   4. result           atf_result codes, atf_result_str(), atf_error (first error, with detail)
@@ -13,6 +13,7 @@
  *   9. writer           the per-thread producer (a few stores per event), overflow policy
  *  10. session writer   session directory, drain, file writers, manifest, windowed detail
  *  11. readers          index, detail and thread readers over mmap: O(1) access, both-way links
+ *      recovery         finalizing in place what a crash left (atf_recover_*)
  *  12. session reader   a pid_* directory: manifest, all threads merged by time, time seek
  *  13. ktrace           Darwin ktrace v3 files (ktrace(5)): header, chunk walk, timebase
  *
@@ -22,14 +23,47 @@
  *       #include "atf.h"
  *   Everywhere else just #include "atf.h".
  *
- *       atf_thread_reader tr;
- *       if (atf_thread_reader_open(&tr, "session_x/pid_1/thread_0", NULL) == ATF_OK) {
- *           atf_index_event ev;
- *           for (uint64_t i = 0; i < tr.index.event_count; i++) {
- *               atf_index_reader_get(&tr.index, i, &ev);
- *               ... ev.timestamp_ns, ev.function_id, ev.kind ...
+ *   Record: a session directory under "traces", one thread, a call with a detail payload
+ *   (this and the reading below use <stdio.h> and <string.h>).
+ *       atf_session *s = NULL;
+ *       atf_session_config cfg;
+ *       char dir[1024] = "";
+ *       memset(&cfg, 0, sizeof cfg);                // zero is the default for every field
+ *       cfg.detail_mode = ATF_DETAIL_ALWAYS;        // detail payloads need a detail mode
+ *       if (atf_session_open(&s, "traces", &cfg) == ATF_OK) {
+ *           atf_writer *w = atf_session_writer(s);  // this thread's; NULL when out of slots
+ *           atf_detail_payload p;
+ *           uint8_t bytes[ATF_DETAIL_PAYLOAD_SIZE];
+ *           memset(&p, 0, sizeof p);
+ *           p.function_id = 0x100000002ull;         // (module << 32) | symbol index
+ *           p.x[0] = 42;                            // the first argument
+ *           size_t len = atf_detail_payload_encode(&p, bytes, sizeof bytes);
+ *           if (w) {
+ *               atf_writer_call(w, 0x100000001ull, atf_now_ns());
+ *               atf_writer_event_detail(w, ATF_EVENT_CALL, p.function_id, atf_now_ns(),
+ *                                       ATF_DETAIL_FUNCTION_CALL, bytes, len);
+ *               atf_writer_return(w, p.function_id, atf_now_ns());
+ *               atf_writer_return(w, 0x100000001ull, atf_now_ns());
  *           }
- *           atf_thread_reader_close(&tr);
+ *           snprintf(dir, sizeof dir, "%s", atf_session_path(s)); // traces/session_.../pid_N
+ *           atf_session_close(s);                   // drains, finalizes, writes manifest.json
+ *       }
+ *
+ *   Read back: every thread's events merged in time order, with their detail.
+ *       atf_session_reader r;
+ *       if (atf_session_reader_open(&r, dir, NULL) == ATF_OK) {
+ *           atf_merge m;
+ *           atf_merge_item it;
+ *           atf_detail_event d;
+ *           atf_merge_init(&m, &r, NULL);
+ *           while (atf_merge_next(&m, &it) == ATF_OK) {
+ *               printf("thread %u kind %u function 0x%llx\n", it.slot, it.event.kind,
+ *                      (unsigned long long)it.event.function_id);
+ *               if (atf_thread_reader_detail_of(&it.thread->reader, it.seq, &d) == ATF_OK)
+ *                   printf("  detail: %u bytes\n", d.payload_len);
+ *           }
+ *           atf_merge_deinit(&m);
+ *           atf_session_reader_close(&r);
  *       }
  *
  * LICENSE: MIT, see the end of this file.
@@ -51,12 +85,30 @@
 #define ATF_VERSION_PATCH 0
 
 /* ==== 1. config ====================================================================== */
-/* ATF_STATIC: every function static (for a private copy in one translation unit).
- * ATFDEF:     storage class of every public function (default extern).
- * ATF_MALLOC / ATF_REALLOC / ATF_FREE: all three or none (default: the C library).
- * ATF_ASSERT: contract checks on the caller's arguments (default: assert()).
- * ATF_NO_HW_CRC: compile out the hardware CRC32-C paths.
- * ATF_NO_INSTRUMENT: attribute put on every function an instrumentation hook can reach. */
+/* Every switch atf.h reads. Define one before including atf.h (the same way in every
+ * file that includes it); those with a value get their default here.
+ *
+ * ATF_IMPLEMENTATION  in exactly one .c file: compiles the implementation there
+ *                     (default: declarations only).
+ * ATF_STATIC          every function static, for a private copy in one translation unit
+ *                     (default: off).
+ * ATFDEF              storage class of every public function (default: extern; static
+ *                     under ATF_STATIC).
+ * ATF_MALLOC(size), ATF_REALLOC(ptr, size), ATF_FREE(ptr)
+ *                     the allocator: all three or none (default: malloc, realloc, free).
+ * ATF_ASSERT(cond)    contract checks on the caller's arguments (default: assert(cond)).
+ * ATF_NO_THREADS      no threads: no drain thread (drain_mode ATF_DRAIN_MANUAL only),
+ *                     locks become no-ops (default: off).
+ * ATF_NO_HW_CRC       compiles out the hardware CRC32-C paths (default: off).
+ * ATF_CRC32C_FORCE_SW starts CRC32-C on the software path, as atf_crc32c_select(
+ *                     ATF_CRC32C_SW) would (default: off; the fastest path this CPU has).
+ * ATF_NO_INSTRUMENT   the attribute put on every function an instrumentation hook can
+ *                     reach (default: no_instrument_function on gcc and clang, else empty).
+ * ATF__MERGE_AHEAD, ATF__MERGE_KEY_AHEAD
+ *                     private: how far ahead the merge prefetches, in bytes, within a
+ *                     thread's run and for its next key (default: 4096 and 256).
+ * Defined by atf.h for the program to test (never define them yourself):
+ * ATF_VERSION_MAJOR/MINOR/PATCH, ATF_TICKS_ARE_NS (1 where atf_ticks() is atf_now_ns()). */
 #ifndef ATFDEF
 #  if defined(ATF_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #    define ATFDEF static __attribute__((unused))
@@ -71,6 +123,29 @@
 #  if !defined(ATF_MALLOC) || !defined(ATF_REALLOC) || !defined(ATF_FREE)
 #    error "atf.h: define all of ATF_MALLOC, ATF_REALLOC and ATF_FREE, or none"
 #  endif
+#else /* the implementation includes <stdlib.h> */
+#  define ATF_MALLOC(size) malloc(size)
+#  define ATF_REALLOC(ptr, size) realloc(ptr, size)
+#  define ATF_FREE(ptr) free(ptr)
+#endif
+
+#ifndef ATF_ASSERT /* the implementation includes <assert.h> */
+#  define ATF_ASSERT(cond) assert(cond)
+#endif
+
+#ifndef ATF_NO_INSTRUMENT
+#  if defined(__GNUC__) || defined(__clang__)
+#    define ATF_NO_INSTRUMENT __attribute__((no_instrument_function))
+#  else
+#    define ATF_NO_INSTRUMENT
+#  endif
+#endif
+
+#ifndef ATF__MERGE_AHEAD
+#  define ATF__MERGE_AHEAD 4096
+#endif
+#ifndef ATF__MERGE_KEY_AHEAD
+#  define ATF__MERGE_KEY_AHEAD 256
 #endif
 
 /* ==== 2. platform ==================================================================== */
@@ -101,14 +176,6 @@
 #  define ATF__CC_GCC 1
 #elif defined(_MSC_VER)
 #  define ATF__CC_MSVC 1
-#endif
-
-#ifndef ATF_NO_INSTRUMENT
-#  if defined(ATF__CC_CLANG) || defined(ATF__CC_GCC)
-#    define ATF_NO_INSTRUMENT __attribute__((no_instrument_function))
-#  else
-#    define ATF_NO_INSTRUMENT
-#  endif
 #endif
 
 #include <stddef.h>
@@ -181,7 +248,8 @@ ATF__INLINE void atf__store_le64(uint8_t *p, uint64_t v) {
     X(ATF_E_RANGE,     -12, "sequence number out of range") \
     X(ATF_E_NO_DETAIL, -13, "no detail record for this event") \
     X(ATF_E_UNSUPPORTED,-14, "not supported on this platform or build") \
-    X(ATF_E_STATE,     -15, "call not valid in the object's current state")
+    X(ATF_E_STATE,     -15, "call not valid in the object's current state") \
+    X(ATF_E_DETAIL_OFF,-16, "detail recording is off for this writer (see detail_mode)")
 
 typedef enum atf_result {
 #define ATF__RESULT_ENUM(name, value, text) name = value,
@@ -634,7 +702,13 @@ ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { atf__store_le64(
  * written by the producer; in WINDOWED mode the index record is pushed with no link and
  * the drain writes the link when it decides to persist the detail (see the session).
  * Layout 1 stores links in 32 bits: a layout-1 writer stops attaching detail once either
- * number would reach 0xFFFFFFFF (the events are still recorded, detail_dropped counts). */
+ * number would reach 0xFFFFFFFF (the events are still recorded, detail_dropped counts).
+ *
+ * Detail needs a detail ring, which exists only when detail is on: a session opened with
+ * detail_mode ATF_DETAIL_ALWAYS or ATF_DETAIL_WINDOWED, or atf_writer_init given detail
+ * memory and one of those modes. With detail off, atf_writer_event_detail refuses the
+ * whole event with ATF_E_DETAIL_OFF: nothing is recorded or counted, so a payload is
+ * never dropped without a word (record the event with atf_writer_call/return instead). */
 enum { ATF_DETAIL_OFF = 0, ATF_DETAIL_ALWAYS = 1, ATF_DETAIL_WINDOWED = 2 };
 enum { ATF_OVERFLOW_BLOCK = 0, ATF_OVERFLOW_DROP = 1 };
 
@@ -749,8 +823,10 @@ ATF__HOT_INLINE atf_result atf_writer_exception(atf_writer *w, uint64_t function
 /* An event with a detail payload (`payload`, `len` bytes, e.g. an encoded
  * atf_detail_payload) of detail type `type`. The index event is kept even when the detail
  * ring is full (then detail_dropped counts it and the event carries no link). Adjusts the
- * depth like call (kind ATF_EVENT_CALL) or return (any other kind). ATF_OK, or
- * ATF_E_FULL when the index event was dropped (then no detail was recorded either).
+ * depth like call (kind ATF_EVENT_CALL) or return (any other kind). ATF_OK;
+ * ATF_E_FULL when the index event was dropped (then no detail was recorded either);
+ * ATF_E_DETAIL_OFF when the writer has no detail (detail_mode ATF_DETAIL_OFF, or no
+ * detail ring): then nothing at all is recorded or counted and the depth is unchanged.
  * Under ATF_OVERFLOW_BLOCK a full detail ring in ALWAYS mode is made room in like the
  * index ring; windowed detail is never waited for. Producer thread only. */
 ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t function_id,
@@ -810,7 +886,9 @@ typedef struct atf_session_config {
     uint32_t layout;             /* ATF_LAYOUT_1 (default) or ATF_LAYOUT_2 */
     uint64_t index_ring_events;  /* index ring slots per thread; default 65536 (2 MiB) */
     uint64_t detail_ring_bytes;  /* detail ring bytes per thread; default 1 MiB */
-    uint32_t detail_mode;        /* ATF_DETAIL_OFF (default), _ALWAYS, _WINDOWED */
+    uint32_t detail_mode;        /* ATF_DETAIL_OFF (default: no detail ring, and
+                                    atf_writer_event_detail returns ATF_E_DETAIL_OFF),
+                                    _ALWAYS, _WINDOWED */
     uint64_t pre_roll_ns;        /* windowed: detail kept before a trigger; default 0 */
     uint64_t post_roll_ns;       /* windowed: detail kept after a trigger; default 0 */
     uint32_t drain_mode;         /* ATF_DRAIN_THREAD (default; ATF_E_UNSUPPORTED with
@@ -865,6 +943,15 @@ ATFDEF atf_result atf_session_close(atf_session *s);
 /* The same, also copying the first error with its detail (path, errno) into *error_out
  * (optional), which atf_session_error can no longer give once the session is freed. */
 ATFDEF atf_result atf_session_close_ex(atf_session *s, atf_error *error_out);
+/* In the child of a fork(), before it starts threads: gives up the session the parent
+ * opened, which the child inherited. Writes nothing and closes nothing the parent's files
+ * share beyond the child's own descriptors, and joins no thread (the parent's drain does
+ * not exist in the child): the parent's session goes on untouched. Frees what the child
+ * inherited, except when another thread of the parent held the session's locks at the
+ * fork (its memory may be mid-change then: left allocated, never used again). The
+ * child may then open a session of its own, e.g. with session_name set to the parent's
+ * session directory name, which makes a pid_<child> next to the parent's. */
+ATFDEF void atf_session_abandon_after_fork(atf_session *s);
 /* The calling thread's writer, attaching the thread on first use (thread-local lookup;
  * when the thread exits, its writer is closed and the drain finalizes its files).
  * Attaching allocates the rings and does no file I/O: the drain creates the thread's
@@ -1074,9 +1161,107 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t);
 ATFDEF const atf_gap *atf_thread_reader_gap_before(const atf_thread_reader *t,
                                                    uint64_t index_seq);
 
+/* ---- recovery: finalizing in place what a crash left ---------------------------------- */
+/* Finalizes, in place, the files a crash left behind, as the writer's close would have:
+ * the torn tail is cut (the file ends after its last whole record), a footer with the
+ * CRC32-C of what is there is written after it, and the header is rewritten, through the
+ * writer's own encoders. The readers decide what is there (the recovery rules above);
+ * nothing past what they counted is ever read. For a thread directory the links are
+ * repaired as a crash breaks them (detail is written before index, and windowed links are
+ * patched into index.atf later): detail records at the end whose index event never reached
+ * index.atf are cut, an index event naming a detail record that never reached detail.atf
+ * loses its link, and the link of a windowed record whose index event was written before
+ * it was patched in is restored (their timestamps must agree). A detail.atf left with no
+ * record is removed (the writer makes none then); a torn last record of gaps.atf is cut;
+ * files left under a temporary name (`index.atf.tmp` and the like hold a header at most)
+ * are removed. A finalized file is left alone, except that a footer checksum 0 ("not
+ * computed", as the original tracer writes) gets the CRC32-C. Anything a crash cannot
+ * leave (a CRC that does not match, a link pointing elsewhere, a finalized file with broken
+ * links, a damaged gaps.atf) is damage: that file or thread is not changed and its item
+ * says why. Recovering a recovered file changes nothing. Not for files still being
+ * written. */
+typedef enum atf_recover_kind {
+    ATF_RECOVER_INDEX = 1,        /* index.atf (or any index file) */
+    ATF_RECOVER_DETAIL = 2,       /* detail.atf */
+    ATF_RECOVER_GAPS = 3,         /* gaps.atf */
+    ATF_RECOVER_TMP = 4,          /* a file left under its temporary name (*.atf.tmp) */
+    ATF_RECOVER_UNBORN_DIR = 5    /* a session's thread_N without index.atf: holding nothing
+                                     or only index.atf.tmp, stopped before its first file */
+} atf_recover_kind;
+
+typedef enum atf_recover_action {
+    ATF_RECOVER_NOTHING = 0,      /* finalized (gaps.atf: whole) already: left as it is */
+    ATF_RECOVER_FINALIZE = 1,     /* cut after the last kept record, links repaired, footer
+                                     written, header rewritten */
+    ATF_RECOVER_FILL_CRC = 2,     /* finalized with checksum 0: the CRC32-C written in */
+    ATF_RECOVER_CUT = 3,          /* gaps.atf: its torn last record cut */
+    ATF_RECOVER_REMOVE = 4,       /* removed (a detail.atf without records, a *.tmp, an
+                                     unborn thread directory) */
+    ATF_RECOVER_FAIL = 5          /* not recoverable: `error` says why; nothing changed */
+} atf_recover_action;
+
+/* Zero is the default for every field. */
+typedef struct atf_recover_options {
+    int dry_run;     /* plan and report only, change nothing. Default 0 */
+    int no_sync;     /* do not fsync what was changed. Default 0 (sync) */
+} atf_recover_options;
+
+/* What recovery found in one file or directory and did to it (in a dry run: would do). */
+typedef struct atf_recover_item {
+    char path[512];
+    atf_recover_kind kind;
+    atf_recover_action action;
+    atf_recovery found;          /* index, detail: how the readers found the file */
+    int layout;                  /* index, detail: ATF_LAYOUT_1 or ATF_LAYOUT_2 */
+    uint64_t records;            /* records kept: events, detail records or gap records */
+    uint64_t bytes_cut;          /* bytes cut after the last kept record (a torn record, a
+                                    footer that disagreed, bytes after a footer) */
+    uint64_t records_cut;        /* detail: whole records cut, their index event not on disk */
+    uint64_t links_cleared;      /* index: links to detail records not in detail.atf */
+    uint64_t links_restored;     /* index: windowed links not patched in yet */
+    uint64_t footer_offset;      /* index, detail: where the footer is (or is written) */
+    uint32_t crc;                /* index, detail: the CRC32-C in that footer */
+    atf_error error;             /* ATF_RECOVER_FAIL: what, where (path, offset) */
+} atf_recover_item;
+
+typedef struct atf_recover_report {
+    atf_recover_item *items;     /* item_count items, in the order handled (a thread:
+                                    detail.atf, index.atf, gaps.atf, leftovers) */
+    size_t item_count;
+    size_t changed;              /* items changed (in a dry run: that would be) */
+    size_t failed;               /* items with ATF_RECOVER_FAIL */
+    atf_error error;             /* the first failure (ATF_OK when none) */
+    size_t item_cap;             /* private */
+} atf_recover_report;
+
+/* Recovers one file: an index, detail or gaps file, told apart by its magic (an index
+ * file gets the has-detail flag when a detail.atf lies beside it; links are not looked at:
+ * recover the thread directory for that). `opt` is optional. *out is (re)initialized and
+ * must be released with atf_recover_report_deinit, whatever the result. Returns ATF_OK
+ * when every item was recovered or needed nothing, else the first failure's code
+ * (out->error). Not thread-safe for the same files; different files are independent. */
+ATFDEF atf_result atf_recover_file(const char *path, const atf_recover_options *opt,
+                                   atf_recover_report *out);
+/* Recovers a thread_N directory: index.atf, detail.atf and gaps.atf together, links
+ * repaired; detail.atf is written before index.atf (a crash during recovery leaves a
+ * state recovery accepts again). Same contract as atf_recover_file. */
+ATFDEF atf_result atf_recover_thread_dir(const char *dir, const atf_recover_options *opt,
+                                         atf_recover_report *out);
+/* Recovers every thread_N directory of a pid_* directory, in slot order; a thread that
+ * fails does not stop the others. Unborn thread directories are removed. manifest.json is
+ * not rewritten (its counts may lag the files). Same contract as atf_recover_file. */
+ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_options *opt,
+                                          atf_recover_report *out);
+/* Releases what a report holds; the report may be reused. */
+ATFDEF void atf_recover_report_deinit(atf_recover_report *r);
+/* "nothing to do", "finalize", "fill crc", "cut", "remove", "fail"; "unknown" otherwise. */
+ATFDEF const char *atf_recover_action_str(atf_recover_action a);
+/* "index", "detail", "gaps", "tmp", "unborn thread directory"; "unknown" otherwise. */
+ATFDEF const char *atf_recover_kind_str(atf_recover_kind k);
+
 /* ==== 12. session reader + merge ===================================================== */
 /* Opens a pid_* directory: manifest.json when present (threads, has_detail, clock, layout,
- * symbols, drop counts), joined with a scan of the thread_* directories, which alone
+ * symbols, drop counts, modules, timing anchors, state), joined with a scan of the thread_* directories, which alone
  * decides when the manifest is missing or unreadable, and adds what it lists too few of.
  * A manifest entry whose directory (or index.atf) is missing is kept with `missing` set
  * and skipped by the merge. The merge yields every selected event of every thread in
@@ -1087,7 +1272,8 @@ typedef enum atf_manifest_state {
     ATF_MANIFEST_OK = 0,          /* manifest read and complete */
     ATF_MANIFEST_MISSING = 1,     /* no manifest.json: threads found by scanning */
     ATF_MANIFEST_UNREADABLE = 2,  /* manifest.json cannot be read, is not valid JSON (strict,
-                                     nesting <= 32, <= 64 MiB), or has no "threads" array */
+                                     nesting <= 32, <= 64 MiB), or has no "threads" array;
+                                     manifest_error says where and why */
     ATF_MANIFEST_INCOMPLETE = 3   /* it lists fewer threads than the directory holds */
 } atf_manifest_state;
 
@@ -1115,6 +1301,25 @@ typedef struct atf_session_thread {
 
 typedef struct atf_session_symbol { uint64_t function_id; char *name; } atf_session_symbol;
 
+/* A timing anchor of the manifest (atf_session_add_anchor): the other clock's reading at
+ * host_ns. An entry without a name, a host_ns or a numeric value is skipped. */
+typedef struct atf_session_anchor {
+    char name[64];               /* e.g. "wall_clock_ns" (UTF-8, cut on a character) */
+    uint64_t host_ns;            /* on the trace clock */
+    double value;                /* the other clock's reading at host_ns */
+    uint64_t value_u64;          /* value as an exact integer when it was written as one */
+    int value_exact;             /*   (or is an integer double below 2^64): value_u64 set */
+    double rate;                 /* units per second of that clock; 1e9 when absent or not > 0 */
+} atf_session_anchor;
+
+/* A module of the manifest (atf_session_add_module); an entry without module_id is
+ * skipped. base_address is written "0x..." and read either way. */
+typedef struct atf_session_module {
+    uint64_t module_id;
+    char *path;                  /* never NULL ("" when absent) */
+    uint64_t base_address, size;
+} atf_session_module;
+
 typedef struct atf_session_reader {
     char path[1024];
     atf_manifest_state manifest;
@@ -1126,14 +1331,36 @@ typedef struct atf_session_reader {
     size_t thread_count;
     atf_session_symbol *symbols;         /* sorted by function_id */
     size_t symbol_count;
+    /* The rest of the manifest, as the session writer wrote it; zero, "" or NULL when the
+     * manifest does not say (original tracer) or is not read (missing, unreadable). */
+    char state[32];                      /* "recording", "closed", ... */
+    char overflow[16];                   /* "block", "drop" */
+    atf_session_anchor *anchors;         /* timing_anchors, in the manifest's order */
+    size_t anchor_count;
+    atf_session_module *modules;         /* modules, in the manifest's order */
+    size_t module_count;
+    uint64_t pid;                        /* the recording process */
+    char arch[16], os[16];               /* its "arch" and "os" ("x86_64", "linux", ...) */
+    uint64_t attach_failures;            /* threads refused a slot while recording */
+    char *recording_error;               /* the first error the recording met, as one
+                                            line (atf_error_format), NULL when none */
+    int recording_errno;                 /*   and its errno (0 when none) */
+    atf_error manifest_error;            /* why the manifest is UNREADABLE: manifest.json's
+                                            path, the byte offset where reading stopped and
+                                            what was wrong there; code ATF_OK otherwise */
     atf_error error;                     /* first error; also set by an open that succeeds
                                             when a thread's files failed to open */
 } atf_session_reader;
 
-/* Opens the pid_* directory `dir`. Succeeds when at least one thread opens; a thread
- * whose files are present but invalid is skipped (its open_result says why, and the first
- * such error is kept in r->error). Fails (ATF_E_NOT_FOUND, or the thread's own code) when
- * no thread opens; then nothing needs closing. Not thread-safe per reader. */
+/* Opens the pid_* directory `dir`. Succeeds when at least one thread opens, or when
+ * manifest.json was read (manifest OK or INCOMPLETE) though no thread opens: a session
+ * stopped before any thread attached lists none (thread_count 0), and one whose threads
+ * are all missing or invalid lists each of them with missing / open_result set, so that
+ * every fact of the manifest is there to report. A thread whose files are present but
+ * invalid is skipped by the merge (its open_result says why, and the first such error is
+ * kept in r->error). Fails (ATF_E_NOT_FOUND, or the thread's own code) when no thread
+ * opens and no manifest was read; then nothing needs closing, and r->error, r->manifest
+ * and r->manifest_error still say what was found. Not thread-safe per reader. */
 ATFDEF atf_result atf_session_reader_open(atf_session_reader *r, const char *dir,
                                           const atf_reader_options *opt /* optional */);
 ATFDEF void atf_session_reader_close(atf_session_reader *r);
@@ -1217,12 +1444,6 @@ ATFDEF const atf_gap *atf__merge_gap(atf__merge_cursor *c, uint64_t seq);
 #  define ATF__PREFETCH(p, ahead) __builtin_prefetch((const void *)((uintptr_t)(p) + (ahead)))
 #else
 #  define ATF__PREFETCH(p, ahead) ((void)0)
-#endif
-#ifndef ATF__MERGE_AHEAD
-#  define ATF__MERGE_AHEAD 4096
-#endif
-#ifndef ATF__MERGE_KEY_AHEAD
-#  define ATF__MERGE_KEY_AHEAD 256
 #endif
 
 /* The next event in (timestamp, slot, seq) order: ATF_OK, or ATF_E_RANGE at the end (and
@@ -1372,16 +1593,9 @@ ATFDEF uint64_t atf_ktrace_wall_ns(const atf_ktrace_reader *r);
 #include <string.h>
 #include <stdio.h>
 #include <errno.h>
-#ifndef ATF_MALLOC
-#  include <stdlib.h>
-#  define ATF_MALLOC(size) malloc(size)
-#  define ATF_REALLOC(ptr, size) realloc(ptr, size)
-#  define ATF_FREE(ptr) free(ptr)
-#endif
-#ifndef ATF_ASSERT
-#  include <assert.h>
-#  define ATF_ASSERT(cond) assert(cond)
-#endif
+#include <stdlib.h> /* malloc (the default ATF_MALLOC), qsort, strtod */
+#include <locale.h> /* localeconv: strtod reads the locale's decimal point */
+#include <assert.h> /* the default ATF_ASSERT */
 
 #if defined(ATF_STATIC) && (defined(ATF__CC_GCC) || defined(ATF__CC_CLANG))
 #  define ATF__UNUSED __attribute__((unused))
@@ -3302,6 +3516,7 @@ ATF__PRIVATE void atf__mutex_init(atf__mutex *m) { *m = 0; }
 ATF__PRIVATE void atf__mutex_destroy(atf__mutex *m) { (void)m; }
 ATF__PRIVATE void atf__mutex_lock(atf__mutex *m) { (void)m; }
 ATF__PRIVATE void atf__mutex_unlock(atf__mutex *m) { (void)m; }
+ATF__PRIVATE int atf__mutex_trylock(atf__mutex *m) { (void)m; return 1; }
 ATF__PRIVATE void atf__global_lock(void) {}
 ATF__PRIVATE void atf__global_unlock(void) {}
 #elif defined(ATF__OS_WINDOWS)
@@ -3310,6 +3525,7 @@ ATF__PRIVATE void atf__mutex_init(atf__mutex *m) { InitializeCriticalSection(m);
 ATF__PRIVATE void atf__mutex_destroy(atf__mutex *m) { DeleteCriticalSection(m); }
 ATF__PRIVATE void atf__mutex_lock(atf__mutex *m) { EnterCriticalSection(m); }
 ATF__PRIVATE void atf__mutex_unlock(atf__mutex *m) { LeaveCriticalSection(m); }
+ATF__PRIVATE int atf__mutex_trylock(atf__mutex *m) { return TryEnterCriticalSection(m) != 0; }
 static SRWLOCK atf__global_srw = SRWLOCK_INIT;
 ATF__PRIVATE void atf__global_lock(void) { AcquireSRWLockExclusive(&atf__global_srw); }
 ATF__PRIVATE void atf__global_unlock(void) { ReleaseSRWLockExclusive(&atf__global_srw); }
@@ -3335,6 +3551,8 @@ ATF__PRIVATE void atf__mutex_init(atf__mutex *m) { pthread_mutex_init(m, NULL); 
 ATF__PRIVATE void atf__mutex_destroy(atf__mutex *m) { pthread_mutex_destroy(m); }
 ATF__PRIVATE void atf__mutex_lock(atf__mutex *m) { pthread_mutex_lock(m); }
 ATF__PRIVATE void atf__mutex_unlock(atf__mutex *m) { pthread_mutex_unlock(m); }
+/* 1 when taken; 0 when held (also by a thread that a fork left behind) */
+ATF__PRIVATE int atf__mutex_trylock(atf__mutex *m) { return pthread_mutex_trylock(m) == 0; }
 static pthread_mutex_t atf__global_mutex = PTHREAD_MUTEX_INITIALIZER;
 ATF__PRIVATE void atf__global_lock(void) { pthread_mutex_lock(&atf__global_mutex); }
 ATF__PRIVATE void atf__global_unlock(void) { pthread_mutex_unlock(&atf__global_mutex); }
@@ -3984,34 +4202,34 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_event_detail(atf_writer *w, uint3
                                                             uint16_t type, const void *payload,
                                                             size_t len) {
     uint64_t detail_seq = ATF_NO_DETAIL;
-    uint32_t depth;
+    uint32_t depth, flags;
+    int windowed, fits, put;
+    /* refused before anything moves: a payload is never discarded in silence */
+    if (w->detail_mode == ATF_DETAIL_OFF || !w->detail.data) return ATF_E_DETAIL_OFF;
     /* the depth follows the program, dropped or not, as in atf_writer_call/return */
     if (kind == ATF_EVENT_CALL) depth = w->depth++;
     else depth = w->depth ? --w->depth : 0;
-    int detail = w->detail_mode != ATF_DETAIL_OFF && w->detail.data;
     /* the index event first: dropped as a whole, since a detail record must never name a
      * missing index event */
-    if (w->index.pos - w->index.other > w->index.mask && !atf__writer_overflow(w, ts, detail))
+    if (w->index.pos - w->index.other > w->index.mask && !atf__writer_overflow(w, ts, 1))
         return ATF_E_FULL;
-    if (detail) {
-        int windowed = w->detail_mode == ATF_DETAIL_WINDOWED;
-        int fits = w->layout == ATF_LAYOUT_2 ||
-                   (w->index.pos <= 0xFFFFFFFFu && w->detail_count < ATF_NO_DETAIL_U32);
-        uint32_t flags = windowed ? ATF__DETAIL_ENTRY_UNLINKED : 0u;
-        int put = fits && atf__writer_put_detail(w, ts, type, payload, len, flags);
-        /* ALWAYS under BLOCK is lossless too: make room as for the index ring (a record
-         * larger than half the ring never fits and is dropped); windowed detail is a
-         * flight recorder and drops */
-        while (!put && fits && !windowed && w->overflow == ATF_OVERFLOW_BLOCK && !w->in_overflow &&
-               atf__detail_entry_size(len) <= (w->detail.mask + 1) / 2 && atf__writer_detail_room(w))
-            put = atf__writer_put_detail(w, ts, type, payload, len, flags);
-        if (put) {
-            if (!windowed) detail_seq = w->detail_count;
-            w->detail_count++;
-        } else {
-            w->detail_dropped++;
-            atf__store_release_u64(&w->detail.shared->dropped, w->detail_dropped);
-        }
+    windowed = w->detail_mode == ATF_DETAIL_WINDOWED;
+    fits = w->layout == ATF_LAYOUT_2 ||
+           (w->index.pos <= 0xFFFFFFFFu && w->detail_count < ATF_NO_DETAIL_U32);
+    flags = windowed ? ATF__DETAIL_ENTRY_UNLINKED : 0u;
+    put = fits && atf__writer_put_detail(w, ts, type, payload, len, flags);
+    /* ALWAYS under BLOCK is lossless too: make room as for the index ring (a record larger
+     * than half the ring never fits and is dropped); windowed detail is a flight recorder
+     * and drops */
+    while (!put && fits && !windowed && w->overflow == ATF_OVERFLOW_BLOCK && !w->in_overflow &&
+           atf__detail_entry_size(len) <= (w->detail.mask + 1) / 2 && atf__writer_detail_room(w))
+        put = atf__writer_put_detail(w, ts, type, payload, len, flags);
+    if (put) {
+        if (!windowed) detail_seq = w->detail_count;
+        w->detail_count++;
+    } else {
+        w->detail_dropped++;
+        atf__store_release_u64(&w->detail.shared->dropped, w->detail_dropped);
     }
     return atf__writer_push_linked(w, kind, function_id, ts, depth, detail_seq);
 }
@@ -4083,44 +4301,100 @@ ATF__PRIVATE atf_result atf__file_writer_fail(atf__file_writer *f, atf_error *er
     return ATF_E_IO;
 }
 
-ATF__PRIVATE void atf__file_writer_header(const atf__file_writer *f, uint8_t out[64], int final,
-                                          int has_detail) {
+/* The placeholder header of a new file: identity fields final, counts and ranges zero. */
+ATF__PRIVATE void atf__file_writer_index_header(const atf__file_writer *f, int has_detail,
+                                                atf_index_header *h) {
+    memset(h, 0, sizeof *h);
+    h->endian = ATF_ENDIAN_LITTLE;
+    h->version = (uint8_t)f->layout;
+    h->arch = ATF__ARCH_CODE;
+    h->os = ATF__OS_CODE;
+    h->flags = has_detail ? ATF_INDEX_FLAG_HAS_DETAIL_FILE : 0;
+    h->thread_id = f->thread_id;
+    h->clock_type = (uint8_t)atf_clock_type();
+    h->event_size = ATF_INDEX_EVENT_SIZE;
+    h->events_offset = ATF_HEADER_SIZE;
+}
+
+ATF__PRIVATE void atf__file_writer_detail_header(const atf__file_writer *f, atf_detail_header *h) {
+    memset(h, 0, sizeof *h);
+    h->endian = ATF_ENDIAN_LITTLE;
+    h->version = (uint8_t)f->layout;
+    h->arch = ATF__ARCH_CODE;
+    h->os = ATF__OS_CODE;
+    h->thread_id = f->thread_id;
+    h->events_offset = ATF_HEADER_SIZE;
+}
+
+ATF__PRIVATE void atf__file_writer_placeholder(const atf__file_writer *f, uint8_t out[64]) {
     if (f->is_detail) {
         atf_detail_header h;
-        memset(&h, 0, sizeof h);
-        h.endian = ATF_ENDIAN_LITTLE;
-        h.version = (uint8_t)f->layout;
-        h.arch = ATF__ARCH_CODE;
-        h.os = ATF__OS_CODE;
-        h.thread_id = f->thread_id;
-        h.events_offset = ATF_HEADER_SIZE;
-        if (final) {
-            h.event_count = f->count;
-            h.bytes_length = f->bytes;
-            h.index_seq_start = f->seq_first;
-            h.index_seq_end = f->seq_last;
-        }
+        atf__file_writer_detail_header(f, &h);
         atf_detail_header_encode(&h, out);
     } else {
         atf_index_header h;
-        memset(&h, 0, sizeof h);
-        h.endian = ATF_ENDIAN_LITTLE;
-        h.version = (uint8_t)f->layout;
-        h.arch = ATF__ARCH_CODE;
-        h.os = ATF__OS_CODE;
-        h.flags = has_detail ? ATF_INDEX_FLAG_HAS_DETAIL_FILE : 0;
-        h.thread_id = f->thread_id;
-        h.clock_type = (uint8_t)atf_clock_type();
-        h.event_size = ATF_INDEX_EVENT_SIZE;
-        h.events_offset = ATF_HEADER_SIZE;
-        if (final) {
-            h.event_count = f->count;
-            h.footer_offset = ATF_HEADER_SIZE + f->bytes;
-            h.time_start_ns = f->time_start;
-            h.time_end_ns = f->time_end;
-        }
+        atf__file_writer_index_header(f, 0, &h);
         atf_index_header_encode(&h, out);
     }
+}
+
+/* What finalizing writes about a file's events section. The writer's close and recovery
+ * (>>recover) both finalize through the encoders below, so a recovered file is the file
+ * the close would have written. */
+typedef struct atf__final {
+    uint32_t crc;                /* CRC32-C of the events section */
+    uint64_t events_offset, count, bytes;
+    uint64_t time_start, time_end;   /* stamps of the first and last record */
+    uint64_t seq_first, seq_last;    /* detail: index_seq of the first and last record */
+} atf__final;
+
+/* The footer and the finalized header of an index file; `h` is its placeholder header
+ * (identity fields and flags are kept). */
+ATF__PRIVATE void atf__index_final_encode(atf_index_header h, const atf__final *s,
+                                          uint8_t footer[64], uint8_t header[64]) {
+    atf_index_footer x;
+    memset(&x, 0, sizeof x);
+    x.checksum = s->crc;
+    x.event_count = s->count;
+    x.time_start_ns = s->time_start;
+    x.time_end_ns = s->time_end;
+    x.bytes_written = s->bytes;
+    atf_index_footer_encode(&x, footer);
+    h.event_size = ATF_INDEX_EVENT_SIZE;
+    h.event_count = s->count;
+    h.footer_offset = s->events_offset + s->bytes;
+    h.time_start_ns = s->time_start;
+    h.time_end_ns = s->time_end;
+    atf_index_header_encode(&h, header);
+}
+
+/* The same for a detail file, whose header keeps no time range. */
+ATF__PRIVATE void atf__detail_final_encode(atf_detail_header h, const atf__final *s,
+                                           uint8_t footer[64], uint8_t header[64]) {
+    atf_detail_footer d;
+    memset(&d, 0, sizeof d);
+    d.checksum = s->crc;
+    d.event_count = s->count;
+    d.bytes_length = s->bytes;
+    d.time_start_ns = s->time_start;
+    d.time_end_ns = s->time_end;
+    atf_detail_footer_encode(&d, footer);
+    h.event_count = s->count;
+    h.bytes_length = s->bytes;
+    h.index_seq_start = s->seq_first;
+    h.index_seq_end = s->seq_last;
+    atf_detail_header_encode(&h, header);
+}
+
+/* Writes the footer at `footer_offset`, then the header at 0: footer first, so that a
+ * crash between the two leaves a placeholder header and an agreeing footer at the end,
+ * which readers accept. 0; 1 when the footer failed, 2 when the header did (OS error
+ * pending). */
+ATF__PRIVATE int atf__final_write(atf__fd fd, const uint8_t footer[64], uint64_t footer_offset,
+                                  const uint8_t header[64]) {
+    if (atf__fd_pwrite(fd, footer, ATF_FOOTER_SIZE, footer_offset, NULL) != 0) return 1;
+    if (atf__fd_pwrite(fd, header, ATF_HEADER_SIZE, 0, NULL) != 0) return 2;
+    return 0;
 }
 
 /* Creates `path` holding just the placeholder header: written as <path>.tmp and renamed,
@@ -4142,7 +4416,7 @@ ATF__PRIVATE atf_result atf__file_writer_open(atf__file_writer *f, const char *p
     f->fd = atf__fd_create(tmp);
     if (f->fd == ATF__FD_NONE)
         return atf__error_set_errno(err, ATF_E_IO, tmp, "create", atf__last_os_error());
-    atf__file_writer_header(f, header, 0, 0);
+    atf__file_writer_placeholder(f, header);
     if (atf__fd_pwrite(f->fd, header, sizeof header, 0, NULL) != 0 ||
         atf__rename_replace(tmp, path) != 0) {
         int code = atf__last_os_error();
@@ -4328,31 +4602,29 @@ ATF__PRIVATE atf_result atf__file_writer_finalize(atf__file_writer *f, int has_d
         if (!ok) {
             rc = atf__error_set_errno(err, ATF_E_IO, f->path, "read back for CRC", atf__last_os_error());
         } else {
+            atf__final fin;
+            int failed;
+            fin.crc = crc;
+            fin.events_offset = ATF_HEADER_SIZE;
+            fin.count = f->count;
+            fin.bytes = f->bytes;
+            fin.time_start = f->time_start;
+            fin.time_end = f->time_end;
+            fin.seq_first = f->seq_first;
+            fin.seq_last = f->seq_last;
             if (f->is_detail) {
-                atf_detail_footer d;
-                memset(&d, 0, sizeof d);
-                d.checksum = crc;
-                d.event_count = f->count;
-                d.bytes_length = f->bytes;
-                d.time_start_ns = f->time_start;
-                d.time_end_ns = f->time_end;
-                atf_detail_footer_encode(&d, footer);
+                atf_detail_header h;
+                atf__file_writer_detail_header(f, &h);
+                atf__detail_final_encode(h, &fin, footer, header);
             } else {
-                atf_index_footer x;
-                memset(&x, 0, sizeof x);
-                x.checksum = crc;
-                x.event_count = f->count;
-                x.time_start_ns = f->time_start;
-                x.time_end_ns = f->time_end;
-                x.bytes_written = f->bytes;
-                atf_index_footer_encode(&x, footer);
+                atf_index_header h;
+                atf__file_writer_index_header(f, has_detail, &h);
+                atf__index_final_encode(h, &fin, footer, header);
             }
-            atf__file_writer_header(f, header, 1, has_detail);
-            /* footer first: a crash between the two leaves a placeholder header and an
-             * agreeing footer at the end, which readers accept */
-            if (atf__fd_pwrite(f->fd, footer, sizeof footer, ATF_HEADER_SIZE + f->bytes, NULL) != 0)
+            failed = atf__final_write(f->fd, footer, ATF_HEADER_SIZE + f->bytes, header);
+            if (failed == 1)
                 rc = atf__file_writer_fail(f, err, "write footer", atf__last_os_error());
-            else if (atf__fd_pwrite(f->fd, header, sizeof header, 0, NULL) != 0)
+            else if (failed == 2)
                 rc = atf__error_set_errno(err, ATF_E_IO, f->path, "rewrite header", atf__last_os_error());
         }
     }
@@ -5862,6 +6134,43 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_close(atf_session *s) {
     return atf_session_close_ex(s, NULL);
 }
 
+/* The child's copies of the descriptors of the slot's files (the parent's stay open). */
+ATF__PRIVATE void atf__slot_forget_files(atf__slot *sl) {
+    if (sl->index_file.is_open) atf__fd_close(sl->index_file.fd);
+    if (sl->detail_file.is_open) atf__fd_close(sl->detail_file.fd);
+    if (sl->gaps_state == 1) atf__fd_close(sl->gaps_fd);
+}
+
+ATFDEF ATF_NO_INSTRUMENT void atf_session_abandon_after_fork(atf_session *s) {
+    atf_session **link;
+    uint64_t i;
+    if (!s) return;
+    /* the registry lock may have been held by a thread that the child does not have */
+#if !defined(ATF_NO_THREADS) && !defined(ATF__OS_WINDOWS)
+    pthread_mutex_init(&atf__global_mutex, NULL);
+#endif
+    atf__global_lock();
+    for (link = &atf__live_sessions; *link; link = &(*link)->live_next) {
+        if (*link == s) {
+            *link = s->live_next;
+            break;
+        }
+    }
+    atf__global_unlock();
+    atf__tls_prune(); /* the calling thread's writer of it */
+    /* held locks: a drain pass or an attach was under way in another thread, and what
+     * they guard may be half changed; untouched, it is only memory */
+    if (!atf__mutex_trylock(&s->drain_lock)) return;
+    if (!atf__mutex_trylock(&s->lock)) {
+        atf__mutex_unlock(&s->drain_lock);
+        return;
+    }
+    for (i = 0; i < s->slot_count; i++) atf__slot_forget_files(s->slots[i]);
+    atf__mutex_unlock(&s->lock);
+    atf__mutex_unlock(&s->drain_lock);
+    atf__session_free(s);
+}
+
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_attach(atf_session *s, const char *name,
                                                        atf_writer **out) {
     atf__tls_entry *e;
@@ -6577,6 +6886,793 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
 }
 
 
+/* >>recover: finalizing in place what a crash left, as the writer's close would have. A
+ * plan is made from what the readers counted while their images are open (records kept,
+ * links to repair, the CRC over the kept bytes with the repairs laid over them, footer and
+ * header bytes through the writer's encoders); it is carried out after they are closed
+ * (a mapped file cannot be cut on every OS): cut, links, footer, header, sync. */
+#if defined(ATF__OS_WINDOWS)
+ATF__PRIVATE atf__fd atf__fd_open_rw(const char *path) {
+    wchar_t *w = atf__utf8_to_wide(path);
+    HANDLE h;
+    if (!w) return ATF__FD_NONE;
+    h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
+                    OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    ATF_FREE(w);
+    return h;
+}
+ATF__PRIVATE int atf__path_exists(const char *path) {
+    wchar_t *w = atf__utf8_to_wide(path);
+    int yes = w && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES;
+    ATF_FREE(w);
+    return yes;
+}
+ATF__PRIVATE int atf__dir_remove(const char *path) {
+    wchar_t *w = atf__utf8_to_wide(path);
+    int ok = w && RemoveDirectoryW(w);
+    ATF_FREE(w);
+    return ok ? 0 : -1;
+}
+/* 1 when dir holds nothing but (optionally) an entry named `allowed` (*has_allowed tells),
+ * 0 when it holds anything else, -1 when it cannot be read. */
+ATF__PRIVATE int atf__dir_holds_only(const char *dir, const char *allowed, int *has_allowed) {
+    char pattern[1100];
+    wchar_t *w, *wa;
+    WIN32_FIND_DATAW fd;
+    HANDLE h;
+    int only = 1;
+    *has_allowed = 0;
+    snprintf(pattern, sizeof pattern, "%s\\*", dir);
+    w = atf__utf8_to_wide(pattern);
+    wa = atf__utf8_to_wide(allowed);
+    h = w && wa ? FindFirstFileW(w, &fd) : INVALID_HANDLE_VALUE;
+    ATF_FREE(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        ATF_FREE(wa);
+        return -1;
+    }
+    do {
+        if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0) continue;
+        if (wcscmp(fd.cFileName, wa) == 0) *has_allowed = 1;
+        else only = 0;
+    } while (FindNextFileW(h, &fd));
+    FindClose(h);
+    ATF_FREE(wa);
+    return only;
+}
+#else
+#  include <dirent.h>
+ATF__PRIVATE atf__fd atf__fd_open_rw(const char *path) {
+    int fd;
+    do fd = open(path, O_RDWR | O_CLOEXEC); while (fd < 0 && errno == EINTR);
+    return fd;
+}
+ATF__PRIVATE int atf__path_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+ATF__PRIVATE int atf__dir_remove(const char *path) { return rmdir(path); }
+ATF__PRIVATE int atf__dir_holds_only(const char *dir, const char *allowed, int *has_allowed) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int only = 1;
+    *has_allowed = 0;
+    if (!d) return -1;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (strcmp(e->d_name, allowed) == 0) *has_allowed = 1;
+        else only = 0;
+    }
+    closedir(d);
+    return only;
+}
+#endif
+
+/* defined with the session reader: calls fn(ctx, slot) for every thread_<N> of dir */
+ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint32_t), void *ctx);
+
+ATFDEF const char *atf_recover_action_str(atf_recover_action a) {
+    switch (a) {
+    case ATF_RECOVER_NOTHING: return "nothing to do";
+    case ATF_RECOVER_FINALIZE: return "finalize";
+    case ATF_RECOVER_FILL_CRC: return "fill crc";
+    case ATF_RECOVER_CUT: return "cut";
+    case ATF_RECOVER_REMOVE: return "remove";
+    case ATF_RECOVER_FAIL: return "fail";
+    default: return "unknown";
+    }
+}
+
+ATFDEF const char *atf_recover_kind_str(atf_recover_kind k) {
+    switch (k) {
+    case ATF_RECOVER_INDEX: return "index";
+    case ATF_RECOVER_DETAIL: return "detail";
+    case ATF_RECOVER_GAPS: return "gaps";
+    case ATF_RECOVER_TMP: return "tmp";
+    case ATF_RECOVER_UNBORN_DIR: return "unborn thread directory";
+    default: return "unknown";
+    }
+}
+
+ATFDEF void atf_recover_report_deinit(atf_recover_report *r) {
+    if (!r) return;
+    ATF_FREE(r->items);
+    memset(r, 0, sizeof *r);
+}
+
+/* A link to write into index event `seq`: a detail_seq, or ATF_NO_DETAIL to clear it. */
+typedef struct atf__recover_patch { uint64_t seq, detail_seq; } atf__recover_patch;
+
+/* What will be done to one file. Planned while its reader is open (`events` points into
+ * the reader's image), carried out after. */
+typedef struct atf__recover_plan {
+    atf_recover_item item;
+    int finalized;               /* found finalized by the readers */
+    int remove;                  /* detail: no record left, the file goes */
+    const uint8_t *image;        /* the reader's image of the file */
+    const uint8_t *events;       /* its events section */
+    uint64_t file_size;
+    atf__final fin;              /* records kept: fin.count, fin.bytes, ranges */
+    atf_index_header index_header;
+    atf_detail_header detail_header;
+    atf_index_footer index_footer;   /* finalized files: the footer found */
+    atf_detail_footer detail_footer;
+    atf__recover_patch *patches; /* index: sorted by seq */
+    size_t patch_count, patch_cap;
+    uint8_t footer[ATF_FOOTER_SIZE], header[ATF_HEADER_SIZE];
+} atf__recover_plan;
+
+ATF__PRIVATE void atf__recover_plan_free(atf__recover_plan *p) {
+    ATF_FREE(p->patches);
+    p->patches = NULL;
+    p->patch_count = p->patch_cap = 0;
+}
+
+ATF__PRIVATE atf_result atf__recover_patch_add(atf__recover_plan *p, uint64_t seq,
+                                               uint64_t detail_seq, atf_error *e) {
+    if (!atf__grow((void **)&p->patches, &p->patch_cap, p->patch_count, sizeof *p->patches))
+        return atf__error_set(e, ATF_E_NOMEM, p->item.path, 0, "link repair list");
+    p->patches[p->patch_count].seq = seq;
+    p->patches[p->patch_count++].detail_seq = detail_seq;
+    return ATF_OK;
+}
+
+ATF__PRIVATE int atf__recover_patch_cmp(const void *a, const void *b) {
+    uint64_t x = ((const atf__recover_patch *)a)->seq, y = ((const atf__recover_patch *)b)->seq;
+    return x < y ? -1 : x > y;
+}
+
+ATF__PRIVATE void atf__recover_plan_index(atf__recover_plan *p, const atf_index_reader *r) {
+    atf_index_event ev;
+    memset(p, 0, sizeof *p);
+    atf__copy_str(p->item.path, sizeof p->item.path, r->path);
+    p->item.kind = ATF_RECOVER_INDEX;
+    p->item.found = r->recovery;
+    p->item.layout = r->layout;
+    p->finalized = r->recovery == ATF_RECOVERY_FINALIZED;
+    p->image = r->image.data;
+    p->events = r->events;
+    p->file_size = r->image.size;
+    p->index_header = r->header;
+    p->index_footer = r->footer;
+    p->fin.events_offset = r->header.events_offset;
+    p->fin.count = r->event_count;
+    p->fin.bytes = r->event_count * ATF_INDEX_EVENT_SIZE;
+    if (r->event_count) {
+        atf_index_reader_get(r, 0, &ev);
+        p->fin.time_start = ev.timestamp_ns;
+        atf_index_reader_get(r, r->event_count - 1, &ev);
+        p->fin.time_end = ev.timestamp_ns;
+    }
+}
+
+/* Keeps the first `keep` records of the detail file. */
+ATF__PRIVATE void atf__recover_detail_keep(atf__recover_plan *p, const atf_detail_reader *r,
+                                           uint64_t keep) {
+    atf_detail_event d;
+    memset(&d, 0, sizeof d);
+    p->item.records_cut = r->event_count - keep;
+    p->fin.count = keep;
+    p->fin.bytes = p->fin.time_start = p->fin.time_end = p->fin.seq_first = p->fin.seq_last = 0;
+    if (keep) {
+        atf_detail_reader_get(r, keep - 1, &d);
+        p->fin.bytes = d.offset + d.header.total_length - r->header.events_offset;
+        p->fin.time_end = d.header.timestamp_ns;
+        p->fin.seq_last = d.header.index_seq;
+        atf_detail_reader_get(r, 0, &d);
+        p->fin.time_start = d.header.timestamp_ns;
+        p->fin.seq_first = d.header.index_seq;
+    }
+}
+
+ATF__PRIVATE void atf__recover_plan_detail(atf__recover_plan *p, const atf_detail_reader *r) {
+    memset(p, 0, sizeof *p);
+    atf__copy_str(p->item.path, sizeof p->item.path, r->path);
+    p->item.kind = ATF_RECOVER_DETAIL;
+    p->item.found = r->recovery;
+    p->item.layout = r->layout;
+    p->finalized = r->recovery == ATF_RECOVERY_FINALIZED;
+    p->image = r->image.data;
+    p->events = r->image.data + r->header.events_offset;
+    p->file_size = r->image.size;
+    p->detail_header = r->header;
+    p->detail_footer = r->footer;
+    p->fin.events_offset = r->header.events_offset;
+    atf__recover_detail_keep(p, r, r->event_count);
+}
+
+/* A footer's checksum is checked before its file is rewritten: a mismatch is damage, not
+ * a crash, and recovering would hide it. */
+ATF__PRIVATE atf_result atf__recover_check_index(atf_index_reader *r, atf_error *e) {
+    if (!r->has_footer || r->recovery == ATF_RECOVERY_FOOTER_MISMATCH) return ATF_OK;
+    if (atf_index_reader_verify_crc(r) == ATF_OK) return ATF_OK;
+    atf__error_adopt(e, &r->error);
+    return e->code;
+}
+
+ATF__PRIVATE atf_result atf__recover_check_detail(atf_detail_reader *r, atf_error *e) {
+    if (!r->has_footer || r->recovery == ATF_RECOVERY_FOOTER_MISMATCH) return ATF_OK;
+    if (atf_detail_reader_verify_crc(r) == ATF_OK) return ATF_OK;
+    atf__error_adopt(e, &r->error);
+    return e->code;
+}
+
+/* Plans the link repairs of a thread: trailing detail records whose index event is not in
+ * index.atf are cut; index events naming a detail record not in detail.atf lose the link;
+ * a detail record whose index event has no link (a windowed link not patched in yet) gets
+ * it back when their timestamps agree. Anything else is damage. */
+ATF__PRIVATE atf_result atf__recover_plan_links(atf__recover_plan *ip, const atf_index_reader *ir,
+                                                atf__recover_plan *dp, const atf_detail_reader *dr,
+                                                atf_error *e) {
+    uint64_t n_index = ir->event_count, n_detail = dr ? dr->event_count : 0, i;
+    atf_index_event ev;
+    atf_detail_event d;
+    while (n_detail > 0) {
+        atf_detail_reader_get(dr, n_detail - 1, &d);
+        if (d.header.index_seq < n_index) break;
+        n_detail--;
+    }
+    if (dr && n_detail != dr->event_count) atf__recover_detail_keep(dp, dr, n_detail);
+    for (i = 0; i < n_index; i++) {
+        atf_index_reader_get(ir, i, &ev);
+        if (ev.detail_seq == ATF_NO_DETAIL) continue;
+        if (ev.detail_seq >= n_detail) {
+            if (atf__recover_patch_add(ip, i, ATF_NO_DETAIL, e) != ATF_OK) return e->code;
+            ip->item.links_cleared++;
+            continue;
+        }
+        atf_detail_reader_get(dr, ev.detail_seq, &d);
+        if (d.header.index_seq != i)
+            return atf__error_set_values(e, ATF_E_CORRUPT, ir->path,
+                                         ir->header.events_offset + i * ATF_INDEX_EVENT_SIZE,
+                                         "its detail record names another index event", i,
+                                         d.header.index_seq);
+    }
+    for (i = 0; i < n_detail; i++) {
+        uint64_t s;
+        atf_detail_reader_get(dr, i, &d);
+        s = d.header.index_seq;
+        if (s >= n_index)
+            return atf__error_set_values(e, ATF_E_CORRUPT, dr->path, d.offset,
+                                         "detail record before the last names an index event "
+                                         "past the end (expected: count)", n_index, s);
+        atf_index_reader_get(ir, s, &ev);
+        if (ev.detail_seq == i) continue;
+        if (ev.detail_seq != ATF_NO_DETAIL)
+            return atf__error_set_values(e, ATF_E_CORRUPT, dr->path, d.offset,
+                                         "index event named by this record names another "
+                                         "record", i, ev.detail_seq);
+        if (ev.timestamp_ns != d.header.timestamp_ns)
+            return atf__error_set_values(e, ATF_E_CORRUPT, dr->path, d.offset,
+                                         "record and the unlinked index event it names differ "
+                                         "in timestamp", ev.timestamp_ns, d.header.timestamp_ns);
+        if (atf__recover_patch_add(ip, s, i, e) != ATF_OK) return e->code;
+        ip->item.links_restored++;
+    }
+    if (ip->patch_count)
+        qsort(ip->patches, ip->patch_count, sizeof *ip->patches, atf__recover_patch_cmp);
+    return ATF_OK;
+}
+
+/* CRC32-C of the kept events section with the planned links laid over it: what the file
+ * holds once they are written (a dry run computes the same figure). */
+ATF__PRIVATE uint32_t atf__recover_crc(const atf__recover_plan *p) {
+    size_t width, field = atf__link_field((uint32_t)p->item.layout, &width), i;
+    uint64_t at = 0;
+    uint32_t crc = 0;
+    for (i = 0; i < p->patch_count; i++) {
+        uint64_t to = p->patches[i].seq * ATF_INDEX_EVENT_SIZE + field;
+        uint8_t link[8];
+        atf__link_encode(link, width, p->patches[i].detail_seq);
+        crc = atf_crc32c_update(crc, p->events + at, (size_t)(to - at));
+        crc = atf_crc32c_update(crc, link, width);
+        at = to + width;
+    }
+    return atf_crc32c_update(crc, p->events + at, (size_t)(p->fin.bytes - at));
+}
+
+/* Decides the action and, while the reader's image is still open, computes the CRC and
+ * the footer and header bytes. */
+ATF__PRIVATE void atf__recover_prepare(atf__recover_plan *p) {
+    int is_detail = p->item.kind == ATF_RECOVER_DETAIL;
+    atf_recover_item *it = &p->item;
+    uint64_t end = p->fin.events_offset + p->fin.bytes;
+    it->records = p->fin.count;
+    it->footer_offset = end;
+    if (p->remove) {
+        it->action = ATF_RECOVER_REMOVE;
+        return;
+    }
+    if (p->finalized && !p->patch_count && !it->records_cut) {
+        uint32_t stored = is_detail ? p->detail_footer.checksum : p->index_footer.checksum;
+        it->crc = stored;
+        it->action = ATF_RECOVER_NOTHING;
+        if (stored != 0 || p->fin.bytes == 0) return;
+        it->action = ATF_RECOVER_FILL_CRC;
+        it->crc = atf__recover_crc(p);
+        if (is_detail) {
+            atf_detail_footer f = p->detail_footer;
+            f.checksum = it->crc;
+            atf_detail_footer_encode(&f, p->footer);
+        } else {
+            atf_index_footer f = p->index_footer;
+            f.checksum = it->crc;
+            atf_index_footer_encode(&f, p->footer);
+        }
+        return;
+    }
+    it->action = ATF_RECOVER_FINALIZE;
+    it->bytes_cut = p->file_size > end ? p->file_size - end : 0;
+    p->fin.crc = it->crc = atf__recover_crc(p);
+    if (is_detail) atf__detail_final_encode(p->detail_header, &p->fin, p->footer, p->header);
+    else atf__index_final_encode(p->index_header, &p->fin, p->footer, p->header);
+    /* Already what finalizing writes, though the readers do not call it finalized: an
+     * empty detail file, whose final header is all zero counts like the placeholder. */
+    if (!p->patch_count && !it->records_cut && p->file_size == end + ATF_FOOTER_SIZE &&
+        memcmp(p->image, p->header, ATF_HEADER_SIZE) == 0 &&
+        memcmp(p->image + end, p->footer, ATF_FOOTER_SIZE) == 0) {
+        it->action = ATF_RECOVER_NOTHING;
+        it->bytes_cut = 0;
+    }
+}
+
+ATF__PRIVATE atf_result atf__recover_io_error(atf_error *e, const char *path, uint64_t offset,
+                                              const char *what) {
+    int code = atf__last_os_error();
+    if (e->code != ATF_OK) return e->code;
+    atf__error_set_errno(e, ATF_E_IO, path, what, code);
+    e->offset = offset;
+    return ATF_E_IO;
+}
+
+/* Removes a file; ATF_OK when it is gone. */
+ATF__PRIVATE atf_result atf__recover_remove(const char *path, atf_error *e) {
+    atf__file_remove(path);
+    if (!atf__path_exists(path)) return ATF_OK;
+    return atf__recover_io_error(e, path, 0, "remove");
+}
+
+/* Carries out a prepared plan, in the writer's order: cut, links, footer, header, sync. */
+ATF__PRIVATE atf_result atf__recover_apply(const atf__recover_plan *p, const atf_recover_options *opt,
+                                           atf_error *e) {
+    const atf_recover_item *it = &p->item;
+    atf_result rc = ATF_OK;
+    size_t width, field = atf__link_field((uint32_t)it->layout, &width), i;
+    atf__fd fd;
+    if (opt->dry_run || it->action == ATF_RECOVER_NOTHING) return ATF_OK;
+    if (it->action == ATF_RECOVER_REMOVE) return atf__recover_remove(it->path, e);
+    fd = atf__fd_open_rw(it->path);
+    if (fd == ATF__FD_NONE) return atf__recover_io_error(e, it->path, 0, "open for writing");
+    if (it->action == ATF_RECOVER_FILL_CRC) {
+        if (atf__fd_pwrite(fd, p->footer, ATF_FOOTER_SIZE, it->footer_offset, NULL) != 0)
+            rc = atf__recover_io_error(e, it->path, it->footer_offset, "write footer");
+    } else {
+        if (atf__fd_truncate(fd, it->footer_offset) != 0)
+            rc = atf__recover_io_error(e, it->path, it->footer_offset, "cut after the last record");
+        for (i = 0; rc == ATF_OK && i < p->patch_count; i++) {
+            uint8_t link[8];
+            uint64_t at = p->fin.events_offset + p->patches[i].seq * ATF_INDEX_EVENT_SIZE + field;
+            atf__link_encode(link, width, p->patches[i].detail_seq);
+            if (atf__fd_pwrite(fd, link, width, at, NULL) != 0)
+                rc = atf__recover_io_error(e, it->path, at, "write link");
+        }
+        if (rc == ATF_OK) {
+            int failed = atf__final_write(fd, p->footer, it->footer_offset, p->header);
+            if (failed)
+                rc = atf__recover_io_error(e, it->path, failed == 1 ? it->footer_offset : 0,
+                                           failed == 1 ? "write footer" : "rewrite header");
+        }
+    }
+    if (rc == ATF_OK && !opt->no_sync && atf__fd_sync(fd) != 0)
+        rc = atf__recover_io_error(e, it->path, 0, "fsync");
+    atf__fd_close(fd);
+    return rc;
+}
+
+/* Appends a copy of `item` to the report; a failed item's error becomes the report's
+ * first error when it has none. */
+ATF__PRIVATE atf_result atf__recover_report_add(atf_recover_report *r, const atf_recover_item *item) {
+    if (!atf__grow((void **)&r->items, &r->item_cap, r->item_count, sizeof *r->items))
+        return atf__error_set(&r->error, ATF_E_NOMEM, item->path, 0, "recovery report");
+    r->items[r->item_count++] = *item;
+    if (item->action == ATF_RECOVER_FAIL) {
+        r->failed++;
+        atf__error_adopt(&r->error, &item->error);
+    } else if (item->action != ATF_RECOVER_NOTHING) {
+        r->changed++;
+    }
+    return ATF_OK;
+}
+
+/* Records that `path` (of `kind`) could not be recovered, and why. */
+ATF__PRIVATE void atf__recover_report_fail(atf_recover_report *r, const char *path,
+                                           atf_recover_kind kind, const atf_error *e) {
+    atf_recover_item it;
+    memset(&it, 0, sizeof it);
+    atf__copy_str(it.path, sizeof it.path, path);
+    it.kind = kind;
+    it.action = ATF_RECOVER_FAIL;
+    it.error = *e;
+    if (it.error.code == ATF_OK) it.error.code = ATF_E_IO;
+    atf__recover_report_add(r, &it);
+}
+
+/* Carries out a plan and reports it; ATF_OK or the failure (also in the report). */
+ATF__PRIVATE atf_result atf__recover_run(atf_recover_report *r, atf__recover_plan *p,
+                                         const atf_recover_options *opt) {
+    atf_error e;
+    memset(&e, 0, sizeof e);
+    if (atf__recover_apply(p, opt, &e) != ATF_OK) {
+        atf__recover_report_fail(r, p->item.path, p->item.kind, &e);
+        return e.code;
+    }
+    return atf__recover_report_add(r, &p->item);
+}
+
+/* gaps.atf of a thread (validated by the thread reader `t`, which loaded it): its torn last
+ * record, if any, is cut; records past the event count stay (readers place them at the
+ * end, as the writer's finalize does). 0 when there is no gaps.atf. */
+ATF__PRIVATE int atf__recover_plan_gaps(atf__recover_plan *p, const char *path,
+                                        const atf_thread_reader *t, atf_error *e) {
+    atf__file_image img;
+    atf_error map_error;
+    memset(p, 0, sizeof *p);
+    memset(&map_error, 0, sizeof map_error);
+    atf__copy_str(p->item.path, sizeof p->item.path, path);
+    p->item.kind = ATF_RECOVER_GAPS;
+    if (atf__file_map(&img, path, 1, &map_error) != ATF_OK) {
+        if (map_error.code == ATF_E_NOT_FOUND) return 0;
+        atf__error_adopt(e, &map_error);
+        return 1;
+    }
+    p->file_size = img.size;
+    atf__file_unmap(&img);
+    if (t->error.code != ATF_OK) { /* the only error an opened thread keeps: gaps.atf damaged */
+        atf__error_adopt(e, &t->error);
+        return 1;
+    }
+    p->item.records = t->gap_count;
+    p->item.footer_offset = ATF_GAPS_HEADER_SIZE + (uint64_t)t->gap_count * ATF_GAP_RECORD_SIZE;
+    p->item.bytes_cut = p->file_size > p->item.footer_offset ? p->file_size - p->item.footer_offset : 0;
+    p->item.action = p->item.bytes_cut ? ATF_RECOVER_CUT : ATF_RECOVER_NOTHING;
+    return 1;
+}
+
+ATF__PRIVATE atf_result atf__recover_gaps_apply(const atf__recover_plan *p,
+                                                const atf_recover_options *opt, atf_error *e) {
+    atf__fd fd;
+    atf_result rc = ATF_OK;
+    if (opt->dry_run || p->item.action != ATF_RECOVER_CUT) return ATF_OK;
+    fd = atf__fd_open_rw(p->item.path);
+    if (fd == ATF__FD_NONE) return atf__recover_io_error(e, p->item.path, 0, "open for writing");
+    if (atf__fd_truncate(fd, p->item.footer_offset) != 0)
+        rc = atf__recover_io_error(e, p->item.path, p->item.footer_offset, "cut torn gap record");
+    else if (!opt->no_sync && atf__fd_sync(fd) != 0)
+        rc = atf__recover_io_error(e, p->item.path, 0, "fsync");
+    atf__fd_close(fd);
+    return rc;
+}
+
+/* Files the writer makes under a temporary name and renames once their header is whole:
+ * left behind, they hold no record. */
+static const char *const atf__recover_tmp_names[] = { "index.atf.tmp", "detail.atf.tmp",
+                                                      "gaps.atf.tmp" };
+
+ATF__PRIVATE void atf__recover_tmp_leftovers(atf_recover_report *r, const char *dir,
+                                             const atf_recover_options *opt) {
+    size_t i;
+    for (i = 0; i < sizeof atf__recover_tmp_names / sizeof atf__recover_tmp_names[0]; i++) {
+        atf__recover_plan p;
+        memset(&p, 0, sizeof p);
+        if (atf__path_join(p.item.path, sizeof p.item.path, dir, atf__recover_tmp_names[i]) != ATF_OK ||
+            !atf__path_exists(p.item.path))
+            continue;
+        p.item.kind = ATF_RECOVER_TMP;
+        p.item.action = ATF_RECOVER_REMOVE;
+        atf__recover_run(r, &p, opt);
+    }
+}
+
+ATF__PRIVATE atf_recover_options atf__recover_opts(const atf_recover_options *opt) {
+    atf_recover_options o;
+    memset(&o, 0, sizeof o);
+    if (opt) o = *opt;
+    return o;
+}
+
+/* The plans of one thread directory, made with its readers open. */
+typedef struct atf__recover_thread {
+    atf__recover_plan index, detail, gaps;
+    int has_detail, has_gaps;
+} atf__recover_thread;
+
+ATF__PRIVATE atf_result atf__recover_thread_plan(atf__recover_thread *th, atf_thread_reader *t,
+                                                 const char *gaps_path, atf_error *e) {
+    atf__recover_plan *ip = &th->index, *dp = &th->detail;
+    th->has_detail = t->has_detail;
+    atf__recover_plan_index(ip, &t->index);
+    if (th->has_detail) atf__recover_plan_detail(dp, &t->detail);
+    if (atf__recover_check_index(&t->index, e) != ATF_OK) return e->code;
+    if (th->has_detail && atf__recover_check_detail(&t->detail, e) != ATF_OK) return e->code;
+    th->has_gaps = atf__recover_plan_gaps(&th->gaps, gaps_path, t, e);
+    if (e->code != ATF_OK) return e->code;
+    if (atf__recover_plan_links(ip, &t->index, dp, th->has_detail ? &t->detail : NULL, e) != ATF_OK)
+        return e->code;
+    if (ip->finalized && ip->patch_count)
+        return atf__error_set_values(e, ATF_E_CORRUPT, ip->item.path,
+                                     ip->fin.events_offset + ip->patches[0].seq * ATF_INDEX_EVENT_SIZE,
+                                     "finalized index.atf has broken links: not a crash, not "
+                                     "changed (links to repair)", 0, ip->patch_count);
+    if (th->has_detail && dp->finalized && dp->item.records_cut)
+        return atf__error_set_values(e, ATF_E_CORRUPT, dp->item.path,
+                                     dp->fin.events_offset + dp->fin.bytes,
+                                     "finalized detail.atf has records past the last index "
+                                     "event: not a crash, not changed (records)", 0,
+                                     dp->item.records_cut);
+    dp->remove = th->has_detail && dp->fin.count == 0 && !dp->finalized;
+    if (!ip->finalized) {
+        ip->index_header.flags &= ~ATF_INDEX_FLAG_HAS_DETAIL_FILE;
+        if (th->has_detail && dp->fin.count) ip->index_header.flags |= ATF_INDEX_FLAG_HAS_DETAIL_FILE;
+    }
+    atf__recover_prepare(ip);
+    if (th->has_detail) atf__recover_prepare(dp);
+    return ATF_OK;
+}
+
+/* Kind of the file of a thread directory that `e` names (for the failure's item). */
+ATF__PRIVATE atf_recover_kind atf__recover_kind_of(const atf_error *e, const char *detail_path,
+                                                   const char *gaps_path) {
+    if (strcmp(e->path, detail_path) == 0) return ATF_RECOVER_DETAIL;
+    if (strcmp(e->path, gaps_path) == 0) return ATF_RECOVER_GAPS;
+    return ATF_RECOVER_INDEX;
+}
+
+ATF__PRIVATE atf_result atf__recover_thread_dir(atf_recover_report *r, const char *dir,
+                                                const atf_recover_options *opt) {
+    char ipath[1024], dpath[1024], gpath[1024];
+    atf__recover_thread th;
+    atf_thread_reader t;
+    atf_error e;
+    atf_result rc;
+    memset(&th, 0, sizeof th);
+    memset(&e, 0, sizeof e);
+    if (atf__path_join(ipath, sizeof ipath, dir, "index.atf") != ATF_OK ||
+        atf__path_join(dpath, sizeof dpath, dir, "detail.atf") != ATF_OK ||
+        atf__path_join(gpath, sizeof gpath, dir, "gaps.atf") != ATF_OK) {
+        atf__error_set(&e, ATF_E_ARG, dir, 0, "directory path too long");
+        atf__recover_report_fail(r, dir, ATF_RECOVER_INDEX, &e);
+        return e.code;
+    }
+    rc = atf_thread_reader_open(&t, dir, NULL);
+    if (rc != ATF_OK) {
+        atf__error_adopt(&e, &t.error);
+        atf__recover_report_fail(r, e.path[0] ? e.path : ipath, atf__recover_kind_of(&e, dpath, gpath), &e);
+        return e.code;
+    }
+    rc = atf__recover_thread_plan(&th, &t, gpath, &e);
+    atf_thread_reader_close(&t);
+    if (rc != ATF_OK) {
+        atf__recover_report_fail(r, e.path, atf__recover_kind_of(&e, dpath, gpath), &e);
+    } else {
+        /* detail first: a crash during recovery leaves a state recovery accepts again */
+        if (th.has_detail) rc = atf__recover_run(r, &th.detail, opt);
+        if (rc == ATF_OK) rc = atf__recover_run(r, &th.index, opt);
+        if (rc == ATF_OK && th.has_gaps) {
+            if (atf__recover_gaps_apply(&th.gaps, opt, &e) != ATF_OK) {
+                atf__recover_report_fail(r, gpath, ATF_RECOVER_GAPS, &e);
+                rc = e.code;
+            } else {
+                rc = atf__recover_report_add(r, &th.gaps.item);
+            }
+        }
+        if (rc == ATF_OK) atf__recover_tmp_leftovers(r, dir, opt);
+    }
+    atf__recover_plan_free(&th.index);
+    atf__recover_plan_free(&th.detail);
+    return rc != ATF_OK ? rc : r->error.code;
+}
+
+ATFDEF atf_result atf_recover_thread_dir(const char *dir, const atf_recover_options *opt,
+                                         atf_recover_report *out) {
+    atf_recover_options o = atf__recover_opts(opt);
+    ATF_ASSERT(out);
+    memset(out, 0, sizeof *out);
+    if (!dir) return atf__error_set(&out->error, ATF_E_ARG, "", 0, "NULL directory");
+    atf__recover_thread_dir(out, dir, &o);
+    return out->error.code;
+}
+
+/* Whether the sibling detail.atf of an index file exists. */
+ATF__PRIVATE int atf__recover_has_sibling_detail(const char *index_path) {
+    char path[1024];
+    const char *slash = strrchr(index_path, '/'), *back = strrchr(index_path, '\\');
+    size_t dir_len;
+    if (back && (!slash || back > slash)) slash = back;
+    dir_len = slash ? (size_t)(slash - index_path) + 1 : 0;
+    if (dir_len + sizeof "detail.atf" > sizeof path) return 0;
+    memcpy(path, index_path, dir_len);
+    memcpy(path + dir_len, "detail.atf", sizeof "detail.atf");
+    return atf__path_exists(path);
+}
+
+ATF__PRIVATE void atf__recover_lone_index(atf_recover_report *r, const char *path,
+                                          const atf_recover_options *opt) {
+    atf__recover_plan p;
+    atf_index_reader ir;
+    atf_error e;
+    memset(&e, 0, sizeof e);
+    if (atf_index_reader_open(&ir, path, NULL) != ATF_OK) {
+        atf__recover_report_fail(r, path, ATF_RECOVER_INDEX, &ir.error);
+        return;
+    }
+    atf__recover_plan_index(&p, &ir);
+    if (atf__recover_check_index(&ir, &e) != ATF_OK) {
+        atf_index_reader_close(&ir);
+        atf__recover_report_fail(r, path, ATF_RECOVER_INDEX, &e);
+        return;
+    }
+    if (!p.finalized && atf__recover_has_sibling_detail(path))
+        p.index_header.flags |= ATF_INDEX_FLAG_HAS_DETAIL_FILE;
+    atf__recover_prepare(&p);
+    atf_index_reader_close(&ir);
+    atf__recover_run(r, &p, opt);
+}
+
+ATF__PRIVATE void atf__recover_lone_detail(atf_recover_report *r, const char *path,
+                                           const atf_recover_options *opt) {
+    atf__recover_plan p;
+    atf_detail_reader dr;
+    atf_error e;
+    memset(&e, 0, sizeof e);
+    if (atf_detail_reader_open(&dr, path, NULL) != ATF_OK) {
+        atf__recover_report_fail(r, path, ATF_RECOVER_DETAIL, &dr.error);
+        return;
+    }
+    atf__recover_plan_detail(&p, &dr);
+    if (atf__recover_check_detail(&dr, &e) != ATF_OK) {
+        atf_detail_reader_close(&dr);
+        atf__recover_report_fail(r, path, ATF_RECOVER_DETAIL, &e);
+        return;
+    }
+    atf__recover_prepare(&p);
+    atf_detail_reader_close(&dr);
+    atf__recover_run(r, &p, opt);
+}
+
+ATF__PRIVATE void atf__recover_lone_gaps(atf_recover_report *r, const char *path,
+                                         const atf_recover_options *opt) {
+    atf__recover_plan p;
+    atf_thread_reader t;
+    atf_error e;
+    memset(&t, 0, sizeof t);
+    memset(&e, 0, sizeof e);
+    atf__thread_reader_gaps(&t, path, NULL);
+    atf__recover_plan_gaps(&p, path, &t, &e);
+    ATF_FREE(t.gaps);
+    if (e.code == ATF_OK) atf__recover_gaps_apply(&p, opt, &e);
+    if (e.code != ATF_OK) atf__recover_report_fail(r, path, ATF_RECOVER_GAPS, &e);
+    else atf__recover_report_add(r, &p.item);
+}
+
+ATFDEF atf_result atf_recover_file(const char *path, const atf_recover_options *opt,
+                                   atf_recover_report *out) {
+    atf_recover_options o = atf__recover_opts(opt);
+    atf__file_image img;
+    atf_error e;
+    int kind = 0;
+    ATF_ASSERT(out);
+    memset(out, 0, sizeof *out);
+    memset(&e, 0, sizeof e);
+    if (!path) return atf__error_set(&out->error, ATF_E_ARG, "", 0, "NULL path");
+    if (atf__file_map(&img, path, 0, &e) != ATF_OK) {
+        atf__recover_report_fail(out, path, ATF_RECOVER_INDEX, &e);
+        return out->error.code;
+    }
+    if (img.size >= 4) { /* which file it is, by its magic */
+        if (memcmp(img.data, ATF_INDEX_MAGIC, 4) == 0) kind = ATF_RECOVER_INDEX;
+        else if (memcmp(img.data, ATF_DETAIL_MAGIC, 4) == 0) kind = ATF_RECOVER_DETAIL;
+        else if (memcmp(img.data, ATF_GAPS_MAGIC, 4) == 0) kind = ATF_RECOVER_GAPS;
+    }
+    atf__file_unmap(&img);
+    if (kind == ATF_RECOVER_DETAIL) atf__recover_lone_detail(out, path, &o);
+    else if (kind == ATF_RECOVER_GAPS) atf__recover_lone_gaps(out, path, &o);
+    else atf__recover_lone_index(out, path, &o); /* the index reader says what is wrong */
+    return out->error.code;
+}
+
+/* A thread directory without index.atf: the writer was stopped between making the
+ * directory and renaming its first file into place (index.atf.tmp, then rename), so no
+ * event of that thread can be anywhere. When it holds nothing else, it goes; 0 when it
+ * holds anything else (recovering it as a thread then says what is wrong). */
+ATF__PRIVATE int atf__recover_unborn_dir(atf_recover_report *r, const char *dir,
+                                         const atf_recover_options *opt) {
+    atf__recover_plan p;
+    atf_error e;
+    int has_tmp = 0;
+    if (atf__dir_holds_only(dir, "index.atf.tmp", &has_tmp) != 1) return 0;
+    if (has_tmp) atf__recover_tmp_leftovers(r, dir, opt); /* its item comes first */
+    memset(&p, 0, sizeof p);
+    memset(&e, 0, sizeof e);
+    atf__copy_str(p.item.path, sizeof p.item.path, dir);
+    p.item.kind = ATF_RECOVER_UNBORN_DIR;
+    p.item.action = ATF_RECOVER_REMOVE;
+    if (!opt->dry_run && atf__dir_remove(dir) != 0) atf__recover_io_error(&e, dir, 0, "remove");
+    if (e.code != ATF_OK) atf__recover_report_fail(r, dir, ATF_RECOVER_UNBORN_DIR, &e);
+    else atf__recover_report_add(r, &p.item);
+    return 1;
+}
+
+typedef struct atf__recover_slots {
+    uint32_t *slots;
+    size_t count, cap;
+    int failed;
+} atf__recover_slots;
+
+ATF__PRIVATE void atf__recover_slot_found(void *ctx, uint32_t slot) {
+    atf__recover_slots *l = (atf__recover_slots *)ctx;
+    if (!atf__grow((void **)&l->slots, &l->cap, l->count, sizeof *l->slots)) {
+        l->failed = 1;
+        return;
+    }
+    l->slots[l->count++] = slot;
+}
+
+ATF__PRIVATE int atf__recover_slot_cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_options *opt,
+                                          atf_recover_report *out) {
+    atf_recover_options o = atf__recover_opts(opt);
+    atf__recover_slots l;
+    atf_error e;
+    size_t i;
+    ATF_ASSERT(out);
+    memset(out, 0, sizeof *out);
+    memset(&l, 0, sizeof l);
+    memset(&e, 0, sizeof e);
+    if (!dir) return atf__error_set(&out->error, ATF_E_ARG, "", 0, "NULL directory");
+    if (atf__scan_thread_dirs(dir, atf__recover_slot_found, &l) != 0 || l.failed) {
+        if (l.failed) atf__error_set(&e, ATF_E_NOMEM, dir, 0, "thread list");
+        else atf__error_set_errno(&e, atf__path_exists(dir) ? ATF_E_IO : ATF_E_NOT_FOUND, dir,
+                                  "read directory", atf__last_os_error());
+        ATF_FREE(l.slots);
+        atf__recover_report_fail(out, dir, ATF_RECOVER_INDEX, &e);
+        return out->error.code;
+    }
+    if (l.count) qsort(l.slots, l.count, sizeof *l.slots, atf__recover_slot_cmp);
+    for (i = 0; i < l.count; i++) {
+        char tdir[1024], ipath[1040];
+        snprintf(tdir, sizeof tdir, "%s/thread_%u", dir, l.slots[i]);
+        snprintf(ipath, sizeof ipath, "%s/index.atf", tdir);
+        if (!atf__path_exists(ipath) && atf__recover_unborn_dir(out, tdir, &o)) continue;
+        atf__recover_thread_dir(out, tdir, &o);
+    }
+    ATF_FREE(l.slots);
+    return out->error.code;
+}
+
 /* >>json: a small strict JSON reader for manifest.json. One validating pass checks the
  * whole text against the JSON grammar (RFC 8259: numbers, escapes, no trailing commas or
  * garbage), nesting at most 32 deep, and allocates nothing; anything else is refused as a
@@ -6590,7 +7686,16 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
 typedef struct atf__json {
     const char *s;
     size_t n;
+    size_t stop;                 /* invalid text: the offset of the byte refused */
+    const char *why;             /*   and what was expected there */
 } atf__json;
+
+/* Validation refuses the byte at i: kept for the caller's error; returns NONE. */
+ATF__PRIVATE size_t atf__json_fail(atf__json *j, size_t i, const char *why) {
+    j->stop = i;
+    j->why = why;
+    return ATF__JSON_NONE;
+}
 
 ATF__PRIVATE size_t atf__json_space(const atf__json *j, size_t i) {
     while (i < j->n && (j->s[i] == ' ' || j->s[i] == '\n' || j->s[i] == '\r' || j->s[i] == '\t')) i++;
@@ -6606,42 +7711,43 @@ ATF__PRIVATE unsigned atf__json_hex(char c) {
 }
 
 /* A string starting at its opening quote: the offset after its closing quote, or NONE. */
-ATF__PRIVATE size_t atf__json_check_string(const atf__json *j, size_t i) {
+ATF__PRIVATE size_t atf__json_check_string(atf__json *j, size_t i) {
+    size_t k;
     for (i++; i < j->n; i++) {
         unsigned char c = (unsigned char)j->s[i];
         if (c == '"') return i + 1;
-        if (c < 0x20) return ATF__JSON_NONE;
+        if (c < 0x20) return atf__json_fail(j, i, "string: control character");
         if (c != '\\') continue;
-        if (++i >= j->n) return ATF__JSON_NONE;
+        if (++i >= j->n) break;
         switch (j->s[i]) {
         case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': break;
         case 'u':
-            if (j->n - i < 5 || !atf__json_is_hex(j->s[i + 1]) || !atf__json_is_hex(j->s[i + 2]) ||
-                !atf__json_is_hex(j->s[i + 3]) || !atf__json_is_hex(j->s[i + 4]))
-                return ATF__JSON_NONE;
+            for (k = 1; k <= 4; k++)
+                if (i + k >= j->n || !atf__json_is_hex(j->s[i + k]))
+                    return atf__json_fail(j, i + k, "string: \\u needs four hex digits");
             i += 4;
             break;
-        default: return ATF__JSON_NONE;
+        default: return atf__json_fail(j, i, "string: unknown escape");
         }
     }
-    return ATF__JSON_NONE;
+    return atf__json_fail(j, j->n, "string: no closing quote");
 }
 
 /* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?: the offset after it, or NONE. */
-ATF__PRIVATE size_t atf__json_check_number(const atf__json *j, size_t i) {
+ATF__PRIVATE size_t atf__json_check_number(atf__json *j, size_t i) {
 #define ATF__JSON_DIGIT(k) ((k) < j->n && j->s[k] >= '0' && j->s[k] <= '9')
     if (i < j->n && j->s[i] == '-') i++;
-    if (!ATF__JSON_DIGIT(i)) return ATF__JSON_NONE;
+    if (!ATF__JSON_DIGIT(i)) return atf__json_fail(j, i, "number: digit expected");
     if (j->s[i++] != '0')
         while (ATF__JSON_DIGIT(i)) i++;
     if (i < j->n && j->s[i] == '.') {
-        if (!ATF__JSON_DIGIT(i + 1)) return ATF__JSON_NONE;
+        if (!ATF__JSON_DIGIT(i + 1)) return atf__json_fail(j, i + 1, "number: digit expected after '.'");
         for (i++; ATF__JSON_DIGIT(i); i++) {}
     }
     if (i < j->n && (j->s[i] == 'e' || j->s[i] == 'E')) {
         i++;
         if (i < j->n && (j->s[i] == '+' || j->s[i] == '-')) i++;
-        if (!ATF__JSON_DIGIT(i)) return ATF__JSON_NONE;
+        if (!ATF__JSON_DIGIT(i)) return atf__json_fail(j, i, "number: digit expected in the exponent");
         while (ATF__JSON_DIGIT(i)) i++;
     }
     return i;
@@ -6650,30 +7756,30 @@ ATF__PRIVATE size_t atf__json_check_number(const atf__json *j, size_t i) {
 
 /* A value starting at i (no leading space): the offset after it, or NONE. Recursion is
  * bounded by ATF__JSON_MAX_DEPTH. */
-ATF__PRIVATE size_t atf__json_check_value(const atf__json *j, size_t i, int depth) {
+ATF__PRIVATE size_t atf__json_check_value(atf__json *j, size_t i, int depth) {
     char c;
-    if (i >= j->n) return ATF__JSON_NONE;
+    if (i >= j->n) return atf__json_fail(j, i, "value expected");
     c = j->s[i];
     if (c == '{' || c == '[') {
         char close = c == '{' ? '}' : ']';
-        if (depth >= ATF__JSON_MAX_DEPTH) return ATF__JSON_NONE;
+        if (depth >= ATF__JSON_MAX_DEPTH) return atf__json_fail(j, i, "nested deeper than 32");
         i = atf__json_space(j, i + 1);
         if (i < j->n && j->s[i] == close) return i + 1;
         for (;;) {
             if (c == '{') {
-                if (i >= j->n || j->s[i] != '"') return ATF__JSON_NONE;
+                if (i >= j->n || j->s[i] != '"') return atf__json_fail(j, i, "member name expected");
                 i = atf__json_check_string(j, i);
                 if (i == ATF__JSON_NONE) return i;
                 i = atf__json_space(j, i);
-                if (i >= j->n || j->s[i] != ':') return ATF__JSON_NONE;
+                if (i >= j->n || j->s[i] != ':') return atf__json_fail(j, i, "':' expected");
                 i = atf__json_space(j, i + 1);
             }
             i = atf__json_check_value(j, i, depth + 1);
             if (i == ATF__JSON_NONE) return i;
             i = atf__json_space(j, i);
-            if (i >= j->n) return ATF__JSON_NONE;
-            if (j->s[i] == close) return i + 1;
-            if (j->s[i] != ',') return ATF__JSON_NONE;
+            if (i < j->n && j->s[i] == close) return i + 1;
+            if (i >= j->n || j->s[i] != ',')
+                return atf__json_fail(j, i, c == '{' ? "',' or '}' expected" : "',' or ']' expected");
             i = atf__json_space(j, i + 1);
         }
     }
@@ -6682,19 +7788,27 @@ ATF__PRIVATE size_t atf__json_check_value(const atf__json *j, size_t i, int dept
     if (j->n - i >= 4 && memcmp(j->s + i, "true", 4) == 0) return i + 4;
     if (j->n - i >= 5 && memcmp(j->s + i, "false", 5) == 0) return i + 5;
     if (j->n - i >= 4 && memcmp(j->s + i, "null", 4) == 0) return i + 4;
-    return ATF__JSON_NONE;
+    return atf__json_fail(j, i, "value expected");
 }
 
 /* Checks the whole text: 1 when it is one JSON value with only space around it; the
- * root value is then at offset *root. */
+ * root value is then at offset *root. 0 otherwise, with j->stop and j->why. */
 ATF__PRIVATE int atf__json_parse(atf__json *j, const char *text, size_t len, size_t *root) {
     size_t end;
     j->s = text;
     j->n = len;
+    j->stop = 0;
+    j->why = "text larger than 64 MiB";
     if (len > ATF__JSON_MAX_TEXT) return 0;
     *root = atf__json_space(j, 0);
     end = atf__json_check_value(j, *root, 0);
-    return end != ATF__JSON_NONE && atf__json_space(j, end) == len;
+    if (end == ATF__JSON_NONE) return 0;
+    end = atf__json_space(j, end);
+    if (end != len) {
+        atf__json_fail(j, end, "end of text expected after the value");
+        return 0;
+    }
+    return 1;
 }
 
 /* The offset after the (validated) value at i: strings and brackets only, no recursion. */
@@ -6768,8 +7882,7 @@ ATF__PRIVATE int atf__json_u64(const atf__json *j, size_t i, uint64_t *out) {
             i += 2;
         }
     } else {
-        end = atf__json_check_number(j, i);
-        if (end == ATF__JSON_NONE) return 0;
+        end = atf__json_skip(j, i);
     }
     if (i >= end) return 0;
     for (; i < end; i++) {
@@ -6883,6 +7996,28 @@ ATF__PRIVATE char *atf__json_strdup(const atf__json *j, size_t i) {
     p = (char *)ATF_MALLOC(cap);
     if (p) atf__json_string(j, i, p, cap);
     return p;
+}
+
+/* A finite JSON number at i as a double, whatever the C locale's decimal point (strtod
+ * reads that one): 1 and *out, or 0 (not a number, longer than 127 characters, or out
+ * of range). */
+ATF__PRIVATE int atf__json_double(const atf__json *j, size_t i, double *out) {
+    char buf[128], *stop;
+    const char *point = localeconv()->decimal_point;
+    size_t n, k;
+    double v;
+    if (i == ATF__JSON_NONE || !(j->s[i] == '-' || (j->s[i] >= '0' && j->s[i] <= '9'))) return 0;
+    n = atf__json_skip(j, i) - i;
+    if (n >= sizeof buf) return 0;
+    memcpy(buf, j->s + i, n);
+    buf[n] = '\0';
+    if (point && point[0] && !point[1])
+        for (k = 0; k < n; k++)
+            if (buf[k] == '.') buf[k] = point[0];
+    v = strtod(buf, &stop);
+    if (stop != buf + n || v - v != 0) return 0; /* v - v: NaN for infinities */
+    *out = v;
+    return 1;
 }
 
 /* >>session-reader: a pid_* directory opened through its manifest and a scan of its
@@ -6999,39 +8134,130 @@ ATF__PRIVATE void atf__session_reader_symbols(atf_session_reader *r, atf__thread
     if (n) qsort(r->symbols, n, sizeof *r->symbols, atf__symbol_cmp);
 }
 
-/* Reads manifest.json into r: session fields, the listed threads, symbols. */
+/* The timing anchors into r->anchors; 0 when memory ran out. */
+ATF__PRIVATE int atf__session_reader_anchors(atf_session_reader *r, const atf__json *j, size_t root) {
+    size_t it, cap = 0;
+    for (it = atf__json_first(j, atf__json_get(j, root, "timing_anchors")); it != ATF__JSON_NONE;
+         it = atf__json_next(j, it)) {
+        atf_session_anchor a;
+        size_t name = atf__json_get(j, it, "name"), value = atf__json_get(j, it, "value");
+        memset(&a, 0, sizeof a);
+        if (name == ATF__JSON_NONE || j->s[name] != '"' ||
+            !atf__json_u64(j, atf__json_get(j, it, "host_ns"), &a.host_ns) ||
+            !atf__json_double(j, value, &a.value))
+            continue;
+        atf__json_string(j, name, a.name, sizeof a.name);
+        if (!atf__json_double(j, atf__json_get(j, it, "rate"), &a.rate) || !(a.rate > 0)) a.rate = 1e9;
+        /* digits are taken exactly (a double holds 53 bits); a double is exact whenever
+         * it is an integer in range */
+        if (atf__json_u64(j, value, &a.value_u64)) {
+            a.value_exact = 1;
+        } else if (a.value >= 0 && a.value < 18446744073709551616.0 &&
+                   a.value == (double)(uint64_t)a.value) {
+            a.value_u64 = (uint64_t)a.value;
+            a.value_exact = 1;
+        }
+        if (!atf__grow((void **)&r->anchors, &cap, r->anchor_count, sizeof *r->anchors)) return 0;
+        r->anchors[r->anchor_count++] = a;
+    }
+    return 1;
+}
+
+/* The modules into r->modules; 0 when memory ran out. */
+ATF__PRIVATE int atf__session_reader_modules(atf_session_reader *r, const atf__json *j, size_t root) {
+    size_t it, cap = 0;
+    for (it = atf__json_first(j, atf__json_get(j, root, "modules")); it != ATF__JSON_NONE;
+         it = atf__json_next(j, it)) {
+        atf_session_module m;
+        size_t path;
+        memset(&m, 0, sizeof m);
+        if (!atf__json_u64(j, atf__json_get(j, it, "module_id"), &m.module_id)) continue;
+        atf__json_u64(j, atf__json_get(j, it, "base_address"), &m.base_address);
+        atf__json_u64(j, atf__json_get(j, it, "size"), &m.size);
+        path = atf__json_get(j, it, "path");
+        m.path = path != ATF__JSON_NONE && j->s[path] == '"' ? atf__json_strdup(j, path) : atf__strdup("");
+        if (!m.path || !atf__grow((void **)&r->modules, &cap, r->module_count, sizeof *r->modules)) {
+            ATF_FREE(m.path);
+            return 0;
+        }
+        r->modules[r->module_count++] = m;
+    }
+    return 1;
+}
+
+/* The manifest's session-wide members; 0 when memory ran out. */
+ATF__PRIVATE int atf__session_reader_facts(atf_session_reader *r, const atf__json *j, size_t root) {
+    size_t error = atf__json_get(j, root, "error");
+    uint32_t sys_errno = 0;
+    atf__json_u32(j, atf__json_get(j, root, "format_version"), &r->format_version);
+    atf__json_u32(j, atf__json_get(j, root, "layout"), &r->layout);
+    atf__json_u32(j, atf__json_get(j, root, "clock_type"), &r->clock_type);
+    atf__json_u64(j, atf__json_get(j, root, "time_start_ns"), &r->time_start_ns);
+    atf__json_u64(j, atf__json_get(j, root, "time_end_ns"), &r->time_end_ns);
+    atf__json_string(j, atf__json_get(j, root, "state"), r->state, sizeof r->state);
+    atf__json_string(j, atf__json_get(j, root, "overflow"), r->overflow, sizeof r->overflow);
+    atf__json_u64(j, atf__json_get(j, root, "pid"), &r->pid);
+    atf__json_string(j, atf__json_get(j, root, "arch"), r->arch, sizeof r->arch);
+    atf__json_string(j, atf__json_get(j, root, "os"), r->os, sizeof r->os);
+    atf__json_u64(j, atf__json_get(j, root, "attach_failures"), &r->attach_failures);
+    if (error == ATF__JSON_NONE || j->s[error] != '"') return 1;
+    atf__json_u32(j, atf__json_get(j, root, "error_errno"), &sys_errno);
+    r->recording_errno = (int)sys_errno; /* written as the errno's 32 bits */
+    r->recording_error = atf__json_strdup(j, error);
+    return r->recording_error != NULL;
+}
+
+/* The manifest is not used: r->manifest_error says why, at which byte of `path`. */
+ATF__PRIVATE void atf__session_reader_refuse(atf_session_reader *r, const char *path,
+                                             uint64_t offset, const char *what) {
+    r->manifest = ATF_MANIFEST_UNREADABLE;
+    atf__error_set(&r->manifest_error, ATF_E_CORRUPT, path, offset, what);
+}
+
+/* Reads manifest.json into r: session fields, the listed threads, symbols, modules and
+ * anchors. */
 ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__thread_list *l,
                                                const atf_reader_options *opt) {
     char path[1100];
     atf__file_image img;
-    atf_error ignored;
     atf__json j;
-    size_t root, threads, it;
+    size_t root = 0, threads = ATF__JSON_NONE, it;
     atf_result rc;
-    memset(&ignored, 0, sizeof ignored);
     snprintf(path, sizeof path, "%s/manifest.json", r->path);
-    rc = atf__file_map(&img, path, opt ? opt->no_mmap : 0, &ignored);
+    rc = atf__file_map(&img, path, opt ? opt->no_mmap : 0, &r->manifest_error);
     if (rc != ATF_OK) {
         r->manifest = rc == ATF_E_NOT_FOUND ? ATF_MANIFEST_MISSING : ATF_MANIFEST_UNREADABLE;
         if (rc == ATF_E_NOMEM) { /* out of memory is no unreadable manifest */
-            atf__error_adopt(&r->error, &ignored);
+            atf__error_adopt(&r->error, &r->manifest_error);
             l->failed = 1;
         }
+        if (rc == ATF_E_NOT_FOUND || rc == ATF_E_NOMEM) /* nothing wrong with the manifest */
+            memset(&r->manifest_error, 0, sizeof r->manifest_error);
         return;
     }
-    if (img.size > ATF__JSON_MAX_TEXT || !atf__json_parse(&j, (const char *)img.data, (size_t)img.size, &root) ||
-        j.s[root] != '{' || (threads = atf__json_get(&j, root, "threads")) == ATF__JSON_NONE ||
-        j.s[threads] != '[') {
+    if (img.size > ATF__JSON_MAX_TEXT) {
+        atf__error_set_values(&r->manifest_error, ATF_E_CORRUPT, path, 0, "manifest larger than 64 MiB",
+                              ATF__JSON_MAX_TEXT, img.size);
         r->manifest = ATF_MANIFEST_UNREADABLE;
+    } else if (!atf__json_parse(&j, (const char *)img.data, (size_t)img.size, &root)) {
+        atf__session_reader_refuse(r, path, j.stop, j.why);
+    } else if (j.s[root] != '{') {
+        atf__session_reader_refuse(r, path, root, "top level is not an object");
+    } else if ((threads = atf__json_get(&j, root, "threads")) == ATF__JSON_NONE) {
+        atf__session_reader_refuse(r, path, root, "no \"threads\" member");
+    } else if (j.s[threads] != '[') {
+        atf__session_reader_refuse(r, path, threads, "\"threads\" is not an array");
+    }
+    if (r->manifest == ATF_MANIFEST_UNREADABLE) {
         atf__file_unmap(&img);
         return;
     }
     r->manifest = ATF_MANIFEST_OK;
-    atf__json_u32(&j, atf__json_get(&j, root, "format_version"), &r->format_version);
-    atf__json_u32(&j, atf__json_get(&j, root, "layout"), &r->layout);
-    atf__json_u32(&j, atf__json_get(&j, root, "clock_type"), &r->clock_type);
-    atf__json_u64(&j, atf__json_get(&j, root, "time_start_ns"), &r->time_start_ns);
-    atf__json_u64(&j, atf__json_get(&j, root, "time_end_ns"), &r->time_end_ns);
+    if (!atf__session_reader_facts(r, &j, root) || !atf__session_reader_anchors(r, &j, root) ||
+        !atf__session_reader_modules(r, &j, root)) {
+        atf__error_set(&r->error, ATF_E_NOMEM, path, 0, "manifest text");
+        l->failed = 1;
+    }
     for (it = atf__json_first(&j, threads); it != ATF__JSON_NONE; it = atf__json_next(&j, it)) {
         atf_session_thread *t;
         uint32_t slot;
@@ -7180,6 +8406,8 @@ ATF__PRIVATE atf_result atf__session_reader_open_threads(atf_session_reader *r,
         r->time_end_ns = hi;
     }
     if (present) return ATF_OK;
+    /* a manifest that was read is the session's account of itself, threads or not */
+    if (r->manifest == ATF_MANIFEST_OK || r->manifest == ATF_MANIFEST_INCOMPLETE) return ATF_OK;
     if (first == ATF_E_NOT_FOUND)
         return atf__error_set(&r->error, ATF_E_NOT_FOUND, r->path, 0, "no readable thread_N/index.atf");
     return first;
@@ -7207,10 +8435,13 @@ ATFDEF atf_result atf_session_reader_open(atf_session_reader *r, const char *dir
     else
         rc = atf__session_reader_open_threads(r, opt);
     ATF_FREE(list.found);
-    if (rc != ATF_OK) {
-        atf_error keep = r->error;
+    if (rc != ATF_OK) { /* what was found outlives the close */
+        atf_error keep = r->error, keep_manifest_error = r->manifest_error;
+        atf_manifest_state keep_manifest = r->manifest;
         atf_session_reader_close(r);
         r->error = keep;
+        r->manifest = keep_manifest;
+        r->manifest_error = keep_manifest_error;
     }
     return rc;
 }
@@ -7223,8 +8454,12 @@ ATFDEF void atf_session_reader_close(atf_session_reader *r) {
         ATF_FREE(r->threads[i].order);
     }
     for (i = 0; i < r->symbol_count; i++) ATF_FREE(r->symbols[i].name);
+    for (i = 0; i < r->module_count; i++) ATF_FREE(r->modules[i].path);
     ATF_FREE(r->threads);
     ATF_FREE(r->symbols);
+    ATF_FREE(r->modules);
+    ATF_FREE(r->anchors);
+    ATF_FREE(r->recording_error);
     memset(r, 0, sizeof *r);
 }
 

@@ -1,7 +1,7 @@
 /* bench_export.h - throughput of `atf export` (and `atf stats`) on a 10 M-event session.
  *
  * Include once, after atf.h with ATF_IMPLEMENTATION, in a benchmark program; it compiles
- * tools/analyze.c into that program and defines
+ * the atf command (tools/embed.h) into that program and defines
  *     static void bench_export(void (*report)(const char *name, double value));
  * which records a session of 4 threads and 10 M call/return events (1000 named
  * functions, depth up to 24, interleaved timestamps) with the library in manual drain
@@ -11,11 +11,16 @@
  *                                    every command pays, for ratios
  *   export_stats_mevents_per_s       atf stats (pairing + per-function figures)
  *   export_chrome_mevents_per_s      atf export --format chrome -o /dev/null
- *   export_perfetto_mevents_per_s    atf export --format perfetto -o /dev/null */
+ *   export_perfetto_mevents_per_s    atf export --format perfetto -o /dev/null
+ *   export_parquet_mevents_per_s     atf export --format parquet -o /dev/null (the slices
+ *                                    table; events of the session per second, as above)
+ *   export_parquet_slices_vs_index_bytes  the slices table's file size over the bytes of
+ *                                    the session's index.atf files (the same events) */
 #ifndef ATF_BENCH_EXPORT_H
 #define ATF_BENCH_EXPORT_H
 
-#include "../tools/analyze.c"
+#include "../tools/embed.h"
+/* the commands run through the command table: argv[0] names the command */
 
 #include <time.h>
 #include <unistd.h>
@@ -116,12 +121,17 @@ typedef int (*bx_command)(FILE *out, FILE *err, int argc, char **argv);
 /* Median seconds of running a command (stdout/stderr to /dev/null); < 0 on failure. */
 static double bx_time_command(bx_command fn, int argc, char **argv) {
     double t[BX_REPS];
+    char *args[16];
     int i;
     FILE *null = fopen("/dev/null", "w");
-    if (!null) return -1;
+    if (!null || argc > 15) return -1;
     for (i = 0; i < BX_REPS; i++) {
-        double t0 = bx_seconds();
-        if (fn(null, null, argc, argv) != 0) {
+        double t0;
+        /* a fresh copy each run: the command packs its operands into the array it gets */
+        memcpy(args, argv, (size_t)argc * sizeof *args);
+        args[argc] = NULL;
+        t0 = bx_seconds();
+        if (fn(null, null, argc, args) != 0) {
             fclose(null);
             return -1;
         }
@@ -163,6 +173,26 @@ static double bx_time_merge(const char *dir, uint64_t *count) {
     return t[BX_REPS / 2];
 }
 
+/* The slices table's bytes over the index.atf bytes of the session; < 0 on failure. */
+static double bx_parquet_size_ratio(const char *root, const char *dir) {
+    char out[512], index[1200];
+    char *argv[] = {(char *)"export", (char *)"--format", (char *)"parquet", (char *)"-o", out,
+                    (char *)dir, NULL};
+    uint64_t index_bytes = 0;
+    int t;
+    FILE *null = fopen("/dev/null", "w");
+    snprintf(out, sizeof out, "%s/slices.parquet", root);
+    if (!null) return -1;
+    t = cli_main(null, null, 6, argv);
+    fclose(null);
+    if (t != 0) return -1;
+    for (t = 0; t < BX_THREADS; t++) {
+        snprintf(index, sizeof index, "%s/thread_%d/index.atf", dir, t);
+        index_bytes += cli_file_size(index);
+    }
+    return index_bytes ? (double)cli_file_size(out) / (double)index_bytes : -1;
+}
+
 static void bench_export(void (*report)(const char *name, double value)) {
     char root[256], dir[1024], cmd[400];
     char *stats_argv[] = {(char *)"stats", dir, NULL};
@@ -170,6 +200,8 @@ static void bench_export(void (*report)(const char *name, double value)) {
                            (char *)"/dev/null", dir, NULL};
     char *perfetto_argv[] = {(char *)"export", (char *)"--format", (char *)"perfetto", (char *)"-o",
                              (char *)"/dev/null", dir, NULL};
+    char *parquet_argv[] = {(char *)"export", (char *)"--format", (char *)"parquet", (char *)"-o",
+                            (char *)"/dev/null", dir, NULL};
     uint64_t events, merged = 0;
     double t;
     snprintf(root, sizeof root, "/tmp/atf_bench_export_%d", (int)getpid());
@@ -177,12 +209,16 @@ static void bench_export(void (*report)(const char *name, double value)) {
     if (events) {
         if ((t = bx_time_merge(dir, &merged)) > 0 && merged == events)
             report("export_merge_scan_mevents_per_s", (double)events / t / 1e6);
-        if ((t = bx_time_command(an_stats_main, 2, stats_argv)) > 0)
+        if ((t = bx_time_command(cli_main, 2, stats_argv)) > 0)
             report("export_stats_mevents_per_s", (double)events / t / 1e6);
-        if ((t = bx_time_command(an_export_main, 6, chrome_argv)) > 0)
+        if ((t = bx_time_command(cli_main, 6, chrome_argv)) > 0)
             report("export_chrome_mevents_per_s", (double)events / t / 1e6);
-        if ((t = bx_time_command(an_export_main, 6, perfetto_argv)) > 0)
+        if ((t = bx_time_command(cli_main, 6, perfetto_argv)) > 0)
             report("export_perfetto_mevents_per_s", (double)events / t / 1e6);
+        if ((t = bx_time_command(cli_main, 6, parquet_argv)) > 0)
+            report("export_parquet_mevents_per_s", (double)events / t / 1e6);
+        if ((t = bx_parquet_size_ratio(root, dir)) > 0)
+            report("export_parquet_slices_vs_index_bytes", t);
     }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0) fprintf(stderr, "bench_export: could not remove %s\n", root);

@@ -1,5 +1,6 @@
 /* bench_fib.c - the recursive program bench_instrument.h times: built plain, with the
- * auto-tracer (-finstrument-functions + atf_instrument.c) and with -pg for uftrace.
+ * auto-tracer (-finstrument-functions + atf_instrument.c), with -finstrument-functions
+ * alone (for uftrace and LTTng-UST's preloaded tracer) and with -pg (for uftrace).
  *
  *   fib_plain N      prints fib(N); fib makes 2 * fib(N + 1) - 1 calls
  *

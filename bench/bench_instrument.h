@@ -1,5 +1,5 @@
 /* bench_instrument.h - what the auto-tracer (examples/instrument/atf_instrument.c) costs
- * per traced call, next to uftrace when it is installed. Linux.
+ * per traced call, next to uftrace and LTTng-UST when they are installed. Linux.
  *
  *   static void bench_instrument(void (*report)(const char *name, double value));
  *
@@ -10,26 +10,42 @@
  *   fib_plain N                        no tracing: the baseline
  *   fib_traced N                       -finstrument-functions + atf_instrument.c, writing
  *                                      a session into a temporary directory
- *   uftrace record -d DIR fib_pg N     -pg, under uftrace (only when uftrace is on PATH)
+ *   uftrace record -d DIR fib_cyg N    the same -finstrument-functions code without our
+ *                                      hooks (glibc's empty ones, which uftrace replaces)
+ *   uftrace record -d DIR fib_pg N     -pg, uftrace's other way in
+ *   LD_PRELOAD=liblttng-ust-cyg-profile-fast.so fib_cyg N
+ *                                      inside an LTTng session (created, started before and
+ *                                      stopped, destroyed after each run, untimed); a
+ *                                      session daemon is started for the benchmark when
+ *                                      none answers, and stopped at the end
  * fib(N) makes 2 fib(N + 1) - 1 calls, main one more; N is 30 (ATF_BENCH_FIB_N overrides).
+ * A peer that is not installed is skipped with a note.
  *
  * Figures, in ns per traced call (extra wall time over the baseline / calls):
  *   instrument_overhead_ns_per_call     ours, start-up and finalization included
- *   uftrace_overhead_ns_per_call        uftrace, the same way
- *   instrument_vs_uftrace_ratio         uftrace / ours
- *   instrument_cpu_ns_per_call          extra CPU time (user + system, every thread,
- *   uftrace_cpu_ns_per_call             the drain and uftrace's recorder included): less
- *   instrument_vs_uftrace_cpu_ratio     sensitive than wall time to a busy machine
+ *   instrument_cpu_ns_per_call          extra CPU time (user + system, every thread, the
+ *                                       drain included): less sensitive to a busy machine
  *   instrument_clock_floor_ns_per_call  two atf_now_ns() reads: what timestamping the
  *                                       entry and the exit of a call costs on this machine,
  *                                       a floor for any tracer that does it
  *   instrument_tick_floor_ns_per_call   two atf_ticks() reads: the same floor for the tick
  *                                       stamps the auto-tracer uses (converted by the drain)
+ *   instrument_vs_tick_floor            overhead / tick floor (target <= 1.25)
  *   instrument_events_dropped           in the last traced run (expected 0)
  *   instrument_events_lost              dropped + lost to I/O, in the last traced run
  *   instrument_overhead_valid           1 when that run kept every event (the session
  *                                       holds 2 events per call, none lost), else 0:
  *                                       the overhead figures then measure a lossy trace
+ *   uftrace_overhead_ns_per_call        uftrace on fib_cyg, and its CPU time the same way
+ *   uftrace_cpu_ns_per_call
+ *   instrument_vs_uftrace               uftrace / ours (target >= 3), and in CPU time
+ *   instrument_vs_uftrace_cpu
+ *   uftrace_pg_overhead_ns_per_call     uftrace on fib_pg, and uftrace / ours
+ *   instrument_vs_uftrace_pg
+ *   lttng_overhead_ns_per_call          LTTng-UST's fast cyg-profile tracer on fib_cyg
+ *   instrument_vs_lttng                 LTTng / ours (target >= 5)
+ *   lttng_events_lost                   entry and exit events missing from LTTng's trace of
+ *                                       the last run (babeltrace2 counts what it kept)
  *
  * Then the whole of a multi-threaded CPU-bound run, from examples/instrument/busy.c (one
  * busy thread per core, each counting its own calls), built as busy_plain, busy_traced
@@ -99,11 +115,12 @@ static void bi_rm_tree(const char *path) {
 }
 
 /* Wall seconds of one run of argv (stdout to the file `out` when given, else with stderr
- * to /dev/null; working directory cwd), with ATF_TRACE_DIR=trace_dir when given; a
+ * to /dev/null; working directory cwd), with ATF_TRACE_DIR=trace_dir and LD_PRELOAD=preload
+ * when given; a
  * negative value when it failed. *cpu receives the user + system seconds of the process,
  * its threads and the children it waited for (uftrace's recorder included). */
 static double bi_run(char *const argv[], const char *cwd, const char *trace_dir,
-                     const char *out, double *cpu) {
+                     const char *out, const char *preload, double *cpu) {
     double t0 = bi_now(), t1;
     int status = 0;
     struct rusage ru;
@@ -120,6 +137,7 @@ static double bi_run(char *const argv[], const char *cwd, const char *trace_dir,
             setenv("ATF_TRACE_DIR", trace_dir, 1);
             setenv("ATF_TRACE_QUIET", "1", 1);
         }
+        if (preload) setenv("LD_PRELOAD", preload, 1);
         if (chdir(cwd) != 0) _exit(126);
         execvp(argv[0], argv);
         _exit(127);
@@ -235,12 +253,12 @@ static void bi_complete_trace(const char *dir, int have_uftrace,
         char *a_plain[] = {plain, NULL};
         char *a_traced[] = {traced, NULL};
         char *a_uftrace[] = {(char *)"uftrace", (char *)"record", (char *)"-d", ud, cyg, NULL};
-        t_plain[r] = bi_run(a_plain, tmp, NULL, out, &cpu);
+        t_plain[r] = bi_run(a_plain, tmp, NULL, out, NULL, &cpu);
         bi_rm_tree(trace_dir); /* the last run's session is kept for the check below */
-        t_traced[r] = bi_run(a_traced, tmp, trace_dir, NULL, &cpu);
+        t_traced[r] = bi_run(a_traced, tmp, trace_dir, NULL, NULL, &cpu);
         if (have_uftrace) {
             bi_rm_tree(ud);
-            t_uftrace[r] = bi_run(a_uftrace, tmp, NULL, NULL, &cpu);
+            t_uftrace[r] = bi_run(a_uftrace, tmp, NULL, NULL, NULL, &cpu);
             bi_rm_tree(ud); /* ~150 MB: not kept while ours runs */
         }
         if (t_plain[r] < 0 || t_traced[r] < 0 || (have_uftrace && t_uftrace[r] < 0)) {
@@ -273,18 +291,125 @@ static void bi_complete_trace(const char *dir, int have_uftrace,
     bi_rm_tree(tmp);
 }
 
+/* ---- LTTng-UST: liblttng-ust-cyg-profile-fast.so preloaded into fib_cyg ------------- */
+#define BI_LTTNG_LIB "liblttng-ust-cyg-profile-fast.so"
+#define BI_LTTNG_SESSION "atf_bench"
+
+static int bi_sh(const char *cmd) { return system(cmd) == 0; }
+
+/* 1 when lttng, lttng-sessiond, babeltrace2 and the preload library are all installed. */
+static int bi_lttng_installed(void) {
+    return bi_sh("command -v lttng >/dev/null 2>&1 && command -v lttng-sessiond >/dev/null 2>&1"
+                 " && command -v babeltrace2 >/dev/null 2>&1") &&
+           bi_sh("ldconfig -p 2>/dev/null | grep -q " BI_LTTNG_LIB " || "
+                 "ls /usr/lib/*/" BI_LTTNG_LIB " /usr/lib/" BI_LTTNG_LIB " >/dev/null 2>&1");
+}
+
+/* Starts a session daemon for this benchmark when none answers; 1 when this call started
+ * one (stopped by bi_lttng_daemon_stop), 0 when one was there, -1 when none can run. */
+static int bi_lttng_daemon_start(void) {
+    int i;
+    if (bi_sh("lttng list >/dev/null 2>&1")) return 0;
+    if (!bi_sh("lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1")) return -1;
+    for (i = 0; i < 50; i++) { /* up to 5 s for it to answer */
+        struct timespec ts = {0, 100000000};
+        if (bi_sh("lttng list >/dev/null 2>&1")) return 1;
+        nanosleep(&ts, NULL);
+    }
+    return -1;
+}
+
+static void bi_lttng_daemon_stop(int started) {
+    if (started == 1 && !bi_sh("pkill -x lttng-sessiond >/dev/null 2>&1"))
+        fprintf(stderr, "bench_instrument: could not stop the lttng-sessiond it started\n");
+}
+
+/* A session writing into out, with the cyg-profile-fast events enabled, started. */
+static int bi_lttng_session_start(const char *out) {
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd,
+             "lttng create " BI_LTTNG_SESSION " --output='%s' >/dev/null 2>&1 && "
+             "lttng enable-event -u -s " BI_LTTNG_SESSION " 'lttng_ust_cyg_profile_fast:*' "
+             ">/dev/null 2>&1 && lttng start " BI_LTTNG_SESSION " >/dev/null 2>&1",
+             out);
+    return bi_sh(cmd);
+}
+
+/* Stops (flushing every buffer) and destroys the session. */
+static void bi_lttng_session_stop(void) {
+    bi_sh("lttng stop " BI_LTTNG_SESSION " >/dev/null 2>&1; "
+          "lttng destroy " BI_LTTNG_SESSION " >/dev/null 2>&1");
+}
+
+/* The function entry and exit events of the trace in dir, counted by babeltrace2. */
+static uint64_t bi_lttng_events(const char *dir) {
+    char cmd[1400], line[64] = "";
+    unsigned long long n = 0;
+    FILE *p;
+    snprintf(cmd, sizeof cmd,
+             "babeltrace2 '%s' 2>/dev/null | grep -c 'lttng_ust_cyg_profile_fast:func_'", dir);
+    p = popen(cmd, "r");
+    if (!p) return 0;
+    if (fgets(line, sizeof line, p)) n = strtoull(line, NULL, 10);
+    pclose(p);
+    return n;
+}
+
+/* ---- fib under each tracer ---------------------------------------------------------------- */
+/* One way of running fib: its command line, an optional LD_PRELOAD, a session directory
+ * for ours, an LTTng session around each run; the wall and CPU seconds of every run. */
+typedef struct bi_runner {
+    const char *name;
+    char *argv[8];
+    const char *trace_dir, *preload;
+    const char *lttng_out;       /* LTTng's output directory, when LTTng traces this run */
+    const char *cleanup;         /* removed before each run */
+    double wall[BENCH_INSTRUMENT_RUNS], cpu[BENCH_INSTRUMENT_RUNS];
+} bi_runner;
+
+static int bi_runner_run(bi_runner *x, const char *cwd, size_t r) {
+    if (x->cleanup) bi_rm_tree(x->cleanup);
+    if (x->lttng_out && !bi_lttng_session_start(x->lttng_out)) {
+        fprintf(stderr, "bench_instrument: cannot start an LTTng session\n");
+        bi_lttng_session_stop();
+        return 0;
+    }
+    x->wall[r] = bi_run(x->argv, cwd, x->trace_dir, NULL, x->preload, &x->cpu[r]);
+    if (x->lttng_out) bi_lttng_session_stop();
+    if (x->wall[r] < 0) fprintf(stderr, "bench_instrument: a %s run failed\n", x->name);
+    return x->wall[r] >= 0;
+}
+
+/* Extra ns per call over the plain runs, wall and CPU. */
+static double bi_overhead(bi_runner *x, bi_runner *plain, double calls, int cpu) {
+    double *a = cpu ? x->cpu : x->wall, *b = cpu ? plain->cpu : plain->wall;
+    return (bi_median(a, BENCH_INSTRUMENT_RUNS) - bi_median(b, BENCH_INSTRUMENT_RUNS)) / calls *
+           1e9;
+}
+
+/* The calls fib(n) makes, main included: 2 fib(n + 1) - 1, and one. */
+static double bi_fib_calls(unsigned n) {
+    double f0 = 0, f1 = 1;
+    unsigned i;
+    for (i = 0; i <= n; i++) { /* f0 = fib(n + 1) */
+        double f = f0 + f1;
+        f1 = f0;
+        f0 = f;
+    }
+    return 2 * f0 - 1 + 1;
+}
+
 static void bench_instrument(void (*report)(const char *name, double value)) {
+    enum { PLAIN, OURS, UFTRACE_PG, UFTRACE_CYG, LTTNG, RUNNERS };
     const char *dir_env = getenv("ATF_BENCH_PROGS"), *n_env = getenv("ATF_BENCH_FIB_N");
     char dir[PATH_MAX], plain[PATH_MAX + 32], traced[PATH_MAX + 32], pg[PATH_MAX + 32];
-    char tmp[] = "/tmp/atf_bench_instrument_XXXXXX", trace_dir[128], ud[128], nbuf[16];
-    double t_plain[BENCH_INSTRUMENT_RUNS], t_traced[BENCH_INSTRUMENT_RUNS];
-    double t_uftrace[BENCH_INSTRUMENT_RUNS], c_plain[BENCH_INSTRUMENT_RUNS];
-    double c_traced[BENCH_INSTRUMENT_RUNS], c_uftrace[BENCH_INSTRUMENT_RUNS];
-    double m_plain, m_traced, ours, ours_cpu, calls, f0 = 0, f1 = 1;
+    char cyg[PATH_MAX + 32], tmp[] = "/tmp/atf_bench_instrument_XXXXXX", trace_dir[128];
+    char ud[128], lt[128], nbuf[16];
+    bi_runner run[RUNNERS];
+    int enabled[RUNNERS], lttng_daemon = -1, valid, k;
+    double calls, ours, ours_cpu, tick_floor;
     uint64_t events, dropped, lost, gaps;
-    int valid;
-    unsigned n = n_env ? (unsigned)strtoul(n_env, NULL, 10) : 30, i;
-    int have_uftrace = system("command -v uftrace >/dev/null 2>&1") == 0;
+    unsigned n = n_env ? (unsigned)strtoul(n_env, NULL, 10) : 30;
     size_t r;
 
     if (!realpath(dir_env ? dir_env : BENCH_INSTRUMENT_DIR, dir)) {
@@ -295,38 +420,46 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     snprintf(plain, sizeof plain, "%s/fib_plain", dir);
     snprintf(traced, sizeof traced, "%s/fib_traced", dir);
     snprintf(pg, sizeof pg, "%s/fib_pg", dir);
+    snprintf(cyg, sizeof cyg, "%s/fib_cyg", dir);
     snprintf(nbuf, sizeof nbuf, "%u", n);
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "bench_instrument: mkdtemp failed\n");
         return;
     }
-    for (i = 0; i <= n; i++) { /* f0 = fib(n + 1) */
-        double f = f0 + f1;
-        f1 = f0;
-        f0 = f;
-    }
-    calls = 2 * f0 - 1 + 1; /* fib's calls, and main */
+    calls = bi_fib_calls(n);
     snprintf(trace_dir, sizeof trace_dir, "%s/traces", tmp);
     snprintf(ud, sizeof ud, "%s/uftrace.data", tmp);
+    snprintf(lt, sizeof lt, "%s/lttng", tmp);
 
-    for (r = 0; r < BENCH_INSTRUMENT_RUNS; r++) { /* interleaved: drift hits all alike */
-        char *a_plain[] = {plain, nbuf, NULL};
-        char *a_traced[] = {traced, nbuf, NULL};
-        char *a_uftrace[] = {(char *)"uftrace", (char *)"record", (char *)"-d", ud, pg, nbuf, NULL};
-        bi_rm_tree(trace_dir);
-        t_plain[r] = bi_run(a_plain, tmp, NULL, NULL, &c_plain[r]);
-        t_traced[r] = bi_run(a_traced, tmp, trace_dir, NULL, &c_traced[r]);
-        if (have_uftrace) {
-            bi_rm_tree(ud);
-            t_uftrace[r] = bi_run(a_uftrace, tmp, NULL, NULL, &c_uftrace[r]);
-        }
-        if (t_plain[r] < 0 || t_traced[r] < 0 || (have_uftrace && t_uftrace[r] < 0)) {
-            fprintf(stderr, "bench_instrument: a run failed (plain %.3f, traced %.3f, uftrace %.3f)\n",
-                    t_plain[r], t_traced[r], have_uftrace ? t_uftrace[r] : 0.0);
-            bi_rm_tree(tmp);
-            return;
-        }
+    memset(run, 0, sizeof run);
+    run[PLAIN] = (bi_runner){"plain", {plain, nbuf}, NULL, NULL, NULL, NULL, {0}, {0}};
+    run[OURS] = (bi_runner){"traced", {traced, nbuf}, trace_dir, NULL, NULL, trace_dir, {0}, {0}};
+    run[UFTRACE_PG] = (bi_runner){"uftrace (-pg)", {(char *)"uftrace", (char *)"record",
+                                  (char *)"-d", ud, pg, nbuf}, NULL, NULL, NULL, ud, {0}, {0}};
+    run[UFTRACE_CYG] = (bi_runner){"uftrace", {(char *)"uftrace", (char *)"record", (char *)"-d",
+                                   ud, cyg, nbuf}, NULL, NULL, NULL, ud, {0}, {0}};
+    run[LTTNG] = (bi_runner){"LTTng", {cyg, nbuf}, NULL, BI_LTTNG_LIB, lt, lt, {0}, {0}};
+    enabled[PLAIN] = enabled[OURS] = 1;
+    enabled[UFTRACE_PG] = enabled[UFTRACE_CYG] =
+        system("command -v uftrace >/dev/null 2>&1") == 0;
+    if (!enabled[UFTRACE_PG]) printf("  (uftrace not installed: its figures skipped)\n");
+    enabled[LTTNG] = bi_lttng_installed();
+    if (!enabled[LTTNG])
+        printf("  (LTTng-UST, lttng-tools or babeltrace2 not installed: the LTTng figures "
+               "skipped)\n");
+    else if ((lttng_daemon = bi_lttng_daemon_start()) < 0) {
+        printf("  (no LTTng session daemon could be started: the LTTng figures skipped)\n");
+        enabled[LTTNG] = 0;
     }
+    if (access(cyg, X_OK) != 0) enabled[UFTRACE_CYG] = enabled[LTTNG] = 0;
+
+    for (r = 0; r < BENCH_INSTRUMENT_RUNS; r++) /* interleaved: drift hits all alike */
+        for (k = 0; k < RUNNERS; k++)
+            if (enabled[k] && !bi_runner_run(&run[k], tmp, r)) {
+                if (k <= OURS) goto done;
+                enabled[k] = 0;
+            }
+
     events = bi_session_events(trace_dir, &dropped, &lost, &gaps);
     valid = events == (uint64_t)(2 * calls) && lost == 0;
     if (!valid)
@@ -334,29 +467,41 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
                         "%llu gaps), expected %.0f and none lost\n",
                 (unsigned long long)events, (unsigned long long)lost, (unsigned long long)gaps,
                 2 * calls);
-    m_plain = bi_median(t_plain, BENCH_INSTRUMENT_RUNS);
-    m_traced = bi_median(t_traced, BENCH_INSTRUMENT_RUNS);
-    ours = (m_traced - m_plain) / calls * 1e9;
-    ours_cpu = (bi_median(c_traced, BENCH_INSTRUMENT_RUNS) - bi_median(c_plain, BENCH_INSTRUMENT_RUNS)) /
-               calls * 1e9;
+    ours = bi_overhead(&run[OURS], &run[PLAIN], calls, 0);
+    ours_cpu = bi_overhead(&run[OURS], &run[PLAIN], calls, 1);
+    tick_floor = 2 * bi_ticks_ns();
     report("instrument_overhead_ns_per_call", ours);
     report("instrument_cpu_ns_per_call", ours_cpu);
     report("instrument_clock_floor_ns_per_call", 2 * bi_clock_ns());
-    report("instrument_tick_floor_ns_per_call", 2 * bi_ticks_ns());
+    report("instrument_tick_floor_ns_per_call", tick_floor);
+    if (tick_floor > 0) report("instrument_vs_tick_floor", ours / tick_floor);
     report("instrument_events_dropped", (double)dropped);
     report("instrument_events_lost", (double)lost);
     report("instrument_overhead_valid", valid);
-    if (have_uftrace) {
-        double theirs = (bi_median(t_uftrace, BENCH_INSTRUMENT_RUNS) - m_plain) / calls * 1e9;
-        double theirs_cpu = (bi_median(c_uftrace, BENCH_INSTRUMENT_RUNS) -
-                             bi_median(c_plain, BENCH_INSTRUMENT_RUNS)) / calls * 1e9;
-        report("uftrace_overhead_ns_per_call", theirs);
-        report("instrument_vs_uftrace_ratio", ours > 0 ? theirs / ours : 0);
-        report("uftrace_cpu_ns_per_call", theirs_cpu);
-        report("instrument_vs_uftrace_cpu_ratio", ours_cpu > 0 ? theirs_cpu / ours_cpu : 0);
+    if (enabled[UFTRACE_PG]) {
+        double theirs = bi_overhead(&run[UFTRACE_PG], &run[PLAIN], calls, 0);
+        report("uftrace_pg_overhead_ns_per_call", theirs);
+        report("instrument_vs_uftrace_pg", ours > 0 ? theirs / ours : 0);
     }
+    if (enabled[UFTRACE_CYG]) {
+        double theirs = bi_overhead(&run[UFTRACE_CYG], &run[PLAIN], calls, 0);
+        double theirs_cpu = bi_overhead(&run[UFTRACE_CYG], &run[PLAIN], calls, 1);
+        report("uftrace_overhead_ns_per_call", theirs);
+        report("instrument_vs_uftrace", ours > 0 ? theirs / ours : 0);
+        report("uftrace_cpu_ns_per_call", theirs_cpu);
+        report("instrument_vs_uftrace_cpu", ours_cpu > 0 ? theirs_cpu / ours_cpu : 0);
+    }
+    if (enabled[LTTNG]) {
+        double theirs = bi_overhead(&run[LTTNG], &run[PLAIN], calls, 0);
+        uint64_t kept = bi_lttng_events(lt); /* of the last run */
+        report("lttng_overhead_ns_per_call", theirs);
+        report("instrument_vs_lttng", ours > 0 ? theirs / ours : 0);
+        report("lttng_events_lost", kept < 2 * calls ? 2 * calls - (double)kept : 0);
+    }
+done:
+    bi_lttng_daemon_stop(lttng_daemon);
     bi_rm_tree(tmp);
-    bi_complete_trace(dir, have_uftrace, report);
+    bi_complete_trace(dir, enabled[UFTRACE_PG], report);
 }
 
 #endif /* BENCH_INSTRUMENT_H */

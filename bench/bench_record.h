@@ -5,6 +5,10 @@
  *
  * Figures (each the median of BR_RUNS runs; limits measured in the same run):
  *   clock_ns                      one atf_now_ns()
+ *   store_floor_ns                the floor under produce_ns_caller_ts: the same loop storing
+ *                                 each 32-byte event with plain stores into a power-of-two
+ *                                 ring (no atomics, no full check)
+ *   produce_vs_store_floor        produce_ns_caller_ts / store_floor_ns (target <= 1.3)
  *   produce_ns_caller_ts          producer cost per event, caller timestamp, ring never full
  *                                 (64K-slot ring, emptied between batches outside the timing)
  *   drain_ns_per_event            drain cost per event, ring to page cache: BR_DRAIN_EVENTS
@@ -26,16 +30,21 @@
  *                                 ATF_STAMP_TICKS, as the auto-tracer): the drain converts
  *                                 them to the trace clock
  *   produce_ns_lib_clock          produce_ns_caller_ts with atf_now_ns() per event
+ *   produce_lib_clock_over_clock_ns  produce_ns_lib_clock - clock_ns (target <= 2)
  *   produce_ns_drained            producer cost per event while a consumer thread drains the
  *                                 same ring lazily (no event dropped)
  *   write_gbps                    plain write() of 1 MiB blocks to the session filesystem
  *   record_mevents_per_s          1 producer + drain thread, a real session, 100 M events,
  *                                 caller timestamps; the producer waits when the ring is full
  *   record_gbps, record_vs_write  the same in index bytes per second, and its ratio to write_gbps
+ *   record_events_lost            events produced but not in the files, over all runs, and
+ *   record_valid                  1 when none were lost, else 0 (the figures then measure
+ *                                 a lossy recording)
  *   record_mevents_per_s_4threads 4 producers, 25 M events each, the default overflow policy
  *   record_dropped_pct_4threads   (ATF_OVERFLOW_BLOCK: a producer whose ring is full drains it
  *                                 itself): events written per second, and the share of events
  *                                 dropped because a ring was full (0 unless a file failed)
+ *   record_4threads_valid         1 when no run dropped an event
  * The session directory is BR_DIR (default /tmp), removed after each run. */
 #ifndef ATF_BENCH_RECORD_H
 #define ATF_BENCH_RECORD_H
@@ -139,6 +148,38 @@ static double br_produce_ns(int lib_clock) {
     }
     br_sink += r.w.dropped;
     free(r.mem);
+    return br_median(runs, BR_RUNS);
+}
+
+/* The floor under produce_ns_caller_ts: the same loop (64 rounds of BATCH call/return
+ * pairs into a 64K-slot power-of-two ring) storing each 32-byte event with plain stores,
+ * no atomics, no full check, no head publication: what any in-memory tracer pays. */
+static double br_store_floor_ns(void) {
+    enum { SLOTS = 65536, BATCH = SLOTS - 2 };
+    uint64_t *ring = (uint64_t *)malloc((size_t)SLOTS * 4 * sizeof(uint64_t));
+    double runs[BR_RUNS];
+    uint64_t pos = 0;
+    int run;
+    if (!ring) return 0;
+    memset(ring, 0, (size_t)SLOTS * 4 * sizeof(uint64_t));
+    for (run = -1; run < BR_RUNS; run++) { /* run -1 warms the ring and the caches */
+        double total = 0;
+        int round;
+        for (round = 0; round < 64; round++) {
+            uint64_t i, t0 = 1000;
+            double start = br_seconds();
+            for (i = 0; i < BATCH; i += 2) {
+                uint64_t *call = ring + (pos++ & (SLOTS - 1)) * 4;
+                uint64_t *ret = ring + (pos++ & (SLOTS - 1)) * 4;
+                call[0] = t0 + i, call[1] = i, call[2] = ATF_EVENT_CALL, call[3] = ATF_NO_DETAIL;
+                ret[0] = t0 + i + 1, ret[1] = i, ret[2] = ATF_EVENT_RETURN, ret[3] = ATF_NO_DETAIL;
+            }
+            total += br_seconds() - start;
+        }
+        if (run >= 0) runs[run] = total / (64.0 * BATCH) * 1e9;
+    }
+    br_sink += ring[(pos - 1) & (SLOTS - 1)];
+    free(ring);
     return br_median(runs, BR_RUNS);
 }
 
@@ -411,25 +452,31 @@ static double br_session_run(int threads, uint64_t n, int wait_when_full, uint64
 }
 
 static void bench_record(void (*report)(const char *name, double value)) {
-    double clock_ns = br_clock_ns(), wr, runs[BR_RUNS], drops[BR_RUNS], produce, drain, limit = 0;
-    uint64_t written = 0, dropped = 0;
+    double clock_ns = br_clock_ns(), floor_ns = br_store_floor_ns(), wr, runs[BR_RUNS];
+    double drops[BR_RUNS], produce, drain, limit = 0, lib_clock;
+    uint64_t written = 0, dropped = 0, lost = 0;
     int run, ok = 1;
     report("clock_ns", clock_ns);
+    report("store_floor_ns", floor_ns);
     produce = br_produce_ns(0);
     drain = br_drain_ns(ATF_STAMP_NS, &limit);
     report("produce_ns_caller_ts", produce);
+    if (produce > 0 && floor_ns > 0) report("produce_vs_store_floor", produce / floor_ns);
     report("drain_ns_per_event", drain);
     if (produce > 0 && drain > 0) report("drain_vs_produce", drain / produce);
     report("drain_limit_ns_per_event", limit);
     if (limit > 0 && drain > 0) report("drain_vs_limit", drain / limit);
     report("drain_ns_per_event_ticks", br_drain_ns(ATF_STAMP_TICKS, NULL));
-    report("produce_ns_lib_clock", br_produce_ns(1));
+    lib_clock = br_produce_ns(1);
+    report("produce_ns_lib_clock", lib_clock);
+    if (lib_clock > 0) report("produce_lib_clock_over_clock_ns", lib_clock - clock_ns);
     report("produce_ns_drained", br_produce_drained_ns());
     wr = br_write_gbps();
     report("write_gbps", wr);
     for (run = 0; run < BR_RUNS && ok; run++) {
         double t = br_session_run(1, BR_RECORD_EVENTS, 1, &written, &dropped);
-        ok = t > 0 && written == BR_RECORD_EVENTS && dropped == 0;
+        ok = t > 0;
+        lost += BR_RECORD_EVENTS - (written < BR_RECORD_EVENTS ? written : BR_RECORD_EVENTS);
         runs[run] = ok ? (double)written / t : 0;
     }
     if (ok) {
@@ -437,16 +484,20 @@ static void bench_record(void (*report)(const char *name, double value)) {
         report("record_mevents_per_s", eps / 1e6);
         report("record_gbps", eps * ATF_INDEX_EVENT_SIZE / 1e9);
         if (wr > 0) report("record_vs_write", eps * ATF_INDEX_EVENT_SIZE / 1e9 / wr);
+        report("record_events_lost", (double)lost);
+        report("record_valid", lost == 0);
     }
-    for (run = 0, ok = 1; run < BR_RUNS && ok; run++) {
+    for (run = 0, ok = 1, lost = 0; run < BR_RUNS && ok; run++) {
         double t = br_session_run(4, BR_RECORD_EVENTS / 4, 0, &written, &dropped);
         ok = t > 0;
+        lost += dropped;
         runs[run] = ok ? (double)written / t : 0;
         drops[run] = 100.0 * (double)dropped / (double)BR_RECORD_EVENTS;
     }
     if (ok) {
         report("record_mevents_per_s_4threads", br_median(runs, BR_RUNS) / 1e6);
         report("record_dropped_pct_4threads", br_median(drops, BR_RUNS));
+        report("record_4threads_valid", lost == 0);
     }
 }
 

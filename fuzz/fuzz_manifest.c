@@ -184,6 +184,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* what is not JSON of a manifest's shape is refused as a whole, and what is, is read */
     FUZZ_CHECK((r.manifest != ATF_MANIFEST_UNREADABLE) == ref_manifest(data, size));
     (void)atf_manifest_state_str(r.manifest);
+    /* an unreadable manifest says where: a byte of the input, or its end */
+    FUZZ_CHECK((r.manifest == ATF_MANIFEST_UNREADABLE) == (r.manifest_error.code != ATF_OK));
+    FUZZ_CHECK(r.manifest_error.code == ATF_OK || r.manifest_error.offset <= size);
     FUZZ_CHECK(r.thread_count >= 1);
     for (i = 0; i < r.thread_count; i++) {
         atf_session_thread *t = &r.threads[i];

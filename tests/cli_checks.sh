@@ -3,8 +3,9 @@
 # exit statuses, usage handling, and the output of info, dump and verify on finalized
 # files of both layouts, thread directories with detail, files left by a crash, and
 # damaged files; then sessions recorded by `atf gen` and by the hello example (info, the
-# merged dump and its filters, verify, detail modes, drop accounting), recover on
-# crash-like copies, ktrace on byte-built files, and make install / uninstall.
+# merged dump and its filters, verify, detail modes, drop accounting), sessions with a
+# damaged thread or manifest.json and session_* directories (every session command),
+# recover on crash-like copies, ktrace on byte-built files, and make install / uninstall.
 # Ends with the line "cli: N passed, M failed"; exits non-zero on failure.
 ATF=${ATF:-build/atf}
 BUILD=${BUILD:-build}
@@ -86,12 +87,18 @@ expect 0 "help" "$ATF" help
 out_has "help" "^usage: atf COMMAND"
 expect 0 "--version" "$ATF" --version
 out_has "--version" "^atf [0-9]+\.[0-9]+\.[0-9]+$"
-for c in info dump verify gen recover ktrace; do
+# every command's help comes from the one table: `atf NAME --help` and `atf help NAME`
+# print the same text, and `atf --help` lists the command
+for c in info dump verify gen recover ktrace stats tree export; do
     expect 0 "$c --help" "$ATF" "$c" --help
     out_has "$c --help" "^usage: atf $c "
     err_empty "$c --help"
+    cp "$OUT" "$OUT.help"
     expect 0 "help $c" "$ATF" help "$c"
     out_has "help $c" "^usage: atf $c "
+    if cmp -s "$OUT" "$OUT.help"; then pass; else fail "help $c: not the text of $c --help"; fi
+    expect 0 "--help lists $c" "$ATF" --help
+    out_has "--help lists $c" "^  $c +[^ ]"
 done
 expect 2 "no command" "$ATF"
 err_has "no command" "^usage: atf COMMAND"
@@ -434,10 +441,11 @@ expect 0 "verify --strict session" "$ATF" verify --strict "$S1"
 expect 0 "dump --json session" "$ATF" dump --json "$S1"
 out_lines "dump --json session" 6000
 cp "$OUT" "$SD/plain.json"
-out_has "dump --json session" '^\{"seq":0,"ts":[0-9]+,"fid":"0x000000000000000[1-8]","kind":"call","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0\}$'
+out_has "dump --json session" '^\{"seq":0,"ts":[0-9]+,"fid":"0x000000000000000[1-8]","kind":"call","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0,"name":"gen_[a-z]+"\}$'
 expect 0 "dump session table" "$ATF" dump "$S1"
 out_lines "dump session table" 6001
-out_has "dump session table" "^thread +seq +ts +fid +kind +tid +depth +detail$"
+out_has "dump session table" "^thread +seq +ts +fid +kind +tid +depth +detail +name +$"
+out_has "dump session table" "^ +[0-9]+ +[0-9]+ +[0-9]+ +0x[0-9a-f]{16} +(call|return|exception) +[0-9]+ +[0-9]+ +- +gen_[a-z]+ *$"
 widths=$(awk '{ print length($0) }' "$OUT" | sort -u | wc -l | tr -d ' ')
 if [ "$widths" -eq 1 ]; then pass; else fail "dump session table: rows of $widths different widths"; fi
 
@@ -446,7 +454,7 @@ if [ "$widths" -eq 1 ]; then pass; else fail "dump session table: rows of $width
 MERGE_CHECK='
 import json, sys
 want_threads, want_each = int(sys.argv[1]), int(sys.argv[2])
-keys_want = ["seq", "ts", "fid", "kind", "tid", "depth", "detail_seq", "thread"]
+keys_want = ["seq", "ts", "fid", "kind", "tid", "depth", "detail_seq", "thread", "name"]
 prev, seqs, stacks = None, {}, {}
 for n, line in enumerate(sys.stdin, 1):
     pairs = json.loads(line, object_pairs_hook=lambda p: p)
@@ -479,7 +487,7 @@ out_lines "dump session --limit" 10
 if head -n 10 "$SD/plain.json" | cmp -s - "$OUT"; then pass; else fail "dump session --limit: not the first 10 merged events"; fi
 expect 0 "dump session --thread" "$ATF" dump --json --thread 1 "$S1"
 out_lines "dump session --thread" 2000
-if grep -v '"thread":1}$' "$OUT" | grep -q .; then fail "dump session --thread 1: other threads"; else pass; fi
+if grep -v '"thread":1,"name":"[^"]*"}$' "$OUT" | grep -q .; then fail "dump session --thread 1: other threads"; else pass; fi
 expect 0 "dump session --thread twice" "$ATF" dump --json --thread 0 --thread 2 "$S1"
 out_lines "dump session --thread twice" 4000
 if grep -q '"thread":1}$' "$OUT"; then fail "dump session --thread 0 --thread 2: thread 1"; else pass; fi
@@ -529,7 +537,7 @@ out_has "info hello session" "^symbols: +2$"
 out_has "info hello session" "^ +0 +[0-9]+ +8 +0 +0 +0 +0 +no +finalized,crc-ok +- +-$"
 expect 0 "dump hello session" "$ATF" dump --json "$H"
 out_lines "dump hello session" 8
-out_has "dump hello session" '^\{"seq":7,"ts":[0-9]+,"fid":"0x0000000000000001","kind":"return","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0\}$'
+out_has "dump hello session" '^\{"seq":7,"ts":[0-9]+,"fid":"0x0000000000000001","kind":"return","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0,"name":"[^"]+"\}$'
 if [ -n "$PY" ]; then
     if python3 -c "$MERGE_CHECK" 1 8 <"$OUT" >"$ERR" 2>&1; then pass; else fail "hello merged dump: $(tail -n 1 "$ERR")"; fi
 fi
@@ -569,7 +577,7 @@ expect 0 "verify --strict layout 2 session" "$ATF" verify --strict "$S"
 expect 0 "info layout 2 session" "$ATF" info "$S"
 out_has "info layout 2 session" "^layout: +2 "
 expect 0 "dump layout 2 session" "$ATF" dump --json --limit 1 "$S"
-out_has "dump layout 2 session" '"tid":null,"depth":null,"detail_seq":0,"thread":[01]\}$'
+out_has "dump layout 2 session" '"tid":null,"depth":null,"detail_seq":0,"thread":[01],"name":"gen_[a-z]+"\}$'
 gen_session drops --threads 2 --events 300000 --ring-events 64 --detail always --overflow drop
 expect 0 "verify --strict session with drops" "$ATF" verify --strict "$S"
 manifest_check "manifest with drops" "$COUNTS
@@ -685,8 +693,9 @@ expect 1 "info damaged gaps.atf" "$ATF" info "$SD/gaps_bad"
 err_has "info damaged gaps.atf" "^atf: .*thread_1/gaps\.atf: offset 0: "
 expect 1 "info damaged gaps.atf, thread" "$ATF" info "$SD/gaps_bad/thread_1"
 err_has "info damaged gaps.atf, thread" "^atf: .*thread_1/gaps\.atf: offset 0: "
-expect 0 "stats damaged gaps.atf" "$ATF" stats "$SD/gaps_bad"
-err_has "stats damaged gaps.atf" "^atf stats: warning: .*thread_1/gaps\.atf: offset 0: "
+expect 1 "stats damaged gaps.atf" "$ATF" stats "$SD/gaps_bad"
+out_has "stats damaged gaps.atf" "^functions: "
+err_has "stats damaged gaps.atf" "^atf: thread_1: .*thread_1/gaps\.atf: offset 0: "
 # a closed manifest whose gap count disagrees with gaps.atf
 if [ -n "$PY" ]; then
     rm -rf "$SD/gaps_count"
@@ -697,7 +706,7 @@ m = json.load(open(p))
 m['threads'][0]['gaps'] += 1
 json.dump(m, open(p, 'w'))" "$SD/gaps_count"
     expect 1 "verify manifest gaps disagree" "$ATF" verify "$SD/gaps_count"
-    out_has "verify manifest gaps disagree" "^thread_0: .*manifest\.json: offset 0: gaps of a thread disagrees with its gaps\.atf"
+    out_has "verify manifest gaps disagree" "^thread_0: .*manifest\.json: gaps of a thread disagrees with its gaps\.atf"
 fi
 
 expect 2 "gen --threads 0" "$ATF" gen --threads 0 "$SD/x"
@@ -707,6 +716,82 @@ expect 2 "gen --layout 3" "$ATF" gen --layout 3 "$SD/x"
 expect 2 "gen --detail-every 0" "$ATF" gen --detail-every 0 "$SD/x"
 expect 2 "gen without ROOT" "$ATF" gen --events 5
 if [ -e "$SD/x" ]; then fail "gen with a usage error created its ROOT"; else pass; fi
+
+# ---- damage: every session command names what it cannot read, and does the rest ----------
+# one thread's index.atf replaced by random bytes, or cut to 40 bytes (shorter than its
+# header): each command exits 1, names the thread, the file and the byte offset on stderr,
+# and still reports threads 0 and 2
+DM=$SD/damaged
+rm -rf "$DM" && mkdir -p "$DM"
+cp -r "$S1" "$DM/random" && cp -r "$S1" "$DM/cut"
+{ printf 'not-atf:'; head -c 4088 /dev/urandom; } >"$DM/random/thread_1/index.atf"
+head -c 40 "$S1/thread_1/index.atf" >"$DM/cut.atf" && mv "$DM/cut.atf" "$DM/cut/thread_1/index.atf"
+for k in random cut; do
+    P=$DM/$k
+    named="^atf: thread_1: $P/thread_1/index\.atf: offset [0-9]+: "
+    expect 1 "info $k thread" "$ATF" info "$P"
+    err_has "info $k thread" "$named"
+    out_has "info $k thread" "^ +1 +[0-9]+ +- +[0-9]+ +- +- +- +- +unreadable +- +gen-1$"
+    out_has "info $k thread" "^ +2 +[0-9]+ +2000 +0 +0 +0 +0 +no +finalized,crc-ok +- +gen-2$"
+    expect 1 "dump $k thread" "$ATF" dump --json "$P"
+    err_has "dump $k thread" "$named"
+    out_lines "dump $k thread" 4000
+    if grep -q '"thread":1,' "$OUT"; then fail "dump $k thread: events of thread 1"; else pass; fi
+    expect 1 "verify $k thread" "$ATF" verify "$P"
+    err_has "verify $k thread" "$named"
+    out_has "verify $k thread" "^$P/thread_1/index\.atf: offset [0-9]+: "
+    out_has "verify $k thread" "^OK $P/thread_2 \(2000 events, no detail\)$"
+    expect 1 "stats $k thread" "$ATF" stats --json "$P"
+    err_has "stats $k thread" "$named"
+    out_has "stats $k thread" '\{"slot":0,"tid":[0-9]+,"events":2000,'
+    out_has "stats $k thread" '\{"slot":2,"tid":[0-9]+,"events":2000,'
+    expect 1 "tree $k thread" "$ATF" tree "$P"
+    err_has "tree $k thread" "$named"
+    out_has "tree $k thread" "^thread 0  tid [0-9]+  gen-0  2000 events$"
+    out_has "tree $k thread" "^thread 2  tid [0-9]+  gen-2  2000 events$"
+    expect 1 "export $k thread" "$ATF" export --format chrome -o "$DM/$k.json" "$P"
+    err_has "export $k thread" "$named"
+    if [ "$(grep -c '"ph":"B"' "$DM/$k.json" 2>/dev/null)" -gt 0 ]; then pass; else fail "export $k thread: no events written"; fi
+done
+
+# a PATH that does not exist: the same words from every command, and no offset
+for c in info dump verify stats tree "export --format chrome"; do
+    # shellcheck disable=SC2086
+    expect 1 "$c missing PATH" "$ATF" $c "$SD/no_such_dir"
+    cat "$ERR" >>"$OUT"
+    out_has "$c missing PATH" "^(atf: )?$SD/no_such_dir: file or directory not found$"
+done
+
+# a manifest.json that is not JSON: its byte offset, from every session command
+rm -rf "$DM/manifest" && cp -r "$S1" "$DM/manifest"
+printf '{"threads": [ {"id": 0,}' >"$DM/manifest/manifest.json"
+for c in info dump verify stats tree; do
+    expect 1 "$c broken manifest" "$ATF" $c "$DM/manifest"
+    cat "$ERR" >>"$OUT"
+    out_has "$c broken manifest" "$DM/manifest/manifest\.json: offset 23: "
+done
+
+# a session_* directory (what the auto-tracer writes): info and verify take each of its
+# pid_* directories, the others its only one, or say which to give
+R1=$(dirname "$S1")
+expect 0 "info session_* directory" "$ATF" info "$R1"
+out_has "info session_* directory" "^session: +$S1$"
+expect 0 "stats session_* directory" "$ATF" stats "$R1"
+out_has "stats session_* directory" "^functions: 8, "
+expect 0 "dump session_* directory" "$ATF" dump --json --limit 1 "$R1"
+out_has "dump session_* directory" '"thread":[0-2],"name":"gen_[a-z]+"\}$'
+cp -r "$S1" "$R1/pid_1"
+expect 0 "verify session_* directory of two" "$ATF" verify "$R1"
+out_has "verify session_* directory of two" "^OK $R1/pid_1 \(session: "
+out_has "verify session_* directory of two" "^OK $S1 \(session: "
+expect 0 "info session_* directory of two" "$ATF" info "$R1"
+out_has "info session_* directory of two" "^session: +$R1/pid_1$"
+for c in dump stats tree "export --format chrome"; do
+    # shellcheck disable=SC2086
+    expect 2 "$c session_* directory of two" "$ATF" $c "$R1"
+    err_has "$c session_* directory of two" "^  $R1/pid_1$"
+done
+rm -rf "$R1/pid_1"
 
 # ---- recover ----------------------------------------------------------------------------
 R=$BUILD/tests/cli_recover
@@ -843,7 +928,7 @@ expect 0 "verify --strict recovered session" "$ATF" verify --strict "$R/session"
 out_has "verify --strict recovered session" "^OK $R/session \(session: manifest ok \(state recording\), 3 threads, 5999 events;"
 cp "$S1/manifest.json" "$R/session/manifest.json"
 expect 1 "verify session against a closed manifest" "$ATF" verify "$R/session"
-out_has "verify session against a closed manifest" "^thread_2: .*manifest\.json: offset 0: events_written of a thread disagrees with its index\.atf \(expected 1999 \[0x7cf\], found 2000 "
+out_has "verify session against a closed manifest" "^thread_2: .*manifest\.json: events_written of a thread disagrees with its index\.atf \(expected 1999 \[0x7cf\], found 2000 "
 
 # lone files of cli_gen: crash-left, footer at end, footer mismatch, checksum 0, damaged
 for f in crash.atf crash_l2.atf footer_end.atf mismatch.atf crc0.atf badcrc.atf badmagic.atf; do
@@ -893,6 +978,10 @@ sed 's/"threads":\[.*\],"time_start_ns"/"threads":[],"time_start_ns"/; s/"state"
 expect 0 "recover session with no thread" "$ATF" recover "$R/unborn"
 expect 0 "verify --strict session with no thread" "$ATF" verify --strict "$R/unborn"
 out_has "verify --strict session with no thread" "^OK $R/unborn \(session: manifest lists no thread \(state recording\), 0 threads, no event recorded\)$"
+sed 's/"threads":\[\]/"threads":[{"id":3}]/' "$R/unborn/manifest.json" >"$R/unborn/listed.json"
+mv "$R/unborn/listed.json" "$R/unborn/manifest.json"
+expect 1 "verify session whose only listed thread is missing" "$ATF" verify "$R/unborn"
+out_has "verify session whose only listed thread is missing" "^$R/unborn/thread_3: listed in manifest\.json, but the directory or its index\.atf is missing"
 rm "$R/unborn/manifest.json"
 expect 1 "verify session with neither manifest nor thread" "$ATF" verify "$R/unborn"
 # killed between making thread_N/ and renaming its index.atf.tmp into place
@@ -913,6 +1002,55 @@ mkdir "$R/unborn/thread_9"
 : >"$R/unborn/thread_9/notes.txt"
 expect 1 "recover thread directory without index.atf holding another file" "$ATF" recover "$R/unborn"
 if [ -e "$R/unborn/thread_9/notes.txt" ]; then pass; else fail "recover removed a thread directory holding another file"; fi
+
+# a session_* directory: every pid_* directory in it, each with its manifest note
+mkdir -p "$R/root/session_1"
+cp -r "$S1" "$R/root/session_1/pid_11"
+cp -r "$S1" "$R/root/session_1/pid_12"
+crash_index "$R/root/session_1/pid_12/thread_1/index.atf"
+sed 's/"state":"closed"/"state":"recording"/' "$S1/manifest.json" >"$R/root/session_1/pid_12/manifest.json"
+cp -r "$R/root" "$R/root.copy"
+expect 0 "recover --dry-run session_* directory" "$ATF" recover --dry-run "$R/root/session_1"
+out_has "recover --dry-run session_* directory" "^would recover $R/root/session_1/pid_12/thread_1/index\.atf \(1999 events; found without a footer; "
+same_files "recover --dry-run session_* directory" "$R/root" "$R/root.copy"
+expect 0 "recover session_* directory" "$ATF" recover "$R/root/session_1"
+out_has "recover session_* directory" "^OK $R/root/session_1/pid_11/thread_0/index\.atf \(finalized, nothing to do\)$"
+out_has "recover session_* directory" "^recovered $R/root/session_1/pid_12/thread_1/index\.atf \(1999 events; found without a footer; cut 27 bytes "
+out_has "recover session_* directory" "^note $R/root/session_1/pid_12/manifest\.json: state recording, left as is "
+if grep -q "pid_11/manifest" "$OUT"; then fail "recover session_* directory: a note on a closed manifest"; else pass; fi
+expect 0 "verify --strict recovered session_* directory" "$ATF" verify --strict "$R/root/session_1/pid_11" "$R/root/session_1/pid_12"
+
+# a gaps.atf named as PATH: a torn last record is cut, a whole one left alone; in a thread
+# directory too, with a file left under its temporary name
+cp "$SG/thread_0/gaps.atf" "$R/gaps.atf"
+cp "$R/gaps.atf" "$R/gaps.want"
+printf 'torn gap record' >>"$R/gaps.atf"
+cp "$R/gaps.atf" "$R/gaps.torn"
+expect 0 "recover --dry-run torn gaps.atf" "$ATF" recover --dry-run "$R/gaps.atf"
+out_has "recover --dry-run torn gaps.atf" "^would recover $R/gaps\.atf \([0-9]+ gap records?; cut 15 bytes of a torn last record\)$"
+if cmp -s "$R/gaps.atf" "$R/gaps.torn"; then pass; else fail "recover --dry-run torn gaps.atf: file changed"; fi
+expect 0 "recover torn gaps.atf" "$ATF" recover "$R/gaps.atf"
+out_has "recover torn gaps.atf" "^recovered $R/gaps\.atf \([0-9]+ gap records?; cut 15 bytes of a torn last record\)$"
+if cmp -s "$R/gaps.atf" "$R/gaps.want"; then pass; else fail "recover torn gaps.atf: not the file before the torn record"; fi
+expect 0 "recover whole gaps.atf" "$ATF" recover "$R/gaps.atf"
+out_has "recover whole gaps.atf" "^OK $R/gaps\.atf \(whole, nothing to do\)$"
+out_lines "recover whole gaps.atf" 1
+cp -r "$SG/thread_1" "$R/t_torn_gaps"
+cp "$R/t_torn_gaps/gaps.atf" "$R/t_torn_gaps.want"
+printf 'xyz' >>"$R/t_torn_gaps/gaps.atf"
+head -c 64 "$SG/thread_1/index.atf" >"$R/t_torn_gaps/detail.atf.tmp"
+expect 0 "recover thread with a torn gaps.atf" "$ATF" recover "$R/t_torn_gaps"
+out_has "recover thread with a torn gaps.atf" "^recovered $R/t_torn_gaps/gaps\.atf \([0-9]+ gap records?; cut 3 bytes of a torn last record\)$"
+out_has "recover thread with a torn gaps.atf" "^removed $R/t_torn_gaps/detail\.atf\.tmp \("
+if cmp -s "$R/t_torn_gaps/gaps.atf" "$R/t_torn_gaps.want"; then pass; else fail "recover thread with a torn gaps.atf: gaps.atf not cut back"; fi
+if [ -e "$R/t_torn_gaps/detail.atf.tmp" ]; then fail "recover thread with a torn gaps.atf: detail.atf.tmp left"; else pass; fi
+expect 0 "verify --strict thread after its torn gaps.atf was cut" "$ATF" verify --strict "$R/t_torn_gaps"
+cp "$R/gaps.want" "$R/gaps_bad.atf"
+zero "$R/gaps_bad.atf" 4 1 # its version byte
+cp "$R/gaps_bad.atf" "$R/gaps_bad.copy"
+expect 1 "recover damaged gaps.atf" "$ATF" recover "$R/gaps_bad.atf"
+err_has "recover damaged gaps.atf" "^atf: $R/gaps_bad\.atf"
+if cmp -s "$R/gaps_bad.atf" "$R/gaps_bad.copy"; then pass; else fail "recover damaged gaps.atf: file changed"; fi
 
 # ---- ktrace -----------------------------------------------------------------------------
 KT_JSON='{"header":{"magic":1437205248,"major":3,"minor":1,"header_size":128,"timebase_numer":125,"timebase_denom":3,"timestamp":3000000000,"walltime_secs":1700000001,"walltime_usecs":500000,"minutes_west":480,"dst":1,"flags":5},"chunks":[{"offset":64,"tag":32769,"major":1,"minor":0,"size":32,"section":"header"},{"offset":112,"tag":32770,"major":2,"minor":1,"size":14,"section":"header"},{"offset":144,"tag":36864,"major":1,"minor":0,"size":128,"section":"body"},{"offset":288,"tag":36865,"major":1,"minor":2,"size":252,"section":"body"}]}'
@@ -965,6 +1103,10 @@ printf '%s\n' '{"format_version":2,"threads":[]}' >"$KS/manifest.json"
 expect 1 "ktrace --session without anchor" "$ATF" ktrace --session "$KS" "$D/kt.ktrace"
 err_has "ktrace --session without anchor" "no \"wall_clock_ns\" timing anchor"
 expect 1 "ktrace --session without manifest" "$ATF" ktrace --session "$D" "$D/kt.ktrace"
+err_has "ktrace --session without manifest" "no manifest\.json"
+printf '%s' '{"format_version":2,"threads":[' >"$KS/manifest.json"
+expect 1 "ktrace --session with an unreadable manifest" "$ATF" ktrace --session "$KS" "$D/kt.ktrace"
+err_has "ktrace --session with an unreadable manifest" "^atf: $KS/manifest\.json: offset [0-9]+: "
 
 # ---- make install / uninstall ----------------------------------------------------------------
 if command -v "${MAKE:-make}" >/dev/null 2>&1 && [ -f Makefile ]; then

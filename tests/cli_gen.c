@@ -8,7 +8,6 @@
  * header, no footer, torn last record), and damaged ones (bad CRC, footer that disagrees,
  * bad magic, broken link), and Darwin ktrace v3 files (kt*.ktrace). With BIG_EVENTS it
  * also writes big.atf with that many events. */
-#define ATF_IMPLEMENTATION
 #include "atf.h"
 
 #include <errno.h>

@@ -41,8 +41,28 @@ c_flags() {
     esac
 }
 
+# A harness that does not define ATF_IMPLEMENTATION links lib/atf_impl.c, as in the
+# Makefile: each configuration compiles it once (impl_job) into DIR/atf_impl.o. Under
+# ATF_STATIC and the forced allocator every translation unit has its own private copy,
+# so there it is compiled into the harness instead.
+# impl_for SRC DIR CONFIG: what to put after SRC on the harness's command line.
+impl_for() {
+    grep -q '^#define ATF_IMPLEMENTATION' "$1" && return
+    case $3 in
+    static | malloc) echo "-DATF_IMPLEMENTATION" ;;
+    *) echo "-x none $2/atf_impl.o" ;;
+    esac
+}
+# impl_job DIR COMPILE: the job that compiles the implementation with COMPILE.
+impl_job() {
+    m=$((m + 1))
+    printf '%s -c -o %s/atf_impl.o lib/atf_impl.c > %s/atf_impl.out 2>&1\n' "$2" "$1" "$1" \
+        >"$out/impl_jobs/$m.sh"
+}
+m=0
+
 rm -rf "$out"
-mkdir -p "$out/jobs"
+mkdir -p "$out/jobs" "$out/impl_jobs"
 n=0
 # job DIR NAME COMMAND: one compile, run later in parallel; failure leaves NAME.failed.
 job() {
@@ -73,8 +93,9 @@ for cc in $CC_LIST; do
             esac
             # the instrumentation test is about code built with the hooks on (as in the Makefile)
             [ "$prog" = test_instrument ] && f="$f -finstrument-functions"
-            job "$dir" "$prog" "$cc $f $warn $common -o $dir/$prog $src -lpthread"
+            job "$dir" "$prog" "$cc $f $warn $common -o $dir/$prog $src $(impl_for "$src" "$dir" "$name") -lpthread"
         done
+        case $name in static | malloc) ;; *) impl_job "$dir" "$cc $flags $warn $common" ;; esac
         if [ "$name" = static ]; then
             job "$dir" static_two_tu "$cc -std=c99 $warn $common -o $dir/static_two_tu \
 tests/compile/static_a.c tests/compile/static_b.c -lpthread"
@@ -89,12 +110,14 @@ for cxx in $CXX_LIST; do
             prog=$(basename "$src" .c)
             f=""
             [ "$prog" = test_instrument ] && f="-finstrument-functions"
-            job "$dir" "$prog" "$cxx -x c++ -std=$std $cxxwarn $common $f -o $dir/$prog $src -lpthread"
+            job "$dir" "$prog" "$cxx -x c++ -std=$std $cxxwarn $common $f -o $dir/$prog $src $(impl_for "$src" "$dir" "$std") -lpthread"
         done
+        impl_job "$dir" "$cxx -x c++ -std=$std $cxxwarn $common"
         job "$dir" cpp_smoke "$cxx -std=$std $cxxwarn $common -o $dir/cpp_smoke tests/cpp_smoke.cpp -lpthread"
     done
 done
 
+ls "$out/impl_jobs"/*.sh | xargs -n 1 -P "$JOBS" sh
 ls "$out/jobs"/*.sh | xargs -n 1 -P "$JOBS" sh
 
 total_p=0

@@ -69,17 +69,6 @@ static const char *atf_command(void) {
     return v && *v ? v : "build/atf";
 }
 
-/* $ATF_TEST_TMP, else $BUILD (set by make test), else build. */
-static const char *scratch_base(void) {
-    const char *v = getenv("ATF_TEST_TMP");
-    if (!v || !*v) v = getenv("BUILD");
-    return v && *v ? v : "build";
-}
-
-static uint64_t rng_next(uint64_t *s) { return gen_next(s); }
-/* uniform in [0, n) (n > 0; the bias is irrelevant here) */
-static uint64_t rng_below(uint64_t *s, uint64_t n) { return rng_next(s) % n; }
-
 static void sleep_us(uint64_t us) {
     struct timespec ts;
     ts.tv_sec = (time_t)(us / 1000000u);
@@ -91,11 +80,6 @@ static double seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t file_size(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
 /* Runs `atf CMD [FLAG] DIR` with stdout and stderr into `log`; its exit status, or -1. */
@@ -899,10 +883,6 @@ static int run_trial(const char *name, const char *root, const trial_cfg *cfg,
     return c.errors;
 }
 
-static void scratch_root(char *buf, size_t cap, const char *what) {
-    snprintf(buf, cap, "%s/%s_%d", scratch_base(), what, (int)getpid());
-}
-
 /* ---- tests -------------------------------------------------------------------------- */
 
 /* Whole runs of every layout and detail mode, and with a ring of 1024 for 30001 events
@@ -1154,41 +1134,42 @@ static void test_checker_catches_damage(void) {
 /* The trials proper: CRASH_TRIALS of them, settings and kill moments drawn from
  * CRASH_SEED. */
 static void test_sigkill_trials(void) {
-    uint64_t n = env_u64("CRASH_TRIALS", 12), rng = gen_splitmix(env_u64("CRASH_SEED", 1));
+    uint64_t n = env_u64("CRASH_TRIALS", 12);
     char base[512], root[700], name[64];
     totals tt;
     double t0 = seconds();
     uint64_t trial;
     int failed = 0;
     memset(&tt, 0, sizeof tt);
+    rng_seed(env_u64("CRASH_SEED", 1));
     scratch_root(base, sizeof base, "crash_trials");
     for (trial = 0; trial < n; trial++) {
         trial_cfg cfg;
         kill_plan plan;
         uint64_t r;
         memset(&cfg, 0, sizeof cfg);
-        cfg.threads = 1 + (uint32_t)rng_below(&rng, 4);
+        cfg.threads = 1 + (uint32_t)rng_below(4);
         cfg.layout = 1 + (uint32_t)(trial & 1);
         cfg.detail = (uint32_t)((trial >> 1) % 3);
-        cfg.events = 20000 + rng_below(&rng, 230000);
+        cfg.events = 20000 + rng_below(230000);
         /* every layout and detail mode in each run of six trials; the second run of six
          * in every three has rings smaller than a thread's events: a full ring drops or
          * blocks. The policy alternates, swapping sides every six trials, so that both see
          * every layout and detail mode with small rings (trials 6-11 and 24-29). */
-        cfg.ring = (trial / 6) % 3 == 1 ? (uint64_t)1024 << rng_below(&rng, 6) : cfg.events;
+        cfg.ring = (trial / 6) % 3 == 1 ? (uint64_t)1024 << rng_below(6) : cfg.events;
         cfg.overflow = (trial / 6 + trial) % 2 ? (uint32_t)ATF_OVERFLOW_DROP
                                                : (uint32_t)ATF_OVERFLOW_BLOCK;
-        cfg.detail_every = 1 + rng_below(&rng, 16);
-        cfg.pre_ms = 1 + rng_below(&rng, 5);
-        cfg.post_ms = 1 + rng_below(&rng, 5);
-        cfg.trigger_ms = 2 + rng_below(&rng, 10);
-        cfg.seed = rng_next(&rng);
+        cfg.detail_every = 1 + rng_below(16);
+        cfg.pre_ms = 1 + rng_below(5);
+        cfg.post_ms = 1 + rng_below(5);
+        cfg.trigger_ms = 2 + rng_below(10);
+        cfg.seed = rng_next();
         /* 10% right after the start, 75% once a share of the events is on disk, 15% once
          * the manifest says closed; each after a random delay */
-        r = rng_below(&rng, 100);
+        r = rng_below(100);
         plan.when = r < 10 ? KILL_AT_START : r < 85 ? KILL_WHILE_WRITING : KILL_AT_CLOSE;
-        plan.permille = rng_below(&rng, 1000);
-        plan.delay_us = rng_below(&rng, plan.when == KILL_AT_START ? 400 : 1000);
+        plan.permille = rng_below(1000);
+        plan.delay_us = rng_below(plan.when == KILL_AT_START ? 400 : 1000);
         if (plan.when == KILL_AT_START && (r & 1u)) plan.delay_us = 0;
         snprintf(name, sizeof name, "trial %llu", (unsigned long long)trial);
         snprintf(root, sizeof root, "%s/trial_%03llu", base, (unsigned long long)trial);

@@ -10,6 +10,7 @@
 #ifndef ATF_TEST_GOLDEN_H
 #define ATF_TEST_GOLDEN_H
 
+#include <stdio.h>
 #include <string.h>
 
 #define GOLDEN_THREAD_ID 0x00C0FFEEu

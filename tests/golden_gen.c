@@ -5,7 +5,6 @@
  * Produces DIR/layout1/{index,detail}.atf and DIR/layout2/{index,detail}.atf from the fixed
  * inputs through the library's encoders. The committed files were made on x86-64 Linux;
  * tests/test_golden.c checks that every host encodes, records and reads them identically. */
-#define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "golden.h"
 

@@ -2,8 +2,8 @@
  * Built by tests/examples_check.sh with -finstrument-functions and atf_instrument.o.
  *
  * Three threads call instrumented functions without end; one of them also forks a child
- * that runs instrumented code and exits (the child must record nothing and leave the
- * parent's files alone); a short-lived thread exits early (its slot is finalized before
+ * that runs instrumented code and exits (the child records into a pid_* directory of its
+ * own and leaves the parent's files alone); a short-lived thread exits early (its slot is finalized before
  * the end). Once every running thread has made progress (not after a fixed delay: under
  * a sanitizer a thread's first event, which allocates its ring, can take long), main
  * calls exit() with the threads still running: the tracer must close the session without

@@ -1,14 +1,14 @@
-/* rec_util.h - helpers shared by the recording harnesses (test_session.c, test_crash.c):
- * a deterministic event generator, read-back checks against it, a manifest scanner and a
- * strict JSON validator, temporary directories. Include after atf.h and harness.h. */
+/* rec_util.h - helpers shared by the recording harnesses (test_session.c, test_crash.c, ...):
+ * a deterministic event generator, read-back checks against it, and (in a program that
+ * compiles the implementation) manifest checks through the library's JSON reader; files
+ * and directories come from scratch_dir.h. Include after atf.h and harness.h. */
 #ifndef ATF_TEST_REC_UTIL_H
 #define ATF_TEST_REC_UTIL_H
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "scratch_dir.h"
 
 /* Every helper is static; a harness uses some of them. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -121,181 +121,73 @@ static REC_UNUSED uint64_t check_index_against(const atf_thread_reader *tr, uint
     return seq;
 }
 
-/* ---- files and text ----------------------------------------------------------------- */
+/* ---- files and text ------------------------------------------------------------------ */
 
-static REC_UNUSED char *read_text(const char *path) {
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
+/* The names the recording harnesses use for scratch_dir.h's helpers. */
+static REC_UNUSED char *read_text(const char *path) { return read_file(path, NULL); }
+static REC_UNUSED void rm_rf(const char *path) { remove_tree(path); }
 
-static REC_UNUSED int path_exists(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0;
-}
+/* ---- the manifest, through the library's own JSON reader ------------------------------- */
+#if defined(ATF_IMPLEMENTATION)
 
-static REC_UNUSED void rm_rf(const char *path) {
-    char cmd[1200];
-#if defined(_WIN32)
-    size_t i;
-    snprintf(cmd, sizeof cmd, "rmdir /s /q \"%s\"", path);
-    for (i = 10; cmd[i]; i++) if (cmd[i] == '/') cmd[i] = '\\'; /* the path, not the switches */
-#else
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
-#endif
-    if (system(cmd) != 0) printf("  (could not remove %s)\n", path);
-}
-
-/* The object of thread `slot` in a manifest ("{"id":slot,..."), or NULL. */
-static REC_UNUSED const char *manifest_thread(const char *json, uint32_t slot) {
-    char key[40];
-    snprintf(key, sizeof key, "{\"id\":%u,", slot);
-    return strstr(json, key);
-}
-
-/* The unsigned number after "key": within the object starting at obj (up to its '}'). */
-static REC_UNUSED int manifest_u64(const char *obj, const char *key, uint64_t *out) {
-    char pat[64];
-    const char *end = obj ? strchr(obj, '}') : NULL, *at;
-    if (!obj) return 0;
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    at = strstr(obj, pat);
-    if (!at || (end && at > end)) return 0;
-    *out = strtoull(at + strlen(pat), NULL, 10);
-    return 1;
-}
-
-/* ---- a strict JSON validator (RFC 8259) --------------------------------------------- */
-typedef struct json_in { const unsigned char *p; int depth; } json_in;
-
-static REC_UNUSED void json_ws(json_in *j) {
-    while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r') j->p++;
-}
-
-static REC_UNUSED int json_value(json_in *j);
-
-static REC_UNUSED int json_string(json_in *j) {
-    if (*j->p != '"') return 0;
-    j->p++;
-    for (;;) {
-        unsigned char c = *j->p;
-        if (c == '"') {
-            j->p++;
-            return 1;
-        }
-        if (c < 0x20) return 0; /* includes the terminating NUL */
-        if (c == '\\') {
-            j->p++;
-            if (*j->p == 'u') {
-                int k;
-                for (k = 1; k <= 4; k++)
-                    if (!strchr("0123456789abcdefABCDEF", j->p[k]) || !j->p[k]) return 0;
-                j->p += 5;
-            } else if (*j->p && strchr("\"\\/bfnrt", *j->p)) {
-                j->p++;
-            } else {
-                return 0;
-            }
-        } else if (c < 0x80) {
-            j->p++;
-        } else {
-            size_t n = atf__utf8_len(j->p);
-            if (!n) return 0;
-            j->p += n;
-        }
-    }
-}
-
-static REC_UNUSED int json_number(json_in *j) {
-    const unsigned char *start = j->p;
-    if (*j->p == '-') j->p++;
-    if (*j->p == '0') j->p++;
-    else if (*j->p >= '1' && *j->p <= '9') while (*j->p >= '0' && *j->p <= '9') j->p++;
-    else return 0;
-    if (*j->p == '.') {
-        j->p++;
-        if (!(*j->p >= '0' && *j->p <= '9')) return 0;
-        while (*j->p >= '0' && *j->p <= '9') j->p++;
-    }
-    if (*j->p == 'e' || *j->p == 'E') {
-        j->p++;
-        if (*j->p == '+' || *j->p == '-') j->p++;
-        if (!(*j->p >= '0' && *j->p <= '9')) return 0;
-        while (*j->p >= '0' && *j->p <= '9') j->p++;
-    }
-    return j->p > start;
-}
-
-static REC_UNUSED int json_value(json_in *j) {
-    json_ws(j);
-    if (++j->depth > 64) return 0;
-    if (*j->p == '{') {
-        j->p++;
-        json_ws(j);
-        if (*j->p == '}') {
-            j->p++;
-        } else {
-            for (;;) {
-                json_ws(j);
-                if (!json_string(j)) return 0;
-                json_ws(j);
-                if (*j->p++ != ':') return 0;
-                if (!json_value(j)) return 0;
-                json_ws(j);
-                if (*j->p == ',') { j->p++; continue; }
-                if (*j->p++ != '}') return 0;
-                break;
-            }
-        }
-    } else if (*j->p == '[') {
-        j->p++;
-        json_ws(j);
-        if (*j->p == ']') {
-            j->p++;
-        } else {
-            for (;;) {
-                if (!json_value(j)) return 0;
-                json_ws(j);
-                if (*j->p == ',') { j->p++; continue; }
-                if (*j->p++ != ']') return 0;
-                break;
-            }
-        }
-    } else if (*j->p == '"') {
-        if (!json_string(j)) return 0;
-    } else if (!strncmp((const char *)j->p, "true", 4)) {
-        j->p += 4;
-    } else if (!strncmp((const char *)j->p, "false", 5)) {
-        j->p += 5;
-    } else if (!strncmp((const char *)j->p, "null", 4)) {
-        j->p += 4;
-    } else if (!json_number(j)) {
-        return 0;
-    }
-    j->depth--;
-    return 1;
-}
-
-/* 1 when text is exactly one valid JSON value (surrounded by whitespace). */
+/* 1 when text is exactly one JSON value (RFC 8259, as the session reader takes it) and
+ * valid UTF-8 throughout (the reader lets bytes >= 0x80 through unchecked). */
 static REC_UNUSED int json_valid(const char *text) {
-    json_in j;
-    j.p = (const unsigned char *)text;
-    j.depth = 0;
-    if (!json_value(&j)) return 0;
-    json_ws(&j);
-    return *j.p == '\0';
+    atf__json j;
+    size_t root, i, n = strlen(text), step;
+    if (!atf__json_parse(&j, text, n, &root)) return 0;
+    for (i = 0; i < n; i += step) {
+        step = atf__utf8_len((const unsigned char *)text + i);
+        if (step == 0) return 0;
+    }
+    return 1;
 }
+
+/* The object of thread `slot` in the manifest's "threads" array, or NULL (also when the
+ * text is not valid JSON). */
+static REC_UNUSED const char *manifest_thread(const char *json, uint32_t slot) {
+    atf__json j;
+    size_t root, e;
+    uint32_t id;
+    if (!json || !atf__json_parse(&j, json, strlen(json), &root)) return NULL;
+    for (e = atf__json_first(&j, atf__json_get(&j, root, "threads")); e != ATF__JSON_NONE;
+         e = atf__json_next(&j, e))
+        if (atf__json_u32(&j, atf__json_get(&j, e, "id"), &id) && id == slot) return json + e;
+    return NULL;
+}
+
+/* The unsigned number of member `key`, searched from `at` (inside a validated manifest:
+ * the start of an object, or any point between its members) to the end of that object;
+ * values in between are skipped whole. 1 and *out when found. */
+static REC_UNUSED int manifest_u64(const char *at, const char *key, uint64_t *out) {
+    atf__json j;
+    size_t i = 0, klen = strlen(key);
+    if (!at) return 0;
+    j.s = at;
+    j.n = strlen(at);
+    if (at[0] == '{') i = 1;
+    for (;;) {
+        i = atf__json_space(&j, i);
+        if (i >= j.n || at[i] == '}') return 0;
+        if (at[i] == ',' || at[i] == ']') {
+            i++;
+        } else if (at[i] == '"') {
+            size_t name = i + 1, colon, value;
+            i = atf__json_skip(&j, i);
+            colon = atf__json_space(&j, i);
+            if (colon >= j.n || at[colon] != ':') continue; /* a string value, not a name */
+            value = atf__json_space(&j, colon + 1);
+            if (i - 1 - name == klen && memcmp(at + name, key, klen) == 0)
+                return atf__json_u64(&j, value, out);
+            i = atf__json_skip(&j, value);
+        } else {
+            size_t next = atf__json_skip(&j, i);
+            if (next <= i) return 0; /* not where a value or a member can start */
+            i = next;
+        }
+    }
+}
+
+#endif
 
 #endif

@@ -22,19 +22,11 @@
 #define CRASH_TRIALS 24
 #define SHM_TRIALS 10
 
-static char test_root[256];
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static char test_root[512];
 
 static const char *root_dir(void) {
-    if (!test_root[0]) snprintf(test_root, sizeof test_root, "/tmp/atf_test_crash_%d", (int)getpid());
+    if (!test_root[0]) scratch_root(test_root, sizeof test_root, "crash");
     return test_root;
-}
-
-static uint64_t rng(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
 }
 
 static double seconds(void) {
@@ -291,8 +283,8 @@ static void test_sigkill_recording(void) {
         cfg.ring = trial % 3 == 0 ? 65536 : 1024;
         /* anywhere from before the first event to a little past the last one (a kill
          * during or after close); a short random delay spreads kills between steps */
-        plan.steps = rng() % (total_steps + total_steps / 8 + 1);
-        plan.delay_us = rng() % 200;
+        plan.steps = rng_next() % (total_steps + total_steps / 8 + 1);
+        plan.delay_us = rng_next() % 200;
         snprintf(name, sizeof name, "crash_%02d", trial);
         run_child(&cfg, name, &plan, &pid);
         check_child_dir(name, pid, &cfg, &threads, &fin);
@@ -324,7 +316,7 @@ static void test_sigkill_shm_producer(void) {
         atf_session *s = NULL;
         atf_session_config c;
         char name[32], dir[1100], tdir[1200];
-        uint64_t head, kill_us = rng() % 25000;
+        uint64_t head, kill_us = rng_next() % 25000;
         double t0;
         pid_t pid;
         atf_thread_reader tr;

@@ -3,6 +3,7 @@
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "harness.h"
+#include "scratch_dir.h"
 
 #include <stdlib.h>
 
@@ -30,20 +31,6 @@ static uint32_t reference_crc(uint32_t crc, const uint8_t *p, size_t n) {
         for (bit = 0; bit < 8; bit++) crc = (crc & 1u) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
     }
     return ~crc;
-}
-
-/* splitmix64: a fixed seed gives the same buffers and splits on every run. */
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
-static uint64_t rng_next(void) {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static size_t rng_below(size_t n) { return n ? (size_t)(rng_next() % n) : 0; }
-static void rng_fill(uint8_t *p, size_t n) {
-    size_t i;
-    for (i = 0; i < n; i++) p[i] = (uint8_t)rng_next();
 }
 
 /* CRC of buf through `impl`; the test fails when the implementation is unavailable. */

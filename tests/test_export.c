@@ -1,16 +1,22 @@
-/* test_export.c - the stats, tree and export commands (tools/analyze.c) on sessions
+/* test_export.c - the stats, tree and export commands (tools/stats_cmd.c, tree_cmd.c,
+ * export_cmd.c, over the pairing of tools/walk.c), run in-process, on sessions
  * recorded here with the library's writer in manual drain mode: exact stats figures for
  * known nested, recursive and unbalanced traces; Chrome JSON that parses and is balanced
  * per thread; Perfetto protobuf decoded field by field against Perfetto's schema, with
- * balanced slices and resolving interned names; PATH kinds and command-line handling. */
+ * balanced slices and resolving interned names; both Parquet tables decoded row by row
+ * against the merged session and `atf stats --json`; PATH kinds and command-line
+ * handling. */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 
 /* A small depth limit, so that the skipping of too-deep calls is tested. */
-#define AN_MAX_DEPTH 8u
-#include "../tools/analyze.c"
+#define WALK_MAX_DEPTH 8u
+#include "../tools/embed.h"
 
 #include "harness.h"
+#include "json_decode.h"
+#include "parquet_decode.h"
+#include "proto_decode.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -193,257 +199,6 @@ static void run_free(run_result *r) {
     free(r->err);
 }
 
-/* ==== a JSON parser, for checking what the commands print ============================ */
-/* Strict RFC 8259: parses the whole text into nodes (objects and arrays link their
- * members), decodes strings (escapes, surrogate pairs) into UTF-8, keeps numbers as
- * text, and rejects anything else, including invalid UTF-8 and trailing garbage. */
-enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-typedef struct jnode {
-    int type;
-    char *key;                   /* member name inside an object, else NULL */
-    char *str;                   /* J_STR: decoded; J_NUM: the literal */
-    long child, next;            /* first member/element, next sibling; -1 = none */
-} jnode;
-
-typedef struct jdoc {
-    jnode *nodes;
-    size_t count, cap;
-    const char *p, *end;
-    int depth;
-} jdoc;
-
-static long j_new(jdoc *d, int type) {
-    if (d->count == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 256;
-        jnode *n = (jnode *)realloc(d->nodes, cap * sizeof *n);
-        if (!n) return -1;
-        d->nodes = n;
-        d->cap = cap;
-    }
-    memset(&d->nodes[d->count], 0, sizeof *d->nodes);
-    d->nodes[d->count].type = type;
-    d->nodes[d->count].child = d->nodes[d->count].next = -1;
-    return (long)d->count++;
-}
-
-static void j_ws(jdoc *d) {
-    while (d->p < d->end && (*d->p == ' ' || *d->p == '\t' || *d->p == '\n' || *d->p == '\r')) d->p++;
-}
-
-static int j_hex4(jdoc *d, unsigned *v) {
-    int i;
-    *v = 0;
-    if (d->end - d->p < 4) return 0;
-    for (i = 0; i < 4; i++) {
-        char c = *d->p++;
-        *v <<= 4;
-        if (c >= '0' && c <= '9') *v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') *v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') *v |= (unsigned)(c - 'A' + 10);
-        else return 0;
-    }
-    return 1;
-}
-
-static size_t j_utf8_put(char *o, unsigned cp) {
-    if (cp < 0x80) { o[0] = (char)cp; return 1; }
-    if (cp < 0x800) { o[0] = (char)(0xC0 | cp >> 6); o[1] = (char)(0x80 | (cp & 63)); return 2; }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | cp >> 12); o[1] = (char)(0x80 | (cp >> 6 & 63)); o[2] = (char)(0x80 | (cp & 63));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | cp >> 18); o[1] = (char)(0x80 | (cp >> 12 & 63));
-    o[2] = (char)(0x80 | (cp >> 6 & 63)); o[3] = (char)(0x80 | (cp & 63));
-    return 4;
-}
-
-/* A string at d->p (after the opening quote); returns the decoded copy or NULL. */
-static char *j_string(jdoc *d) {
-    const char *start = d->p;
-    char *out, *o;
-    size_t n = 0;
-    while (d->p < d->end && *d->p != '"') { /* measure, checking escapes loosely */
-        if (*d->p == '\\') d->p++;
-        d->p++;
-    }
-    if (d->p >= d->end) return NULL;
-    n = (size_t)(d->p - start);
-    d->p = start;
-    out = o = (char *)malloc(n * 2 + 8);
-    if (!out) return NULL;
-    while (*d->p != '"') {
-        unsigned char c = (unsigned char)*d->p;
-        if (c < 0x20) goto fail;
-        if (c == '\\') {
-            d->p++;
-            switch (*d->p++) {
-            case '"': *o++ = '"'; break;
-            case '\\': *o++ = '\\'; break;
-            case '/': *o++ = '/'; break;
-            case 'b': *o++ = '\b'; break;
-            case 'f': *o++ = '\f'; break;
-            case 'n': *o++ = '\n'; break;
-            case 'r': *o++ = '\r'; break;
-            case 't': *o++ = '\t'; break;
-            case 'u': {
-                unsigned cp, lo;
-                if (!j_hex4(d, &cp)) goto fail;
-                if (cp >= 0xDC00 && cp < 0xE000) goto fail;
-                if (cp >= 0xD800 && cp < 0xDC00) {
-                    if (d->end - d->p < 6 || d->p[0] != '\\' || d->p[1] != 'u') goto fail;
-                    d->p += 2;
-                    if (!j_hex4(d, &lo) || lo < 0xDC00 || lo >= 0xE000) goto fail;
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                }
-                o += j_utf8_put(o, cp);
-                break;
-            }
-            default: goto fail;
-            }
-        } else {
-            size_t k = an_utf8_len((const unsigned char *)d->p, (size_t)(d->end - d->p));
-            if (!k) goto fail;
-            memcpy(o, d->p, k);
-            o += k;
-            d->p += k;
-        }
-    }
-    d->p++;
-    *o = '\0';
-    return out;
-fail:
-    free(out);
-    return NULL;
-}
-
-static long j_value(jdoc *d);
-
-static long j_container(jdoc *d, int type) {
-    long node = j_new(d, type), prev = -1;
-    char close = type == J_ARR ? ']' : '}';
-    if (node < 0 || ++d->depth > 64) return -1;
-    d->p++;
-    j_ws(d);
-    if (d->p < d->end && *d->p == close) {
-        d->p++;
-        d->depth--;
-        return node;
-    }
-    for (;;) {
-        char *key = NULL;
-        long v;
-        j_ws(d);
-        if (type == J_OBJ) {
-            if (d->p >= d->end || *d->p != '"') return -1;
-            d->p++;
-            if ((key = j_string(d)) == NULL) return -1;
-            j_ws(d);
-            if (d->p >= d->end || *d->p != ':') { free(key); return -1; }
-            d->p++;
-        }
-        v = j_value(d);
-        if (v < 0) { free(key); return -1; }
-        d->nodes[v].key = key;
-        if (prev < 0) d->nodes[node].child = v;
-        else d->nodes[prev].next = v;
-        prev = v;
-        j_ws(d);
-        if (d->p < d->end && *d->p == ',') { d->p++; continue; }
-        if (d->p < d->end && *d->p == close) { d->p++; break; }
-        return -1;
-    }
-    d->depth--;
-    return node;
-}
-
-static long j_value(jdoc *d) {
-    long n;
-    j_ws(d);
-    if (d->p >= d->end) return -1;
-    switch (*d->p) {
-    case '{': return j_container(d, J_OBJ);
-    case '[': return j_container(d, J_ARR);
-    case '"': {
-        char *s;
-        d->p++;
-        if ((s = j_string(d)) == NULL || (n = j_new(d, J_STR)) < 0) { free(s); return -1; }
-        d->nodes[n].str = s;
-        return n;
-    }
-    case 't': case 'f': case 'n': {
-        const char *w = *d->p == 't' ? "true" : *d->p == 'f' ? "false" : "null";
-        size_t k = strlen(w);
-        if ((size_t)(d->end - d->p) < k || memcmp(d->p, w, k) != 0) return -1;
-        d->p += k;
-        return j_new(d, *w == 'n' ? J_NULL : J_BOOL);
-    }
-    default: {
-        const char *s = d->p;
-        if (*d->p == '-') d->p++;
-        if (d->p >= d->end) return -1;
-        if (*d->p == '0') d->p++;
-        else if (*d->p >= '1' && *d->p <= '9') while (d->p < d->end && *d->p >= '0' && *d->p <= '9') d->p++;
-        else return -1;
-        if (d->p < d->end && *d->p == '.') {
-            d->p++;
-            if (d->p >= d->end || *d->p < '0' || *d->p > '9') return -1;
-            while (d->p < d->end && *d->p >= '0' && *d->p <= '9') d->p++;
-        }
-        if (d->p < d->end && (*d->p == 'e' || *d->p == 'E')) {
-            d->p++;
-            if (d->p < d->end && (*d->p == '+' || *d->p == '-')) d->p++;
-            if (d->p >= d->end || *d->p < '0' || *d->p > '9') return -1;
-            while (d->p < d->end && *d->p >= '0' && *d->p <= '9') d->p++;
-        }
-        if ((n = j_new(d, J_NUM)) < 0) return -1;
-        d->nodes[n].str = (char *)malloc((size_t)(d->p - s) + 1);
-        if (!d->nodes[n].str) return -1;
-        memcpy(d->nodes[n].str, s, (size_t)(d->p - s));
-        d->nodes[n].str[d->p - s] = '\0';
-        return n;
-    }
-    }
-}
-
-static void j_free(jdoc *d) {
-    size_t i;
-    for (i = 0; i < d->count; i++) {
-        free(d->nodes[i].key);
-        free(d->nodes[i].str);
-    }
-    free(d->nodes);
-    memset(d, 0, sizeof *d);
-}
-
-/* Parses text (len bytes); 1 when it is one valid JSON value and nothing else. */
-static int j_parse(jdoc *d, const char *text, size_t len) {
-    long root;
-    memset(d, 0, sizeof *d);
-    d->p = text;
-    d->end = text + len;
-    root = j_value(d);
-    j_ws(d);
-    return root == 0 && d->p == d->end;
-}
-
-static long j_get(const jdoc *d, long obj, const char *key) {
-    long c;
-    if (obj < 0 || d->nodes[obj].type != J_OBJ) return -1;
-    for (c = d->nodes[obj].child; c >= 0; c = d->nodes[c].next)
-        if (strcmp(d->nodes[c].key, key) == 0) return c;
-    return -1;
-}
-
-static const char *j_str(const jdoc *d, long obj, const char *key) {
-    long n = j_get(d, obj, key);
-    return n >= 0 && (d->nodes[n].type == J_STR || d->nodes[n].type == J_NUM) ? d->nodes[n].str : "";
-}
-
-static uint64_t j_u64(const jdoc *d, long obj, const char *key) {
-    return strtoull(j_str(d, obj, key), NULL, 10);
-}
-
 /* A "ts" literal in microseconds ("1234.567") back to nanoseconds. */
 static uint64_t j_ts_ns(const jdoc *d, long obj) {
     const char *s = j_str(d, obj, "ts"), *dot = strchr(s, '.');
@@ -454,13 +209,13 @@ static uint64_t j_ts_ns(const jdoc *d, long obj) {
 }
 
 /* ==== stats ========================================================================== */
-static const an_fn *fn_of(const an_stats *st, uint64_t fid) {
-    const uint64_t *pos = an_map_find(&st->index, fid);
+static const stats_fn *fn_of(const stats_table *st, uint64_t fid) {
+    const uint64_t *pos = walk_map_find(&st->index, fid);
     return pos ? &st->fns[*pos] : NULL;
 }
 
 #define CHECK_FN(st, fid, calls_, total_, self_, min_, max_) do { \
-    const an_fn *fn_ = fn_of((st), (fid)); \
+    const stats_fn *fn_ = fn_of((st), (fid)); \
     CHECK(fn_ != NULL); \
     if (fn_) { \
         CHECK_EQ((calls_), fn_->calls); CHECK_EQ((total_), fn_->total_ns); \
@@ -469,28 +224,32 @@ static const an_fn *fn_of(const an_stats *st, uint64_t fid) {
     } } while (0)
 
 /* Collects the stats of path into st/w (the source stays open in src). */
-static int collect(const char *path, an_source *src, an_stats *st, an_walk *w) {
-    an_progress p;
+static int collect(const char *path, cli_trace *src, stats_table *st, walk_ctx *w) {
+    static const cli_command stats = { "stats", cli_cmd_stats, "", "" };
+    cli_progress p;
     FILE *err = tmpfile();
-    int status = an_source_open(src, path, err, "stats");
+    int status;
+    cli_io_begin(NULL, err);
+    status = cli_trace_open(&stats, src, path);
     fclose(err);
-    CHECK_EQ(AN_EXIT_OK, status);
-    if (status != AN_EXIT_OK) return 0;
-    an_progress_init(&p, NULL, NULL, "test", 0);
-    CHECK_RESULT(ATF_OK, an_stats_collect(src, st, w, &p));
+    cli_io_begin(NULL, NULL);
+    CHECK_EQ(CLI_EXIT_OK, status);
+    if (status != CLI_EXIT_OK) return 0;
+    cli_progress_init(&p, "test", 0, NULL);
+    CHECK_RESULT(ATF_OK, stats_collect(src, st, w, &p));
     return 1;
 }
 
-static void collect_free(an_source *src, an_stats *st, an_walk *w) {
-    an_stats_free(st);
-    an_walk_deinit(w);
-    an_source_close(src);
+static void collect_free(cli_trace *src, stats_table *st, walk_ctx *w) {
+    stats_free(st);
+    walk_deinit(w);
+    cli_trace_close(src);
 }
 
 static void check_nested_figures(const char *path) {
-    an_source src;
-    an_stats st;
-    an_walk w;
+    cli_trace src;
+    stats_table st;
+    walk_ctx w;
     if (!collect(path, &src, &st, &w)) return;
     CHECK_EQ(4, st.count);
     /* main [0, 2000]: callees a 900 + a 300 */
@@ -522,9 +281,9 @@ static void test_stats_layout2(void) {
 
 static void test_stats_unbalanced(void) {
     rec r;
-    an_source src;
-    an_stats st;
-    an_walk w;
+    cli_trace src;
+    stats_table st;
+    walk_ctx w;
     rec_open(&r, ATF_LAYOUT_1);
     add_symbols(&r);
     write_unbalanced(rec_thread(&r, 77, "u", ATF_LAYOUT_1));
@@ -548,9 +307,9 @@ static void test_stats_unbalanced(void) {
 
 static void test_stats_depth_limit(void) {
     rec r;
-    an_source src;
-    an_stats st;
-    an_walk w;
+    cli_trace src;
+    stats_table st;
+    walk_ctx w;
     atf_writer *wr;
     uint64_t i;
     rec_open(&r, ATF_LAYOUT_1);
@@ -575,9 +334,9 @@ static void test_stats_depth_limit(void) {
 /* File order differs from time order: pairing follows time. */
 static void test_stats_out_of_order_file(void) {
     rec r;
-    an_source src;
-    an_stats st;
-    an_walk w;
+    cli_trace src;
+    stats_table st;
+    walk_ctx w;
     atf_writer *wr;
     rec_open(&r, ATF_LAYOUT_1);
     wr = rec_thread(&r, 79, "ooo", ATF_LAYOUT_1);
@@ -611,7 +370,7 @@ static void test_stats_json(void) {
     long fns, th, it;
     int seen = 0;
     make_nested(&r, ATF_LAYOUT_1);
-    o = run(an_stats_main, "stats", r.dir, "--json", (const char *)NULL);
+    o = run(cli_main, "stats", r.dir, "--json", (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     fns = j_get(&d, 0, "functions");
@@ -649,7 +408,7 @@ static void test_stats_json(void) {
     run_free(&o);
 
     /* calls: a 2, r 2 (ties by id), main 1, b 1 */
-    o = run(an_stats_main, "stats", "--sort", "calls", "--json", r.dir, (const char *)NULL);
+    o = run(cli_main, "stats", "--sort", "calls", "--json", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     CHECK_EQ(4, json_fids(&d, fids, 8));
@@ -660,7 +419,7 @@ static void test_stats_json(void) {
     j_free(&d);
     run_free(&o);
 
-    o = run(an_stats_main, "stats", "--sort=name", "--limit", "3", "--json", r.dir, (const char *)NULL);
+    o = run(cli_main, "stats", "--sort=name", "--limit", "3", "--json", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     CHECK_EQ(3, json_fids(&d, fids, 8));
@@ -670,7 +429,7 @@ static void test_stats_json(void) {
     j_free(&d);
     run_free(&o);
 
-    o = run(an_stats_main, "stats", "--sort", "total", r.dir, (const char *)NULL);
+    o = run(cli_main, "stats", "--sort", "total", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(strstr(o.out, "main") != NULL);
     run_free(&o);
@@ -712,7 +471,7 @@ static void test_export_chrome(void) {
     run_result o;
     make_multi(&r);
     snprintf(out, sizeof out, "%s/../chrome.json", r.dir);
-    o = run(an_export_main, "export", "--format", "chrome", "-o", out, r.dir, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "chrome", "-o", out, r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK_EQ(0, o.out_len);
     run_free(&o);
@@ -782,7 +541,7 @@ static void test_export_chrome(void) {
     free(text);
 
     /* to stdout by default */
-    o = run(an_export_main, "export", r.dir, "--format=chrome", (const char *)NULL);
+    o = run(cli_main, "export", r.dir, "--format=chrome", (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     j_free(&d);
@@ -796,17 +555,9 @@ static void test_export_chrome(void) {
  * interned_data/interned_data.proto. A field the exporter writes that is not listed
  * here, or with another wire type, fails the test. */
 enum { M_TRACE, M_PACKET, M_TRACK_DESC, M_PROCESS, M_THREAD, M_TRACK_EVENT, M_INTERNED,
-       M_EVENT_NAME, M_NONE };
+       M_EVENT_NAME, M_NONE = PD_NO_MESSAGE };
 
-typedef struct pf_field {
-    int msg;
-    uint32_t number;
-    uint32_t wire;               /* 0 varint, 2 length-delimited */
-    int sub;                     /* message type of a length-delimited field, or M_NONE */
-    const char *what;
-} pf_field;
-
-static const pf_field pf_schema[] = {
+static const pd_spec pf_specs[] = {
     {M_TRACE, 1, 2, M_PACKET, "Trace.packet"},
     {M_PACKET, 8, 0, M_NONE, "TracePacket.timestamp"},
     {M_PACKET, 10, 0, M_NONE, "TracePacket.trusted_packet_sequence_id"},
@@ -835,79 +586,28 @@ static const pf_field pf_schema[] = {
     {M_EVENT_NAME, 2, 2, M_NONE, "EventName.name"},
 };
 
-static const pf_field *pf_lookup(int msg, uint32_t number) {
-    size_t i;
-    for (i = 0; i < sizeof pf_schema / sizeof pf_schema[0]; i++)
-        if (pf_schema[i].msg == msg && pf_schema[i].number == number) return &pf_schema[i];
-    return NULL;
-}
+static const pd_schema pf_schema = { pf_specs, sizeof pf_specs / sizeof pf_specs[0] };
 
-/* One field read from a message. */
-typedef struct pf_rd {
-    const uint8_t *p, *end;
-    int bad;
-} pf_rd;
-
-static uint64_t pf_varint(pf_rd *r) {
-    uint64_t v = 0;
-    int shift = 0;
-    while (r->p < r->end && shift < 64) {
-        uint8_t b = *r->p++;
-        v |= (uint64_t)(b & 0x7F) << shift;
-        if (!(b & 0x80)) return v;
-        shift += 7;
-    }
-    r->bad = 1;
-    return 0;
-}
-
-typedef struct pf_field_value {
-    const pf_field *f;
-    uint64_t v;                  /* varint value */
-    const uint8_t *data;         /* length-delimited bytes */
-    size_t len;
-} pf_field_value;
-
-/* The next field of message `msg`, checked against the schema; 0 at the end. */
-static int pf_next(pf_rd *r, int msg, pf_field_value *out) {
-    uint64_t key;
-    uint32_t number, wire;
-    if (r->p >= r->end || r->bad) return 0;
-    key = pf_varint(r);
-    number = (uint32_t)(key >> 3);
-    wire = (uint32_t)(key & 7);
-    out->f = pf_lookup(msg, number);
-    if (!out->f) {
-        printf("  unexpected field %u (wire type %u) in message kind %d\n", number, wire, msg);
+/* The next field of message `msg`, checked against Perfetto's schema; 0 at the end, and
+ * a failure of the test for a field the schema does not have or of another wire type. */
+static int pf_next(pd_reader *r, int msg, pd_field *out) {
+    int rc = pd_next(r, &pf_schema, msg, out);
+    if (rc == PD_UNKNOWN) {
+        printf("  unexpected field %u (wire type %u) in message kind %d\n", out->number,
+               out->wire, msg);
         harness__failures_in_test++;
-        r->bad = 1;
-        return 0;
-    }
-    if (out->f->wire != wire) {
-        printf("  %s: wire type %u, schema says %u\n", out->f->what, wire, out->f->wire);
+    } else if (rc == PD_WIRE) {
+        printf("  %s: wire type %u, schema says %u\n", out->spec->what, out->wire,
+               out->spec->wire);
         harness__failures_in_test++;
-        r->bad = 1;
-        return 0;
     }
-    if (wire == 0) {
-        out->v = pf_varint(r);
-    } else {
-        uint64_t len = pf_varint(r);
-        if (r->bad || len > (uint64_t)(r->end - r->p)) {
-            r->bad = 1;
-            return 0;
-        }
-        out->data = r->p;
-        out->len = (size_t)len;
-        r->p += len;
-    }
-    return !r->bad;
+    return rc == PD_FIELD;
 }
 
 static int pf_utf8_valid(const uint8_t *s, size_t n) {
     size_t i = 0;
     while (i < n) {
-        size_t k = an_utf8_len(s + i, n - i);
+        size_t k = j_utf8_len(s + i, n - i);
         if (!k) return 0;
         i += k;
     }
@@ -947,25 +647,21 @@ static pf_track *pf_track_of(pf_state *s, uint64_t uuid) {
 }
 
 static void pf_descriptor(pf_state *s, const uint8_t *data, size_t len) {
-    pf_rd r, sub;
-    pf_field_value f, g;
+    pd_reader r, sub;
+    pd_field f, g;
     pf_track t;
     memset(&t, 0, sizeof t);
-    r.p = data;
-    r.end = data + len;
-    r.bad = 0;
+    r = pd_open(data, len);
     CHECK(!s->saw_event); /* descriptors come before the events that use them */
     while (pf_next(&r, M_TRACK_DESC, &f)) {
-        if (f.f->number == 1) t.uuid = f.v;
-        else if (f.f->number == 5) t.parent = f.v;
-        else if (f.f->number == 3 || f.f->number == 4) {
-            t.is_process = f.f->number == 3;
-            sub.p = f.data;
-            sub.end = f.data + f.len;
-            sub.bad = 0;
-            while (pf_next(&sub, f.f->sub, &g)) {
-                if (g.f->number == 1) t.pid = g.v;
-                else if (g.f->number == 2) t.tid = g.v;
+        if (f.spec->number == 1) t.uuid = f.v;
+        else if (f.spec->number == 5) t.parent = f.v;
+        else if (f.spec->number == 3 || f.spec->number == 4) {
+            t.is_process = f.spec->number == 3;
+            sub = pd_open(f.data, f.len);
+            while (pf_next(&sub, f.spec->sub, &g)) {
+                if (g.spec->number == 1) t.pid = g.v;
+                else if (g.spec->number == 2) t.tid = g.v;
                 else if (g.data) {
                     CHECK(pf_utf8_valid(g.data, g.len));
                     snprintf(t.name, sizeof t.name, "%.*s", (int)g.len, (const char *)g.data);
@@ -981,19 +677,15 @@ static void pf_descriptor(pf_state *s, const uint8_t *data, size_t len) {
 }
 
 static void pf_interned(pf_state *s, const uint8_t *data, size_t len) {
-    pf_rd r, sub;
-    pf_field_value f, g;
-    r.p = data;
-    r.end = data + len;
-    r.bad = 0;
+    pd_reader r, sub;
+    pd_field f, g;
+    r = pd_open(data, len);
     while (pf_next(&r, M_INTERNED, &f)) {
         uint64_t iid = 0;
         char *name = NULL;
-        sub.p = f.data;
-        sub.end = f.data + f.len;
-        sub.bad = 0;
+        sub = pd_open(f.data, f.len);
         while (pf_next(&sub, M_EVENT_NAME, &g)) {
-            if (g.f->number == 1) iid = g.v;
+            if (g.spec->number == 1) iid = g.v;
             else {
                 CHECK(pf_utf8_valid(g.data, g.len));
                 free(name);
@@ -1019,23 +711,21 @@ static void pf_interned(pf_state *s, const uint8_t *data, size_t len) {
 }
 
 static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t len) {
-    pf_rd r;
-    pf_field_value f;
+    pd_reader r;
+    pd_field f;
     uint64_t type = 0, uuid = 0, iid = 0;
     const uint8_t *name_data = NULL;
     size_t name_len = 0;
     pf_logged *lg = s->log_count < 512 ? &s->log[s->log_count++] : NULL;
     pf_track *t;
-    r.p = data;
-    r.end = data + len;
-    r.bad = 0;
+    r = pd_open(data, len);
     s->saw_event = 1;
     s->events++;
     while (pf_next(&r, M_TRACK_EVENT, &f)) {
-        if (f.f->number == 9) type = f.v;
-        else if (f.f->number == 10) iid = f.v;
-        else if (f.f->number == 11) uuid = f.v;
-        else if (f.f->number == 23) {
+        if (f.spec->number == 9) type = f.v;
+        else if (f.spec->number == 10) iid = f.v;
+        else if (f.spec->number == 11) uuid = f.v;
+        else if (f.spec->number == 23) {
             name_data = f.data;
             name_len = f.len;
         }
@@ -1081,22 +771,18 @@ static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t
 
 /* Decodes a whole Perfetto trace file into s, checking every field. */
 static void pf_decode(pf_state *s, const uint8_t *data, size_t len) {
-    pf_rd trace, pk;
-    pf_field_value f, g;
+    pd_reader trace, pk;
+    pd_field f, g;
     memset(s, 0, sizeof *s);
-    trace.p = data;
-    trace.end = data + len;
-    trace.bad = 0;
+    trace = pd_open(data, len);
     while (pf_next(&trace, M_TRACE, &f)) {
         uint64_t ts = 0, seq = 0, flags = 0, cleared = 0, first = 0;
         const uint8_t *te = NULL, *idata = NULL;
         size_t te_len = 0, id_len = 0;
         int has_ts = 0;
-        pk.p = f.data;
-        pk.end = f.data + f.len;
-        pk.bad = 0;
+        pk = pd_open(f.data, f.len);
         while (pf_next(&pk, M_PACKET, &g)) {
-            switch (g.f->number) {
+            switch (g.spec->number) {
             case 8: ts = g.v; has_ts = 1; break;
             case 10: seq = g.v; break;
             case 13: flags = g.v; break;
@@ -1149,7 +835,7 @@ static void test_export_perfetto(void) {
     make_multi(&r);
     pid = strtoull(strrchr(r.dir, '_') + 1, NULL, 10);
     snprintf(out, sizeof out, "%s/../trace.pftrace", r.dir);
-    o = run(an_export_main, "export", "--format", "perfetto", "-o", out, r.dir, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "perfetto", "-o", out, r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     run_free(&o);
     data = (uint8_t *)read_file(out, &len);
@@ -1189,7 +875,7 @@ static void test_export_perfetto(void) {
     free(data);
 
     /* stdout is a file here, so no -o is needed */
-    o = run(an_export_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     pf_decode(&s, (const uint8_t *)o.out, o.out_len);
     CHECK_EQ(2 * (6 + 6), s.events);
@@ -1221,7 +907,7 @@ static void test_tree_nested(void) {
     char *line, *save = NULL;
     size_t i = 0;
     make_nested(&r, ATF_LAYOUT_1);
-    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(strncmp(o.out, "thread 0  tid 4242  main  12 events\n", 36) == 0);
     for (line = strtok_r(o.out, "\n", &save), line = strtok_r(NULL, "\n", &save); line;
@@ -1235,7 +921,7 @@ static void test_tree_nested(void) {
     CHECK_EQ(sizeof expect / sizeof expect[0], i);
     run_free(&o);
 
-    o = run(an_tree_main, "tree", "--max-depth", "1", "--thread", "0", r.dir, (const char *)NULL);
+    o = run(cli_main, "tree", "--max-depth", "1", "--thread", "0", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     i = 0;
     save = NULL;
@@ -1257,7 +943,7 @@ static void test_tree_unbalanced_and_threads(void) {
     run_result o;
     char thread_dir[1200];
     make_multi(&r);
-    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK_EQ(3, count_of(o.out, "\nthread ") + (strncmp(o.out, "thread ", 7) == 0));
     CHECK_EQ(2, count_of(o.out, "! return from "));
@@ -1267,20 +953,20 @@ static void test_tree_unbalanced_and_threads(void) {
     CHECK_EQ(2, count_of(o.out, "quote\"back\\slash\\nnew\\ttab\\x01"));
     CHECK_EQ(1, count_of(o.out, name_bad_clean));
     run_free(&o);
-    o = run(an_tree_main, "tree", "--thread", "1", r.dir, (const char *)NULL);
+    o = run(cli_main, "tree", "--thread", "1", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(strncmp(o.out, "thread 1  tid 5002  worker", 26) == 0);
     CHECK_EQ(0, count_of(o.out, "\nthread "));
     run_free(&o);
     /* a thread directory as PATH: that thread only */
     snprintf(thread_dir, sizeof thread_dir, "%s/thread_1", r.dir);
-    o = run(an_tree_main, "tree", thread_dir, (const char *)NULL);
+    o = run(cli_main, "tree", thread_dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(strncmp(o.out, "thread 1  tid 5002  worker", 26) == 0);
     CHECK_EQ(0, count_of(o.out, "\nthread "));
     run_free(&o);
-    o = run(an_tree_main, "tree", "--thread", "9", r.dir, (const char *)NULL);
-    CHECK_EQ(1, o.status);
+    o = run(cli_main, "tree", "--thread", "9", r.dir, (const char *)NULL);
+    CHECK_EQ(2, o.status); /* as dump --thread: the value names no thread */
     run_free(&o);
 }
 
@@ -1294,7 +980,7 @@ static void test_path_kinds(void) {
     make_multi(&r);
     /* thread_N: one thread, names and drop counts from the session's manifest */
     snprintf(path, sizeof path, "%s/thread_0", r.dir);
-    o = run(an_stats_main, "stats", "--json", path, (const char *)NULL);
+    o = run(cli_main, "stats", "--json", path, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     fns = j_get(&d, 0, "functions");
@@ -1311,7 +997,7 @@ static void test_path_kinds(void) {
     run_free(&o);
     /* thread_N/index.atf: the same */
     snprintf(path, sizeof path, "%s/thread_0/index.atf", r.dir);
-    o = run(an_stats_main, "stats", "--json", path, (const char *)NULL);
+    o = run(cli_main, "stats", "--json", path, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(strstr(o.out, "\"tid\":5001") != NULL && strstr(o.out, "\"tid\":5002") == NULL);
     run_free(&o);
@@ -1319,19 +1005,22 @@ static void test_path_kinds(void) {
     snprintf(path, sizeof path, "%s/thread_0", r.dir);
     snprintf(lone, sizeof lone, "%s/../lone_thread", r.dir);
     CHECK_EQ(0, rename(path, lone));
-    o = run(an_stats_main, "stats", "--json", lone, (const char *)NULL);
+    o = run(cli_main, "stats", "--json", lone, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(strstr(o.out, "\"name\":\"0x0000000000000004\"") != NULL);
     CHECK(strstr(o.out, "\"tid\":5001") != NULL);
     run_free(&o);
-    o = run(an_export_main, "export", "--format", "chrome", lone, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "chrome", lone, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     j_free(&d);
     run_free(&o);
-    /* the session without that thread still opens (the manifest lists it: missing) */
-    o = run(an_stats_main, "stats", r.dir, (const char *)NULL);
-    CHECK_EQ(0, o.status);
+    /* the session without that thread still opens, but the manifest lists it: the figures
+     * of the rest, and the missing thread named on stderr (status 1) */
+    o = run(cli_main, "stats", r.dir, (const char *)NULL);
+    CHECK_EQ(1, o.status);
+    CHECK(strstr(o.out, "functions: ") == o.out);
+    CHECK(strstr(o.err, "thread_0") != NULL);
     run_free(&o);
 }
 
@@ -1344,24 +1033,24 @@ static void test_empty(void) {
     rec_open(&r, ATF_LAYOUT_1);
     rec_thread(&r, 61, "idle", ATF_LAYOUT_1);
     rec_close(&r);
-    o = run(an_stats_main, "stats", "--json", r.dir, (const char *)NULL);
+    o = run(cli_main, "stats", "--json", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     j_free(&d);
     run_free(&o);
-    o = run(an_export_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     j_free(&d);
     run_free(&o);
-    o = run(an_export_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     pf_decode(&s, (const uint8_t *)o.out, o.out_len);
     CHECK_EQ(0, s.events);
     CHECK_EQ(2, s.packets);
     pf_free(&s);
     run_free(&o);
-    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     run_free(&o);
 }
@@ -1375,39 +1064,39 @@ static void test_command_line(void) {
     make_nested(&r, ATF_LAYOUT_1);
 #define EXPECT_STATUS(want, ...) do { o = run(__VA_ARGS__, (const char *)NULL); \
         CHECK_EQ((want), o.status); run_free(&o); } while (0)
-    o = run(an_stats_main, "stats", "--help", (const char *)NULL);
+    o = run(cli_main, "stats", "--help", (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(strncmp(o.out, "usage: atf stats", 16) == 0);
     CHECK_EQ(0, strlen(o.err));
     run_free(&o);
-    o = run(an_tree_main, "tree", "--help", (const char *)NULL);
+    o = run(cli_main, "tree", "--help", (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(strncmp(o.out, "usage: atf tree", 15) == 0);
     run_free(&o);
-    o = run(an_export_main, "export", "--help", (const char *)NULL);
+    o = run(cli_main, "export", "--help", (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(strncmp(o.out, "usage: atf export", 17) == 0);
     run_free(&o);
-    o = run(an_stats_main, "stats", "--bogus", r.dir, (const char *)NULL);
+    o = run(cli_main, "stats", "--bogus", r.dir, (const char *)NULL);
     CHECK_EQ(2, o.status);
     CHECK_EQ(0, o.out_len);
     CHECK(strstr(o.err, "usage: atf stats") != NULL);
     run_free(&o);
-    EXPECT_STATUS(2, an_stats_main, "stats");
-    EXPECT_STATUS(2, an_stats_main, "stats", r.dir, r.dir);
-    EXPECT_STATUS(2, an_stats_main, "stats", "--sort", "speed", r.dir);
-    EXPECT_STATUS(2, an_stats_main, "stats", "--sort");
-    EXPECT_STATUS(2, an_stats_main, "stats", "--limit", "ten", r.dir);
-    EXPECT_STATUS(2, an_tree_main, "tree", "--max-depth", "-1", r.dir);
-    EXPECT_STATUS(2, an_tree_main, "tree", "--thread", r.dir);
-    EXPECT_STATUS(2, an_tree_main, "tree", "-x", r.dir);
-    EXPECT_STATUS(2, an_export_main, "export", r.dir);
-    EXPECT_STATUS(2, an_export_main, "export", "--format", "svg", r.dir);
-    EXPECT_STATUS(2, an_export_main, "export", "--format", "chrome", "-o");
-    EXPECT_STATUS(2, an_export_main, "export", "--format", "chrome");
-    EXPECT_STATUS(1, an_stats_main, "stats", "/nonexistent/atf/pid_1");
-    EXPECT_STATUS(1, an_tree_main, "tree", "/nonexistent/atf/pid_1");
-    EXPECT_STATUS(1, an_export_main, "export", "--format", "perfetto", "-o", "/dev/null",
+    EXPECT_STATUS(2, cli_main, "stats");
+    EXPECT_STATUS(2, cli_main, "stats", r.dir, r.dir);
+    EXPECT_STATUS(2, cli_main, "stats", "--sort", "speed", r.dir);
+    EXPECT_STATUS(2, cli_main, "stats", "--sort");
+    EXPECT_STATUS(2, cli_main, "stats", "--limit", "ten", r.dir);
+    EXPECT_STATUS(2, cli_main, "tree", "--max-depth", "-1", r.dir);
+    EXPECT_STATUS(2, cli_main, "tree", "--thread", r.dir);
+    EXPECT_STATUS(2, cli_main, "tree", "-x", r.dir);
+    EXPECT_STATUS(2, cli_main, "export", r.dir);
+    EXPECT_STATUS(2, cli_main, "export", "--format", "svg", r.dir);
+    EXPECT_STATUS(2, cli_main, "export", "--format", "chrome", "-o");
+    EXPECT_STATUS(2, cli_main, "export", "--format", "chrome");
+    EXPECT_STATUS(1, cli_main, "stats", "/nonexistent/atf/pid_1");
+    EXPECT_STATUS(1, cli_main, "tree", "/nonexistent/atf/pid_1");
+    EXPECT_STATUS(1, cli_main, "export", "--format", "perfetto", "-o", "/dev/null",
                   "/nonexistent/atf/pid_1");
     /* a damaged file: exit 1, and the message names the file */
     snprintf(bad_dir, sizeof bad_dir, "%s/../bad/pid_7/thread_0", r.dir);
@@ -1428,20 +1117,20 @@ static void test_command_line(void) {
         fputs("this is not an ATF index file, just text long enough for a header.........", f);
         fclose(f);
     }
-    o = run(an_stats_main, "stats", bad_dir, (const char *)NULL);
+    o = run(cli_main, "stats", bad_dir, (const char *)NULL);
     CHECK_EQ(1, o.status);
     CHECK(strstr(o.err, "index.atf") != NULL);
     run_free(&o);
     *strrchr(bad_dir, '/') = '\0';
-    o = run(an_export_main, "export", "--format", "chrome", bad_dir, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "chrome", bad_dir, (const char *)NULL);
     CHECK_EQ(1, o.status);
     CHECK(strstr(o.err, "index.atf") != NULL);
     run_free(&o);
     /* an output that cannot be written: exit 1 */
     snprintf(out, sizeof out, "%s/no/such/dir/x.json", r.dir);
-    EXPECT_STATUS(1, an_export_main, "export", "--format", "chrome", "-o", out, r.dir);
+    EXPECT_STATUS(1, cli_main, "export", "--format", "chrome", "-o", out, r.dir);
     /* "--" ends the options */
-    EXPECT_STATUS(0, an_stats_main, "stats", "--json", "--", r.dir);
+    EXPECT_STATUS(0, cli_main, "stats", "--json", "--", r.dir);
 #undef EXPECT_STATUS
 }
 
@@ -1451,7 +1140,7 @@ static void test_command_line(void) {
  * drain a returns (its call is before the gap), c is called and returns, main returns;
  * then e and f are open when the ring fills again and their returns are dropped (gap 2,
  * at the end). A reference model below derives the expected figures and exports from the
- * same script, independently of tools/analyze.c. Pairing across the holes instead would
+ * same script, independently of tools/walk.c. Pairing across the holes instead would
  * give c a 4100 ns maximum (called at 900, "returning" at 5000 by a's return unwinding
  * it) and a 4900 ns total. */
 enum { OP_CALL, OP_RET, OP_PUMP };
@@ -1621,9 +1310,9 @@ static void test_gaps(void) {
     static model m;
     size_t n = gap_script(ops, 256), i, k;
     rec r;
-    an_source src;
-    an_stats st;
-    an_walk w;
+    cli_trace src;
+    stats_table st;
+    walk_ctx w;
     run_result o;
     jdoc d;
     pf_state ps;
@@ -1668,7 +1357,7 @@ static void test_gaps(void) {
     collect_free(&src, &st, &w);
 
     /* stats --json: the thread's gap figures */
-    o = run(an_stats_main, "stats", "--json", r.dir, (const char *)NULL);
+    o = run(cli_main, "stats", "--json", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     it = j_get(&d, 0, "threads");
@@ -1683,7 +1372,7 @@ static void test_gaps(void) {
     run_free(&o);
 
     /* chrome: this thread's B, E and gap events, in order, exactly the model's */
-    o = run(an_export_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     evs = j_get(&d, 0, "traceEvents");
@@ -1702,7 +1391,7 @@ static void test_gaps(void) {
         CHECK_EQ(e->ts, j_ts_ns(&d, it));
         if (e->ph == 'B') {
             char hex[24];
-            snprintf(hex, sizeof hex, "0x%016llx", (an_ull)e->fid);
+            snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)e->fid);
             CHECK(strcmp(j_str(&d, it, "name"), hex) == 0);
         } else if (e->ph == 'i') {
             long args = j_get(&d, it, "args");
@@ -1721,7 +1410,7 @@ static void test_gaps(void) {
     run_free(&o);
 
     /* perfetto: the same sequence on the thread's track */
-    o = run(an_export_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     pf_decode(&ps, (const uint8_t *)o.out, o.out_len);
     CHECK_EQ(m.nevs, ps.log_count);
@@ -1733,7 +1422,7 @@ static void test_gaps(void) {
         CHECK_EQ(e->ts, l->ts);
         if (e->ph == 'B') {
             char hex[24];
-            snprintf(hex, sizeof hex, "0x%016llx", (an_ull)e->fid);
+            snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)e->fid);
             CHECK(strcmp(l->name, hex) == 0);
         } else if (e->ph == 'i') {
             CHECK(strncmp(l->name, "gap: ", 5) == 0);
@@ -1745,7 +1434,7 @@ static void test_gaps(void) {
     run_free(&o);
 
     /* tree: the cut frames and the gaps are marked */
-    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK_EQ(m.cut, count_of(o.out, "(cut by a gap)"));
     CHECK_EQ(m.gaps, count_of(o.out, "~ gap: 2 events lost (dropped)\n"));
@@ -1768,7 +1457,7 @@ static uint64_t rnd(uint64_t *s) {
 
 /* The stack's function set against a plain array, through growth and deletions. */
 static void test_fidset(void) {
-    an_fidset set;
+    walk_fidset set;
     static uint64_t ref[3000];
     size_t n = 0, i, k;
     uint64_t seed = 12345;
@@ -1776,22 +1465,22 @@ static void test_fidset(void) {
     for (i = 0; i < 200000; i++) {
         uint64_t r = rnd(&seed), key = (r >> 8) % 4000;
         int present = 0;
-        if (key == 3999) key = AN_FID_EMPTY;            /* the marker value is a valid id */
+        if (key == 3999) key = WALK_FID_EMPTY;            /* the marker value is a valid id */
         else key = key * 1024;                          /* many share their low bits */
         for (k = 0; k < n; k++)
             if (ref[k] == key) present = 1;
-        CHECK_EQ(present, an_fidset_has(&set, key));
+        CHECK_EQ(present, walk_fidset_has(&set, key));
         if ((r & 3) != 0 && n < 3000) {
-            CHECK_EQ(!present, an_fidset_add(&set, key));
+            CHECK_EQ(!present, walk_fidset_add(&set, key));
             if (!present) ref[n++] = key;
         } else if (present) {
-            an_fidset_del(&set, key);
+            walk_fidset_del(&set, key);
             for (k = 0; ref[k] != key; k++) {}
             ref[k] = ref[--n];
         }
         if (harness__failures_in_test) break;
     }
-    for (k = 0; k < n; k++) CHECK(an_fidset_has(&set, ref[k]));
+    for (k = 0; k < n; k++) CHECK(walk_fidset_has(&set, ref[k]));
     CHECK_EQ(n, set.count + (size_t)set.has_max);
     free(set.keys);
 }
@@ -1801,9 +1490,9 @@ static void test_fidset(void) {
 static void test_random_events(void) {
     rec r;
     atf_writer *w[2];
-    an_source src;
-    an_stats st;
-    an_walk wk;
+    cli_trace src;
+    stats_table st;
+    walk_ctx wk;
     run_result o;
     jdoc d;
     pf_state ps;
@@ -1826,7 +1515,7 @@ static void test_random_events(void) {
     for (k = 0; k < wk.count; k++) too_deep += wk.threads[k].too_deep;
     CHECK_EQ(calls, counted + too_deep);
     collect_free(&src, &st, &wk);
-    o = run(an_export_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     it = j_get(&d, 0, "traceEvents");
@@ -1839,15 +1528,272 @@ static void test_random_events(void) {
     CHECK_EQ(b, e);
     j_free(&d);
     run_free(&o);
-    o = run(an_export_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     pf_decode(&ps, (const uint8_t *)o.out, o.out_len);
     CHECK_EQ(2 * counted, ps.events);
     for (k = 0; k < ps.track_count; k++) CHECK_EQ(0, ps.tracks[k].open);
     pf_free(&ps);
     run_free(&o);
-    o = run(an_tree_main, "tree", r.dir, (const char *)NULL);
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
+    run_free(&o);
+}
+
+/* ==== export parquet ================================================================= */
+/* Both tables of a session, decoded by tests/parquet_decode.h (written apart from the
+ * writer): every slice row against the session's threads and names, with count and
+ * sum(self_ns) per function equal to `atf stats --json` and the ended_by counts equal to
+ * the walk's; every event row against the merged session's event at the same position. */
+static const char *const pq_slice_columns[] = {
+    "pid", "tid", "thread_slot", "thread_name", "function_id", "fid", "name", "module",
+    "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by"
+};
+static const char *const pq_event_columns[] = {
+    "pid", "thread_slot", "seq", "ts_ns", "function_id", "fid", "name", "kind", "depth",
+    "detail_seq"
+};
+static const char *const pq_endings[] = { "return", "unwound", "end", "gap" };
+enum { PQ_LOGICAL_TIMESTAMP_FIELD = 8, PQ_NANOS_FIELD = 3, PQ_FNS_MAX = 64 };
+
+/* Exports `table` of dir to a file beside it and decodes it: 1, else 0 after a failure. */
+static int pq_export(const char *dir, const char *table, pqd_file *f) {
+    char out[1200];
+    run_result o;
+    snprintf(out, sizeof out, "%s/../%s.parquet", dir, table);
+    o = run(cli_main, "export", "--format", "parquet", "--table", table, "-o", out, dir,
+            (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    run_free(&o);
+    if (pqd_open(f, out) == 0) return 1;
+    harness__fail(__FILE__, __LINE__, f->error);
+    pqd_close(f);
+    return 0;
+}
+
+static int pq_is(pqd_bytes b, const char *s) {
+    return b.len == strlen(s) && memcmp(b.p, s, b.len) == 0;
+}
+
+static void pq_check_columns(const pqd_file *f, const char *const *names, size_t n,
+                             size_t time_col) {
+    size_t i;
+    CHECK_EQ(n, f->ncols);
+    for (i = 0; i < n && i < f->ncols; i++) CHECK(strcmp(names[i], f->cols[i].name) == 0);
+    if (time_col < f->ncols) { /* the trace clock is not UTC */
+        CHECK_EQ(PQ_LOGICAL_TIMESTAMP_FIELD, f->cols[time_col].logical);
+        CHECK_EQ(PQ_NANOS_FIELD, f->cols[time_col].ts_unit);
+        CHECK_EQ(0, f->cols[time_col].ts_utc);
+    }
+}
+
+/* The function columns of a row (function_id, fid, name at col_id, +1, +2) name fid. */
+static void pq_check_function(const pqd_file *f, const cli_trace *src, size_t row,
+                              size_t col_id) {
+    uint64_t fid = (uint64_t)f->ints[col_id][row];
+    char hex[24], name[4096];
+    size_t n = cli_utf8_clean(cli_trace_name(src, fid, hex, sizeof hex), name, sizeof name - 1);
+    name[n] = '\0';
+    snprintf(hex, sizeof hex, "0x%016llx", (cli_ull)fid);
+    CHECK(pq_is(f->bytes[col_id + 1][row], hex));
+    CHECK(pq_is(f->bytes[col_id + 2][row], name));
+}
+
+static const atf_session_thread *pq_thread(const cli_trace *src, int64_t slot) {
+    size_t i;
+    for (i = 0; i < src->reader.thread_count; i++)
+        if ((int64_t)src->reader.threads[i].slot == slot) return &src->reader.threads[i];
+    return NULL;
+}
+
+/* Per function of the slices: rows and sum of self_ns. */
+typedef struct pq_fn_sums {
+    uint64_t fid[PQ_FNS_MAX], rows[PQ_FNS_MAX], self_ns[PQ_FNS_MAX];
+    size_t count;
+} pq_fn_sums;
+
+static void pq_add(pq_fn_sums *s, uint64_t fid, uint64_t self_ns) {
+    size_t i = 0;
+    while (i < s->count && s->fid[i] != fid) i++;
+    if (i == PQ_FNS_MAX) {
+        CHECK(i < PQ_FNS_MAX);
+        return;
+    }
+    if (i == s->count) s->fid[s->count++] = fid;
+    s->rows[i]++;
+    s->self_ns[i] += self_ns;
+}
+
+/* count(*) and sum(self_ns) per function equal `atf stats --json`'s calls and self_ns. */
+static void pq_check_against_stats_json(const char *dir, const pq_fn_sums *s) {
+    run_result o = run(cli_main, "stats", "--json", dir, (const char *)NULL);
+    jdoc d;
+    long fns, it;
+    size_t seen = 0, i;
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    fns = j_get(&d, 0, "functions");
+    for (it = fns >= 0 ? d.nodes[fns].child : -1; it >= 0; it = d.nodes[it].next) {
+        uint64_t fid = strtoull(j_str(&d, it, "fid") + 2, NULL, 16);
+        for (i = 0; i < s->count && s->fid[i] != fid; i++) {}
+        CHECK(i < s->count);
+        if (i == s->count) continue;
+        CHECK_EQ(j_u64(&d, it, "calls"), s->rows[i]);
+        CHECK_EQ(j_u64(&d, it, "self_ns"), s->self_ns[i]);
+        seen++;
+    }
+    CHECK_EQ(s->count, seen);
+    j_free(&d);
+    run_free(&o);
+}
+
+static void pq_check_slices(const char *dir) {
+    static pq_fn_sums sums;
+    cli_trace src;
+    stats_table st;
+    walk_ctx w;
+    pqd_file f;
+    uint64_t ended[4] = { 0, 0, 0, 0 };
+    int64_t row;
+    size_t i, k;
+    memset(&sums, 0, sizeof sums);
+    if (!pq_export(dir, "slices", &f)) return;
+    pq_check_columns(&f, pq_slice_columns, 14, 9);
+    if (f.ncols != 14 || !collect(dir, &src, &st, &w)) {
+        pqd_close(&f);
+        return;
+    }
+    for (row = 0; row < f.num_rows; row++) {
+        size_t r = (size_t)row;
+        const atf_session_thread *t = pq_thread(&src, f.ints[2][r]);
+        int64_t start = f.ints[9][r], end = f.ints[10][r], dur = f.ints[11][r];
+        char tname[80];
+        CHECK(t != NULL);
+        if (!t) break;
+        if (t->name[0]) snprintf(tname, sizeof tname, "%s", t->name);
+        else snprintf(tname, sizeof tname, "thread_%u", t->slot);
+        CHECK_EQ((int64_t)src.pid, f.ints[0][r]);
+        CHECK_EQ((int64_t)cli_thread_tid(t), f.ints[1][r]);
+        CHECK(pq_is(f.bytes[3][r], tname));
+        pq_check_function(&f, &src, r, 4);
+        CHECK(pq_is(f.bytes[7][r], "")); /* these sessions register no module */
+        CHECK(f.ints[8][r] >= 0 && f.ints[8][r] < (int64_t)WALK_MAX_DEPTH);
+        CHECK(start <= end && (uint64_t)start >= t->reader.index.header.time_start_ns);
+        CHECK_EQ(end - start, dur);
+        CHECK(f.ints[12][r] >= 0 && f.ints[12][r] <= dur);
+        for (k = 0; k < 4 && !pq_is(f.bytes[13][r], pq_endings[k]); k++) {}
+        CHECK(k < 4);
+        if (k < 4) ended[k]++;
+        pq_add(&sums, (uint64_t)f.ints[4][r], (uint64_t)f.ints[12][r]);
+    }
+    for (i = 0; i < w.count; i++) {
+        ended[1] -= w.threads[i].unwound;
+        ended[2] -= w.threads[i].open_at_end;
+        ended[3] -= w.threads[i].cut_by_gap;
+    }
+    CHECK_EQ(0, ended[1]);
+    CHECK_EQ(0, ended[2]);
+    CHECK_EQ(0, ended[3]);
+    for (i = 0, k = 0; i < st.count; i++) k += st.fns[i].calls;
+    CHECK_EQ((int64_t)k, f.num_rows);
+    pq_check_against_stats_json(dir, &sums);
+    collect_free(&src, &st, &w);
+    pqd_close(&f);
+}
+
+static void pq_check_events(const char *dir) {
+    cli_trace src;
+    stats_table st;
+    walk_ctx w;
+    pqd_file f;
+    atf_merge m;
+    atf_merge_item it;
+    atf_merge_filter flt;
+    size_t r = 0;
+    if (!pq_export(dir, "events", &f)) return;
+    pq_check_columns(&f, pq_event_columns, 10, 3);
+    if (f.ncols != 10 || !collect(dir, &src, &st, &w)) {
+        pqd_close(&f);
+        return;
+    }
+    CHECK_EQ((int64_t)cli_trace_events(&src), f.num_rows);
+    cli_trace_filter(&src, &flt);
+    CHECK_RESULT(ATF_OK, atf_merge_init(&m, &src.reader, &flt));
+    while (atf_merge_next(&m, &it) == ATF_OK) {
+        CHECK((int64_t)r < f.num_rows);
+        if ((int64_t)r >= f.num_rows) break;
+        CHECK_EQ((int64_t)src.pid, f.ints[0][r]);
+        CHECK_EQ((int64_t)it.slot, f.ints[1][r]);
+        CHECK_EQ((int64_t)it.seq, f.ints[2][r]);
+        CHECK_EQ((int64_t)it.event.timestamp_ns, f.ints[3][r]);
+        CHECK_EQ((int64_t)it.event.function_id, f.ints[4][r]);
+        pq_check_function(&f, &src, r, 4);
+        CHECK(pq_is(f.bytes[7][r], atf_event_kind_str(it.event.kind)));
+        CHECK_EQ((int64_t)it.event.call_depth, f.ints[8][r]);
+        CHECK_EQ(it.event.detail_seq == ATF_NO_DETAIL ? -1 : (int64_t)it.event.detail_seq,
+                 f.ints[9][r]);
+        r++;
+    }
+    atf_merge_deinit(&m);
+    CHECK_EQ(f.num_rows, (int64_t)r);
+    collect_free(&src, &st, &w);
+    pqd_close(&f);
+}
+
+static void pq_check_session(const char *dir) {
+    pq_check_slices(dir);
+    pq_check_events(dir);
+}
+
+/* Threads with and without names, unbalanced frames, names to clean; layout 2; gaps; an
+ * id with its top bit set; and what the command refuses. */
+static void test_export_parquet(void) {
+    static gap_op ops[256];
+    const uint64_t high = 0x8000000000000001ull;
+    rec r;
+    run_result o;
+    pqd_file f;
+    char path[1200];
+    make_multi(&r);
+    pq_check_session(r.dir);
+    make_nested(&r, ATF_LAYOUT_2);
+    pq_check_session(r.dir);
+    make_gap_session(&r, ops, gap_script(ops, 256));
+    pq_check_session(r.dir);
+
+    rec_open(&r, ATF_LAYOUT_2);
+    {
+        atf_writer *w = rec_thread(&r, 77, "high", ATF_LAYOUT_2);
+        CALL(w, high, T0);
+        RET(w, high, T0 + 10);
+    }
+    rec_close(&r);
+    pq_check_session(r.dir);
+    if (pq_export(r.dir, "slices", &f)) {
+        CHECK_EQ(1, f.num_rows);
+        if (f.num_rows == 1) {
+            CHECK_EQ(INT64_MIN + 1, f.ints[4][0]); /* the id's bits, read as signed */
+            CHECK(pq_is(f.bytes[5][0], "0x8000000000000001"));
+        }
+        pqd_close(&f);
+    }
+
+    /* an output that fills up: exit 1; usage errors: exit 2 */
+    o = run(cli_main, "export", "--format", "parquet", "-o", "/dev/full", r.dir, (const char *)NULL);
+    CHECK_EQ(1, o.status);
+    run_free(&o);
+    o = run(cli_main, "export", "--format", "parquet", "--table", "frames", r.dir,
+            (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    run_free(&o);
+    o = run(cli_main, "export", "--format", "chrome", "--table", "events", r.dir,
+            (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    run_free(&o);
+    snprintf(path, sizeof path, "%s/../none", r.dir);
+    o = run(cli_main, "export", "--format", "parquet", "-o", path, path, (const char *)NULL);
+    CHECK(o.status != 0);
+    CHECK(!cli_exists(path));
     run_free(&o);
 }
 
@@ -1860,6 +1806,7 @@ static const test_case tests[] = {
     {"stats_json", test_stats_json},
     {"export_chrome", test_export_chrome},
     {"export_perfetto", test_export_perfetto},
+    {"export_parquet", test_export_parquet},
     {"tree_nested", test_tree_nested},
     {"tree_unbalanced_and_threads", test_tree_unbalanced_and_threads},
     {"path_kinds", test_path_kinds},

@@ -7,6 +7,7 @@
 #include "atf.h"
 #include "harness.h"
 #include "golden.h"
+#include "scratch_dir.h"
 
 #include <stdlib.h>
 #if defined(_WIN32)
@@ -28,18 +29,6 @@ static size_t read_small_file(const char *path, uint8_t *buf, size_t cap) {
     if (n == cap && fgetc(f) != EOF) n = 0; /* larger than expected */
     fclose(f);
     return n;
-}
-
-/* Where scratch sessions go: $ATF_TEST_TMP, else $BUILD (set by make test), else build. */
-static const char *scratch_base(void) {
-    const char *v = getenv("ATF_TEST_TMP");
-    if (!v || !*v) v = getenv("BUILD");
-    return v && *v ? v : "build";
-}
-
-/* A directory of this run's own below the scratch base. */
-static void scratch_root(char *buf, size_t cap, const char *what) {
-    snprintf(buf, cap, "%s/%s_%u", scratch_base(), what, atf__os_pid());
 }
 
 static void check_same_bytes(const char *what, const uint8_t *want, size_t want_n,

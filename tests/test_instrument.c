@@ -67,7 +67,7 @@ HOOK void __cyg_profile_func_exit(void *fn, void *site) {
 static uint64_t fib(uint32_t n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 
 static uint64_t worker_pushed[4];
-static char test_root[64]; /* this process's own, so that two runs at once do not meet */
+static char test_root[512]; /* this process's own, so that two runs at once do not meet */
 
 static void *worker(void *arg) {
     uintptr_t k = (uintptr_t)arg;
@@ -90,7 +90,7 @@ static void run(uint32_t drain_mode) {
     c.drain_mode = drain_mode;
     c.index_ring_events = 1u << 16;
     c.session_name = drain_mode == ATF_DRAIN_MANUAL ? "instrument_manual" : "instrument_thread";
-    if (!test_root[0]) snprintf(test_root, sizeof test_root, "/tmp/atf_test_instrument_%d", (int)getpid());
+    if (!test_root[0]) scratch_root(test_root, sizeof test_root, "instrument");
     CHECK_RESULT(ATF_OK, atf_session_open(&s, test_root, &c));
     if (!s) return;
     snprintf(dir, sizeof dir, "%s", atf_session_path(s));

@@ -12,18 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "posix_compat.h"
-
-/* ---- deterministic randomness -------------------------------------------------------- */
-static uint64_t rng_state;
-
-static uint64_t rng_next(void) {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(uint64_t n) { return n ? rng_next() % n : 0; }
+#include "scratch_dir.h"
 
 /* ---- little-endian bytes and CRC32-C, written here, not taken from atf.h --------------- */
 static void put16(uint8_t *p, uint64_t v) {
@@ -50,33 +39,6 @@ static uint32_t crc32c_bitwise(const uint8_t *p, size_t n) {
     return crc ^ 0xFFFFFFFFu;
 }
 
-/* ---- files and directories ------------------------------------------------------------ */
-static int write_file(const char *path, const void *data, size_t len) {
-    FILE *f = fopen(path, "wb");
-    size_t put;
-    if (!f) return 0;
-    put = len ? fwrite(data, 1, len, f) : 0;
-    return fclose(f) == 0 && put == len;
-}
-
-static void rm_tree(const char *path) {
-    struct stat st;
-    if (lstat(path, &st) != 0) return;
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        struct dirent *e;
-        char sub[1024];
-        while (d && (e = readdir(d)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            rm_tree(sub);
-        }
-        if (d) closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 /* A growing text, for manifests. */
 typedef struct text {
@@ -146,7 +108,7 @@ static int fx_begin(fx_session *s) {
 static void fx_end(fx_session *s) {
     size_t i;
     for (i = 0; i < s->count; i++) free(s->t[i].ev);
-    rm_tree(s->root);
+    remove_tree(s->root);
     memset(s, 0, sizeof *s);
 }
 
@@ -570,7 +532,7 @@ static void test_merge_interleaved_ties_and_layouts(void) {
     atf_session_reader r;
     text man = {NULL, 0, 0};
     size_t i;
-    rng_state = 1;
+    rng_seed(1);
     CHECK(fx_begin(&s));
     for (i = 0; i < 6; i++) {
         /* steps of 0..2 from nearby starts: many equal timestamps in and across threads */
@@ -615,7 +577,7 @@ static void test_merge_out_of_order_thread(void) {
     atf_session_reader r;
     atf_merge m;
     size_t i;
-    rng_state = 2;
+    rng_seed(2);
     CHECK(fx_begin(&s));
     fx_standard(&s, 4, 400, 0);
     fx_shuffle(&s.t[0]); /* two unsorted threads, one of each layout */
@@ -649,7 +611,7 @@ static void test_session_without_manifest(void) {
     fx_session s;
     atf_session_reader r;
     size_t i;
-    rng_state = 3;
+    rng_seed(3);
     CHECK(fx_begin(&s));
     fx_standard(&s, 5, 200, 1);
     s.t[4].state = FX_CRASHED; /* no footer, torn tail: counted from the size */
@@ -682,7 +644,7 @@ static void test_manifest_lists_missing_thread(void) {
     const uint32_t extra[] = {9, 3};
     atf_session_thread *t;
     char path[512];
-    rng_state = 4;
+    rng_seed(4);
     CHECK(fx_begin(&s));
     fx_standard(&s, 3, 100, 0);
     fx_write_all(&s);
@@ -736,7 +698,7 @@ static void test_original_tracer_manifest(void) {
         "    {\"function_id\": \"0x00000001000000FE\", \"module_id\": 1, \"symbol_index\": 254, "
         "\"name\": \"upper\"}\n  ]\n}\n";
     size_t i;
-    rng_state = 5;
+    rng_seed(5);
     CHECK(fx_begin(&s));
     fx_add(&s, 0, 1, 300, 5000, 4, 0);
     fx_add(&s, 1, 1, 250, 5001, 4, 0);
@@ -776,7 +738,7 @@ static void test_manifest_incomplete(void) {
     atf_session_reader r;
     text man = {NULL, 0, 0};
     const char *empty_list = "{\"format_version\":2,\"threads\":[],\"time_start_ns\":0}";
-    rng_state = 6;
+    rng_seed(6);
     CHECK(fx_begin(&s));
     fx_standard(&s, 4, 120, 0);
     fx_write_all(&s);
@@ -862,7 +824,7 @@ static void test_manifest_unreadable(void) {
     fx_session s;
     atf_session_reader r;
     size_t i;
-    rng_state = 7;
+    rng_seed(7);
     CHECK(fx_begin(&s));
     fx_standard(&s, 3, 60, 0);
     fx_write_all(&s);
@@ -898,6 +860,77 @@ static void test_manifest_unreadable(void) {
     fx_end(&s);
 }
 
+/* An unreadable manifest says where reading stopped: the byte the JSON reader refused,
+ * or the value that does not make a manifest. The error names manifest.json. */
+static void test_manifest_error_offset(void) {
+#define BAD(json, offset) { json, sizeof json - 1, offset }
+    static const struct { const char *text; size_t len; uint64_t offset; } bad[] = {
+        BAD("", 0),
+        BAD("{\"threads\":[{\"id\":0},]}", 21),            /* the ']' after a comma */
+        BAD("{\"threads\":[]} x", 15),                     /* text after the value */
+        BAD("{\"threads\":[{\"id\":01}]}", 19),            /* the digit after a 0 */
+        BAD("{\"threads\":[{\"id\":1.}]}", 20),            /* no digit after '.' */
+        BAD("{\"threads\":[{\"id\":0,\"name\":\"a\tb\"}]}", 29), /* raw tab */
+        BAD("{\"threads\":[{\"id\":0,\"name\":\"\\u12G4\"}]}", 32), /* 'G' */
+        BAD("{\"threads\":[{\"id\":0,\"name\":\"open}]}", 35), /* unterminated */
+        BAD("{\"threads\":[{\"id\":0\0}]}", 19),           /* a NUL byte */
+        BAD("{\"threads\":{}}", 11),                       /* "threads" not an array */
+        BAD("  {\"x\":1}", 2),                              /* no "threads": the object */
+        BAD("[{\"threads\":[]}]", 0),                      /* not an object */
+    };
+#undef BAD
+    char deep[200];
+    fx_session s;
+    atf_session_reader r;
+    size_t i, k, n = 0;
+    rng_seed(11);
+    CHECK(fx_begin(&s));
+    fx_standard(&s, 2, 20, 0);
+    fx_write_all(&s);
+    for (i = 0; i <= sizeof bad / sizeof bad[0]; i++) {
+        const char *json = i < sizeof bad / sizeof bad[0] ? bad[i].text : deep;
+        size_t len = i < sizeof bad / sizeof bad[0] ? bad[i].len : 0;
+        uint64_t offset = i < sizeof bad / sizeof bad[0] ? bad[i].offset : 0;
+        if (json == deep) { /* the container 33 deep: the root and 32 arrays above it */
+            n = (size_t)snprintf(deep, sizeof deep, "{\"a\":");
+            for (k = 0; k < 40; k++) deep[n++] = '[';
+            len = n;
+            offset = 5 + 31;
+        }
+        fx_write_manifest_text(&s, json, len);
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+        CHECK_EQ(ATF_MANIFEST_UNREADABLE, r.manifest);
+        CHECK_RESULT(ATF_E_CORRUPT, r.manifest_error.code);
+        CHECK_EQ(offset, r.manifest_error.offset);
+        if (r.manifest_error.offset != offset) printf("  case %u\n", (unsigned)i);
+        CHECK(strstr(r.manifest_error.path, "/manifest.json") != NULL);
+        CHECK(r.manifest_error.what != NULL);
+        CHECK_RESULT(ATF_OK, r.error.code); /* the session itself is fine */
+        atf_session_reader_close(&r);
+    }
+    {   /* readable, missing, and a directory in its place */
+        char path[512];
+        fx_write_manifest_text(&s, "{\"threads\":[]}", 14);
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+        CHECK_RESULT(ATF_OK, r.manifest_error.code);
+        atf_session_reader_close(&r);
+        snprintf(path, sizeof path, "%s/manifest.json", s.dir);
+        unlink(path);
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+        CHECK_EQ(ATF_MANIFEST_MISSING, r.manifest);
+        CHECK_RESULT(ATF_OK, r.manifest_error.code);
+        atf_session_reader_close(&r);
+        mkdir(path, 0755);
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+        CHECK_EQ(ATF_MANIFEST_UNREADABLE, r.manifest);
+        CHECK(r.manifest_error.code != ATF_OK);
+        CHECK(strstr(r.manifest_error.path, "/manifest.json") != NULL);
+        atf_session_reader_close(&r);
+        rmdir(path);
+    }
+    fx_end(&s);
+}
+
 static void test_manifest_valid_but_unusual(void) {
     static const char *good[] = {
         " \t\r\n{ \"threads\" : [ { \"id\" : 0 } , {\"id\":1},{\"id\":2} ] } \n",
@@ -910,7 +943,7 @@ static void test_manifest_valid_but_unusual(void) {
     fx_session s;
     atf_session_reader r;
     size_t i;
-    rng_state = 8;
+    rng_seed(8);
     CHECK(fx_begin(&s));
     fx_add(&s, 0, 1, 50, 10, 3, 0);
     fx_add(&s, 1, 2, 50, 10, 3, 0);
@@ -935,7 +968,7 @@ static void test_manifest_escaped_names(void) {
     char longname[3000];
     size_t i;
     const char *sym;
-    rng_state = 9;
+    rng_seed(9);
     CHECK(fx_begin(&s));
     fx_add(&s, 0, 1, 10, 10, 3, 0);
     fx_add(&s, 1, 1, 10, 10, 3, 0);
@@ -998,7 +1031,7 @@ static void test_manifest_odd_values(void) {
         "\"time_start_ns\":99999999999999999999999,\"clock_type\":\"boottime\"}";
     fx_session s;
     atf_session_reader r;
-    rng_state = 10;
+    rng_seed(10);
     CHECK(fx_begin(&s));
     fx_add(&s, 0, 1, 20, 10, 3, 0);
     fx_add(&s, 1, 1, 20, 10, 3, 0);
@@ -1025,7 +1058,7 @@ static void test_json_mutations_never_crash(void) {
     text man = {NULL, 0, 0};
     char *buf;
     size_t i, counts[4] = {0, 0, 0, 0};
-    rng_state = 11;
+    rng_seed(11);
     CHECK(fx_begin(&s));
     fx_add(&s, 0, 1, 30, 10, 3, 0);
     fx_add(&s, 1, 2, 30, 10, 3, 0);
@@ -1110,7 +1143,7 @@ static void test_empty_threads(void) {
     text man = {NULL, 0, 0};
     atf_merge m;
     atf_merge_item it;
-    rng_state = 12;
+    rng_seed(12);
     CHECK(fx_begin(&s));
     fx_add(&s, 0, 1, 0, 10, 3, 0);                /* finalized, no events */
     fx_add(&s, 1, 2, 0, 10, 3, 0)->state = FX_HEADER_ONLY; /* placeholder header only */
@@ -1148,18 +1181,99 @@ static void test_empty_threads(void) {
     fx_end(&s);
 }
 
+/* No thread opens and no manifest was read: the open fails, saying what it found. */
 static void test_no_thread_at_all(void) {
     fx_session s;
     atf_session_reader r;
-    const char *json = "{\"threads\":[{\"id\":0}]}";
+    const char *broken = "{\"threads\":[{\"id\":0}";
     CHECK(fx_begin(&s));
     CHECK_RESULT(ATF_E_NOT_FOUND, atf_session_reader_open(&r, s.dir, NULL));
     CHECK_RESULT(ATF_E_NOT_FOUND, r.error.code);
     CHECK_EQ(0, r.thread_count);
-    fx_write_manifest_text(&s, json, strlen(json)); /* listed, but not there */
+    CHECK(r.threads == NULL);
+    CHECK_EQ(ATF_MANIFEST_MISSING, r.manifest);
+    fx_write_manifest_text(&s, broken, strlen(broken)); /* a manifest that cannot be read */
     CHECK_RESULT(ATF_E_NOT_FOUND, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK_EQ(0, r.thread_count);
+    CHECK_EQ(ATF_MANIFEST_UNREADABLE, r.manifest); /* kept after the failure */
+    CHECK_RESULT(ATF_E_CORRUPT, r.manifest_error.code);
+    CHECK(strstr(r.manifest_error.path, "manifest.json") != NULL);
     CHECK_RESULT(ATF_E_NOT_FOUND, atf_session_reader_open(&r, "/nonexistent/atf/pid_1", NULL));
     CHECK_RESULT(ATF_E_ARG, atf_session_reader_open(&r, NULL, NULL));
+    fx_end(&s);
+}
+
+/* A manifest that was read opens the session though no thread opens: a session stopped
+ * before any thread attached lists none; listed threads that are not there are missing. */
+static void test_manifest_without_an_opening_thread(void) {
+    fx_session s;
+    atf_session_reader r;
+    atf_merge m;
+    atf_merge_item it;
+    const char *none = "{\"threads\":[],\"state\":\"recording\",\"timing_anchors\":"
+                       "[{\"name\":\"wall_clock_ns\",\"host_ns\":5,\"value\":7}]}";
+    const char *listed = "{\"threads\":[{\"id\":3},{\"id\":0}],\"state\":\"closed\"}";
+    CHECK(fx_begin(&s));
+    fx_write_manifest_text(&s, none, strlen(none));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+    CHECK_EQ(0, r.thread_count);
+    CHECK_RESULT(ATF_OK, r.error.code);
+    CHECK(strcmp(r.state, "recording") == 0);
+    CHECK_EQ(1, r.anchor_count);
+    if (r.anchor_count == 1) CHECK_EQ(7, r.anchors[0].value_u64);
+    CHECK_RESULT(ATF_OK, atf_merge_init(&m, &r, NULL));
+    CHECK_RESULT(ATF_E_RANGE, atf_merge_next(&m, &it));
+    atf_merge_deinit(&m);
+    atf_session_reader_close(&r);
+
+    fx_write_manifest_text(&s, listed, strlen(listed));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+    CHECK_EQ(2, r.thread_count);
+    CHECK_RESULT(ATF_OK, r.error.code); /* missing is no error of the files */
+    if (r.thread_count == 2) {
+        CHECK_EQ(0, r.threads[0].slot);
+        CHECK_EQ(3, r.threads[1].slot);
+        CHECK(r.threads[0].missing && r.threads[1].missing);
+        CHECK(r.threads[0].in_manifest && r.threads[1].in_manifest);
+        CHECK_RESULT(ATF_E_NOT_FOUND, r.threads[1].open_result);
+    }
+    CHECK(strcmp(r.state, "closed") == 0);
+    CHECK_RESULT(ATF_OK, atf_merge_init(&m, &r, NULL));
+    CHECK_RESULT(ATF_E_RANGE, atf_merge_next(&m, &it));
+    atf_merge_deinit(&m);
+    atf_session_reader_close(&r);
+    fx_end(&s);
+}
+
+/* Every listed thread invalid: the session opens, each thread says why, the first error
+ * is kept; without a manifest the same directory is refused with that error. */
+static void test_manifest_with_only_invalid_threads(void) {
+    fx_session s;
+    atf_session_reader r;
+    char path[512];
+    const char *listed = "{\"threads\":[{\"id\":0}],\"state\":\"recording\"}";
+    static const uint8_t garbage[10] = {'A', 'T', 'I', '2', 1, 1, 0, 0, 0, 0};
+    CHECK(fx_begin(&s));
+    snprintf(path, sizeof path, "%s/thread_0", s.dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/thread_0/index.atf", s.dir);
+    write_file(path, garbage, sizeof garbage); /* torn inside the header */
+    CHECK_RESULT(ATF_E_TRUNCATED, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK_RESULT(ATF_E_TRUNCATED, r.error.code);
+    CHECK_EQ(ATF_MANIFEST_MISSING, r.manifest);
+    fx_write_manifest_text(&s, listed, strlen(listed));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK_EQ(1, r.thread_count);
+    CHECK_RESULT(ATF_E_TRUNCATED, r.error.code);
+    CHECK(strstr(r.error.path, "thread_0/index.atf") != NULL);
+    if (r.thread_count == 1) {
+        CHECK(!r.threads[0].missing);
+        CHECK_RESULT(ATF_E_TRUNCATED, r.threads[0].open_result);
+    }
+    CHECK(strcmp(r.state, "recording") == 0);
+    atf_session_reader_close(&r);
     fx_end(&s);
 }
 
@@ -1169,7 +1283,7 @@ static void test_invalid_thread_file_does_not_sink_the_session(void) {
     atf_session_thread *t;
     char path[512];
     static const uint8_t garbage[10] = {'A', 'T', 'I', '2', 1, 1, 0, 0, 0, 0};
-    rng_state = 13;
+    rng_seed(13);
     CHECK(fx_begin(&s));
     fx_standard(&s, 3, 80, 0);
     fx_write_all(&s);
@@ -1203,7 +1317,7 @@ static void test_filters(void) {
     size_t i;
     const uint32_t some[] = {4, 0, 2};
     const uint32_t unknown[] = {77};
-    rng_state = 14;
+    rng_seed(14);
     CHECK(fx_begin(&s));
     fx_standard(&s, 6, 300, 0);
     fx_write_all(&s);
@@ -1265,7 +1379,7 @@ static void test_seek(void) {
     ref_list ref;
     uint64_t lo, hi, bound = 0;
     size_t i, k;
-    rng_state = 15;
+    rng_seed(15);
     CHECK(fx_begin(&s));
     fx_standard(&s, 7, 700, 0);
     s.t[5].n = 0; /* an empty thread too */
@@ -1359,7 +1473,7 @@ static void test_detail_links_from_merge(void) {
     atf_merge m;
     atf_merge_item it;
     size_t with = 0, without = 0;
-    rng_state = 16;
+    rng_seed(16);
     CHECK(fx_begin(&s));
     fx_standard(&s, 4, 300, 1); /* details on slots 0, 2 (unsorted), 4 */
     s.t[3].layout = 2;
@@ -1403,7 +1517,7 @@ static void test_crc_verified_through_session(void) {
     atf_session_reader r;
     atf_reader_options opt;
     size_t i;
-    rng_state = 17;
+    rng_seed(17);
     CHECK(fx_begin(&s));
     fx_standard(&s, 3, 100, 1);
     for (i = 0; i < s.count; i++) s.t[i].crc = 1;
@@ -1422,7 +1536,7 @@ static void test_many_threads_random_interleaving(void) {
     fx_session s;
     atf_session_reader r;
     size_t i;
-    rng_state = 18;
+    rng_seed(18);
     CHECK(fx_begin(&s));
     for (i = 0; i < 70; i++) {
         fx_thread *t = fx_add(&s, (uint32_t)(69 - i) * 3, (int)(1 + i % 2), (size_t)rng_below(200),
@@ -1444,7 +1558,7 @@ static void test_extreme_timestamps(void) {
     atf_session_reader r;
     atf_merge_filter f;
     size_t i;
-    rng_state = 19;
+    rng_seed(19);
     CHECK(fx_begin(&s));
     fx_add(&s, 0, 1, 6, 0, 0, 0);
     fx_add(&s, 1, 2, 6, 0, 0, 0);
@@ -1475,7 +1589,7 @@ static void test_merge_wide_time_span(void) {
     atf_session_reader r;
     atf_merge_filter f;
     size_t i;
-    rng_state = 20;
+    rng_seed(20);
     CHECK(fx_begin(&s));
     for (i = 0; i < 12; i++) {
         fx_thread *t = fx_add(&s, (uint32_t)i, (int)(1 + i % 2), 150 + i * 5, 100 + i, 2, 0);
@@ -1540,12 +1654,15 @@ static const test_case tests[] = {
     {"original_tracer_manifest", test_original_tracer_manifest},
     {"manifest_incomplete", test_manifest_incomplete},
     {"manifest_unreadable", test_manifest_unreadable},
+    {"manifest_error_offset", test_manifest_error_offset},
     {"manifest_valid_but_unusual", test_manifest_valid_but_unusual},
     {"manifest_escaped_names", test_manifest_escaped_names},
     {"manifest_odd_values", test_manifest_odd_values},
     {"json_mutations_never_crash", test_json_mutations_never_crash},
     {"empty_threads", test_empty_threads},
     {"no_thread_at_all", test_no_thread_at_all},
+    {"manifest_without_an_opening_thread", test_manifest_without_an_opening_thread},
+    {"manifest_with_only_invalid_threads", test_manifest_with_only_invalid_threads},
     {"invalid_thread_file_does_not_sink_the_session", test_invalid_thread_file_does_not_sink_the_session},
     {"filters", test_filters},
     {"seek", test_seek},

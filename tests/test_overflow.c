@@ -23,7 +23,6 @@
  * No check depends on the machine's speed beyond generous bounds (a push that should not
  * wait at all returns within seconds). The RLIMIT_FSIZE tests are POSIX only (skipped on
  * Windows, where the rest runs). */
-#define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "tests/harness.h"
 #include "tests/rec_util.h"

@@ -7,6 +7,7 @@
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "harness.h"
+#include "scratch_dir.h"
 
 #include <stdlib.h>
 #if defined(_WIN32)
@@ -33,7 +34,7 @@
 #endif
 
 /* Whether a file or directory exists, asked with the OS's native name encoding. */
-static int path_exists(const char *path) {
+static int native_path_exists(const char *path) {
 #if defined(_WIN32)
     wchar_t *w = atf__utf8_to_wide(path);
     DWORD attr = w ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
@@ -70,15 +71,8 @@ static void sleep_ms(unsigned ms) {
 #endif
 }
 
-/* Where scratch sessions go: $ATF_TEST_TMP, else $BUILD (set by make test), else build. */
-static const char *scratch_base(void) {
-    const char *v = getenv("ATF_TEST_TMP");
-    if (!v || !*v) v = getenv("BUILD");
-    return v && *v ? v : "build";
-}
-
 /* <scratch base><SEP>paths_<pid>_träce_日本 */
-static void scratch_root(char *buf, size_t cap) {
+static void paths_root(char *buf, size_t cap) {
     snprintf(buf, cap, "%s" SEP "paths_%u_" ROOT_LEAF, scratch_base(), atf__os_pid());
 }
 
@@ -115,7 +109,7 @@ static void record_and_read(uint32_t drain_mode, uint32_t detail_mode, int no_mm
     uint64_t i, n = 0, prev = 0, details = 0;
     int sorted = 1;
 
-    scratch_root(root, sizeof root);
+    paths_root(root, sizeof root);
     memset(&cfg, 0, sizeof cfg);
     cfg.drain_mode = drain_mode;
     cfg.detail_mode = detail_mode;
@@ -162,9 +156,9 @@ static void record_and_read(uint32_t drain_mode, uint32_t detail_mode, int no_mm
     CHECK_RESULT(ATF_OK, atf_session_close(s));
 
     snprintf(path, sizeof path, "%s" SEP "manifest.json", pid_dir);
-    CHECK(path_exists(path));
+    CHECK(native_path_exists(path));
     snprintf(path, sizeof path, "%s" SEP "thread_0" SEP "index.atf", pid_dir);
-    CHECK(path_exists(path));
+    CHECK(native_path_exists(path));
 
     CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, pid_dir, &opt));
     if (r.error.code != ATF_OK) {
@@ -205,7 +199,7 @@ static void record_and_read(uint32_t drain_mode, uint32_t detail_mode, int no_mm
     atf_merge_deinit(&m);
     atf_session_reader_close(&r);
     remove_session(root, pid_dir);
-    CHECK(!path_exists(root));
+    CHECK(!native_path_exists(root));
 }
 
 static void test_manual_drain_non_ascii_root(void) {
@@ -221,13 +215,13 @@ static void test_drain_thread_non_ascii_root(void) {
     atf_session_config cfg;
     atf_session *s = (atf_session *)&cfg;
     char root[512];
-    scratch_root(root, sizeof root);
+    paths_root(root, sizeof root);
     memset(&cfg, 0, sizeof cfg);
     cfg.session_name = SESSION_NAME;
     /* no drain thread in this build: asking for one is refused, nothing is left behind */
     CHECK_RESULT(ATF_E_UNSUPPORTED, atf_session_open(&s, root, &cfg));
     CHECK(s == NULL);
-    CHECK(!path_exists(root));
+    CHECK(!native_path_exists(root));
     printf("  ATF_NO_THREADS: drain thread refused as documented\n");
 #else
     record_and_read(ATF_DRAIN_THREAD, ATF_DETAIL_ALWAYS, 0);
@@ -239,7 +233,7 @@ static void test_missing_directory(void) {
     atf_session_reader r;
     atf_thread_reader t;
     char root[512], path[700];
-    scratch_root(root, sizeof root);
+    paths_root(root, sizeof root);
     snprintf(path, sizeof path, "%s" SEP "nowhere" SEP "pid_1", root);
     CHECK_RESULT(ATF_E_NOT_FOUND, atf_session_reader_open(&r, path, NULL));
     CHECK_RESULT(ATF_E_NOT_FOUND, atf_thread_reader_open(&t, path, NULL));

@@ -6,7 +6,6 @@
  * exact-size heap copy (so a sanitizer sees any over-read), open through mmap, and open
  * with no_mmap. Expected values come from the fixture formulas or from reading the
  * fixture's bytes by hand with fx_get*, never from atf.h's decoders. */
-#define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "harness.h"
 #include "fixtures.h"
@@ -14,15 +13,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#if defined(_WIN32) /* the POSIX calls below, through the C runtime */
-#  include <direct.h>
-#  include <io.h>
-#  define mkdir(path, mode) _mkdir(path)
-#  define rmdir(path) _rmdir(path)
-static char *mkdtemp(char *t) { return _mktemp(t) && _mkdir(t) == 0 ? t : NULL; }
-#else
-#  include <unistd.h>
-#endif
+#include <unistd.h>
+#include "scratch_dir.h"
 
 #define ANY UINT64_MAX /* an expectation that is not checked */
 #define FAIL(msg) harness__fail(__FILE__, __LINE__, msg)
@@ -33,15 +25,6 @@ static void tmp_path(char *buf, size_t cap, const char *leaf) {
     snprintf(buf, cap, "%s/%s", tmp_dir, leaf);
 }
 
-static int write_bytes(const char *path, const uint8_t *data, size_t len) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    if (len && fwrite(data, 1, len, f) != len) {
-        fclose(f);
-        return -1;
-    }
-    return fclose(f) == 0 ? 0 : -1;
-}
 
 /* ---- what a fixture must open as ---- */
 typedef struct expect {
@@ -83,8 +66,9 @@ static const char *const mode_names[MODE_COUNT] = { "open_memory", "open (mmap)"
                                                     "open (no_mmap)" };
 
 /* Prints where a failed check came from when checks failed since `before`. */
-static void blame(int before, const char *file, int line, const char *what) {
-    if (harness__failures_in_test != before) printf("    ^ %s, fixture at %s:%d\n", what, file, line);
+static void blame(int before, const char *file, int line, const char *what, const char *name) {
+    if (harness__failures_in_test != before)
+        printf("    ^ %s of %s, fixture at %s:%d\n", what, name, file, line);
 }
 
 /* ---- hand decoding of the fixture bytes (independent of atf.h) ---- */
@@ -134,46 +118,64 @@ static atf_detail_event_header hand_record_header(int layout, const uint8_t *p) 
     CHECK_EQ((a).thread_id, (b).thread_id); CHECK_EQ((a).timestamp_ns, (b).timestamp_ns); \
 } while (0)
 
-/* ---- index: open one of three ways ---- */
-typedef struct index_handle {
-    atf_index_reader r;
-    uint8_t *copy;
+/* ---- the two file readers, one table: open one of three ways, check what opened ---- */
+struct reader_kind;
+
+/* An index or a detail reader opened on a fixture (the kind says which member is live). */
+typedef struct opened {
+    const struct reader_kind *kind;
+    atf_index_reader ix;
+    atf_detail_reader dt;
+    uint8_t *copy;           /* MODE_MEMORY: the exact-size heap copy the reader reads */
     char path[600];
     int mode;
-} index_handle;
+} opened;
 
-static atf_result index_open_mode(index_handle *h, const fx_buf *b, int mode, int verify) {
-    atf_reader_options opt;
-    memset(&opt, 0, sizeof opt);
-    memset(&h->r, 0xA5, sizeof h->r); /* open must not rely on a zeroed struct */
-    h->copy = NULL;
-    h->mode = mode;
-    opt.verify_crc = verify;
-    opt.no_mmap = mode == MODE_READ;
-    if (mode == MODE_MEMORY) {
-        h->copy = (uint8_t *)malloc(b->len ? b->len : 1);
-        if (!h->copy) abort();
-        if (b->len) memcpy(h->copy, b->data, b->len);
-        strcpy(h->path, "memory-index");
-        return atf_index_reader_open_memory(&h->r, h->copy, b->len, h->path, &opt);
-    }
-    tmp_path(h->path, sizeof h->path, "index.atf");
-    if (write_bytes(h->path, b->data, b->len) != 0) {
-        FAIL("writing the fixture file failed");
-        return ATF_E_IO;
-    }
-    return atf_index_reader_open(&h->r, h->path, &opt);
+/* The fields both readers have. */
+typedef struct reader_state {
+    atf_recovery recovery;
+    uint64_t event_count, torn_bytes;
+    atf_crc_state crc_state;
+    int has_footer;
+    uint32_t crc_found;
+    const atf_error *error;
+} reader_state;
+
+typedef struct reader_kind {
+    const char *memory_name;   /* the name an in-memory open is given */
+    const char *file_name;     /* the file written for the other modes */
+    atf_result (*open_memory)(opened *h, size_t len, const atf_reader_options *opt);
+    atf_result (*open_file)(opened *h, const atf_reader_options *opt);
+    void (*close)(opened *h);
+    atf_result (*verify_crc)(opened *h);
+    reader_state (*state)(const opened *h);
+    /* every readable event against the fixture's bytes, nothing past the count */
+    void (*check_events)(const opened *h, const fx_buf *b);
+} reader_kind;
+
+#define READER_STATE_OF(r) do { \
+    st.recovery = (r).recovery; st.event_count = (r).event_count; \
+    st.torn_bytes = (r).torn_bytes; st.crc_state = (r).crc_state; \
+    st.has_footer = (r).has_footer; st.crc_found = (r).crc_found; st.error = &(r).error; \
+} while (0)
+
+static atf_result index_open_memory(opened *h, size_t len, const atf_reader_options *opt) {
+    return atf_index_reader_open_memory(&h->ix, h->copy, len, h->path, opt);
 }
-
-static void index_release(index_handle *h, atf_result rc) {
-    if (rc == ATF_OK) atf_index_reader_close(&h->r);
-    free(h->copy);
-    h->copy = NULL;
-    if (h->mode != MODE_MEMORY) remove(h->path);
+static atf_result index_open_file(opened *h, const atf_reader_options *opt) {
+    return atf_index_reader_open(&h->ix, h->path, opt);
+}
+static void index_close(opened *h) { atf_index_reader_close(&h->ix); }
+static atf_result index_verify_crc(opened *h) { return atf_index_reader_verify_crc(&h->ix); }
+static reader_state index_state(const opened *h) {
+    reader_state st;
+    READER_STATE_OF(h->ix);
+    return st;
 }
 
 /* Every readable event equals the fixture's bytes, and nothing past the count reads. */
-static void check_index_events(const atf_index_reader *r, const fx_buf *b) {
+static void index_check_events(const opened *h, const fx_buf *b) {
+    const atf_index_reader *r = &h->ix;
     uint64_t eo = fx_get64(b->data, 32), i;
     int layout = b->data[5];
     atf_index_event ev;
@@ -200,118 +202,23 @@ static void check_index_events(const atf_index_reader *r, const fx_buf *b) {
     CHECK(atf_index_reader_raw(r, UINT64_MAX) == NULL);
 }
 
-static void check_index_at(const char *file, int line, const fx_buf *b, expect x) {
-    int mode;
-    for (mode = 0; mode < MODE_COUNT; mode++) {
-        int before = harness__failures_in_test;
-        index_handle h;
-        atf_result rc = index_open_mode(&h, b, mode, 0);
-        CHECK_RESULT(x.rc, rc);
-        if (rc == ATF_OK && x.rc == ATF_OK) {
-            CHECK_EQ(x.recovery, h.r.recovery);
-            if (x.count != ANY) CHECK_EQ(x.count, h.r.event_count);
-            if (x.torn != ANY) CHECK_EQ(x.torn, h.r.torn_bytes);
-            CHECK_EQ(x.crc, h.r.crc_state);
-            CHECK_EQ(x.has_footer, h.r.has_footer);
-            CHECK_RESULT(ATF_OK, h.r.error.code);
-            check_index_events(&h.r, b);
-        } else if (rc != ATF_OK) {
-            CHECK_RESULT(rc, h.r.error.code);
-            CHECK(strstr(h.r.error.path, mode == MODE_MEMORY ? "memory-index" : "index.atf") != NULL);
-            if (x.err_offset != ANY) CHECK_EQ(x.err_offset, h.r.error.offset);
-        }
-        index_release(&h, rc);
-        blame(before, file, line, mode_names[mode]);
-    }
+static atf_result detail_open_memory(opened *h, size_t len, const atf_reader_options *opt) {
+    return atf_detail_reader_open_memory(&h->dt, h->copy, len, h->path, opt);
 }
-#define CHECK_INDEX(b, x) check_index_at(__FILE__, __LINE__, (b), (x))
-
-/* After a plain open, verify_crc gives `rc` and `state`; on a mismatch error.expected is
- * the footer's checksum and error.found the computed one. With verify_crc at open, a
- * mismatch fails open the same way. */
-static void check_index_crc_at(const char *file, int line, const fx_buf *b, atf_result want_rc,
-                               atf_crc_state state, uint32_t footer_crc, uint32_t computed) {
-    int mode, verify;
-    for (verify = 0; verify <= 1; verify++) {
-        for (mode = 0; mode < MODE_COUNT; mode++) {
-            int before = harness__failures_in_test;
-            index_handle h;
-            atf_result rc = index_open_mode(&h, b, mode, verify);
-            if (verify && want_rc != ATF_OK) {
-                CHECK_RESULT(want_rc, rc);
-                CHECK_RESULT(want_rc, h.r.error.code);
-                CHECK_EQ(1, h.r.error.has_values);
-                CHECK_EQ(footer_crc, h.r.error.expected);
-                CHECK_EQ(computed, h.r.error.found);
-            } else {
-                CHECK_RESULT(ATF_OK, rc);
-                if (rc == ATF_OK) {
-                    if (verify) CHECK_EQ(state, h.r.crc_state);
-                    CHECK_RESULT(want_rc, atf_index_reader_verify_crc(&h.r));
-                    CHECK_EQ(state, h.r.crc_state);
-                    if (state == ATF_CRC_OK || state == ATF_CRC_MISMATCH)
-                        CHECK_EQ(computed, h.r.crc_found);
-                    if (want_rc != ATF_OK) {
-                        CHECK_RESULT(want_rc, h.r.error.code);
-                        CHECK_EQ(1, h.r.error.has_values);
-                        CHECK_EQ(footer_crc, h.r.error.expected);
-                        CHECK_EQ(computed, h.r.error.found);
-                    }
-                    /* a second call says the same */
-                    CHECK_RESULT(want_rc, atf_index_reader_verify_crc(&h.r));
-                    CHECK_EQ(state, h.r.crc_state);
-                    check_index_events(&h.r, b);
-                }
-            }
-            index_release(&h, rc);
-            blame(before, file, line, verify ? "verify_crc at open" : mode_names[mode]);
-        }
-    }
+static atf_result detail_open_file(opened *h, const atf_reader_options *opt) {
+    return atf_detail_reader_open(&h->dt, h->path, opt);
 }
-#define CHECK_INDEX_CRC(b, rc, st, fcrc, comp) \
-    check_index_crc_at(__FILE__, __LINE__, (b), (rc), (st), (fcrc), (comp))
-
-/* ---- detail: open one of three ways ---- */
-typedef struct detail_handle {
-    atf_detail_reader r;
-    uint8_t *copy;
-    char path[600];
-    int mode;
-} detail_handle;
-
-static atf_result detail_open_mode(detail_handle *h, const fx_buf *b, int mode, int verify) {
-    atf_reader_options opt;
-    memset(&opt, 0, sizeof opt);
-    memset(&h->r, 0xA5, sizeof h->r);
-    h->copy = NULL;
-    h->mode = mode;
-    opt.verify_crc = verify;
-    opt.no_mmap = mode == MODE_READ;
-    if (mode == MODE_MEMORY) {
-        h->copy = (uint8_t *)malloc(b->len ? b->len : 1);
-        if (!h->copy) abort();
-        if (b->len) memcpy(h->copy, b->data, b->len);
-        strcpy(h->path, "memory-detail");
-        return atf_detail_reader_open_memory(&h->r, h->copy, b->len, h->path, &opt);
-    }
-    tmp_path(h->path, sizeof h->path, "detail.atf");
-    if (write_bytes(h->path, b->data, b->len) != 0) {
-        FAIL("writing the fixture file failed");
-        return ATF_E_IO;
-    }
-    return atf_detail_reader_open(&h->r, h->path, &opt);
-}
-
-static void detail_release(detail_handle *h, atf_result rc) {
-    if (rc == ATF_OK) atf_detail_reader_close(&h->r);
-    free(h->copy);
-    h->copy = NULL;
-    if (h->mode != MODE_MEMORY) remove(h->path);
+static void detail_close(opened *h) { atf_detail_reader_close(&h->dt); }
+static atf_result detail_verify_crc(opened *h) { return atf_detail_reader_verify_crc(&h->dt); }
+static reader_state detail_state(const opened *h) {
+    reader_state st;
+    READER_STATE_OF(h->dt);
+    return st;
 }
 
 /* Walks the fixture by hand alongside the reader: offsets, headers, payload bytes. */
-static void check_detail_events(const detail_handle *h, const fx_buf *b) {
-    const atf_detail_reader *r = &h->r;
+static void detail_check_events(const opened *h, const fx_buf *b) {
+    const atf_detail_reader *r = &h->dt;
     uint64_t o = fx_get64(b->data, 20), i;
     int layout = b->data[5];
     atf_detail_event ev;
@@ -346,77 +253,139 @@ static void check_detail_events(const detail_handle *h, const fx_buf *b) {
     CHECK_RESULT(ATF_E_RANGE, atf_detail_reader_get(r, UINT64_MAX, &ev));
 }
 
-static void check_detail_at(const char *file, int line, const fx_buf *b, expect x) {
+enum { KIND_INDEX, KIND_DETAIL, KIND_COUNT };
+static const reader_kind reader_kinds[KIND_COUNT] = {
+    { "memory-index", "index.atf", index_open_memory, index_open_file, index_close,
+      index_verify_crc, index_state, index_check_events },
+    { "memory-detail", "detail.atf", detail_open_memory, detail_open_file, detail_close,
+      detail_verify_crc, detail_state, detail_check_events },
+};
+
+static atf_result open_mode(opened *h, const reader_kind *kind, const fx_buf *b, int mode, int verify) {
+    atf_reader_options opt;
+    memset(&opt, 0, sizeof opt);
+    memset(&h->ix, 0xA5, sizeof h->ix); /* open must not rely on a zeroed struct */
+    memset(&h->dt, 0xA5, sizeof h->dt);
+    h->kind = kind;
+    h->copy = NULL;
+    h->mode = mode;
+    opt.verify_crc = verify;
+    opt.no_mmap = mode == MODE_READ;
+    if (mode == MODE_MEMORY) {
+        h->copy = (uint8_t *)malloc(b->len ? b->len : 1);
+        if (!h->copy) abort();
+        if (b->len) memcpy(h->copy, b->data, b->len);
+        strcpy(h->path, kind->memory_name);
+        return kind->open_memory(h, b->len, &opt);
+    }
+    tmp_path(h->path, sizeof h->path, kind->file_name);
+    if (write_file(h->path, b->data, b->len) != 0) {
+        FAIL("writing the fixture file failed");
+        return ATF_E_IO;
+    }
+    return kind->open_file(h, &opt);
+}
+
+static void release(opened *h, atf_result rc) {
+    if (rc == ATF_OK) h->kind->close(h);
+    free(h->copy);
+    h->copy = NULL;
+    if (h->mode != MODE_MEMORY) remove(h->path);
+}
+
+/* Opens b in every mode and checks it against x. */
+static void check_open_at(const char *file, int line, int kind, const fx_buf *b, expect x) {
+    const reader_kind *k = &reader_kinds[kind];
     int mode;
     for (mode = 0; mode < MODE_COUNT; mode++) {
         int before = harness__failures_in_test;
-        detail_handle h;
-        atf_result rc = detail_open_mode(&h, b, mode, 0);
+        opened h;
+        atf_result rc = open_mode(&h, k, b, mode, 0);
+        reader_state st = k->state(&h);
         CHECK_RESULT(x.rc, rc);
         if (rc == ATF_OK && x.rc == ATF_OK) {
-            CHECK_EQ(x.recovery, h.r.recovery);
-            if (x.count != ANY) CHECK_EQ(x.count, h.r.event_count);
-            if (x.torn != ANY) CHECK_EQ(x.torn, h.r.torn_bytes);
-            CHECK_EQ(x.crc, h.r.crc_state);
-            CHECK_EQ(x.has_footer, h.r.has_footer);
-            CHECK_RESULT(ATF_OK, h.r.error.code);
-            check_detail_events(&h, b);
+            CHECK_EQ(x.recovery, st.recovery);
+            if (x.count != ANY) CHECK_EQ(x.count, st.event_count);
+            if (x.torn != ANY) CHECK_EQ(x.torn, st.torn_bytes);
+            CHECK_EQ(x.crc, st.crc_state);
+            CHECK_EQ(x.has_footer, st.has_footer);
+            CHECK_RESULT(ATF_OK, st.error->code);
+            k->check_events(&h, b);
         } else if (rc != ATF_OK) {
-            CHECK_RESULT(rc, h.r.error.code);
-            CHECK(strstr(h.r.error.path, mode == MODE_MEMORY ? "memory-detail" : "detail.atf") != NULL);
-            if (x.err_offset != ANY) CHECK_EQ(x.err_offset, h.r.error.offset);
+            CHECK_RESULT(rc, st.error->code);
+            CHECK(strstr(st.error->path, mode == MODE_MEMORY ? k->memory_name : k->file_name) != NULL);
+            if (x.err_offset != ANY) CHECK_EQ(x.err_offset, st.error->offset);
         }
-        detail_release(&h, rc);
-        blame(before, file, line, mode_names[mode]);
+        release(&h, rc);
+        blame(before, file, line, mode_names[mode], k->file_name);
     }
 }
-#define CHECK_DETAIL(b, x) check_detail_at(__FILE__, __LINE__, (b), (x))
+#define CHECK_INDEX(b, x) check_open_at(__FILE__, __LINE__, KIND_INDEX, (b), (x))
+#define CHECK_DETAIL(b, x) check_open_at(__FILE__, __LINE__, KIND_DETAIL, (b), (x))
 
-static void check_detail_crc_at(const char *file, int line, const fx_buf *b, atf_result want_rc,
-                                atf_crc_state state, uint32_t footer_crc, uint32_t computed) {
-    int mode, verify;
+/* The CRC error of a mismatch: error.expected is the footer's checksum, error.found the
+ * computed one. */
+static void check_crc_error(const atf_error *e, atf_result want_rc, uint32_t footer_crc, uint32_t computed) {
+    CHECK_RESULT(want_rc, e->code);
+    CHECK_EQ(1, e->has_values);
+    CHECK_EQ(footer_crc, e->expected);
+    CHECK_EQ(computed, e->found);
+}
+
+/* After a plain open, verify_crc gives `want_rc` and `state` (twice: a second call says
+ * the same). With verify_crc at open, a mismatch fails open the same way. */
+static void check_crc_at(const char *file, int line, int kind, const fx_buf *b, atf_result want_rc,
+                         atf_crc_state state, uint32_t footer_crc, uint32_t computed) {
+    const reader_kind *k = &reader_kinds[kind];
+    int mode, verify, call;
     for (verify = 0; verify <= 1; verify++) {
         for (mode = 0; mode < MODE_COUNT; mode++) {
             int before = harness__failures_in_test;
-            detail_handle h;
-            atf_result rc = detail_open_mode(&h, b, mode, verify);
+            opened h;
+            atf_result rc = open_mode(&h, k, b, mode, verify);
             if (verify && want_rc != ATF_OK) {
                 CHECK_RESULT(want_rc, rc);
-                CHECK_RESULT(want_rc, h.r.error.code);
-                CHECK_EQ(1, h.r.error.has_values);
-                CHECK_EQ(footer_crc, h.r.error.expected);
-                CHECK_EQ(computed, h.r.error.found);
+                check_crc_error(k->state(&h).error, want_rc, footer_crc, computed);
             } else {
                 CHECK_RESULT(ATF_OK, rc);
                 if (rc == ATF_OK) {
-                    if (verify) CHECK_EQ(state, h.r.crc_state);
-                    CHECK_RESULT(want_rc, atf_detail_reader_verify_crc(&h.r));
-                    CHECK_EQ(state, h.r.crc_state);
-                    if (state == ATF_CRC_OK || state == ATF_CRC_MISMATCH)
-                        CHECK_EQ(computed, h.r.crc_found);
-                    if (want_rc != ATF_OK) {
-                        CHECK_RESULT(want_rc, h.r.error.code);
-                        CHECK_EQ(1, h.r.error.has_values);
-                        CHECK_EQ(footer_crc, h.r.error.expected);
-                        CHECK_EQ(computed, h.r.error.found);
+                    if (verify) CHECK_EQ(state, k->state(&h).crc_state);
+                    for (call = 0; call < 2; call++) {
+                        reader_state st;
+                        CHECK_RESULT(want_rc, k->verify_crc(&h));
+                        st = k->state(&h);
+                        CHECK_EQ(state, st.crc_state);
+                        if (state == ATF_CRC_OK || state == ATF_CRC_MISMATCH)
+                            CHECK_EQ(computed, st.crc_found);
+                        if (want_rc != ATF_OK) check_crc_error(st.error, want_rc, footer_crc, computed);
                     }
-                    CHECK_RESULT(want_rc, atf_detail_reader_verify_crc(&h.r));
-                    CHECK_EQ(state, h.r.crc_state);
-                    check_detail_events(&h, b);
+                    k->check_events(&h, b);
                 }
             }
-            detail_release(&h, rc);
-            blame(before, file, line, verify ? "verify_crc at open" : mode_names[mode]);
+            release(&h, rc);
+            blame(before, file, line, verify ? "verify_crc at open" : mode_names[mode],
+                  k->file_name);
         }
     }
 }
+#define CHECK_INDEX_CRC(b, rc, st, fcrc, comp) \
+    check_crc_at(__FILE__, __LINE__, KIND_INDEX, (b), (rc), (st), (fcrc), (comp))
 #define CHECK_DETAIL_CRC(b, rc, st, fcrc, comp) \
-    check_detail_crc_at(__FILE__, __LINE__, (b), (rc), (st), (fcrc), (comp))
+    check_crc_at(__FILE__, __LINE__, KIND_DETAIL, (b), (rc), (st), (fcrc), (comp))
 
 /* ---- spec shorthands ---- */
-static fx_index_spec ispec(int layout, uint64_t count, int finalized, int footer, int crc,
-                           size_t torn) {
-    fx_index_spec s;
+/* The fields both fixture specs have. */
+typedef struct file_spec {
+    int layout;
+    uint64_t count;
+    int finalized, footer, crc;
+    size_t torn;
+    uint64_t events_offset;        /* 0 means 64 */
+    int64_t footer_count_delta, footer_bytes_delta;
+} file_spec;
+
+static file_spec fspec(int layout, uint64_t count, int finalized, int footer, int crc, size_t torn) {
+    file_spec s;
     memset(&s, 0, sizeof s);
     s.layout = layout;
     s.count = count;
@@ -425,20 +394,41 @@ static fx_index_spec ispec(int layout, uint64_t count, int finalized, int footer
     s.crc = crc;
     s.torn = torn;
     return s;
+}
+
+/* Copies the fields of f into s, an fx_index_spec or an fx_detail_spec. */
+#define SPEC_FROM(s, f) do { \
+    memset(&(s), 0, sizeof (s)); \
+    (s).layout = (f)->layout; (s).count = (f)->count; (s).finalized = (f)->finalized; \
+    (s).footer = (f)->footer; (s).crc = (f)->crc; (s).torn = (f)->torn; \
+    (s).events_offset = (f)->events_offset; (s).footer_count_delta = (f)->footer_count_delta; \
+    (s).footer_bytes_delta = (f)->footer_bytes_delta; \
+} while (0)
+
+static fx_index_spec index_spec_of(const file_spec *f) {
+    fx_index_spec s;
+    SPEC_FROM(s, f);
+    return s;
+}
+
+/* Detail records link to every second index event. */
+static fx_detail_spec detail_spec_of(const file_spec *f) {
+    fx_detail_spec s;
+    SPEC_FROM(s, f);
+    s.stride = 2;
+    return s;
+}
+
+static fx_index_spec ispec(int layout, uint64_t count, int finalized, int footer, int crc,
+                           size_t torn) {
+    file_spec f = fspec(layout, count, finalized, footer, crc, torn);
+    return index_spec_of(&f);
 }
 
 static fx_detail_spec dspec(int layout, uint64_t count, int finalized, int footer, int crc,
                             size_t torn) {
-    fx_detail_spec s;
-    memset(&s, 0, sizeof s);
-    s.layout = layout;
-    s.count = count;
-    s.finalized = finalized;
-    s.footer = footer;
-    s.crc = crc;
-    s.torn = torn;
-    s.stride = 2;
-    return s;
+    file_spec f = fspec(layout, count, finalized, footer, crc, torn);
+    return detail_spec_of(&f);
 }
 
 static fx_buf build_index(const fx_index_spec *s) {
@@ -453,19 +443,412 @@ static fx_buf build_detail(const fx_detail_spec *s) {
     return b;
 }
 
-/* ======================= index reader ======================= */
+/* ======================= both file readers ======================= */
 
-static void index_finalized(void) {
+/* What a scenario shared by the two readers needs to know about a file kind. */
+typedef struct file_kind {
+    int reader;                /* KIND_INDEX or KIND_DETAIL: the reader_kinds entry */
+    const char *name;          /* named when the kind's checks fail */
+    uint64_t count;            /* events of the usual fixture */
+    size_t torn_below;         /* a half-written event leaves 1 .. torn_below - 1 bytes */
+    size_t events_offset_at;   /* header field events_offset */
+    size_t footer_field_at;    /* header field leading to the footer (0 in a placeholder) */
+    uint64_t footer_field_base; /* that field + base = where the footer starts */
+    const char *footer_magic;
+    fx_buf (*build)(const file_spec *s);
+    uint64_t (*bytes)(uint64_t count);             /* size of `count` events */
+    size_t (*last_byte)(int layout, uint64_t count); /* last decoded byte of the events */
+} file_kind;
+
+static fx_buf index_build(const file_spec *f) {
+    fx_index_spec s = index_spec_of(f);
+    return build_index(&s);
+}
+static uint64_t index_bytes(uint64_t count) { return count * 32u; }
+/* the last byte of the last event's detail link (layout 2 ends with kind and reserved) */
+static size_t index_last_byte(int layout, uint64_t count) {
+    return (size_t)(64u + (count - 1u) * 32u) + (layout == 2 ? 23u : 31u);
+}
+
+static fx_buf detail_build(const file_spec *f) {
+    fx_detail_spec s = detail_spec_of(f);
+    return build_detail(&s);
+}
+static uint64_t detail_bytes(uint64_t count) { return fx_detail_bytes(count); }
+static size_t detail_last_byte(int layout, uint64_t count) {
+    (void)layout;
+    return (size_t)(64u + fx_detail_bytes(count) - 1u);
+}
+
+static const file_kind file_kinds[KIND_COUNT] = {
+    { KIND_INDEX, "index", 20, 32, 32, 40, 0, "2ITA", index_build, index_bytes,
+      index_last_byte },
+    { KIND_DETAIL, "detail", 8, 24, 20, 36, 64, "2DTA", detail_build, detail_bytes,
+      detail_last_byte },
+};
+
+#define CHECK_FILE(k, b, x) check_open_at(__FILE__, __LINE__, (k)->reader, (b), (x))
+#define CHECK_FILE_CRC(k, b, rc, st, fcrc, comp) \
+    check_crc_at(__FILE__, __LINE__, (k)->reader, (b), (rc), (st), (fcrc), (comp))
+
+/* Runs a scenario for each file kind; a kind whose checks failed is named. */
+static void each_kind(void (*scenario)(const file_kind *)) {
+    int k;
+    for (k = 0; k < KIND_COUNT; k++) {
+        int before = harness__failures_in_test;
+        scenario(&file_kinds[k]);
+        if (harness__failures_in_test != before)
+            printf("  FAIL for the %s file kind\n", file_kinds[k].name);
+    }
+}
+/* The test `name` runs name_kind over both kinds. */
+#define BOTH_KINDS(name) static void name(void) { each_kind(name##_kind); }
+
+static void finalized_kind(const file_kind *k) {
     int layout;
     for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 20, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        uint32_t crc = fx_crc32c(b.data + 64, 20 * 32);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FINALIZED, 20, 0, ATF_CRC_UNCHECKED));
-        CHECK_INDEX_CRC(&b, ATF_OK, ATF_CRC_OK, crc, crc);
+        file_spec s = fspec(layout, k->count, 1, 1, 1, 0);
+        fx_buf b = k->build(&s);
+        uint32_t crc = fx_crc32c(b.data + 64, (size_t)k->bytes(k->count));
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
+        CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_OK, crc, crc);
         fx_buf_free(&b);
     }
 }
+BOTH_KINDS(finalized)
+
+/* A wider header: a gap after the header, in a finalized file, a placeholder with a
+ * footer at the end, and a crashed file with torn bytes. */
+static void events_offset_gap_kind(const file_kind *k) {
+    static const struct { uint64_t offset, count; } gap[KIND_COUNT] = { { 200, 9 }, { 160, 5 } };
+    uint64_t n = gap[k->reader].count;
+    int layout;
+    for (layout = 1; layout <= 2; layout++) {
+        file_spec s = fspec(layout, n, 1, 1, 1, 0);
+        fx_buf b;
+        s.events_offset = gap[k->reader].offset;
+        b = k->build(&s);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FINALIZED, n, 0, ATF_CRC_UNCHECKED));
+        fx_buf_free(&b);
+        s.finalized = 0;
+        b = k->build(&s);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FOOTER_AT_END, n, 0, ATF_CRC_UNCHECKED));
+        fx_buf_free(&b);
+        s.footer = 0;
+        s.torn = 5;
+        b = k->build(&s);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, n, 5, ATF_CRC_NO_FOOTER));
+        fx_buf_free(&b);
+    }
+}
+BOTH_KINDS(events_offset_gap)
+
+static void crc_zero_kind(const file_kind *k) {
+    int layout;
+    for (layout = 1; layout <= 2; layout++) {
+        file_spec s = fspec(layout, k->count, 1, 1, 0, 0);
+        fx_buf b = k->build(&s);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FINALIZED, k->count, 0, ATF_CRC_NOT_COMPUTED));
+        CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_NOT_COMPUTED, 0, 0);
+        fx_buf_free(&b);
+    }
+}
+BOTH_KINDS(crc_zero)
+
+static void no_footer_kind(const file_kind *k) {
+    int layout;
+    for (layout = 1; layout <= 2; layout++) {
+        file_spec s = fspec(layout, k->count, 0, 0, 0, 0);
+        fx_buf b = k->build(&s);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, k->count, 0, ATF_CRC_NO_FOOTER));
+        CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_NO_FOOTER, 0, 0);
+        fx_buf_free(&b);
+        /* a finalized header whose footer never made it */
+        s.finalized = 1;
+        b = k->build(&s);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, k->count, 0, ATF_CRC_NO_FOOTER));
+        fx_buf_free(&b);
+    }
+}
+BOTH_KINDS(no_footer)
+
+/* The stray bytes of a half-written event (index) or record header (detail) are ignored. */
+static void torn_kind(const file_kind *k) {
+    int layout;
+    size_t torn;
+    for (layout = 1; layout <= 2; layout++) {
+        for (torn = 1; torn < k->torn_below; torn++) {
+            file_spec s = fspec(layout, k->count, 0, 0, 0, torn);
+            fx_buf b = k->build(&s);
+            CHECK_EQ(64 + k->bytes(k->count) + torn, b.len);
+            CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, k->count, torn, ATF_CRC_NO_FOOTER));
+            fx_buf_free(&b);
+        }
+    }
+}
+BOTH_KINDS(torn)
+
+static void footer_at_end_kind(const file_kind *k) {
+    int layout;
+    for (layout = 1; layout <= 2; layout++) {
+        file_spec s = fspec(layout, k->count, 0, 1, 1, 0);
+        fx_buf b = k->build(&s);
+        uint32_t crc = fx_crc32c(b.data + 64, (size_t)k->bytes(k->count));
+        CHECK_EQ(0, fx_get64(b.data, k->footer_field_at));
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FOOTER_AT_END, k->count, 0, ATF_CRC_UNCHECKED));
+        CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_OK, crc, crc);
+        fx_buf_free(&b);
+        /* legacy writer: footer at the end with checksum 0 */
+        s.crc = 0;
+        b = k->build(&s);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FOOTER_AT_END, k->count, 0, ATF_CRC_NOT_COMPUTED));
+        fx_buf_free(&b);
+    }
+}
+BOTH_KINDS(footer_at_end)
+
+/* A finalized header whose footer field does not lead to a footer (into the events, so
+ * large that adding to it overflows, zero, or one byte short of room) falls back to the
+ * last 64 bytes. In a detail header, event_count alone marks it finalized. */
+static void stale_footer_field_kind(const file_kind *k) {
+    static const uint64_t stale[] = { 64 + 5 * 32, 100, UINT64_MAX - 10u, UINT64_MAX - 20u, 0 };
+    int layout;
+    size_t v;
+    for (layout = 1; layout <= 2; layout++) {
+        file_spec s = fspec(layout, k->count, 1, 1, 1, 0);
+        fx_buf b = k->build(&s);
+        for (v = 0; v <= sizeof stale / sizeof stale[0]; v++) {
+            fx_put64(b.data, k->footer_field_at, v < sizeof stale / sizeof stale[0]
+                         ? stale[v] : b.len - 63u - k->footer_field_base);
+            CHECK_FILE(k, &b, ok(ATF_RECOVERY_FOOTER_AT_END, k->count, 0, ATF_CRC_UNCHECKED));
+        }
+        fx_buf_free(&b);
+    }
+}
+BOTH_KINDS(stale_footer_field)
+
+/* Found through the header, the footer wins even with bytes after it (one run of them
+ * holding a footer magic). */
+static void bytes_after_footer_kind(const file_kind *k) {
+    static const struct { size_t len; uint8_t fill; int magic; } tails[] = {
+        { 77, 0x3C, 1 }, { 50, 0xEE, 0 } };
+    int layout;
+    size_t t;
+    for (layout = 1; layout <= 2; layout++) {
+        for (t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+            file_spec s = fspec(layout, k->count, 1, 1, 1, 0);
+            fx_buf b = k->build(&s);
+            size_t at = fx_buf_grow(&b, tails[t].len);
+            memset(b.data + at, tails[t].fill, tails[t].len);
+            if (tails[t].magic) memcpy(b.data + at + 5, k->footer_magic, 4);
+            CHECK_FILE(k, &b, ok(ATF_RECOVERY_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
+            fx_buf_free(&b);
+        }
+    }
+}
+BOTH_KINDS(bytes_after_footer)
+
+/* A footer that disagrees with the events before it: the events are counted from the
+ * footer's position. The first case also verifies the CRC (there is no footer to trust). */
+typedef struct mismatch_case {
+    int finalized;
+    size_t torn;
+    int64_t count_delta, bytes_delta;  /* added to the footer's fields */
+    uint64_t want_torn;                /* ANY: not checked */
+} mismatch_case;
+
+static const mismatch_case index_mismatches[] = {
+    { 1, 0, 5, 5 * 32, 0 },     /* 25 events and 25*32 bytes: not where it sits */
+    { 1, 0, 0, 1, 0 },          /* bytes_written != event_count * 32 */
+    { 1, 0, -3, -3 * 32, 0 },   /* fewer events claimed than present */
+    { 0, 0, -3, -3 * 32, 0 },   /* the same, found at the end of a placeholder file */
+    { 0, 7, 0, 0, 7 },          /* 7 torn bytes, then a footer at the end */
+    { 1, 7, 0, 0, 7 },          /* a finalized header pointing at the same footer */
+};
+static const mismatch_case detail_mismatches[] = {
+    { 1, 0, 1, 0, 0 },          /* footer count one too many */
+    { 1, 0, -1, 0, 0 },         /* one too few */
+    { 0, 0, 0, 8, 0 },          /* bytes_length wrong, at the end of a placeholder file */
+    { 0, 30, 0, 0, ANY },       /* a torn record before a footer at the end: the walk decides */
+    { 0, 0, 3, 0, 0 },          /* bytes_length agrees with the position, the count does not */
+};
+
+static void footer_mismatch_kind(const file_kind *k) {
+    const mismatch_case *cases = k->reader == KIND_INDEX ? index_mismatches : detail_mismatches;
+    size_t n = k->reader == KIND_INDEX ? sizeof index_mismatches / sizeof index_mismatches[0]
+                                       : sizeof detail_mismatches / sizeof detail_mismatches[0];
+    int layout;
+    size_t c;
+    for (layout = 1; layout <= 2; layout++) {
+        for (c = 0; c < n; c++) {
+            expect x = ok(ATF_RECOVERY_FOOTER_MISMATCH, k->count, cases[c].want_torn,
+                          ATF_CRC_NO_FOOTER);
+            file_spec s = fspec(layout, k->count, cases[c].finalized, 1, 1, cases[c].torn);
+            fx_buf b;
+            s.footer_count_delta = cases[c].count_delta;
+            s.footer_bytes_delta = cases[c].bytes_delta;
+            b = k->build(&s);
+            CHECK_FILE(k, &b, x);
+            if (c == 0) CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_NO_FOOTER, 0, 0);
+            fx_buf_free(&b);
+        }
+    }
+}
+BOTH_KINDS(footer_mismatch)
+
+static void zero_events_kind(const file_kind *k) {
+    /* a finalized empty detail file still has a placeholder-looking header (count 0,
+       bytes 0), so its footer is found at the end */
+    static const atf_recovery finalized_empty[KIND_COUNT] = { ATF_RECOVERY_FINALIZED,
+                                                             ATF_RECOVERY_FOOTER_AT_END };
+    int layout;
+    for (layout = 1; layout <= 2; layout++) {
+        file_spec s = fspec(layout, 0, 1, 1, 1, 0);
+        fx_buf b = k->build(&s);
+        CHECK_EQ(128, b.len);
+        /* the CRC of nothing is 0, which reads as "not computed" */
+        CHECK_FILE(k, &b, ok(finalized_empty[k->reader], 0, 0, ATF_CRC_NOT_COMPUTED));
+        fx_buf_free(&b);
+        /* the placeholder header alone, and with a few torn bytes */
+        s = fspec(layout, 0, 0, 0, 0, 0);
+        b = k->build(&s);
+        CHECK_EQ(64, b.len);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
+        fx_buf_free(&b);
+        s.torn = 10;
+        b = k->build(&s);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, 0, 10, ATF_CRC_NO_FOOTER));
+        fx_buf_free(&b);
+    }
+}
+BOTH_KINDS(zero_events)
+
+/* A flipped byte in the first event, then in the last decoded byte of the last one (found
+ * through a footer at the end). */
+static void crc_mismatch_kind(const file_kind *k) {
+    static const uint8_t last_flip[KIND_COUNT] = { 0x01u, 0x80u };
+    size_t n = (size_t)k->bytes(k->count);
+    int layout;
+    for (layout = 1; layout <= 2; layout++) {
+        file_spec s = fspec(layout, k->count, 1, 1, 1, 0);
+        fx_buf b = k->build(&s);
+        uint32_t good = fx_crc32c(b.data + 64, n), bad;
+        b.data[fx_flip_offset(k->reader == KIND_DETAIL)] ^= 0xFFu;
+        bad = fx_crc32c(b.data + 64, n);
+        CHECK(good != bad);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
+        CHECK_FILE_CRC(k, &b, ATF_E_CRC, ATF_CRC_MISMATCH, good, bad);
+        fx_buf_free(&b);
+        s.finalized = 0;
+        b = k->build(&s);
+        b.data[k->last_byte(layout, k->count)] ^= last_flip[k->reader];
+        bad = fx_crc32c(b.data + 64, n);
+        CHECK(good != bad);
+        CHECK_FILE_CRC(k, &b, ATF_E_CRC, ATF_CRC_MISMATCH, good, bad);
+        fx_buf_free(&b);
+    }
+}
+BOTH_KINDS(crc_mismatch)
+
+/* Magic, then endian, then version decide, one byte changed at a time; a file of the
+ * other kind fails on its magic. */
+static void bad_identity_kind(const file_kind *k) {
+    static const struct { size_t at; uint8_t byte; atf_result rc; } steps[] = {
+        { 3, '3', ATF_E_MAGIC }, { 4, 0, ATF_E_MAGIC },     /* magic still decides */
+        { 3, '2', ATF_E_ENDIAN }, { 4, 2, ATF_E_ENDIAN },
+        { 5, 9, ATF_E_ENDIAN },                              /* endian before version */
+        { 4, 1, ATF_E_VERSION }, { 5, 0, ATF_E_VERSION }, { 5, 3, ATF_E_VERSION },
+        { 5, 255, ATF_E_VERSION },
+        { 0, 'a', ATF_E_MAGIC }, { 4, 7, ATF_E_MAGIC }, { 0, 'A', ATF_E_ENDIAN },
+        { 5, 0, ATF_E_ENDIAN }, { 4, 1, ATF_E_VERSION }, { 5, 3, ATF_E_VERSION },
+    };
+    static const uint64_t counts[KIND_COUNT] = { 4, 3 };
+    const file_kind *other = &file_kinds[k->reader == KIND_INDEX ? KIND_DETAIL : KIND_INDEX];
+    int layout;
+    size_t i;
+    for (layout = 1; layout <= 2; layout++) {
+        file_spec s = fspec(layout, counts[k->reader], 1, 1, 1, 0);
+        fx_buf b = k->build(&s);
+        for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+            b.data[steps[i].at] = steps[i].byte;
+            CHECK_FILE(k, &b, fails(steps[i].rc));
+        }
+        fx_buf_free(&b);
+    }
+    {
+        file_spec s = fspec(1, counts[other->reader], 1, 1, 1, 0);
+        fx_buf b = other->build(&s);
+        CHECK_FILE(k, &b, fails(ATF_E_MAGIC));
+        fx_buf_free(&b);
+    }
+}
+BOTH_KINDS(bad_identity)
+
+/* events_offset inside the header is corrupt, past the end truncated; exactly at the
+ * end (with the footer field cleared) it is a valid, empty events section. */
+static void bad_events_offset_kind(const file_kind *k) {
+    static const struct { uint64_t value; int past_len; atf_result rc; } offsets[] = {
+        { 0, 0, ATF_E_CORRUPT }, { 32, 0, ATF_E_CORRUPT }, { 63, 0, ATF_E_CORRUPT },
+        { 1, 1, ATF_E_TRUNCATED }, { UINT64_MAX, 0, ATF_E_TRUNCATED },
+        { UINT64_MAX - 63u, 0, ATF_E_TRUNCATED },
+    };
+    static const uint64_t counts[KIND_COUNT] = { 4, 3 };
+    int layout;
+    size_t i;
+    for (layout = 1; layout <= 2; layout++) {
+        file_spec s = fspec(layout, counts[k->reader], 1, 1, 1, 0);
+        fx_buf b = k->build(&s);
+        for (i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
+            fx_put64(b.data, k->events_offset_at,
+                     offsets[i].past_len ? b.len + offsets[i].value : offsets[i].value);
+            CHECK_FILE(k, &b, fails(offsets[i].rc));
+        }
+        fx_put64(b.data, k->events_offset_at, b.len);
+        fx_put64(b.data, k->footer_field_at, 0);
+        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
+        fx_buf_free(&b);
+    }
+}
+BOTH_KINDS(bad_events_offset)
+
+/* Anything under 64 bytes is truncated; size is checked before the magic. */
+static void short_files_kind(const file_kind *k) {
+    static const struct { int layout; uint64_t count; } specs[KIND_COUNT] = { { 2, 4 }, { 1, 3 } };
+    file_spec s = fspec(specs[k->reader].layout, specs[k->reader].count, 1, 1, 1, 0);
+    fx_buf b = k->build(&s);
+    size_t n;
+    for (n = 63; n > 0; n -= 9) {
+        fx_buf_truncate(&b, n);
+        CHECK_FILE(k, &b, fails(ATF_E_TRUNCATED));
+    }
+    fx_buf_truncate(&b, 1);
+    CHECK_FILE(k, &b, fails(ATF_E_TRUNCATED));
+    fx_buf_truncate(&b, 0);
+    CHECK_FILE(k, &b, fails(ATF_E_TRUNCATED));
+    /* 63 bytes of garbage */
+    fx_buf_grow(&b, 63);
+    memset(b.data, 'z', 63);
+    CHECK_FILE(k, &b, fails(ATF_E_TRUNCATED));
+    fx_buf_free(&b);
+}
+BOTH_KINDS(short_files)
+
+static void open_errors_kind(const file_kind *k) {
+    const reader_kind *rk = &reader_kinds[k->reader];
+    opened h;
+    reader_state st;
+    memset(&h, 0, sizeof h);
+    h.kind = rk;
+    h.mode = MODE_MMAP;
+    tmp_path(h.path, sizeof h.path, "does-not-exist.atf");
+    CHECK_RESULT(ATF_E_NOT_FOUND, rk->open_file(&h, NULL));
+    st = rk->state(&h);
+    CHECK_RESULT(ATF_E_NOT_FOUND, st.error->code);
+    CHECK(strstr(st.error->path, "does-not-exist.atf") != NULL);
+}
+BOTH_KINDS(open_errors)
+
+/* ======================= index reader only ======================= */
 
 /* Decoded fields equal the fixture formulas; layout 1's 0xFFFFFFFF reads as ATF_NO_DETAIL,
  * layout 2 has no thread id or depth; the header and footer are decoded. */
@@ -520,66 +903,6 @@ static void index_get_fields(void) {
     }
 }
 
-/* A wider header: events_offset 200 with a gap after the header. */
-static void index_events_offset_gap(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 9, 1, 1, 1, 0);
-        fx_buf b;
-        s.events_offset = 200;
-        b = build_index(&s);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FINALIZED, 9, 0, ATF_CRC_UNCHECKED));
-        fx_buf_free(&b);
-        s.finalized = s.footer = 0;
-        s.torn = 5;
-        b = build_index(&s);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 9, 5, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-
-static void index_crc_zero(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 20, 1, 1, 0, 0);
-        fx_buf b = build_index(&s);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FINALIZED, 20, 0, ATF_CRC_NOT_COMPUTED));
-        CHECK_INDEX_CRC(&b, ATF_OK, ATF_CRC_NOT_COMPUTED, 0, 0);
-        fx_buf_free(&b);
-    }
-}
-
-static void index_no_footer(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 20, 0, 0, 0, 0);
-        fx_buf b = build_index(&s);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 20, 0, ATF_CRC_NO_FOOTER));
-        CHECK_INDEX_CRC(&b, ATF_OK, ATF_CRC_NO_FOOTER, 0, 0);
-        fx_buf_free(&b);
-        /* a finalized header whose footer never made it: footer_offset + 64 > size */
-        s.finalized = 1;
-        b = build_index(&s);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 20, 0, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-
-/* 1..31 stray bytes of a half-written event are ignored. */
-static void index_torn(void) {
-    int layout;
-    size_t torn;
-    for (layout = 1; layout <= 2; layout++) {
-        for (torn = 1; torn < 32; torn++) {
-            fx_index_spec s = ispec(layout, 20, 0, 0, 0, torn);
-            fx_buf b = build_index(&s);
-            CHECK_EQ(64 + 20 * 32 + torn, b.len);
-            CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 20, torn, ATF_CRC_NO_FOOTER));
-            fx_buf_free(&b);
-        }
-    }
-}
-
 /* A finalized file cut in the middle of its footer: 30 footer bytes remain. */
 static void index_footer_cut(void) {
     int layout;
@@ -601,99 +924,6 @@ static void index_footer_cut_late(void) {
         fx_buf b = build_index(&s);
         fx_buf_truncate(&b, 64 + 20 * 32 + 40);
         CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 20, 40, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-
-static void index_footer_at_end(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 20, 0, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        uint32_t crc = fx_crc32c(b.data + 64, 20 * 32);
-        CHECK_EQ(0, fx_get64(b.data, 40));
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 20, 0, ATF_CRC_UNCHECKED));
-        CHECK_INDEX_CRC(&b, ATF_OK, ATF_CRC_OK, crc, crc);
-        fx_buf_free(&b);
-        /* legacy writer: footer at the end with checksum 0 */
-        s.crc = 0;
-        b = build_index(&s);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 20, 0, ATF_CRC_NOT_COMPUTED));
-        fx_buf_free(&b);
-    }
-}
-
-/* A header footer_offset that does not lead to a footer (pointing into the events, or so
- * large that adding 64 overflows) falls back to the last 64 bytes. */
-static void index_stale_footer_offset(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 20, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        fx_put64(b.data, 40, 64 + 5 * 32);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 20, 0, ATF_CRC_UNCHECKED));
-        fx_put64(b.data, 40, UINT64_MAX - 10u);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 20, 0, ATF_CRC_UNCHECKED));
-        fx_put64(b.data, 40, b.len - 63u);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 20, 0, ATF_CRC_UNCHECKED));
-        fx_buf_free(&b);
-    }
-}
-
-/* Found through footer_offset, the footer wins even with bytes after it. */
-static void index_bytes_after_footer(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 20, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        size_t at = fx_buf_grow(&b, 77);
-        memset(b.data + at, 0x3C, 77);
-        memcpy(b.data + at + 5, "2ITA", 4);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FINALIZED, 20, 0, ATF_CRC_UNCHECKED));
-        fx_buf_free(&b);
-    }
-}
-
-static void index_footer_mismatch(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        expect x = ok(ATF_RECOVERY_FOOTER_MISMATCH, 20, 0, ATF_CRC_NO_FOOTER);
-        fx_index_spec s = ispec(layout, 20, 1, 1, 1, 0);
-        fx_buf b;
-        /* footer claims 25 events and 25*32 bytes: disagrees with where it sits */
-        s.footer_count_delta = 5;
-        s.footer_bytes_delta = 5 * 32;
-        b = build_index(&s);
-        CHECK_INDEX(&b, x);
-        CHECK_INDEX_CRC(&b, ATF_OK, ATF_CRC_NO_FOOTER, 0, 0);
-        fx_buf_free(&b);
-        /* bytes_written != event_count * 32 */
-        s.footer_count_delta = 0;
-        s.footer_bytes_delta = 1;
-        b = build_index(&s);
-        CHECK_INDEX(&b, x);
-        fx_buf_free(&b);
-        /* fewer events claimed than present */
-        s.footer_count_delta = -3;
-        s.footer_bytes_delta = -3 * 32;
-        b = build_index(&s);
-        CHECK_INDEX(&b, x);
-        fx_buf_free(&b);
-        /* the same, found at the end of a placeholder file */
-        s.finalized = 0;
-        b = build_index(&s);
-        CHECK_INDEX(&b, x);
-        fx_buf_free(&b);
-        /* 7 torn bytes, then a footer at the end: counts from footer_pos, torn = 7 */
-        s = ispec(layout, 20, 0, 1, 1, 7);
-        b = build_index(&s);
-        x.torn = 7;
-        CHECK_INDEX(&b, x);
-        fx_buf_free(&b);
-        /* finalized header pointing at the same footer */
-        s.finalized = 1;
-        b = build_index(&s);
-        CHECK_INDEX(&b, x);
         fx_buf_free(&b);
     }
 }
@@ -727,82 +957,6 @@ static void index_footer_overlapping_header(void) {
     fx_buf_free(&b);
 }
 
-static void index_zero_events(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 0, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        CHECK_EQ(128, b.len);
-        /* the CRC of nothing is 0, which reads as "not computed" */
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FINALIZED, 0, 0, ATF_CRC_NOT_COMPUTED));
-        fx_buf_free(&b);
-        /* the placeholder header alone, and with a few torn bytes */
-        s = ispec(layout, 0, 0, 0, 0, 0);
-        b = build_index(&s);
-        CHECK_EQ(64, b.len);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-        s.torn = 10;
-        b = build_index(&s);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 0, 10, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-
-static void index_crc_mismatch(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 20, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        uint32_t good = fx_crc32c(b.data + 64, 20 * 32), bad;
-        b.data[fx_flip_offset(0)] ^= 0xFFu;
-        bad = fx_crc32c(b.data + 64, 20 * 32);
-        CHECK(good != bad);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FINALIZED, 20, 0, ATF_CRC_UNCHECKED));
-        CHECK_INDEX_CRC(&b, ATF_E_CRC, ATF_CRC_MISMATCH, good, bad);
-        fx_buf_free(&b);
-        /* the same through a footer at the end, and with a flip in the last event */
-        s.finalized = 0;
-        b = build_index(&s);
-        b.data[64 + 19 * 32 + 31 - (layout == 2 ? 8 : 0)] ^= 0x01u;
-        bad = fx_crc32c(b.data + 64, 20 * 32);
-        CHECK_INDEX_CRC(&b, ATF_E_CRC, ATF_CRC_MISMATCH, good, bad);
-        fx_buf_free(&b);
-    }
-}
-
-static void index_bad_identity(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 4, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        b.data[3] = '3';
-        CHECK_INDEX(&b, fails(ATF_E_MAGIC));
-        b.data[4] = 0; /* magic still decides */
-        CHECK_INDEX(&b, fails(ATF_E_MAGIC));
-        b.data[3] = '2';
-        CHECK_INDEX(&b, fails(ATF_E_ENDIAN));
-        b.data[4] = 2;
-        b.data[5] = 9; /* endian before version */
-        CHECK_INDEX(&b, fails(ATF_E_ENDIAN));
-        b.data[4] = 1;
-        CHECK_INDEX(&b, fails(ATF_E_VERSION));
-        b.data[5] = 0;
-        CHECK_INDEX(&b, fails(ATF_E_VERSION));
-        b.data[5] = 3;
-        CHECK_INDEX(&b, fails(ATF_E_VERSION));
-        b.data[5] = 255;
-        CHECK_INDEX(&b, fails(ATF_E_VERSION));
-        fx_buf_free(&b);
-    }
-    {   /* a detail file is not an index file */
-        fx_detail_spec d = dspec(1, 3, 1, 1, 1, 0);
-        fx_buf b = build_detail(&d);
-        CHECK_INDEX(&b, fails(ATF_E_MAGIC));
-        fx_buf_free(&b);
-    }
-}
-
 static void index_bad_event_size(void) {
     static const uint32_t sizes[] = { 0, 24, 31, 33, 64, 0xFFFFFFFFu };
     int layout;
@@ -827,70 +981,7 @@ static void index_bad_event_size(void) {
     }
 }
 
-static void index_bad_events_offset(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 4, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        fx_put64(b.data, 32, 0);
-        CHECK_INDEX(&b, fails(ATF_E_CORRUPT));
-        fx_put64(b.data, 32, 32);
-        CHECK_INDEX(&b, fails(ATF_E_CORRUPT));
-        fx_put64(b.data, 32, 63);
-        CHECK_INDEX(&b, fails(ATF_E_CORRUPT));
-        fx_put64(b.data, 32, b.len + 1u);
-        CHECK_INDEX(&b, fails(ATF_E_TRUNCATED));
-        fx_put64(b.data, 32, UINT64_MAX);
-        CHECK_INDEX(&b, fails(ATF_E_TRUNCATED));
-        fx_put64(b.data, 32, UINT64_MAX - 63u);
-        CHECK_INDEX(&b, fails(ATF_E_TRUNCATED));
-        /* exactly at the end: a valid, empty events section */
-        fx_put64(b.data, 32, b.len);
-        fx_put64(b.data, 40, 0);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-
-static void index_short_files(void) {
-    fx_index_spec s = ispec(2, 4, 1, 1, 1, 0);
-    fx_buf b = build_index(&s);
-    size_t n;
-    for (n = 63; n > 0; n -= 9) {
-        fx_buf_truncate(&b, n);
-        CHECK_INDEX(&b, fails(ATF_E_TRUNCATED));
-    }
-    fx_buf_truncate(&b, 0);
-    CHECK_INDEX(&b, fails(ATF_E_TRUNCATED));
-    /* 63 bytes of garbage: size is checked before the magic */
-    fx_buf_grow(&b, 63);
-    memset(b.data, 'z', 63);
-    CHECK_INDEX(&b, fails(ATF_E_TRUNCATED));
-    fx_buf_free(&b);
-}
-
-static void index_open_errors(void) {
-    atf_index_reader r;
-    char path[600];
-    tmp_path(path, sizeof path, "does-not-exist.atf");
-    CHECK_RESULT(ATF_E_NOT_FOUND, atf_index_reader_open(&r, path, NULL));
-    CHECK_RESULT(ATF_E_NOT_FOUND, r.error.code);
-    CHECK(strstr(r.error.path, "does-not-exist.atf") != NULL);
-}
-
-/* ======================= detail reader ======================= */
-
-static void detail_finalized(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 8, 1, 1, 1, 0);
-        fx_buf b = build_detail(&s);
-        uint32_t crc = fx_crc32c(b.data + 64, (size_t)fx_detail_bytes(8));
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FINALIZED, 8, 0, ATF_CRC_UNCHECKED));
-        CHECK_DETAIL_CRC(&b, ATF_OK, ATF_CRC_OK, crc, crc);
-        fx_buf_free(&b);
-    }
-}
+/* ======================= detail reader only ======================= */
 
 static void detail_get_fields(void) {
     int layout;
@@ -949,63 +1040,6 @@ static void detail_get_fields(void) {
         }
         atf_detail_reader_close(&r);
         fx_buf_free(&b);
-    }
-}
-
-static void detail_events_offset_gap(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 5, 1, 1, 1, 0);
-        fx_buf b;
-        s.events_offset = 160;
-        b = build_detail(&s);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FINALIZED, 5, 0, ATF_CRC_UNCHECKED));
-        fx_buf_free(&b);
-        s.finalized = 0;
-        b = build_detail(&s);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 5, 0, ATF_CRC_UNCHECKED));
-        fx_buf_free(&b);
-    }
-}
-
-static void detail_crc_zero(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 8, 1, 1, 0, 0);
-        fx_buf b = build_detail(&s);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FINALIZED, 8, 0, ATF_CRC_NOT_COMPUTED));
-        CHECK_DETAIL_CRC(&b, ATF_OK, ATF_CRC_NOT_COMPUTED, 0, 0);
-        fx_buf_free(&b);
-    }
-}
-
-static void detail_no_footer(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 8, 0, 0, 0, 0);
-        fx_buf b = build_detail(&s);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FROM_SIZE, 8, 0, ATF_CRC_NO_FOOTER));
-        CHECK_DETAIL_CRC(&b, ATF_OK, ATF_CRC_NO_FOOTER, 0, 0);
-        fx_buf_free(&b);
-        /* finalized header, footer lost */
-        s.finalized = 1;
-        b = build_detail(&s);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FROM_SIZE, 8, 0, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-
-/* A partial record header (1..23 bytes) at the end is ignored. */
-static void detail_torn_header(void) {
-    int layout;
-    size_t torn;
-    for (layout = 1; layout <= 2; layout++) {
-        for (torn = 1; torn < 24; torn++) {
-            fx_detail_spec s = dspec(layout, 8, 0, 0, 0, torn);
-            fx_buf b = build_detail(&s);
-            CHECK_DETAIL(&b, ok(ATF_RECOVERY_FROM_SIZE, 8, torn, ATF_CRC_NO_FOOTER));
-            fx_buf_free(&b);
-        }
     }
 }
 
@@ -1079,186 +1113,6 @@ static void detail_empty_payloads(void) {
     }
 }
 
-static void detail_footer_at_end(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 8, 0, 1, 1, 0);
-        fx_buf b = build_detail(&s);
-        uint32_t crc = fx_crc32c(b.data + 64, (size_t)fx_detail_bytes(8));
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 8, 0, ATF_CRC_UNCHECKED));
-        CHECK_DETAIL_CRC(&b, ATF_OK, ATF_CRC_OK, crc, crc);
-        fx_buf_free(&b);
-        s.crc = 0;
-        b = build_detail(&s);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 8, 0, ATF_CRC_NOT_COMPUTED));
-        fx_buf_free(&b);
-    }
-}
-
-/* A finalized header whose bytes_length does not lead to a footer: the last 64 bytes. */
-static void detail_stale_header(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 8, 1, 1, 1, 0);
-        fx_buf b = build_detail(&s);
-        fx_put64(b.data, 36, 100);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 8, 0, ATF_CRC_UNCHECKED));
-        fx_put64(b.data, 36, UINT64_MAX - 20u);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 8, 0, ATF_CRC_UNCHECKED));
-        /* event_count alone marks the header finalized */
-        fx_put64(b.data, 36, 0);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 8, 0, ATF_CRC_UNCHECKED));
-        fx_buf_free(&b);
-    }
-}
-
-/* Bytes after a footer found through the header are ignored. */
-static void detail_bytes_after_footer(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 8, 1, 1, 1, 0);
-        fx_buf b = build_detail(&s);
-        size_t at = fx_buf_grow(&b, 50);
-        memset(b.data + at, 0xEE, 50);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FINALIZED, 8, 0, ATF_CRC_UNCHECKED));
-        fx_buf_free(&b);
-    }
-}
-
-static void detail_footer_mismatch(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        expect x = ok(ATF_RECOVERY_FOOTER_MISMATCH, 8, 0, ATF_CRC_NO_FOOTER);
-        fx_detail_spec s = dspec(layout, 8, 1, 1, 1, 0);
-        fx_buf b;
-        /* footer count one too many, one too few */
-        s.footer_count_delta = 1;
-        b = build_detail(&s);
-        CHECK_DETAIL(&b, x);
-        CHECK_DETAIL_CRC(&b, ATF_OK, ATF_CRC_NO_FOOTER, 0, 0);
-        fx_buf_free(&b);
-        s.footer_count_delta = -1;
-        b = build_detail(&s);
-        CHECK_DETAIL(&b, x);
-        fx_buf_free(&b);
-        /* footer bytes_length wrong, at the end of a placeholder file */
-        s.footer_count_delta = 0;
-        s.footer_bytes_delta = 8;
-        s.finalized = 0;
-        b = build_detail(&s);
-        CHECK_DETAIL(&b, x);
-        fx_buf_free(&b);
-        /* a torn record before a footer at the end: the walk of [64, footer) decides */
-        s = dspec(layout, 8, 0, 1, 1, 30);
-        b = build_detail(&s);
-        x.torn = ANY;
-        CHECK_DETAIL(&b, x);
-        fx_buf_free(&b);
-        /* footer bytes_length consistent with its position but the count is not */
-        s = dspec(layout, 8, 0, 1, 1, 0);
-        s.footer_count_delta = 3;
-        b = build_detail(&s);
-        x.torn = 0;
-        CHECK_DETAIL(&b, x);
-        fx_buf_free(&b);
-    }
-}
-
-static void detail_zero_events(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        /* a finalized empty file still has a placeholder-looking header (count 0,
-           bytes 0), so its footer is found at the end */
-        fx_detail_spec s = dspec(layout, 0, 1, 1, 1, 0);
-        fx_buf b = build_detail(&s);
-        CHECK_EQ(128, b.len);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 0, 0, ATF_CRC_NOT_COMPUTED));
-        fx_buf_free(&b);
-        s = dspec(layout, 0, 0, 0, 0, 0);
-        b = build_detail(&s);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-
-static void detail_crc_mismatch(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 8, 1, 1, 1, 0);
-        fx_buf b = build_detail(&s);
-        size_t n = (size_t)fx_detail_bytes(8);
-        uint32_t good = fx_crc32c(b.data + 64, n), bad;
-        b.data[fx_flip_offset(1)] ^= 0xFFu;
-        bad = fx_crc32c(b.data + 64, n);
-        CHECK(good != bad);
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FINALIZED, 8, 0, ATF_CRC_UNCHECKED));
-        CHECK_DETAIL_CRC(&b, ATF_E_CRC, ATF_CRC_MISMATCH, good, bad);
-        fx_buf_free(&b);
-        /* the last stack byte of the last record, found at the end */
-        s.finalized = 0;
-        b = build_detail(&s);
-        b.data[64 + n - 1] ^= 0x80u;
-        bad = fx_crc32c(b.data + 64, n);
-        CHECK_DETAIL_CRC(&b, ATF_E_CRC, ATF_CRC_MISMATCH, good, bad);
-        fx_buf_free(&b);
-    }
-}
-
-static void detail_bad_identity(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 3, 1, 1, 1, 0);
-        fx_buf b = build_detail(&s);
-        b.data[0] = 'a';
-        CHECK_DETAIL(&b, fails(ATF_E_MAGIC));
-        b.data[4] = 7;
-        CHECK_DETAIL(&b, fails(ATF_E_MAGIC));
-        b.data[0] = 'A';
-        CHECK_DETAIL(&b, fails(ATF_E_ENDIAN));
-        b.data[5] = 0;
-        CHECK_DETAIL(&b, fails(ATF_E_ENDIAN));
-        b.data[4] = 1;
-        CHECK_DETAIL(&b, fails(ATF_E_VERSION));
-        b.data[5] = 3;
-        CHECK_DETAIL(&b, fails(ATF_E_VERSION));
-        fx_buf_free(&b);
-    }
-    {   /* an index file is not a detail file */
-        fx_index_spec s = ispec(1, 4, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        CHECK_DETAIL(&b, fails(ATF_E_MAGIC));
-        fx_buf_free(&b);
-    }
-}
-
-static void detail_bad_events_offset(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 3, 1, 1, 1, 0);
-        fx_buf b = build_detail(&s);
-        fx_put64(b.data, 20, 0);
-        CHECK_DETAIL(&b, fails(ATF_E_CORRUPT));
-        fx_put64(b.data, 20, 63);
-        CHECK_DETAIL(&b, fails(ATF_E_CORRUPT));
-        fx_put64(b.data, 20, b.len + 1u);
-        CHECK_DETAIL(&b, fails(ATF_E_TRUNCATED));
-        fx_put64(b.data, 20, UINT64_MAX);
-        CHECK_DETAIL(&b, fails(ATF_E_TRUNCATED));
-        fx_buf_free(&b);
-    }
-}
-
-static void detail_short_files(void) {
-    fx_detail_spec s = dspec(1, 3, 1, 1, 1, 0);
-    fx_buf b = build_detail(&s);
-    fx_buf_truncate(&b, 63);
-    CHECK_DETAIL(&b, fails(ATF_E_TRUNCATED));
-    fx_buf_truncate(&b, 1);
-    CHECK_DETAIL(&b, fails(ATF_E_TRUNCATED));
-    fx_buf_truncate(&b, 0);
-    CHECK_DETAIL(&b, fails(ATF_E_TRUNCATED));
-    fx_buf_free(&b);
-}
 
 /* ======================= thread reader ======================= */
 
@@ -1270,11 +1124,11 @@ static void write_thread_dir(const char *leaf, const fx_buf *index, const fx_buf
     if (mkdir(dir, 0700) != 0) FAIL("mkdir failed");
     if (index) {
         snprintf(path, sizeof path, "%s/index.atf", dir);
-        if (write_bytes(path, index->data, index->len) != 0) FAIL("write index failed");
+        if (write_file(path, index->data, index->len) != 0) FAIL("write index failed");
     }
     if (detail) {
         snprintf(path, sizeof path, "%s/detail.atf", dir);
-        if (write_bytes(path, detail->data, detail->len) != 0) FAIL("write detail failed");
+        if (write_file(path, detail->data, detail->len) != 0) FAIL("write detail failed");
     }
 }
 
@@ -1675,30 +1529,19 @@ static void catalog(void) {
             const fx_buf *b = e->kind == FX_KIND_INDEX ? &ib : &db;
             expect want = x->rc == ATF_OK ? ok(x->recovery, x->count, x->torn, ATF_CRC_NO_FOOTER)
                                           : fails(x->rc);
+            const reader_kind *rk = &reader_kinds[e->kind == FX_KIND_INDEX ? KIND_INDEX : KIND_DETAIL];
             int mode;
             for (mode = 0; mode < MODE_COUNT; mode++) {
-                atf_result rc;
-                if (e->kind == FX_KIND_INDEX) {
-                    index_handle h;
-                    rc = index_open_mode(&h, b, mode, 0);
-                    CHECK_RESULT(want.rc, rc);
-                    if (rc == ATF_OK) {
-                        CHECK_EQ(want.recovery, h.r.recovery);
-                        CHECK_EQ(want.count, h.r.event_count);
-                        CHECK_EQ(want.torn, h.r.torn_bytes);
-                    }
-                    index_release(&h, rc);
-                } else {
-                    detail_handle h;
-                    rc = detail_open_mode(&h, b, mode, 0);
-                    CHECK_RESULT(want.rc, rc);
-                    if (rc == ATF_OK) {
-                        CHECK_EQ(want.recovery, h.r.recovery);
-                        CHECK_EQ(want.count, h.r.event_count);
-                        CHECK_EQ(want.torn, h.r.torn_bytes);
-                    }
-                    detail_release(&h, rc);
+                opened h;
+                atf_result rc = open_mode(&h, rk, b, mode, 0);
+                CHECK_RESULT(want.rc, rc);
+                if (rc == ATF_OK) {
+                    reader_state st = rk->state(&h);
+                    CHECK_EQ(want.recovery, st.recovery);
+                    CHECK_EQ(want.count, st.event_count);
+                    CHECK_EQ(want.torn, st.torn_bytes);
                 }
+                release(&h, rc);
             }
         } else {
             char dir[600];
@@ -1724,14 +1567,6 @@ static void catalog(void) {
 
 /* ======================= mutated files ======================= */
 
-static uint64_t rng_state;
-static uint64_t rng_next(void) {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static size_t rng_below(size_t n) { return n ? (size_t)(rng_next() % n) : 0; }
 
 /* One random change: a byte flip, a field set to an edge value, a cut, an extension, or
  * a footer magic dropped somewhere. */
@@ -1845,7 +1680,7 @@ static void garbage(void) {
     const fx_entry *valid[64];
     for (i = 0; i < n && seeds < 64; i++)
         if (cat[i].patch == FX_PATCH_NONE) valid[seeds++] = &cat[i];
-    rng_state = 0x5EED;
+    rng_seed(0x5EED);
     for (i = 0; i < 2000; i++) {
         const fx_entry *e = valid[rng_below(seeds)];
         fx_buf ib = { NULL, 0, 0 }, db = { NULL, 0, 0 };
@@ -1873,45 +1708,31 @@ static void garbage(void) {
 }
 
 static const test_case tests[] = {
-    { "index_finalized", index_finalized },
+    { "finalized", finalized },
+    { "events_offset_gap", events_offset_gap },
+    { "crc_zero", crc_zero },
+    { "no_footer", no_footer },
+    { "torn", torn },
+    { "footer_at_end", footer_at_end },
+    { "stale_footer_field", stale_footer_field },
+    { "bytes_after_footer", bytes_after_footer },
+    { "footer_mismatch", footer_mismatch },
+    { "zero_events", zero_events },
+    { "crc_mismatch", crc_mismatch },
+    { "bad_identity", bad_identity },
+    { "bad_events_offset", bad_events_offset },
+    { "short_files", short_files },
+    { "open_errors", open_errors },
     { "index_get_fields", index_get_fields },
-    { "index_events_offset_gap", index_events_offset_gap },
-    { "index_crc_zero", index_crc_zero },
-    { "index_no_footer", index_no_footer },
-    { "index_torn", index_torn },
     { "index_footer_cut", index_footer_cut },
     { "index_footer_cut_late", index_footer_cut_late },
-    { "index_footer_at_end", index_footer_at_end },
-    { "index_stale_footer_offset", index_stale_footer_offset },
-    { "index_bytes_after_footer", index_bytes_after_footer },
-    { "index_footer_mismatch", index_footer_mismatch },
     { "index_footer_before_events", index_footer_before_events },
     { "index_footer_overlapping_header", index_footer_overlapping_header },
-    { "index_zero_events", index_zero_events },
-    { "index_crc_mismatch", index_crc_mismatch },
-    { "index_bad_identity", index_bad_identity },
     { "index_bad_event_size", index_bad_event_size },
-    { "index_bad_events_offset", index_bad_events_offset },
-    { "index_short_files", index_short_files },
-    { "index_open_errors", index_open_errors },
-    { "detail_finalized", detail_finalized },
     { "detail_get_fields", detail_get_fields },
-    { "detail_events_offset_gap", detail_events_offset_gap },
-    { "detail_crc_zero", detail_crc_zero },
-    { "detail_no_footer", detail_no_footer },
-    { "detail_torn_header", detail_torn_header },
     { "detail_torn_record", detail_torn_record },
     { "detail_bad_total_length", detail_bad_total_length },
     { "detail_empty_payloads", detail_empty_payloads },
-    { "detail_footer_at_end", detail_footer_at_end },
-    { "detail_stale_header", detail_stale_header },
-    { "detail_bytes_after_footer", detail_bytes_after_footer },
-    { "detail_footer_mismatch", detail_footer_mismatch },
-    { "detail_zero_events", detail_zero_events },
-    { "detail_crc_mismatch", detail_crc_mismatch },
-    { "detail_bad_identity", detail_bad_identity },
-    { "detail_bad_events_offset", detail_bad_events_offset },
-    { "detail_short_files", detail_short_files },
     { "thread_links", thread_links },
     { "thread_links_dense", thread_links_dense },
     { "thread_index_only", thread_index_only },
@@ -1923,14 +1744,8 @@ static const test_case tests[] = {
 };
 
 int main(int argc, char **argv) {
-    const char *base = getenv("TMPDIR");
     int rc;
-#if defined(_WIN32)
-    if (!base || !*base) base = getenv("TEMP");
-#endif
-    snprintf(tmp_dir, sizeof tmp_dir, "%s/atf_test_reader_XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmp_dir)) {
-        printf("reader: mkdtemp %s failed\n", tmp_dir);
+    if (scratch_dir_make(tmp_dir, sizeof tmp_dir, "reader") != 0) {
         printf("reader: 0 passed, 1 failed\n");
         return 1;
     }

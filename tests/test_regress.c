@@ -1,7 +1,6 @@
 /* test_regress.c - inputs that once broke a reader (most found by fuzz/), each opened
  * through the public API with the result it must give now. The same inputs sit in
  * fuzz/corpus/<target>/crash-*, where make fuzz-replay runs them under the sanitizers. */
-#define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "harness.h"
 #include "fixtures.h"
@@ -17,16 +16,6 @@
 
 static char tmp_dir[512];
 
-static int write_bytes(const char *path, const void *data, size_t len) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    if (len && fwrite(data, 1, len, f) != len) {
-        fclose(f);
-        return -1;
-    }
-    return fclose(f) == 0 ? 0 : -1;
-}
-
 /* tmp_dir/pid_1 with a valid thread_0 (and no manifest); returns its path. */
 static const char *session_dir(void) {
     static char pid[600];
@@ -38,9 +27,9 @@ static const char *session_dir(void) {
     mkdir(dir, 0755);
     fx_entry_build(fx_catalog_find("thread_l1_detail"), &ix, &dt);
     snprintf(path, sizeof path, "%s/index.atf", dir);
-    CHECK(write_bytes(path, ix.data, ix.len) == 0);
+    CHECK(write_file(path, ix.data, ix.len) == 0);
     snprintf(path, sizeof path, "%s/detail.atf", dir);
-    CHECK(write_bytes(path, dt.data, dt.len) == 0);
+    CHECK(write_file(path, dt.data, dt.len) == 0);
     fx_buf_free(&ix);
     fx_buf_free(&dt);
     return pid;
@@ -53,7 +42,7 @@ static atf_manifest_state manifest_state(const char *pid, const char *text, size
     atf_manifest_state s;
     atf_result rc;
     snprintf(path, sizeof path, "%s/manifest.json", pid);
-    CHECK(write_bytes(path, text, len) == 0);
+    CHECK(write_file(path, text, len) == 0);
     rc = atf_session_reader_open(&r, pid, NULL);
     CHECK_RESULT(ATF_OK, rc);
     if (rc != ATF_OK) return ATF_MANIFEST_MISSING;

@@ -2,7 +2,6 @@
  * validation, wraparound at every position of the index and detail rings (detail entries
  * that straddle the end become fillers), full rings dropping and counting, layout-1 link
  * limits, and a two-thread stress where every event arrives exactly once, in order. */
-#define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "tests/harness.h"
 

@@ -29,7 +29,7 @@
 static char test_root[256];
 
 static const char *root_dir(void) {
-    if (!test_root[0]) snprintf(test_root, sizeof test_root, "/tmp/atf_test_session_%d", (int)getpid());
+    if (!test_root[0]) scratch_root(test_root, sizeof test_root, "session");
     return test_root;
 }
 
@@ -660,6 +660,88 @@ static void test_json_validator_rejects(void) {
     CHECK(!json_valid("{\"a\":01}"));
 }
 
+/* What the session writer puts in manifest.json comes back through the session reader:
+ * state (while recording and after close), overflow policy, process facts, modules and
+ * timing anchors in their order, with exact integer values where the text has them. */
+static void test_manifest_read_back(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_session_reader r;
+    atf_writer *w = NULL;
+    char dir[1100];
+    const atf_session_anchor *a;
+    const uint64_t big = 1ull << 60; /* written "1.152921504606847e+18": an integer double */
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.overflow = ATF_OVERFLOW_DROP;
+    c.session_name = "read_back";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "main", &w));
+    if (w) {
+        atf_writer_call(w, 0x100000001ull, atf_now_ns());
+        atf_writer_return(w, 0x100000001ull, atf_now_ns());
+    }
+    CHECK_RESULT(ATF_OK, atf_session_add_module(s, 0, "/bin/\"q\" \xc3\xa9", 0x400000, 0x1000));
+    CHECK_RESULT(ATF_OK, atf_session_add_module(s, 7, "", 0xFFFFFFFFFFFF0000ull, 0));
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor(s, "frames", 1000, 1234567890123.0, 48000.0));
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor(s, "half", 2000, 0.5, 0.0));       /* rate 0: default */
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor(s, "nan", 3000, 0.0 / 0.0, 1.0));  /* value null: skipped */
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor(s, "big", 4000, (double)big, 1.0 / 0.0));
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+    CHECK(strcmp(r.state, "recording") == 0);
+    atf_session_reader_close(&r);
+    if (w) atf_session_detach(s);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+    CHECK_RESULT(ATF_OK, r.manifest_error.code);
+    CHECK(strcmp(r.state, "closed") == 0);
+    CHECK(strcmp(r.overflow, "drop") == 0);
+    CHECK_EQ((uint64_t)getpid(), r.pid);
+    CHECK(strcmp(r.arch, atf_arch_str(ATF__ARCH_CODE)) == 0);
+    CHECK(strcmp(r.os, atf_os_str(ATF__OS_CODE)) == 0);
+    CHECK_EQ(0, r.attach_failures);
+    CHECK(r.recording_error == NULL);
+    CHECK_EQ(1, r.thread_count);
+    if (r.thread_count == 1) CHECK(r.threads[0].manifest_finalized && strcmp(r.threads[0].name, "main") == 0);
+    CHECK_EQ(2, r.module_count);
+    if (r.module_count == 2) {
+        CHECK_EQ(0, r.modules[0].module_id);
+        CHECK(strcmp(r.modules[0].path, "/bin/\"q\" \xc3\xa9") == 0);
+        CHECK_EQ(0x400000, r.modules[0].base_address);
+        CHECK_EQ(0x1000, r.modules[0].size);
+        CHECK_EQ(7, r.modules[1].module_id);
+        CHECK(strcmp(r.modules[1].path, "") == 0);
+        CHECK_EQ(0xFFFFFFFFFFFF0000ull, r.modules[1].base_address);
+        CHECK_EQ(0, r.modules[1].size);
+    }
+    /* the session's own wall clock anchor first, then ours in order, the NaN one left out */
+    CHECK_EQ(4, r.anchor_count);
+    if (r.anchor_count == 4) {
+        a = &r.anchors[0];
+        CHECK(strcmp(a->name, "wall_clock_ns") == 0 && a->rate == 1e9 && a->value_exact);
+        a = &r.anchors[1];
+        CHECK(strcmp(a->name, "frames") == 0);
+        CHECK_EQ(1000, a->host_ns);
+        CHECK(a->value == 1234567890123.0 && a->rate == 48000.0);
+        CHECK(a->value_exact);
+        CHECK_EQ(1234567890123ull, a->value_u64);
+        a = &r.anchors[2];
+        CHECK(strcmp(a->name, "half") == 0 && a->value == 0.5 && !a->value_exact);
+        CHECK(a->rate == 1e9);
+        a = &r.anchors[3];
+        CHECK(strcmp(a->name, "big") == 0 && a->value_exact && a->rate == 1e9);
+        CHECK_EQ(big, a->value_u64);
+    }
+    atf_session_reader_close(&r);
+    rm_rf(dir);
+}
+
 /* ---- threads come and go --------------------------------------------------------------- */
 
 typedef struct lazy { atf_session *s; uint64_t n; uint32_t slot; int ok; } lazy;
@@ -956,6 +1038,71 @@ static void test_open_error_detail(void) {
     }
 }
 
+/* With detail off a payload is refused, never swallowed: ATF_E_DETAIL_OFF, nothing
+ * recorded or counted, the depth unmoved; in a session and on a bare writer alike. */
+static void test_detail_off_refused(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_session_reader r;
+    atf_writer *w = NULL, bare;
+    uint8_t payload[16] = {1, 2, 3};
+    size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 64), dsz = atf_ring_memory_size(ATF_RING_DETAIL, 4096);
+    void *imem = NULL, *dmem = NULL;
+    char dir[1100];
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.session_name = "detail_off";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, NULL, &w));
+    if (w) {
+        CHECK_RESULT(ATF_OK, atf_writer_call(w, 1, 10));
+        CHECK_RESULT(ATF_E_DETAIL_OFF, atf_writer_event_detail(w, ATF_EVENT_CALL, 2, 20, 3, payload, sizeof payload));
+        CHECK_RESULT(ATF_E_DETAIL_OFF, atf_writer_event_detail(w, ATF_EVENT_RETURN, 1, 30, 4, payload, sizeof payload));
+        CHECK_EQ(1, w->depth);
+        CHECK_EQ(0, w->detail_count);
+        CHECK_EQ(0, w->detail_dropped);
+        CHECK_EQ(0, w->dropped);
+        CHECK_RESULT(ATF_OK, atf_writer_return(w, 1, 40));
+        atf_session_detach(s);
+    }
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK_EQ(1, r.thread_count);
+    if (r.thread_count == 1) {
+        const atf_session_thread *t = &r.threads[0];
+        CHECK_EQ(2, t->events_written);
+        CHECK_EQ(2, t->reader.index.event_count);
+        CHECK_EQ(0, t->detail_written);
+        CHECK_EQ(0, t->detail_dropped);
+        CHECK_EQ(0, t->events_dropped);
+        CHECK(!t->manifest_has_detail);
+    }
+    atf_session_reader_close(&r);
+    rm_rf(dir);
+    /* a bare writer: without detail memory, and with it but mode OFF */
+    CHECK_EQ(0, posix_memalign(&imem, 64, isz));
+    CHECK_EQ(0, posix_memalign(&dmem, 64, dsz));
+    CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 64, 1, 1));
+    CHECK_RESULT(ATF_OK, atf_writer_init(&bare, imem, isz, NULL, 0, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_E_DETAIL_OFF, atf_writer_event_detail(&bare, ATF_EVENT_CALL, 1, 1, 3, payload, 8));
+    CHECK_EQ(0, bare.index.pos);
+    CHECK_EQ(0, bare.depth);
+    CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 1, 1));
+    CHECK_RESULT(ATF_OK, atf_writer_init(&bare, imem, isz, dmem, dsz, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_E_DETAIL_OFF, atf_writer_event_detail(&bare, ATF_EVENT_CALL, 1, 1, 3, payload, 8));
+    CHECK_EQ(0, bare.index.pos);
+    CHECK_EQ(0, bare.detail.pos);
+    CHECK_RESULT(ATF_OK, atf_writer_init(&bare, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_OK, atf_writer_event_detail(&bare, ATF_EVENT_CALL, 1, 1, 3, payload, 8));
+    CHECK_EQ(1, bare.index.pos);
+    CHECK_EQ(1, bare.detail_count);
+    CHECK(atf_result_str(ATF_E_DETAIL_OFF) != atf_result_str(ATF_E_STATE));
+    ring_mem_free(imem);
+    ring_mem_free(dmem);
+}
+
 /* An empty session, fsync options, nested root: valid files and manifest. */
 static void test_empty_and_fsync(void) {
     atf_session *s = NULL;
@@ -999,6 +1146,21 @@ static void test_empty_and_fsync(void) {
     free(m);
     snprintf(path, sizeof path, "%s/manifest.json.tmp", dir);
     CHECK(!path_exists(path));
+    {   /* the session reader opens it on its manifest alone */
+        atf_session_reader r;
+        atf_merge mg;
+        atf_merge_item it;
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+        CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+        CHECK_EQ(0, r.thread_count);
+        CHECK_RESULT(ATF_OK, r.error.code);
+        CHECK(strcmp(r.state, "closed") == 0);
+        CHECK_EQ((uint64_t)getpid(), r.pid);
+        CHECK_RESULT(ATF_OK, atf_merge_init(&mg, &r, NULL));
+        CHECK_RESULT(ATF_E_RANGE, atf_merge_next(&mg, &it));
+        atf_merge_deinit(&mg);
+        atf_session_reader_close(&r);
+    }
 }
 
 /* ---- rings in caller memory ---------------------------------------------------------- */
@@ -1217,11 +1379,13 @@ static const test_case tests[] = {
     {"windowed_links_patched_on_disk_l2", test_windowed_links_patched_on_disk_l2},
     {"windowed_realtime_triggers", test_windowed_realtime_triggers},
     {"manifest_escaping", test_manifest_escaping},
+    {"manifest_read_back", test_manifest_read_back},
     {"thread_exit_releases", test_thread_exit_releases},
     {"thread_exit_after_close", test_thread_exit_after_close},
     {"two_sessions", test_two_sessions},
     {"attach_detach_and_limits", test_attach_detach_and_limits},
     {"empty_and_fsync", test_empty_and_fsync},
+    {"detail_off_refused", test_detail_off_refused},
     {"attach_rings_in_process", test_attach_rings_in_process},
     {"attach_rings_refusals", test_attach_rings_refusals},
     {"cleanup", test_cleanup},

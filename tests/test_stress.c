@@ -30,7 +30,6 @@
  * (index ring slots per thread, default 1024), STRESS_YIELD (default 256; 0 = never),
  * ATF_TEST_TMP or BUILD (scratch, default build). `make stress` runs 64 threads x 1000000
  * events. */
-#define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "tests/harness.h"
 #include "tests/rec_util.h"
@@ -65,13 +64,6 @@ static double seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* $ATF_TEST_TMP, else $BUILD (set by make test), else build. */
-static const char *scratch_base(void) {
-    const char *v = getenv("ATF_TEST_TMP");
-    if (!v || !*v) v = getenv("BUILD");
-    return v && *v ? v : "build";
 }
 
 /* Whether event `seq` carries a detail payload (in the detail variants). */
@@ -142,12 +134,12 @@ static int check_hole(const atf_thread_reader *tr, const producer *p, uint64_t j
 }
 
 /* Checks thread_<p->slot> of session `dir` against what p produced (layout `layout`). */
-static void check_producer(const char *dir, const char *json, const producer *p, int layout,
-                           stress_totals *tt) {
+static void check_producer(const char *dir, atf_session_reader *session, const producer *p,
+                           int layout, stress_totals *tt) {
     char tdir[1200];
     atf_thread_reader tr;
     atf_result rc;
-    const char *obj;
+    const atf_session_thread *st;
     uint64_t j, n, prev_seq = 0, prev_ts = 0, attempts = 0, linked = 0, holes = 0;
     uint64_t written = 0, dropped = 0, dwritten = 0, ddropped = 0, lost = 1;
     uint64_t gaps = 1, waits = 0, timeouts = 1;
@@ -226,16 +218,19 @@ static void check_producer(const char *dir, const char *json, const producer *p,
             CHECK(!path_exists(gpath));
         }
     }
-    obj = json ? manifest_thread(json, p->slot) : NULL;
-    CHECK(obj != NULL);
-    CHECK(manifest_u64(obj, "events_written", &written));
-    CHECK(manifest_u64(obj, "events_dropped", &dropped));
-    CHECK(manifest_u64(obj, "detail_written", &dwritten));
-    CHECK(manifest_u64(obj, "detail_dropped", &ddropped));
-    CHECK(manifest_u64(obj, "events_lost_io", &lost));
-    CHECK(manifest_u64(obj, "gaps", &gaps));
-    CHECK(manifest_u64(obj, "waits", &waits));
-    CHECK(manifest_u64(obj, "timeouts", &timeouts));
+    /* the manifest's figures, as the session reader reads them */
+    st = atf_session_reader_thread(session, p->slot);
+    CHECK(st != NULL && st->in_manifest && st->manifest_finalized); /* the session closed */
+    if (st) {
+        written = st->events_written;
+        dropped = st->events_dropped;
+        dwritten = st->detail_written;
+        ddropped = st->detail_dropped;
+        lost = st->events_lost_io;
+        gaps = st->gaps;
+        waits = st->waits;
+        timeouts = st->timeouts;
+    }
     CHECK_EQ(tr.gap_count, gaps);
     CHECK_EQ(p->timeouts, timeouts);
     if (!p->may_drop) CHECK_EQ(0, ddropped); /* BLOCK keeps detail ALWAYS whole too */
@@ -259,17 +254,17 @@ static void check_producer(const char *dir, const char *json, const producer *p,
 /* Reads back every producer of the closed session `dir` and prints the totals. */
 static void check_session(const char *dir, const producer *ps, uint32_t count, int layout,
                           double wall, const char *what) {
-    char path[1200];
     stress_totals tt;
-    char *json;
+    atf_session_reader r;
+    atf_result rc;
     uint32_t k;
     memset(&tt, 0, sizeof tt);
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    json = read_text(path);
-    CHECK(json != NULL);
-    CHECK(json && strstr(json, "\"state\":\"closed\"") != NULL);
-    for (k = 0; k < count && !harness__failures_in_test; k++) check_producer(dir, json, &ps[k], layout, &tt);
-    free(json);
+    rc = atf_session_reader_open(&r, dir, NULL);
+    CHECK_RESULT(ATF_OK, rc);
+    if (rc != ATF_OK) return;
+    CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+    for (k = 0; k < count && !harness__failures_in_test; k++) check_producer(dir, &r, &ps[k], layout, &tt);
+    atf_session_reader_close(&r);
     printf("  %s: %u writers x %llu events: produced %llu = persisted %llu + dropped %llu "
            "(%.1f%%) in %llu gaps; detail written %llu, dropped %llu; %llu waits (a full ring "
            "drained by its producer); %.2f s, %.1f M events/s\n", what, count,

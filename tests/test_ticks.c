@@ -19,7 +19,7 @@
 static char test_root[256];
 
 static const char *root_dir(void) {
-    if (!test_root[0]) snprintf(test_root, sizeof test_root, "/tmp/atf_test_ticks_%d", (int)getpid());
+    if (!test_root[0]) scratch_root(test_root, sizeof test_root, "ticks");
     return test_root;
 }
 

@@ -5,7 +5,7 @@
  * so that a crash trial can kill the process and still know where its files are.
  * SPDX-License-Identifier: MIT */
 #include "atf.h"
-#include "cli.h"
+#include "core.h"
 #include "gen_model.h"
 
 #include <errno.h>
@@ -165,41 +165,6 @@ static int gen_parse_overflow(const cli_command *cmd, const char *text, uint32_t
     else return cli_usage_error(cmd, "--overflow: '%s' is not block or drop", text);
     return CLI_CONTINUE;
 }
-
-const char cli_usage_gen[] =
-    "usage: atf gen [--threads N] [--events N] [--detail always|windowed|off]\n"
-    "               [--detail-every K] [--layout 1|2] [--pre-roll-ms N]\n"
-    "               [--post-roll-ms N] [--trigger-every-ms N] [--ring-events N]\n"
-    "               [--overflow block|drop] [--seed S] ROOT\n"
-    "\n"
-    "Records a session under ROOT (created when missing) through the library's\n"
-    "session writer and prints its pid_* directory on stdout as soon as it exists,\n"
-    "then nothing else. Each of N threads (slot k is the k-th thread, named gen-k)\n"
-    "produces N events of well-nested call/return pairs (with an odd N the last call\n"
-    "stays open) stamped with atf_now_ns(), over 8 functions registered as symbols.\n"
-    "The functions, kinds, depths and detail payloads depend only on the seed and the\n"
-    "slot; the timestamps are real. A full ring makes the thread drain it itself\n"
-    "(--overflow block, nothing lost) or drops events (--overflow drop); the library\n"
-    "counts them in the manifest (events_written + events_dropped = N per thread) and\n"
-    "records each gap in the thread's gaps.atf.\n"
-    "\n"
-    "  --threads N           producer threads (default 4, at most 1024)\n"
-    "  --events N            events per thread (default 1000000)\n"
-    "  --detail MODE         off (default), always, or windowed (flight recorder:\n"
-    "                        only detail around a trigger is persisted)\n"
-    "  --detail-every K      every K-th event of a thread carries a detail payload: the\n"
-    "                        registers and a 32-byte stack window (default 16)\n"
-    "  --layout 1|2          on-disk layout (default 1)\n"
-    "  --pre-roll-ms N       windowed: detail kept before a trigger (default 5)\n"
-    "  --post-roll-ms N      windowed: detail kept after a trigger (default 5)\n"
-    "  --trigger-every-ms N  windowed: the main thread triggers when the threads start\n"
-    "                        and then every N ms until they end; 0 = never (default 10)\n"
-    "  --ring-events N       index ring slots per thread (default 65536)\n"
-    "  --overflow POLICY     a full ring: block (default: no event lost) or drop\n"
-    "  --seed S              seed of the event content (default 1)\n"
-    "\n"
-    "A summary goes to stderr when stderr is a terminal.\n"
-    "Exit status: 0 ok, 1 the session reported an error, 2 usage error.\n";
 
 int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     static gen_worker workers[GEN_MAX_THREADS];

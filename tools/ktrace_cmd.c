@@ -3,7 +3,7 @@
  * clock of a session, through the session's wall-clock timing anchor.
  * SPDX-License-Identifier: MIT */
 #include "atf.h"
-#include "cli.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@ typedef struct kt_chunks {
 /* The ktrace file placed on a session's trace clock (see the usage text). */
 typedef struct kt_mapping {
     const char *session;
-    cli_anchor anchor;
+    atf_session_anchor anchor;
     uint64_t ktrace_wall_ns, timestamp_ns;
     int64_t start_host_ns, offset_ns;
 } kt_mapping;
@@ -60,32 +60,47 @@ static int kt_add(int64_t a, int64_t b, int64_t *out) {
     return 1;
 }
 
-/* Fills *m from the session's manifest; on failure reports and returns CLI_EXIT_DATA. */
+/* The "wall_clock_ns" timing anchor of a session (a pid_* directory or its manifest.json),
+ * from the session reader. On failure reports and returns CLI_EXIT_DATA. */
+static int kt_anchor(const char *session, atf_session_anchor *out) {
+    char dir[CLI_PATH_MAX];
+    atf_session_reader r;
+    atf_manifest_state state;
+    atf_error e;
+    size_t i;
+    int opened, found = 0;
+    if (cli_is_file(session)) cli_parent_dir(session, dir, sizeof dir);
+    else snprintf(dir, sizeof dir, "%s", session);
+    opened = atf_session_reader_open(&r, dir, NULL) == ATF_OK;
+    for (i = 0; opened && i < r.anchor_count && !found; i++)
+        if (strcmp(r.anchors[i].name, "wall_clock_ns") == 0) *out = r.anchors[i], found = 1;
+    state = r.manifest;
+    e = r.manifest_error;
+    if (opened) atf_session_reader_close(&r);
+    if (found) return CLI_EXIT_OK;
+    if (state == ATF_MANIFEST_UNREADABLE && e.code != ATF_OK) return cli_report(&e);
+    if (state == ATF_MANIFEST_MISSING)
+        cli_error_init(&e, ATF_E_NOT_FOUND, session, 0, "no manifest.json");
+    else
+        cli_error_init(&e, ATF_E_CORRUPT, session, 0,
+                       "manifest.json has no \"wall_clock_ns\" timing anchor");
+    return cli_report(&e);
+}
+
+/* Fills *m from the session's anchor; on failure reports and returns CLI_EXIT_DATA. */
 static int kt_map(kt_mapping *m, const atf_ktrace_reader *r, const char *session) {
-    cli_manifest man;
-    const cli_anchor *a;
     atf_error e;
     int64_t delta, host, ts;
-    int ok;
+    int ok, status;
     memset(m, 0, sizeof *m);
     m->session = session;
-    if (cli_manifest_load(&man, session, &e) != ATF_OK) return cli_report(&e);
-    a = man.present ? cli_manifest_anchor(&man, "wall_clock_ns") : NULL;
-    if (!a) {
-        cli_error_init(&e, man.present ? ATF_E_CORRUPT : ATF_E_NOT_FOUND, session, 0,
-                       man.present ? "manifest.json has no \"wall_clock_ns\" timing anchor"
-                                   : "no manifest.json");
-        cli_manifest_free(&man);
-        return cli_report(&e);
-    }
-    m->anchor = *a;
-    cli_manifest_free(&man);
+    if ((status = kt_anchor(session, &m->anchor)) != CLI_EXIT_OK) return status;
     m->ktrace_wall_ns = atf_ktrace_wall_ns(r);
     m->timestamp_ns = atf_ktrace_time_ns(r, r->header.timestamp);
     ok = m->anchor.host_ns <= (uint64_t)INT64_MAX && m->timestamp_ns <= (uint64_t)INT64_MAX;
     host = (int64_t)m->anchor.host_ns;
     ts = (int64_t)m->timestamp_ns;
-    if (ok && m->anchor.value_is_u64 && m->anchor.rate == 1e9) {
+    if (ok && m->anchor.value_exact && m->anchor.rate == 1e9) {
         /* the usual case, exact in integers */
         ok = kt_sub(m->ktrace_wall_ns, m->anchor.value_u64, &delta);
     } else if (ok) {
@@ -109,27 +124,15 @@ static const char *kt_section(const atf_ktrace_chunk *c) {
     return c->section == ATF_KTRACE_HEADER_CHUNK ? "header" : "body";
 }
 
-static void kt_json_string(const char *s) {
-    static const char hex[] = "0123456789abcdef";
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c < 0x20) printf("\\u00%c%c", hex[c >> 4], hex[c & 15]);
-        else putchar(c);
-    }
-    putchar('"');
-}
-
-static void kt_anchor_value(const cli_anchor *a) {
-    if (a->value_is_u64) printf("%llu", (cli_ull)a->value_u64);
-    else printf("%.17g", a->value);
+static void kt_anchor_value(const atf_session_anchor *a) {
+    if (a->value_exact) cli_printf("%llu", (cli_ull)a->value_u64);
+    else cli_printf("%.17g", a->value);
 }
 
 static void kt_print_json(const atf_ktrace_reader *r, const kt_chunks *c, const kt_mapping *m) {
     const atf_ktrace_header *h = &r->header;
     size_t i;
-    printf("{\"header\":{\"magic\":%u,\"major\":%u,\"minor\":%u,\"header_size\":%llu,"
+    cli_printf("{\"header\":{\"magic\":%u,\"major\":%u,\"minor\":%u,\"header_size\":%llu,"
            "\"timebase_numer\":%u,\"timebase_denom\":%u,\"timestamp\":%llu,"
            "\"walltime_secs\":%llu,\"walltime_usecs\":%u,\"minutes_west\":%u,\"dst\":%u,"
            "\"flags\":%u},\"chunks\":[",
@@ -138,23 +141,23 @@ static void kt_print_json(const atf_ktrace_reader *r, const kt_chunks *c, const 
            h->walltime_usecs, h->minutes_west, h->dst, h->flags);
     for (i = 0; i < c->count; i++) {
         const atf_ktrace_chunk *k = &c->items[i];
-        printf("%s{\"offset\":%llu,\"tag\":%u,\"major\":%u,\"minor\":%u,\"size\":%llu,"
+        cli_printf("%s{\"offset\":%llu,\"tag\":%u,\"major\":%u,\"minor\":%u,\"size\":%llu,"
                "\"section\":\"%s\"}",
                i ? "," : "", (cli_ull)k->offset, k->tag, k->major, k->minor, (cli_ull)k->size,
                kt_section(k));
     }
-    putchar(']');
+    cli_print("]");
     if (m) {
-        printf(",\"session\":{\"path\":");
-        kt_json_string(m->session);
-        printf(",\"anchor_host_ns\":%llu,\"anchor_value\":", (cli_ull)m->anchor.host_ns);
+        cli_printf(",\"session\":{\"path\":");
+        cli_json_str(m->session);
+        cli_printf(",\"anchor_host_ns\":%llu,\"anchor_value\":", (cli_ull)m->anchor.host_ns);
         kt_anchor_value(&m->anchor);
-        printf(",\"anchor_rate\":%.17g,\"ktrace_wall_ns\":%llu,\"start_host_ns\":%lld,"
+        cli_printf(",\"anchor_rate\":%.17g,\"ktrace_wall_ns\":%llu,\"start_host_ns\":%lld,"
                "\"timestamp_ns\":%llu,\"offset_ns\":%lld}",
                m->anchor.rate, (cli_ull)m->ktrace_wall_ns, (cli_ll)m->start_host_ns,
                (cli_ull)m->timestamp_ns, (cli_ll)m->offset_ns);
     }
-    puts("}");
+    cli_print("}\n");
 }
 
 static void kt_print_table(const atf_ktrace_reader *r, const kt_chunks *c, const kt_mapping *m) {
@@ -183,10 +186,10 @@ static void kt_print_table(const atf_ktrace_reader *r, const kt_chunks *c, const
            (cli_ull)(c->count - headers));
     if (m) {
         cli_kv("session", "%s", m->session);
-        printf("%s:%*s", "anchor", (int)(16 - strlen("anchor")), "");
-        printf("wall_clock_ns: host_ns %llu = wall ", (cli_ull)m->anchor.host_ns);
+        cli_printf("%s:%*s", "anchor", (int)(16 - strlen("anchor")), "");
+        cli_printf("wall_clock_ns: host_ns %llu = wall ", (cli_ull)m->anchor.host_ns);
         kt_anchor_value(&m->anchor);
-        printf(" ns (rate %.17g)\n", m->anchor.rate);
+        cli_printf(" ns (rate %.17g)\n", m->anchor.rate);
         cli_kv("ktrace_wall_ns", "%llu", (cli_ull)m->ktrace_wall_ns);
         cli_kv("start_host_ns", "%lld (the ktrace start on the session's trace clock)",
                (cli_ll)m->start_host_ns);
@@ -195,50 +198,14 @@ static void kt_print_table(const atf_ktrace_reader *r, const kt_chunks *c, const
                (cli_ll)m->offset_ns, h->timebase_numer, h->timebase_denom);
     }
     if (!c->count) return;
-    printf("\n%*s  %-10s  %5s  %5s  %*s  %s\n", (int)w_off, "offset", "tag", "major", "minor",
+    cli_printf("\n%*s  %-10s  %5s  %5s  %*s  %s\n", (int)w_off, "offset", "tag", "major", "minor",
            (int)w_size, "size", "section");
     for (i = 0; i < c->count; i++) {
         const atf_ktrace_chunk *k = &c->items[i];
-        printf("%*llu  0x%08x  %5u  %5u  %*llu  %s\n", (int)w_off, (cli_ull)k->offset, k->tag,
+        cli_printf("%*llu  0x%08x  %5u  %5u  %*llu  %s\n", (int)w_off, (cli_ull)k->offset, k->tag,
                k->major, k->minor, (int)w_size, (cli_ull)k->size, kt_section(k));
     }
 }
-
-const char cli_usage_ktrace[] =
-    "usage: atf ktrace [--json] [--session PATH] FILE\n"
-    "\n"
-    "Prints the header of a Darwin ktrace v3 file (magic, versions, header size,\n"
-    "timebase, timestamp, wall time, time zone, flags) and one row per chunk (offset,\n"
-    "tag, version, data size, header or body section). Chunk data is not decoded.\n"
-    "\n"
-    "  --json          one JSON document:\n"
-    "                  {\"header\":{\"magic\":N,\"major\":N,\"minor\":N,\"header_size\":N,\n"
-    "                   \"timebase_numer\":N,\"timebase_denom\":N,\"timestamp\":N,\n"
-    "                   \"walltime_secs\":N,\"walltime_usecs\":N,\"minutes_west\":N,\n"
-    "                   \"dst\":N,\"flags\":N},\n"
-    "                   \"chunks\":[{\"offset\":N,\"tag\":N,\"major\":N,\"minor\":N,\"size\":N,\n"
-    "                   \"section\":\"header\"|\"body\"}]}\n"
-    "                  (size is the data size), and with --session a last key\n"
-    "                  \"session\":{...} holding the values below.\n"
-    "  --session PATH  place the ktrace file on the trace clock of a session (a pid_*\n"
-    "                  directory or its manifest.json), through the session's\n"
-    "                  \"wall_clock_ns\" timing anchor {host_ns, value, rate}: host_ns on\n"
-    "                  the trace clock was `value` on the wall clock (ns since 1970;\n"
-    "                  rate 1e9 units per second).\n"
-    "\n"
-    "      ktrace_wall_ns  = walltime_secs * 1e9 + walltime_usecs * 1000\n"
-    "      start_host_ns   = anchor.host_ns + (ktrace_wall_ns - anchor.value) * 1e9 / rate\n"
-    "                        (the ktrace file's start on the session's trace clock)\n"
-    "      timestamp_ns    = timestamp * timebase_numer / timebase_denom\n"
-    "      offset_ns       = start_host_ns - timestamp_ns\n"
-    "\n"
-    "                  A ktrace time t (mach ticks) is then at\n"
-    "                  t * numer / denom + offset_ns on the session's trace clock. Values\n"
-    "                  are signed; the anchor's value is stored as a double in the\n"
-    "                  manifest (about 256 ns of resolution for today's dates).\n"
-    "\n"
-    "Exit status: 0 ok, 1 the file is not a valid ktrace v3 file (chunks up to the\n"
-    "damage are printed) or the session has no wall_clock_ns anchor, 2 usage error.\n";
 
 int cli_cmd_ktrace(const cli_command *cmd, int argc, char **argv) {
     int json = 0, nops = 0, rc, status = CLI_EXIT_OK;

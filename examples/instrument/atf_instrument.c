@@ -6,6 +6,10 @@
  *   cc -O2 -I<dir of atf.h> -c atf_instrument.c       this file: never instrumented
  *   cc -o prog prog.o atf_instrument.o -ldl -lpthread
  *   ATF_TRACE_DIR=traces ./prog                       -> traces/session_<time>/pid_<pid>/
+ * or, without relinking, as a preloaded shared library (what `atf record` does):
+ *   cc -O2 -fPIC -shared -I<dir of atf.h> -o libatf_instrument.so atf_instrument.c -ldl -lpthread
+ *   cc -O2 -g -finstrument-functions -o prog prog.c   your code: instrumented, no tracer
+ *   LD_PRELOAD=./libatf_instrument.so ./prog
  *
  * How it works
  *   - A constructor opens the session and lists the loaded modules with dl_iterate_phdr
@@ -30,14 +34,23 @@
  *     table (.symtab, which has static functions too; else .dynsym), then dladdr(), else
  *     "module+0xoffset".
  *   - Guards: a per-thread busy flag stops recursion (hooks reached from inside a hook,
- *     or from a signal handler that interrupted one); events before the constructor,
- *     after the destructor and in forked children are ignored; at exit the closer clears
+ *     or from a signal handler that interrupted one); events before the constructor
+ *     and after the destructor are ignored; at exit the closer clears
  *     every thread's writer pointer and closes the session only once no other thread is
  *     inside a hook (membarrier), so threads that are still running while the process
  *     exits cannot touch freed memory, and the hot path reads no global state.
+ *   - fork(): the child gives up the session it inherited (atf_session_abandon_after_fork:
+ *     the parent's files and drain are left alone) and its first event opens a session
+ *     of its own in the same session directory, pid_<child>/; so do its own children.
+ *   - Filters are decided once per function, at its first call (the slow path, where its
+ *     name is read from the module's symbol table); a function left out gets the id flag
+ *     INST_ID_SKIP in the tables, so each of its calls costs a cache hit and one test.
+ *     The depth limit counts, per thread, the open calls of functions that pass them.
  *
  * Environment
  *   ATF_TRACE_DIR          session root (default ./traces)
+ *   ATF_TRACE_SESSION      session directory name under the root (default
+ *                          session_<date>_<time>); an existing one is joined
  *   ATF_TRACE=0            record nothing
  *   ATF_TRACE_QUIET=1      no summary line on stderr at exit (threads, functions, events
  *                          recorded and lost, gaps when any)
@@ -47,6 +60,11 @@
  *                          writes its ring out itself, nothing is lost) or drop (it never
  *                          waits; events are dropped, counted and recorded as gaps);
  *                          another value: a message on stderr, and block
+ *   ATF_TRACE_FILTER       record only functions whose name matches one of these
+ *                          comma-separated glob patterns (fnmatch: * ? [...])
+ *   ATF_TRACE_NOTRACE      never record functions matching these (after the filter)
+ *   ATF_TRACE_DEPTH        record only calls at most this deep (per thread, counting
+ *                          the functions the filters keep); default: no limit
  *
  * Linux (ELF, glibc or musl), x86-64 and arm64, gcc and clang. Every function here is
  * no_instrument_function, and so is everything of atf.h a hook reaches.
@@ -67,6 +85,8 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
@@ -88,14 +108,22 @@
  * library (where the default model calls __tls_get_addr). */
 #define INST_TLS __thread __attribute__((tls_model("initial-exec")))
 
-void __cyg_profile_func_enter(void *fn, void *site) NOI;
-void __cyg_profile_func_exit(void *fn, void *site) NOI;
+/* The hooks are the only symbols this file exports: visible even under
+ * -fvisibility=hidden, so that a shared library built from it (LD_PRELOAD) interposes
+ * them for the whole program. */
+#define INST_EXPORT __attribute__((visibility("default")))
+INST_EXPORT void __cyg_profile_func_enter(void *fn, void *site) NOI;
+INST_EXPORT void __cyg_profile_func_exit(void *fn, void *site) NOI;
 
 /* ---- state ------------------------------------------------------------------------- */
-enum { INST_IDLE = 0, INST_RUNNING = 1, INST_STOPPING = 2, INST_OFF = 3 };
+/* INST_FORKED: a child of a traced process, whose first event opens its own session */
+enum { INST_IDLE = 0, INST_RUNNING = 1, INST_STOPPING = 2, INST_OFF = 3, INST_FORKED = 4 };
 
 #define INST_CACHE 512                    /* per-thread direct-mapped cache entries */
-#define INST_ID_UNRESOLVED 0xFFFFFFFF00000000ull /* only when memory ran out */
+#define INST_ID_SKIP (1ull << 63)         /* filtered out: never recorded (module ids stay
+                                             far below 2^31) */
+#define INST_ID_UNRESOLVED 0xFFFFFFFF00000000ull /* only when memory ran out: has the skip
+                                                    flag, so such calls are not recorded */
 
 typedef struct inst_entry { uintptr_t addr; uint64_t id; } inst_entry;
 
@@ -105,6 +133,9 @@ typedef struct inst_thread {
     int busy;                    /* 1 while this thread runs a hook; read by the closer */
     atf_writer *w;               /* NULL: not traced (out of slots, detached, or the
                                     session is closing: the closer clears it) */
+    long depth;                  /* open calls of functions that pass the filters (below
+                                    0 in a forked child returning from the parent's) */
+    long max_depth;              /* record only calls with depth <= max_depth */
     struct inst_thread *next_all, *next_free;
     inst_entry cache[INST_CACHE];
 } inst_thread;
@@ -127,6 +158,8 @@ typedef struct inst_module {
 
 static int inst_state;
 static atf_session *inst_session;
+static atf_session_config inst_cfg;             /* what every process of the tree opens with */
+static char inst_parent_dir[1024];              /* forked: <root>/<session>/pid_<parent> */
 static pthread_mutex_t inst_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t inst_key;
 static inst_thread *inst_threads, *inst_free;   /* under inst_lock */
@@ -135,6 +168,8 @@ static inst_module *inst_modules;               /* under inst_lock; index = modu
 static size_t inst_module_count, inst_module_cap;
 static size_t inst_unknown = (size_t)-1;        /* module for addresses in no module */
 static int inst_barrier;                        /* membarrier command to use, 0 = none */
+static long inst_max_depth = LONG_MAX;          /* ATF_TRACE_DEPTH */
+static int inst_filtering;                      /* ATF_TRACE_FILTER or _NOTRACE given */
 static inst_thread inst_dead;                   /* for threads that exited: never traced */
 
 static INST_TLS inst_thread *inst_tls;
@@ -318,7 +353,11 @@ NOI static int inst_table_add(uintptr_t a, uint64_t id) {
     return 1;
 }
 
-/* The first call of a function anywhere: give it the next index of its module. */
+NOI static int inst_filter_wants(size_t mi, uintptr_t a);
+
+/* The first call of a function anywhere: give it the next index of its module, or, when
+ * the filters leave it out, INST_ID_SKIP (decided once, here: its name is resolved on
+ * this slow path only). */
 COLD NOI static uint64_t inst_assign(uintptr_t a) {
     uint64_t id = INST_ID_UNRESOLVED;
     int scanned = 0;
@@ -337,6 +376,11 @@ COLD NOI static uint64_t inst_assign(uintptr_t a) {
         }
         if (mi == (size_t)-1) mi = inst_unknown_module();
         if (mi == (size_t)-1) break;
+        if (inst_filtering && !inst_filter_wants(mi, a)) {
+            id = INST_ID_SKIP;
+            inst_table_add(a, id);
+            break;
+        }
         m = &inst_modules[mi];
         if (m->count == m->cap) {
             size_t cap = m->cap ? m->cap * 2 : 256;
@@ -370,13 +414,21 @@ NOI static inline uint64_t inst_id(inst_thread *t, uintptr_t a) {
 }
 
 /* ---- threads ----------------------------------------------------------------------- */
+NOI static void inst_barrier_setup(void);
+NOI static void inst_child_open(void);
+
 /* A thread's first event: a record (busy already set) and a writer of the session.
  * NULL when not running, or when called from inside this path. */
 COLD NOI static inst_thread *inst_attach(void) {
     inst_thread *t = NULL;
     int cs;
-    if (inst_tls_guard || inst_load_state() != INST_RUNNING) return NULL;
-    inst_tls_guard = 1;
+    if (inst_tls_guard) return NULL;
+    inst_tls_guard = 1; /* also while a forked child opens its session */
+    if (inst_load_state() == INST_FORKED) inst_child_open();
+    if (inst_load_state() != INST_RUNNING) {
+        inst_tls_guard = 0;
+        return NULL;
+    }
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs); /* attaching creates files */
     pthread_mutex_lock(&inst_lock);
     if (inst_load_state() == INST_RUNNING) {
@@ -390,6 +442,8 @@ COLD NOI static inst_thread *inst_attach(void) {
         if (t) {
             inst_busy_set(t);
             t->w = NULL;
+            t->depth = 0;
+            t->max_depth = inst_max_depth;
         }
     }
     pthread_mutex_unlock(&inst_lock);
@@ -430,7 +484,7 @@ NOI static void inst_thread_exit(void *p) {
 /* ---- the hooks --------------------------------------------------------------------- */
 /* Per event: the thread's record (one TLS load), the busy flag, the writer pointer (NULL
  * also once the session is closing, so no global state is read), the id from the
- * per-thread cache, a tick stamp (the drain converts it to the trace clock) and the
+ * per-thread cache (with its INST_ID_SKIP flag: filtered out) and the depth, a tick stamp (the drain converts it to the trace clock) and the
  * ring push. The entry is stamped after the lookup, the exit before it, so that the
  * time between the two is the function's as closely as the hooks allow. */
 void __cyg_profile_func_enter(void *fn, void *site) {
@@ -446,7 +500,8 @@ void __cyg_profile_func_enter(void *fn, void *site) {
     w = inst_writer(t);
     if (LIKELY(w != NULL)) {
         uint64_t id = inst_id(t, (uintptr_t)fn);
-        atf_writer_call(w, id, atf_ticks());
+        if (LIKELY(!(id & INST_ID_SKIP)) && LIKELY(++t->depth <= t->max_depth))
+            atf_writer_call(w, id, atf_ticks());
     }
     inst_busy_clear(t);
 }
@@ -463,8 +518,9 @@ void __cyg_profile_func_exit(void *fn, void *site) {
     }
     w = inst_writer(t);
     if (LIKELY(w != NULL)) {
-        uint64_t ts = atf_ticks();
-        atf_writer_return(w, inst_id(t, (uintptr_t)fn), ts);
+        uint64_t ts = atf_ticks(), id = inst_id(t, (uintptr_t)fn);
+        if (LIKELY(!(id & INST_ID_SKIP)) && LIKELY(t->depth-- <= t->max_depth))
+            atf_writer_return(w, id, ts);
     }
     inst_busy_clear(t);
 }
@@ -597,6 +653,29 @@ NOI static const char *inst_basename(const char *p) {
     return s ? s + 1 : p;
 }
 
+/* The name of the function at address a of module m, whose symbols are in elf: the
+ * symbol table, then (with_dladdr) dladdr(), else "module+0xoffset" (in buf). dladdr
+ * takes the dynamic linker's lock: not under inst_lock, which a hook in a constructor
+ * that dlopen runs may be waiting for while holding that lock. */
+NOI static const char *inst_name_of(const inst_elf *elf, const inst_module *m, uintptr_t a,
+                                    int with_dladdr, char *buf, size_t cap) {
+    const char *name = inst_elf_name(elf, (uint64_t)(a - m->bias), buf, cap);
+    Dl_info info;
+    if (name) return name;
+    if (with_dladdr && dladdr((void *)a, &info) && info.dli_sname) {
+        if ((uintptr_t)info.dli_saddr == a) return info.dli_sname;
+        snprintf(buf, cap, "%s+0x%llx", info.dli_sname,
+                 (unsigned long long)(a - (uintptr_t)info.dli_saddr));
+        return buf;
+    }
+    snprintf(buf, cap, "%s+0x%llx", inst_basename(m->path), (unsigned long long)(a - m->bias));
+    return buf;
+}
+
+NOI static const char *inst_module_file(size_t mi) {
+    return mi == inst_unknown ? "" : inst_modules[mi].path;
+}
+
 /* Registers every module that has functions (and the executable) and every function's
  * name. Runs at exit, when no hook is running. */
 NOI static size_t inst_resolve(void) {
@@ -608,31 +687,98 @@ NOI static size_t inst_resolve(void) {
         if (!m->count && mi != 0) continue;
         atf_session_add_module(inst_session, (uint32_t)mi, m->path, m->lo, m->hi - m->lo);
         if (!m->count) continue;
-        inst_elf_open(&elf, mi == inst_unknown ? "" : m->path);
-        for (i = 0; i < m->count; i++) {
-            uintptr_t a = m->fns[i];
-            const char *name = inst_elf_name(&elf, (uint64_t)(a - m->bias), buf, sizeof buf);
-            Dl_info info;
-            if (!name && dladdr((void *)a, &info) && info.dli_sname) {
-                if ((uintptr_t)info.dli_saddr == a) {
-                    name = info.dli_sname;
-                } else {
-                    snprintf(buf, sizeof buf, "%s+0x%llx", info.dli_sname,
-                             (unsigned long long)(a - (uintptr_t)info.dli_saddr));
-                    name = buf;
-                }
-            }
-            if (!name) {
-                snprintf(buf, sizeof buf, "%s+0x%llx", inst_basename(m->path),
-                         (unsigned long long)(a - m->bias));
-                name = buf;
-            }
-            atf_session_add_symbol(inst_session, ((uint64_t)mi << 32) | (uint64_t)i, name);
-        }
+        inst_elf_open(&elf, inst_module_file(mi));
+        for (i = 0; i < m->count; i++)
+            atf_session_add_symbol(inst_session, ((uint64_t)mi << 32) | (uint64_t)i,
+                                   inst_name_of(&elf, m, m->fns[i], 1, buf, sizeof buf));
         functions += m->count;
         inst_elf_close(&elf);
     }
     return functions;
+}
+
+/* ---- filters ----------------------------------------------------------------------- */
+/* ATF_TRACE_FILTER and ATF_TRACE_NOTRACE: comma-separated glob patterns (fnmatch) on
+ * function names. Decided once per function, at its first call anywhere (inst_assign,
+ * under inst_lock): each module's symbol table is read on its first such call and kept
+ * until exit. */
+typedef struct inst_globs { char *text; char **pat; size_t n; } inst_globs;
+
+static inst_globs inst_only, inst_never;
+static inst_elf *inst_filter_elf;               /* by module id; map NULL = not read yet */
+static size_t inst_filter_elf_cap;
+
+/* Splits the comma-separated list v into patterns (empty ones dropped). */
+NOI static void inst_globs_parse(inst_globs *g, const char *v) {
+    char *p, *next;
+    size_t cap = 1;
+    memset(g, 0, sizeof *g);
+    if (!v || !v[0] || !(g->text = inst_strdup(v))) return;
+    for (p = g->text; *p; p++) cap += *p == ',';
+    if (!(g->pat = (char **)malloc(cap * sizeof *g->pat))) return;
+    for (p = g->text; p; p = next) {
+        next = strchr(p, ',');
+        if (next) *next++ = '\0';
+        if (*p) g->pat[g->n++] = p;
+    }
+}
+
+NOI static int inst_globs_match(const inst_globs *g, const char *name) {
+    size_t i;
+    for (i = 0; i < g->n; i++)
+        if (fnmatch(g->pat[i], name, 0) == 0) return 1;
+    return 0;
+}
+
+/* The symbols of module mi, read on first use; NULL when out of memory. */
+NOI static const inst_elf *inst_filter_symbols(size_t mi) {
+    if (mi >= inst_filter_elf_cap) {
+        size_t cap = mi + 16;
+        inst_elf *g = (inst_elf *)realloc(inst_filter_elf, cap * sizeof *g);
+        if (!g) return NULL;
+        memset(g + inst_filter_elf_cap, 0, (cap - inst_filter_elf_cap) * sizeof *g);
+        inst_filter_elf = g;
+        inst_filter_elf_cap = cap;
+    }
+    if (!inst_filter_elf[mi].map) inst_elf_open(&inst_filter_elf[mi], inst_module_file(mi));
+    return &inst_filter_elf[mi];
+}
+
+/* Whether the function at a (module mi) is recorded. Under inst_lock. */
+NOI static int inst_filter_wants(size_t mi, uintptr_t a) {
+    static const inst_elf none;
+    const inst_elf *elf = inst_filter_symbols(mi);
+    char buf[512];
+    const char *name = inst_name_of(elf ? elf : &none, &inst_modules[mi], a, 0, buf,
+                                    sizeof buf);
+    if (inst_only.n && !inst_globs_match(&inst_only, name)) return 0;
+    return !inst_globs_match(&inst_never, name);
+}
+
+/* Reads ATF_TRACE_FILTER, ATF_TRACE_NOTRACE and ATF_TRACE_DEPTH (a positive number;
+ * another value is reported and ignored). */
+NOI static void inst_filters_setup(void) {
+    const char *d = getenv("ATF_TRACE_DEPTH");
+    inst_globs_parse(&inst_only, getenv("ATF_TRACE_FILTER"));
+    inst_globs_parse(&inst_never, getenv("ATF_TRACE_NOTRACE"));
+    inst_filtering = inst_only.n > 0 || inst_never.n > 0;
+    if (d && d[0]) {
+        char *end;
+        long v = strtol(d, &end, 10);
+        if (*end == '\0' && v > 0) inst_max_depth = v;
+        else fprintf(stderr, "atf_instrument: ATF_TRACE_DEPTH=%s is not a positive number; "
+                             "ignored\n", d);
+    }
+}
+
+/* The symbol tables the filters read, once no hook can need them. */
+NOI static void inst_filters_free(void) {
+    size_t i;
+    for (i = 0; i < inst_filter_elf_cap; i++)
+        if (inst_filter_elf[i].map) inst_elf_close(&inst_filter_elf[i]);
+    free(inst_filter_elf);
+    inst_filter_elf = NULL;
+    inst_filter_elf_cap = 0;
 }
 
 /* ---- start and stop ---------------------------------------------------------------- */
@@ -715,37 +861,104 @@ NOI static void inst_sum_stats(inst_totals *tot) {
     }
 }
 
+/* The child of a fork has the forking thread only, and none of the parent's drain. It
+ * gives up the inherited session (the parent's files and thread records are not its
+ * own; the threads of those records are not in the child) and keeps the address -> id
+ * tables (same address space, same ids). Its first event opens a session of its own
+ * in the parent's session directory: a child that only execs makes no directory. */
 NOI static void inst_atfork_child(void) {
-    /* The child has only the forking thread and no drain: it records nothing and leaves
-     * the parent's files alone. */
     inst_thread *t;
-    __atomic_store_n(&inst_state, INST_OFF, __ATOMIC_RELAXED);
+    int state = inst_load_state();
     pthread_mutex_init(&inst_lock, NULL);
-    for (t = inst_threads; t; t = t->next_all) __atomic_store_n(&t->w, NULL, __ATOMIC_RELAXED);
+    inst_free = NULL;
+    for (t = inst_threads; t; t = t->next_all) {
+        __atomic_store_n(&t->w, NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->busy, 0, __ATOMIC_RELAXED);
+        t->next_free = inst_free;
+        inst_free = t;
+    }
+    inst_tls = NULL;
+    pthread_setspecific(inst_key, NULL); /* its record is on the free list now */
+    if (state == INST_RUNNING) {
+        snprintf(inst_parent_dir, sizeof inst_parent_dir, "%s", atf_session_path(inst_session));
+        atf_session_abandon_after_fork(inst_session);
+        inst_session = NULL;
+        inst_set_state(INST_FORKED);
+    } else if (state != INST_FORKED) { /* a parent that was not recording, or stopping */
+        inst_set_state(INST_OFF);
+    }
+}
+
+/* A forked child's first event: its session, pid_<child>/ in the session directory of
+ * inst_parent_dir. On failure the child records nothing. */
+COLD NOI static void inst_child_open(void) {
+    char root[1024], *name, *pid;
+    atf_error e;
+    pthread_mutex_lock(&inst_lock);
+    if (inst_load_state() != INST_FORKED) {
+        pthread_mutex_unlock(&inst_lock);
+        return;
+    }
+    snprintf(root, sizeof root, "%s", inst_parent_dir);
+    pid = strrchr(root, '/');
+    if (pid) *pid = '\0';
+    name = strrchr(root, '/');
+    if (!pid || !name) {
+        inst_set_state(INST_OFF);
+        pthread_mutex_unlock(&inst_lock);
+        return;
+    }
+    *name++ = '\0';
+    inst_cfg.session_name = name;
+    inst_barrier_setup(); /* the membarrier registration is the parent's process's */
+    if (atf_session_open_ex(&inst_session, root, &inst_cfg, &e) == ATF_OK) {
+        inst_set_state(INST_RUNNING);
+    } else {
+        char line[800];
+        fprintf(stderr, "atf_instrument: no trace of pid %d: %s\n", (int)getpid(),
+                atf_error_format(&e, line, sizeof line));
+        inst_set_state(INST_OFF);
+    }
+    inst_cfg.session_name = NULL;
+    pthread_mutex_unlock(&inst_lock);
+}
+
+/* Whether the hooks the program calls are this copy's. They are not when this copy is
+ * preloaded into a program linked with a tracer of its own (atf_instrument.o), whose
+ * hooks the executable exports and so wins: this copy then stays off instead of opening
+ * a second, empty session. */
+NOI static int inst_hooks_are_ours(void) {
+    Dl_info found, self;
+    void *hook = dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter");
+    if (!hook || !dladdr(hook, &found) || !dladdr((void *)&inst_state, &self)) return 1;
+    return found.dli_fbase == self.dli_fbase;
 }
 
 __attribute__((constructor(101))) NOI static void inst_start(void) {
     const char *root = getenv("ATF_TRACE_DIR"), *e = getenv("ATF_TRACE");
-    atf_session_config cfg;
+    atf_session_config *cfg = &inst_cfg;
     atf_result rc;
     atf_error open_error;
-    if (e && strcmp(e, "0") == 0) {
+    if ((e && strcmp(e, "0") == 0) || !inst_hooks_are_ours()) {
         inst_set_state(INST_OFF);
         return;
     }
     if (!root || !root[0]) root = "traces";
-    memset(&cfg, 0, sizeof cfg);
-    cfg.index_ring_events = 1u << 20;
-    cfg.stamp_clock = ATF_STAMP_TICKS; /* the hooks stamp atf_ticks(); the drain converts */
+    memset(cfg, 0, sizeof *cfg);
+    cfg->index_ring_events = 1u << 20;
+    cfg->stamp_clock = ATF_STAMP_TICKS; /* the hooks stamp atf_ticks(); the drain converts */
     if ((e = getenv("ATF_TRACE_RING_EVENTS")) != NULL && atoll(e) > 0)
-        cfg.index_ring_events = (uint64_t)atoll(e);
-    cfg.overflow = inst_overflow_policy(getenv("ATF_TRACE_OVERFLOW"));
+        cfg->index_ring_events = (uint64_t)atoll(e);
+    cfg->overflow = inst_overflow_policy(getenv("ATF_TRACE_OVERFLOW"));
+    cfg->session_name = getenv("ATF_TRACE_SESSION"); /* NULL: a new session_<time> */
+    if (cfg->session_name && !cfg->session_name[0]) cfg->session_name = NULL;
     inst_fns = (inst_table *)calloc(1, sizeof *inst_fns + (sizeof(inst_entry) << 12));
     if (!inst_fns) {
         inst_set_state(INST_OFF);
         return;
     }
     inst_fns->bits = 12;
+    inst_filters_setup();
     inst_rescan(); /* module 0: the executable */
     inst_barrier_setup();
     if (pthread_key_create(&inst_key, inst_thread_exit) != 0 ||
@@ -753,7 +966,8 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
         inst_set_state(INST_OFF);
         return;
     }
-    rc = atf_session_open_ex(&inst_session, root, &cfg, &open_error);
+    rc = atf_session_open_ex(&inst_session, root, cfg, &open_error);
+    cfg->session_name = NULL; /* read only while opening; a forked child sets its own */
     if (rc != ATF_OK) {
         char line[800];
         fprintf(stderr, "atf_instrument: no trace: cannot open a session under %s: %s\n", root,
@@ -791,6 +1005,7 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
     }
     inst_sum_stats(&tot);
     functions = inst_resolve();
+    inst_filters_free();
     threads = atf_session_thread_count(inst_session);
     rc = atf_session_close(inst_session);
     inst_session = NULL;

@@ -1,0 +1,139 @@
+#!/bin/sh
+# doc_blocks.sh - the documentation as a contract: every C block (```c) of README.md and
+# docs/*.md compiles as written, and README's list of atf commands is the command's own.
+# Prints "doc_blocks: N passed, M failed".
+#
+# How a block is compiled is said by an HTML comment on the line before its fence
+# (invisible on a rendered page); without one, the block is a whole program:
+#   <!-- doc-check: program -->   a whole program: compiled and linked (a block that does
+#                                  not define ATF_IMPLEMENTATION is linked with it)
+#   <!-- doc-check: body -->      statements: placed in main() after #include "atf.h",
+#                                  <stdio.h> and <string.h>, compiled and linked
+#   <!-- doc-check: decls -->     declarations at file scope after #include "atf.h":
+#                                  compiled only
+# Each is built as C99 and as C++11; add the word c-only (e.g. "doc-check: body c-only")
+# for a block that is C and not C++.
+# Environment: CC, CXX, BUILD (scratch under $BUILD/doc_blocks), ATF (the atf command).
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+BUILD=${BUILD:-build}
+ATF=${ATF:-$BUILD/atf}
+out="$BUILD/doc_blocks"
+rm -rf "$out"
+mkdir -p "$out"
+cflags="-std=c99 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wconversion -D_GNU_SOURCE -I."
+cxxflags="-std=c++11 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion -D_GNU_SOURCE -I."
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL doc_blocks.$1"
+}
+
+# Splits FILE's C blocks into $out/<tag>_<n>.c, each with <tag>_<n>.how holding the mode
+# words of its marker ("program" when it has none) and <tag>_<n>.line its fence's line.
+extract() {
+    awk -v out="$out" -v tag="$2" '
+        /^```c[ \t]*$/ && !inside {
+            inside = 1; n++
+            how = "program"
+            if (prev ~ /^<!-- doc-check: .* -->[ \t]*$/) {
+                how = prev
+                sub(/^<!-- doc-check: /, "", how)
+                sub(/ -->[ \t]*$/, "", how)
+            }
+            base = out "/" tag "_" n
+            printf "" > (base ".c")
+            print how > (base ".how")
+            print NR > (base ".line")
+            close(base ".how"); close(base ".line")
+            next
+        }
+        /^```/ && inside { inside = 0; close(base ".c"); next }
+        inside { print > (base ".c") }
+        { prev = $0 }
+    ' "$1"
+}
+
+# The implementation, compiled once here, for the blocks that leave it to another file.
+impl="$out/atf_impl.o"
+if ! $CC $cflags -c -o "$impl" lib/atf_impl.c >"$out/impl.log" 2>&1; then
+    fail "implementation: lib/atf_impl.c does not compile"
+    sed 's/^/    /' "$out/impl.log" | head -n 20
+fi
+
+# build NAME LANG SOURCE MODE: compiles (and for program/body, links) SOURCE.
+# (sh has no local variables: these use their own names)
+build() {
+    if [ "$2" = c ]; then b_compile="$CC $cflags"; else b_compile="$CXX -x c++ $cxxflags"; fi
+    b_obj="$impl"
+    grep -q '^#define ATF_IMPLEMENTATION' "$3" && b_obj=""
+    case $4 in
+    decls) $b_compile -c -o "$out/$1.o" "$3" ;;
+    *) $b_compile -o "$out/$1.exe" "$3" -x none $b_obj -lpthread ;;
+    esac
+}
+
+check_file() {
+    file=$1
+    tag=$(basename "$file" .md)
+    extract "$file" "$tag"
+    for src in "$out/${tag}"_*.c; do
+        [ -e "$src" ] || continue
+        base=${src%.c}
+        name=$(basename "$base")
+        how=$(cat "$base.how")
+        line=$(cat "$base.line")
+        mode=${how%% *}
+        langs="c c++"
+        case " $how " in *" c-only "*) langs=c ;; esac
+        case $mode in
+        program) unit=$src ;;
+        decls)
+            unit="$base.unit.c"
+            { printf '#include "atf.h"\n'; cat "$src"; } >"$unit" ;;
+        body)
+            unit="$base.unit.c"
+            {
+                printf '#include "atf.h"\n#include <stdio.h>\n#include <string.h>\n'
+                printf 'int main(void) {\n'
+                cat "$src"
+                printf 'return 0;\n}\n'
+            } >"$unit" ;;
+        *)
+            fail "$name: $file:$line: unknown doc-check mode '$mode'"
+            continue ;;
+        esac
+        for lang in $langs; do
+            if build "$name-$lang" "$lang" "$unit" "$mode" >"$base.$lang.log" 2>&1; then
+                pass
+            else
+                fail "$name-$lang: the block at $file:$line does not compile as $lang ($mode)"
+                sed 's/^/    /' "$base.$lang.log" | head -n 20
+            fi
+        done
+    done
+}
+
+for f in README.md docs/*.md; do
+    [ -e "$f" ] && check_file "$f"
+done
+
+# README's command list (the block under "## The atf command", one "build/atf NAME" per
+# command) against the commands `atf --help` lists.
+documented=$(awk '/^## The atf command/ { on = 1; next } /^## / { on = 0 }
+                  on && /^build\/atf [a-z]/ { print $2 }' README.md | sort)
+offered=$("$ATF" --help 2>/dev/null | awk '/^commands:/ { on = 1; next } on && /^$/ { on = 0 }
+                                             on && /^  [a-z]/ { print $1 }' | sort)
+if [ -z "$offered" ]; then
+    fail "commands: $ATF --help lists no commands"
+elif [ "$documented" = "$offered" ]; then
+    pass
+else
+    fail "commands: README.md lists [$(echo $documented)], $ATF --help [$(echo $offered)]"
+fi
+
+echo "doc_blocks: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,176 @@
+#!/bin/sh
+# Checks the preloaded auto-tracer (libatf_instrument.so) and `atf record`: a program
+# built with -finstrument-functions and linked without a tracer, recorded with its exit
+# status passed through (also a signal's), a program linked with the tracer (the preloaded
+# copy stays off), options reaching the tracer, every process of a forking program in its own
+# pid_* directory of one session (each verifies --strict), a program whose code is
+# partly in a shared library (names from both modules), and the filters (ATF_TRACE_FILTER,
+# ATF_TRACE_NOTRACE, ATF_TRACE_DEPTH through --filter, --notrace, --depth).
+# Ends with the line "instrument: N passed, M failed"; exits non-zero on failure.
+ATF=${ATF:-build/atf}
+BUILD=${BUILD:-build}
+EX=$BUILD/examples
+SO=$BUILD/libatf_instrument.so
+TMP=$BUILD/tests/instrument_checks
+OUT=$TMP/out
+ERR=$TMP/err
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL instrument: $*"
+}
+finish() {
+    echo "instrument: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+show() {
+    sed -n '1,5s/^/    stdout: /p' "$OUT"
+    sed -n '1,5s/^/    stderr: /p' "$ERR"
+}
+# check NAME CMD...: passes when CMD succeeds (its output is discarded).
+check() {
+    name=$1
+    shift
+    if "$@" >/dev/null 2>&1; then pass; else fail "$name"; fi
+}
+# status_is NAME WANT CMD...: runs CMD (output in $OUT, $ERR); passes on exit status WANT.
+status_is() {
+    name=$1
+    want=$2
+    shift 2
+    "$@" >"$OUT" 2>"$ERR"
+    got=$?
+    if [ "$got" -eq "$want" ]; then pass; else fail "$name: exit status $got, expected $want"; show; fi
+}
+# the session directory `atf record` reported in $ERR
+session_of() { sed -n 's/^atf record: session //p' "$ERR" | head -n 1; }
+# verify_pids NAME SESSION: every thread of every pid_* directory passes verify --strict.
+verify_pids() {
+    for t in "$2"/pid_*/thread_*; do
+        [ -d "$t" ] || { fail "$1: no thread directory in $2"; return; }
+        if "$ATF" verify --strict "$t" >/dev/null 2>&1; then pass; else fail "$1: verify --strict $t"; fi
+    done
+}
+# functions_of FILE: the function names of an `atf stats --json` output, sorted.
+functions_of() { sed -n 's/^{"fid":"[^"]*","name":"\([^"]*\)".*/\1/p' "$1" | LC_ALL=C sort; }
+# stats NAME SESSION: `atf stats --json` of the session's only pid_* directory into $TMP/stats.
+stats() {
+    if "$ATF" stats --json "$2" >"$TMP/stats" 2>"$ERR"; then pass; else fail "$1: atf stats"; show; fi
+}
+
+rm -rf "$TMP"
+mkdir -p "$TMP"
+
+# ---- the tracer library ---------------------------------------------------------------
+check "libatf_instrument.so exports the entry hook" sh -c "nm -D --defined-only '$SO' | grep -q ' T __cyg_profile_func_enter\$'"
+check "libatf_instrument.so exports the exit hook" sh -c "nm -D --defined-only '$SO' | grep -q ' T __cyg_profile_func_exit\$'"
+check "libatf_instrument.so calls no hook itself" sh -c "! nm -D '$SO' | grep -q ' U __cyg_profile'"
+
+# ---- atf record on the sample -----------------------------------------------------------
+"$EX/sample" >"$TMP/sample.plain" 2>/dev/null
+status_is "record sample" 0 "$ATF" record --output "$TMP/sample" -- "$EX/sample_hooked"
+check "record sample: same output as the plain build" cmp "$OUT" "$TMP/sample.plain"
+check "record sample: summary on stderr" grep -qE '^atf record: 1 process\(es\), 5 thread\(s\), [1-9][0-9]* events, 0 lost' "$ERR"
+s=$(session_of)
+if [ -n "$s" ] && [ -d "$s" ]; then pass; else fail "record sample: no session path on stderr"; show; finish; fi
+verify_pids "record sample" "$s"
+stats "record sample" "$s"
+functions_of "$TMP/stats" >"$TMP/stats.names"
+for f in main worker fib partition is_prime swap_u32; do
+    check "record sample: stats names $f" grep -qx "$f" "$TMP/stats.names"
+done
+
+# a program linked with the tracer: the preloaded copy stays off, one session, one pid_*
+status_is "record sample_traced" 0 "$ATF" record --output "$TMP/linked" -- "$EX/sample_traced"
+check "record sample_traced: summary of the program's own session" grep -qE '^atf record: 1 process\(es\), 5 thread\(s\), [1-9][0-9]* events, 0 lost' "$ERR"
+n=$(ls -d "$TMP/linked"/session_*/pid_* 2>/dev/null | wc -l | tr -d ' ')
+if [ "$n" -eq 1 ]; then pass; else fail "record sample_traced: $n pid_* directories, expected 1"; fi
+
+# ---- exit status ----------------------------------------------------------------------
+status_is "record: exit status passed through" 7 "$ATF" record --output "$TMP/status" -- "$EX/forks_hooked" 7
+status_is "record: a signal is 128+N" 143 "$ATF" record --output "$TMP/status" -- sh -c 'kill -TERM $$'
+status_is "record: a missing program is 127" 127 "$ATF" record --output "$TMP/status" -- "$TMP/no_such_program"
+status_is "record: no program is a usage error" 2 "$ATF" record --output "$TMP/status"
+status_is "record: a missing library is 125" 125 "$ATF" record --preload "$TMP/none.so" -- "$EX/sample_hooked"
+
+# ---- options that become the tracer's environment ---------------------------------------
+# a 16-slot ring cannot hold a burst of fib(12) (930 events): drop loses some, block none
+status_is "record --overflow drop" 0 "$ATF" record --output "$TMP/drop" --overflow drop --ring-events 16 -- "$EX/forks_hooked"
+check "record --overflow drop: events lost" grep -qE '^atf record: .* events, [1-9][0-9]* lost' "$ERR"
+s=$(session_of)
+check "record --overflow drop: the manifests say drop" sh -c "grep -q '\"overflow\": *\"drop\"' '$s'/pid_*/manifest.json"
+verify_pids "record --overflow drop" "$s"
+status_is "record --overflow block" 0 "$ATF" record --output "$TMP/block" --overflow block --ring-events 16 -- "$EX/forks_hooked"
+check "record --overflow block: nothing lost" grep -qE '^atf record: 4 process\(es\), 4 thread\(s\), [1-9][0-9]* events, 0 lost' "$ERR"
+status_is "record --overflow bogus is a usage error" 2 "$ATF" record --overflow bogus -- "$EX/forks_hooked"
+
+# ---- fork: one pid_* per process ------------------------------------------------------
+status_is "record forks" 0 "$ATF" record --output "$TMP/forks" -- "$EX/forks_hooked"
+check "record forks: the children said ok" grep -q "children ok" "$OUT"
+s=$(session_of)
+n=$(ls -d "$s"/pid_* 2>/dev/null | wc -l | tr -d ' ')
+if [ "$n" -eq 4 ]; then pass; else fail "record forks: $n pid_* directories, expected 4"; fi
+verify_pids "record forks" "$s"
+# fib(12) is 465 calls: the parent works 4 rounds, the children 1 and 3, the grandchild 2
+for p in "$s"/pid_*; do
+    "$ATF" stats --json "$p" 2>/dev/null | sed -n 's/^{"fid":"[^"]*","name":"fib","calls":\([0-9]*\),.*/\1/p'
+done | LC_ALL=C sort -n | tr '\n' ' ' >"$TMP/fib_calls"
+if [ "$(cat "$TMP/fib_calls")" = "465 930 1395 1860 " ]; then pass; else
+    fail "record forks: fib calls per process $(cat "$TMP/fib_calls"), expected 465 930 1395 1860"; fi
+check "record forks: every manifest closed" sh -c "for m in '$s'/pid_*/manifest.json; do grep -q '\"state\": *\"closed\"' \"\$m\" || exit 1; done"
+
+# ---- a program whose code is partly in a shared library -------------------------------------
+"$EX/shlib_main" >"$TMP/shlib.plain" 2>/dev/null
+status_is "preload shlib" 0 env ATF_TRACE_DIR="$TMP/shlib" ATF_TRACE_QUIET=1 LD_PRELOAD="$SO" "$EX/shlib_main"
+check "preload shlib: same output as untraced" cmp "$OUT" "$TMP/shlib.plain"
+s=$(ls -d "$TMP/shlib"/session_* 2>/dev/null | head -n 1)
+verify_pids "preload shlib" "$s"
+stats "preload shlib" "$s"
+functions_of "$TMP/stats" >"$TMP/stats.names"
+for f in main mix_many shlib_mix shlib_round; do
+    check "preload shlib: stats names $f" grep -qx "$f" "$TMP/stats.names"
+done
+check "preload shlib: the library is a module" grep -q 'libshlib_part.so"' "$s"/pid_*/manifest.json
+
+# ---- filters -------------------------------------------------------------------------
+status_is "record --filter" 0 "$ATF" record --output "$TMP/filter" --filter 'fib,is_pr?me' -- "$EX/sample_hooked"
+s=$(session_of)
+verify_pids "record --filter" "$s"
+stats "record --filter" "$s"
+functions_of "$TMP/stats" | tr '\n' ' ' >"$TMP/names"
+if [ "$(cat "$TMP/names")" = "fib is_prime " ]; then pass; else
+    fail "record --filter: recorded $(cat "$TMP/names"), expected fib is_prime"; fi
+
+status_is "record --notrace" 0 "$ATF" record --output "$TMP/notrace" --notrace 'fib,*sort*,partition*' -- "$EX/sample_hooked"
+s=$(session_of)
+stats "record --notrace" "$s"
+functions_of "$TMP/stats" >"$TMP/stats.names"
+check "record --notrace: fib left out" sh -c "! grep -qx fib '$TMP/stats.names'"
+check "record --notrace: partition left out" sh -c "! grep -q partition '$TMP/stats.names'"
+check "record --notrace: is_prime kept" grep -qx is_prime "$TMP/stats.names"
+
+# --depth 1: in each thread only its outermost calls (main, and worker in each worker)
+status_is "record --depth 1" 0 "$ATF" record --output "$TMP/depth1" --depth 1 -- "$EX/sample_hooked"
+s=$(session_of)
+verify_pids "record --depth 1" "$s"
+stats "record --depth 1" "$s"
+functions_of "$TMP/stats" | tr '\n' ' ' >"$TMP/names"
+if [ "$(cat "$TMP/names")" = "main worker " ]; then pass; else
+    fail "record --depth 1: recorded $(cat "$TMP/names"), expected main worker"; fi
+# --filter fib --depth 3: fib's first three levels, 1 + 2 + 4 calls per fib(12) (record's
+# --output wins over an ATF_TRACE_DIR of the caller)
+status_is "record --filter fib --depth 3" 0 env ATF_TRACE_DIR=/nonexistent \
+    "$ATF" record --output "$TMP/depth3" --filter fib --depth 3 -- "$EX/forks_hooked"
+s=$(session_of)
+verify_pids "record --filter fib --depth 3" "$s"
+for p in "$s"/pid_*; do
+    "$ATF" stats --json "$p" 2>/dev/null | sed -n 's/^{"fid":"[^"]*","name":"fib","calls":\([0-9]*\),.*/\1/p'
+done | LC_ALL=C sort -n | tr '\n' ' ' >"$TMP/fib_calls"
+if [ "$(cat "$TMP/fib_calls")" = "7 14 21 28 " ]; then pass; else
+    fail "record --filter fib --depth 3: fib calls per process $(cat "$TMP/fib_calls"), expected 7 14 21 28"; fi
+
+finish

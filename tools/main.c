@@ -1,0 +1,428 @@
+/* main.c - the atf command: the one table of its commands, with their summaries and
+ * usage texts (`atf --help`, `atf help NAME` and `atf NAME --help` all print from it),
+ * cli_main() and main() (left out with CLI_NO_MAIN, for a program that runs the commands
+ * in-process: see tools/embed.h). tools/core.h describes how the files of tools/ fit
+ * together.
+ * SPDX-License-Identifier: MIT */
+#include "core.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int cli_cmd_help(const cli_command *cmd, int argc, char **argv);
+
+/* What stats, tree and export take as PATH, and how they report a damaged session. */
+#define CLI_TRACE_PATH_TEXT \
+    "PATH is a session's pid_* directory (all threads), a session_* directory holding\n" \
+    "one, or a thread_N directory or its index.atf (that thread). Threads of a session\n" \
+    "that cannot be read, were left by a crash, or a manifest.json that is not readable\n" \
+    "JSON are named on stderr (\"atf: thread_N: FILE: offset N: what\") after the\n" \
+    "results of the rest, and the exit status is 1.\n"
+
+static const cli_command cli_commands[] = {
+    { "info", cli_cmd_info, "header, event count, time range, footer and CRC state",
+      "usage: atf info PATH...\n"
+      "\n"
+      "Prints, for each file, the layout, version, arch, os, thread id, clock, flags,\n"
+      "event count, time range, events offset, footer state (how the event count was\n"
+      "established: finalized, footer at end, recovered from size, footer mismatch),\n"
+      "torn bytes and CRC state (the CRC is verified). A thread directory shows its\n"
+      "index.atf and, when present, its detail.atf and its gaps.atf (where the recorder\n"
+      "lost events: gaps, events_lost, detail_lost).\n"
+      "\n"
+      "A session pid_* directory (manifest.json or thread_* directories inside, and no\n"
+      "index.atf) shows the manifest state, layout, clock, time range and totals, then\n"
+      "one row per thread: slot, OS thread id, events, events dropped (from the\n"
+      "manifest), gaps and events lost in them (from its gaps.atf), detail records,\n"
+      "whether its timestamps ever decrease, the recovery and CRC state of its index.atf\n"
+      "and detail.atf (\"unreadable\" or \"missing\" when its files did not open), and its\n"
+      "name. A session_* directory shows each of its pid_* directories.\n"
+      "\n"
+      "A damaged session is reported on stderr, after what could be read: each thread\n"
+      "whose files cannot be read or were left by a crash (\"atf: thread_N: FILE: offset\n"
+      "N: what\"), and a manifest.json that is not readable JSON (with its byte offset).\n"
+      "\n"
+      "Exit status: 0 ok (also for a lone file or thread directory recovered after a\n"
+      "crash), 1 a file cannot be read, its footer disagrees with it, its CRC does not\n"
+      "match, a gaps.atf is damaged, or a session has a damaged thread or manifest,\n"
+      "2 usage error.\n" },
+    { "dump", cli_cmd_dump, "print the events, as a table or as JSON lines",
+      "usage: atf dump [--json] [--detail] [--from NS] [--to NS] [--limit N]\n"
+      "                [--thread SLOT]... PATH\n"
+      "\n"
+      "Prints every index event as a table (seq, ts, fid, kind, tid, depth, detail).\n"
+      "For a session pid_* directory (or a session_* directory holding one) the events\n"
+      "of all its threads are merged in (timestamp, thread, seq) order and each carries\n"
+      "its thread slot. When the manifest names the functions, a last column (JSON: a\n"
+      "last key \"name\") gives each event's function name.\n"
+      "\n"
+      "  --json         one JSON object per line and per index event:\n"
+      "                 {\"seq\":N,\"ts\":N,\"fid\":\"0x...\",\n"
+      "                  \"kind\":\"call|return|exception|unknown\",\"tid\":N,\"depth\":N,\n"
+      "                  \"detail_seq\":N}\n"
+      "                 tid and depth are null in layout 2 files, detail_seq is null when\n"
+      "                 the event has no detail record. Events of a session end with\n"
+      "                 ,\"thread\":SLOT}; seq is then the event's place in its own thread.\n"
+      "  --detail       also print the detail records, after the index events:\n"
+      "                 {\"detail_seq\":N,\"index_seq\":N,\"type\":N,\"flags\":N,\"ts\":N,\n"
+      "                  \"payload_len\":N}\n"
+      "                 (files and thread directories only)\n"
+      "  --from NS      only events with timestamp >= NS\n"
+      "  --to NS        only events with timestamp <= NS\n"
+      "  --limit N      at most N events\n"
+      "  --thread SLOT  only the thread thread_SLOT of a session; repeatable\n"
+      "\n"
+      "For a detail.atf PATH only the detail records are printed. The threads of a\n"
+      "session that cannot be read are named on stderr after the events of the others.\n"
+      "Exit status: 0 ok, 1 the file cannot be read or a thread of the session is\n"
+      "damaged, 2 usage error.\n" },
+    { "verify", cli_cmd_verify, "check structure, CRCs and index<->detail links",
+      "usage: atf verify [--strict] PATH...\n"
+      "\n"
+      "Checks that every file is structurally valid and every non-zero CRC matches, and\n"
+      "for a thread directory that the links between index and detail agree both ways\n"
+      "and that its gaps.atf, when present, is valid (a damaged one is a problem).\n"
+      "Prints \"OK PATH (...)\" for a good file, \"recovered PATH (...)\" for a file left\n"
+      "by a crash (no footer or a placeholder header; a torn last record is ignored),\n"
+      "and one line \"PATH: offset N: what\" per problem. A footer that disagrees with\n"
+      "its file is a problem. The line of a thread directory that lost events while\n"
+      "recording ends with \"; N gaps, N events lost\".\n"
+      "\n"
+      "A session pid_* directory: every thread directory is verified as above, then one\n"
+      "line for the session with the manifest state and the manifest's drop counts\n"
+      "(informational), and the gaps and events lost in them when there are any. A\n"
+      "manifest.json that is not readable JSON, a thread it lists whose directory is\n"
+      "missing, and, when its state is \"closed\", per-thread counts that disagree with\n"
+      "the files (events and detail records written, gaps, and events_dropped +\n"
+      "events_lost_io against the events lost in gaps.atf) are problems. A missing or\n"
+      "incomplete manifest (a crash) is reported, not a problem.\n"
+      "\n"
+      "  --strict  also fail files that were not finalized (footer not found through\n"
+      "            the header) and files whose CRC was not computed (checksum 0).\n"
+      "\n"
+      "Exit status: 0 every PATH is valid, 1 at least one problem, 2 usage error.\n" },
+    { "gen", cli_cmd_gen, "record a synthetic session through the session writer",
+      "usage: atf gen [--threads N] [--events N] [--detail always|windowed|off]\n"
+      "               [--detail-every K] [--layout 1|2] [--pre-roll-ms N]\n"
+      "               [--post-roll-ms N] [--trigger-every-ms N] [--ring-events N]\n"
+      "               [--overflow block|drop] [--seed S] ROOT\n"
+      "\n"
+      "Records a session under ROOT (created when missing) through the library's\n"
+      "session writer and prints its pid_* directory on stdout as soon as it exists,\n"
+      "then nothing else. Each of N threads (slot k is the k-th thread, named gen-k)\n"
+      "produces N events of well-nested call/return pairs (with an odd N the last call\n"
+      "stays open) stamped with atf_now_ns(), over 8 functions registered as symbols.\n"
+      "The functions, kinds, depths and detail payloads depend only on the seed and the\n"
+      "slot; the timestamps are real. A full ring makes the thread drain it itself\n"
+      "(--overflow block, nothing lost) or drops events (--overflow drop); the library\n"
+      "counts them in the manifest (events_written + events_dropped = N per thread) and\n"
+      "records each gap in the thread's gaps.atf.\n"
+      "\n"
+      "  --threads N           producer threads (default 4, at most 1024)\n"
+      "  --events N            events per thread (default 1000000)\n"
+      "  --detail MODE         off (default), always, or windowed (flight recorder:\n"
+      "                        only detail around a trigger is persisted)\n"
+      "  --detail-every K      every K-th event of a thread carries a detail payload: the\n"
+      "                        registers and a 32-byte stack window (default 16)\n"
+      "  --layout 1|2          on-disk layout (default 1)\n"
+      "  --pre-roll-ms N       windowed: detail kept before a trigger (default 5)\n"
+      "  --post-roll-ms N      windowed: detail kept after a trigger (default 5)\n"
+      "  --trigger-every-ms N  windowed: the main thread triggers when the threads start\n"
+      "                        and then every N ms until they end; 0 = never (default 10)\n"
+      "  --ring-events N       index ring slots per thread (default 65536)\n"
+      "  --overflow POLICY     a full ring: block (default: no event lost) or drop\n"
+      "  --seed S              seed of the event content (default 1)\n"
+      "\n"
+      "A summary goes to stderr when stderr is a terminal.\n"
+      "Exit status: 0 ok, 1 the session reported an error, 2 usage error.\n" },
+    { "recover", cli_cmd_recover, "finalize files left by a crash, in place",
+      "usage: atf recover [--dry-run] PATH...\n"
+      "\n"
+      "Finalizes index.atf and detail.atf files that a crash left without a footer or\n"
+      "with a placeholder header, as the writer would have at close: the torn tail is\n"
+      "cut (the file is truncated to events_offset + whole records), a footer with the\n"
+      "CRC32-C of the events section is written after the last record, and the header\n"
+      "is rewritten (event count, footer offset or bytes length and index_seq range,\n"
+      "time range of the first and last record). A file whose footer disagrees with it\n"
+      "is finalized the same way from the records the reader counts. Finalized files\n"
+      "are left alone, except that a footer checksum 0 (\"not computed\", as the original\n"
+      "tracer writes) gets the CRC32-C. A file whose CRC does not match is damaged, not\n"
+      "left by a crash: it is not changed.\n"
+      "\n"
+      "PATH is a file (index, detail or gaps, told by its magic), a thread_N directory\n"
+      "(its files together), a session pid_* directory (every thread directory;\n"
+      "manifest.json is not rewritten) or a session_* directory (every pid_* directory\n"
+      "in it). For a directory the links are repaired as a crash leaves them: detail\n"
+      "records at the end whose index event never reached the disk are cut, an index\n"
+      "event naming a detail record that never reached the disk loses its link, and the\n"
+      "link of a flight-recorder record whose index event was written before the link\n"
+      "was patched in is restored. A detail.atf left with no record is removed (the\n"
+      "writer creates none then). gaps.atf (where the recorder lost events) keeps every\n"
+      "whole record; a torn last record is cut. Files left under a temporary name\n"
+      "(index.atf.tmp, detail.atf.tmp, gaps.atf.tmp: a header at most) are removed.\n"
+      "In a session, a thread_N directory without index.atf, empty or holding only an\n"
+      "index.atf.tmp (stopped before its first file was in place), is removed.\n"
+      "\n"
+      "  --dry-run  report what would be done; change nothing\n"
+      "\n"
+      "Prints one line per file: what was done (or would be), or that it was finalized\n"
+      "(a whole gaps.atf of a thread is not mentioned); for a session whose\n"
+      "manifest.json does not say \"closed\", a note that it was left as is.\n"
+      "Afterwards `atf verify --strict PATH` passes.\n"
+      "Exit status: 0 ok, 1 a file cannot be recovered (not an ATF file, damaged beyond\n"
+      "what a crash does, or a finalized file that is inconsistent), 2 usage error.\n" },
+    { "record", cli_cmd_record, "run a program built with -finstrument-functions, traced",
+      "usage: atf record [OPTIONS] -- PROG [ARGS...]\n"
+      "\n"
+      "Runs PROG with the auto-tracer preloaded (LD_PRELOAD of libatf_instrument.so):\n"
+      "every function entry and exit of every thread of a program compiled with\n"
+      "-finstrument-functions (its shared libraries too, when they were), in every\n"
+      "process it forks, is recorded into a new session directory\n"
+      "DIR/session_<date>_<time>/, one pid_<pid>/ per process. No relinking is needed;\n"
+      "the program must be dynamically linked. Waits for PROG, then prints on stderr the\n"
+      "session's path and a summary read back from it: processes, threads, events,\n"
+      "events lost, duration and size on disk.\n"
+      "\n"
+      "  --output DIR       where the session directory goes (default ./traces)\n"
+      "  --overflow MODE    a full ring: block (default; the thread writes it out itself,\n"
+      "                     nothing is lost) or drop (never waits; lost events counted)\n"
+      "  --ring-events N    ring slots per thread (default 1048576)\n"
+      "  --filter GLOBS     record only functions whose name matches one of the\n"
+      "                     comma-separated patterns (* ? [...]), e.g. 'fib,sort_*'\n"
+      "  --notrace GLOBS    never record functions matching these (applied after --filter)\n"
+      "  --depth N          record calls at most N levels deep per thread (1: only the\n"
+      "                     outermost instrumented calls)\n"
+      "  --preload PATH     the tracer library; by default libatf_instrument.so next to\n"
+      "                     the atf binary, else in ../lib/atf/ from there\n"
+      "\n"
+      "The options become the tracer's environment variables (ATF_TRACE_DIR,\n"
+      "ATF_TRACE_OVERFLOW, ATF_TRACE_RING_EVENTS, ATF_TRACE_FILTER, ATF_TRACE_NOTRACE,\n"
+      "ATF_TRACE_DEPTH; see examples/instrument/README.md).\n"
+      "\n"
+      "Exit status: PROG's own (128 + N when signal N ended it); 125 when record\n"
+      "failed (tracer library not found, no session directory), 126 when PROG cannot\n"
+      "be run, 127 when it is not found, 2 usage error.\n" },
+    { "ktrace", cli_cmd_ktrace, "Darwin ktrace v3 file: header, chunks, session clock",
+      "usage: atf ktrace [--json] [--session PATH] FILE\n"
+      "\n"
+      "Prints the header of a Darwin ktrace v3 file (magic, versions, header size,\n"
+      "timebase, timestamp, wall time, time zone, flags) and one row per chunk (offset,\n"
+      "tag, version, data size, header or body section). Chunk data is not decoded.\n"
+      "\n"
+      "  --json          one JSON document:\n"
+      "                  {\"header\":{\"magic\":N,\"major\":N,\"minor\":N,\"header_size\":N,\n"
+      "                   \"timebase_numer\":N,\"timebase_denom\":N,\"timestamp\":N,\n"
+      "                   \"walltime_secs\":N,\"walltime_usecs\":N,\"minutes_west\":N,\n"
+      "                   \"dst\":N,\"flags\":N},\n"
+      "                   \"chunks\":[{\"offset\":N,\"tag\":N,\"major\":N,\"minor\":N,\"size\":N,\n"
+      "                   \"section\":\"header\"|\"body\"}]}\n"
+      "                  (size is the data size), and with --session a last key\n"
+      "                  \"session\":{...} holding the values below.\n"
+      "  --session PATH  place the ktrace file on the trace clock of a session (a pid_*\n"
+      "                  directory or its manifest.json), through the session's\n"
+      "                  \"wall_clock_ns\" timing anchor {host_ns, value, rate}: host_ns on\n"
+      "                  the trace clock was `value` on the wall clock (ns since 1970;\n"
+      "                  rate 1e9 units per second).\n"
+      "\n"
+      "      ktrace_wall_ns  = walltime_secs * 1e9 + walltime_usecs * 1000\n"
+      "      start_host_ns   = anchor.host_ns + (ktrace_wall_ns - anchor.value) * 1e9 / rate\n"
+      "                        (the ktrace file's start on the session's trace clock)\n"
+      "      timestamp_ns    = timestamp * timebase_numer / timebase_denom\n"
+      "      offset_ns       = start_host_ns - timestamp_ns\n"
+      "\n"
+      "                  A ktrace time t (mach ticks) is then at\n"
+      "                  t * numer / denom + offset_ns on the session's trace clock. Values\n"
+      "                  are signed; the anchor's value is stored as a double in the\n"
+      "                  manifest (about 256 ns of resolution for today's dates).\n"
+      "\n"
+      "Exit status: 0 ok, 1 the file is not a valid ktrace v3 file (chunks up to the\n"
+      "damage are printed) or the session has no wall_clock_ns anchor, 2 usage error.\n" },
+    { "stats", cli_cmd_stats, "per-function calls, total and self time; per-thread figures",
+      "usage: atf stats PATH [--sort self|total|calls|name] [--limit N] [--json]\n"
+      "\n"
+      "Per function: calls, total (inclusive) time, self time, and min/avg/max time per\n"
+      "call; per thread: events, events dropped while recording (from the manifest) and\n"
+      "time span; then the gaps (events the recorder lost) and the unbalanced input, when\n"
+      "there are any.\n"
+      CLI_TRACE_PATH_TEXT
+      "\n"
+      "  --sort KEY  order of the functions: self (self time, the default), total (total\n"
+      "              time), calls, or name; largest first, names alphabetically\n"
+      "  --limit N   print the first N functions only (default 0: all)\n"
+      "  --json      print one JSON object:\n"
+      "              {\"functions\":[{\"fid\":\"0x...\",\"name\":...,\"calls\":N,\"total_ns\":N,\n"
+      "                \"self_ns\":N,\"min_ns\":N,\"max_ns\":N}],\n"
+      "               \"threads\":[{\"slot\":N,\"tid\":N,\"events\":N,\"dropped\":N,\n"
+      "                \"start_ns\":N,\"end_ns\":N,\"gaps\":N,\"events_lost\":N,\n"
+      "                \"cut_by_gap\":N}]}\n"
+      "              gaps and events_lost: the thread's gaps.atf (where the recorder lost\n"
+      "              events); cut_by_gap: its frames closed at a gap\n"
+      "\n"
+      "Calls and returns are paired per thread. Total time counts the outermost call of a\n"
+      "recursive function once; min/avg/max are per call. A return with no matching call\n"
+      "is ignored; a return of an outer frame closes the frames above it at its time;\n"
+      "frames still open at the end are closed at their thread's last event and counted.\n"
+      "Nothing is paired across a gap (events the recorder lost): the frames open there are\n"
+      "closed at their thread's last event before it and counted as cut by a gap (their\n"
+      "time up to there is included, so a gap never lengthens a call), and a return after\n"
+      "the gap whose call came before it is ignored as a return without a matching call.\n"
+      "Exit status: 0 ok, 1 the trace cannot be read, 2 usage error.\n" },
+    { "tree", cli_cmd_tree, "the call tree of each thread, with durations",
+      "usage: atf tree PATH [--thread SLOT] [--max-depth N]\n"
+      "\n"
+      "The call tree of each thread, in time order, indented by depth:\n"
+      "  a call with callees opens with \"name {\" and closes with \"} name\" and its\n"
+      "  duration; a call without callees is one line with its duration. Columns: time of\n"
+      "  the line's event in microseconds since the first event shown, duration in\n"
+      "  microseconds. Consecutive identical calls are shown one by one.\n"
+      "\n"
+      "  --thread SLOT  only thread SLOT (default: every thread, one after the other)\n"
+      "  --max-depth N  hide calls nested N or more levels deep (default 0: show all);\n"
+      "                 their time stays in their callers' durations\n"
+      "\n"
+      "Marks: \"(unwound)\" a frame closed by the return of an outer frame, \"(open at end)\"\n"
+      "a frame still open when the thread's events end (closed at its last event), \"!\" a\n"
+      "return with no matching call (ignored), \"(cut by a gap)\" a frame open where the\n"
+      "recorder lost events, closed at the thread's last event before the gap, which then\n"
+      "follows as a line \"~ gap: N events lost (REASON)\" at the time of the first lost\n"
+      "event; nothing is paired across it (a return after it whose call came before it is\n"
+      "a return with no matching call). The thread's header line counts its gaps.\n"
+      CLI_TRACE_PATH_TEXT
+      "Exit status: 0 ok, 1 the trace cannot be read or is damaged, 2 usage error (also\n"
+      "when there is no thread SLOT).\n" },
+    { "export", cli_cmd_export, "convert to Chrome JSON, a Perfetto trace or a Parquet table",
+      "usage: atf export --format chrome|perfetto|parquet [--table slices|events] [-o OUT]\n"
+      "                  PATH\n"
+      "\n"
+      "Writes the trace for a trace viewer (ui.perfetto.dev, chrome://tracing) or, as\n"
+      "Parquet, for a query engine (DuckDB, pandas, Spark):\n"
+      "  chrome    Trace Event Format JSON: {\"traceEvents\":[...]}, a B event per call and\n"
+      "            an E event per return, ts in microseconds (nanoseconds as decimals),\n"
+      "            pid from the pid_N directory, tid the OS thread id, thread names as\n"
+      "            metadata events\n"
+      "  perfetto  Perfetto protobuf Trace: a track per thread, SLICE_BEGIN/SLICE_END\n"
+      "            events with interned names, timestamps in nanoseconds\n"
+      "  parquet   one Parquet table (docs/PARQUET.md lists the columns):\n"
+      "            --table slices (default): a row per call, in the order calls end:\n"
+      "              pid, tid, thread_slot, thread_name, function_id, fid, name, module,\n"
+      "              depth, start_ns, end_ns, dur_ns, self_ns, ended_by (return, unwound,\n"
+      "              end: open at the end, gap: cut by a gap)\n"
+      "            --table events: a row per index event, in merged time order: pid,\n"
+      "              thread_slot, seq, ts_ns, function_id, fid, name, kind, depth,\n"
+      "              detail_seq (-1: no detail)\n"
+      "            start_ns, end_ns, ts_ns are TIMESTAMP(NANOS) of the trace clock (not\n"
+      "            UTC); function_id is the id's 64 bits as a signed INT64 (ids >= 2^63\n"
+      "            read negative), fid the id exactly as atf stats --json spells it (\"0x\"\n"
+      "            and 16 hex digits); gaps are not rows\n"
+      "\n"
+      "  -o OUT    output file (default: stdout; for perfetto and parquet only when\n"
+      "            stdout is not a terminal)\n"
+      "  --table T parquet's table: slices or events\n"
+      "\n"
+      "Every thread's slices are balanced: frames still open at the end are closed at the\n"
+      "thread's last event, returns without a matching call are left out, a return of an\n"
+      "outer frame closes the frames above it. Nothing is paired across a gap (events the\n"
+      "recorder lost): the frames open there end at the thread's last event before it, and\n"
+      "the gap itself is an instant event named \"gap: N events lost\" on the thread (chrome:\n"
+      "\"ph\":\"i\" with args index_lost, detail_lost, reason; perfetto: TYPE_INSTANT) at\n"
+      "the time of the first lost event; a return after it whose call came before it is\n"
+      "left out. Output streams with bounded memory.\n"
+      CLI_TRACE_PATH_TEXT
+      "Exit status: 0 ok, 1 the trace cannot be read or is damaged or OUT cannot be\n"
+      "written, 2 usage error.\n" },
+    { "help", cli_cmd_help, "show the help of atf or of one command",
+      "usage: atf help [COMMAND]\n" },
+};
+static const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
+
+/* The overview: what PATH is, and one line per command; on the output, or on stderr for
+ * a usage error. */
+static void cli_usage(int to_err) {
+    char line[128];
+    size_t i;
+    const char *head =
+        "usage: atf COMMAND [OPTIONS] PATH...\n"
+        "\n"
+        "Reads ADA Trace Format (ATF v2) files, layout 1 and layout 2.\n"
+        "PATH is an index.atf, detail.atf or gaps.atf file, a thread_N directory, a\n"
+        "session pid_* directory or a session_* directory (its pid_* directories).\n"
+        "\n"
+        "commands:\n";
+    const char *tail =
+        "\n"
+        "Run 'atf COMMAND --help' for the options of a command.\n"
+        "Exit status: 0 ok, 1 bad or damaged data, 2 usage error.\n";
+    if (to_err) fputs(head, cli_err());
+    else cli_print(head);
+    for (i = 0; i < cli_command_count; i++) {
+        snprintf(line, sizeof line, "  %-8s %s\n", cli_commands[i].name, cli_commands[i].summary);
+        if (to_err) fputs(line, cli_err());
+        else cli_print(line);
+    }
+    if (to_err) fputs(tail, cli_err());
+    else cli_print(tail);
+}
+
+static const cli_command *cli_find_command(const char *name) {
+    size_t i;
+    for (i = 0; i < cli_command_count; i++)
+        if (strcmp(cli_commands[i].name, name) == 0) return &cli_commands[i];
+    return NULL;
+}
+
+static int cli_cmd_help(const cli_command *cmd, int argc, char **argv) {
+    const cli_command *topic;
+    int nops = 0;
+    int rc = cli_parse_args(cmd, argc, argv, NULL, 0, 0, 1, &nops);
+    if (rc != CLI_CONTINUE) return rc;
+    if (nops == 0) {
+        cli_usage(0);
+        return CLI_EXIT_OK;
+    }
+    topic = cli_find_command(argv[1]);
+    if (!topic) {
+        fprintf(cli_err(), "atf help: unknown command '%s'\n\n", argv[1]);
+        cli_usage(1);
+        return CLI_EXIT_USAGE;
+    }
+    cli_print(topic->usage);
+    return CLI_EXIT_OK;
+}
+
+/* The command argv[0] (or --help, --version) with its arguments. */
+static int cli_dispatch(int argc, char **argv) {
+    const cli_command *cmd;
+    if (argc < 1) {
+        cli_usage(1);
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_is_help(argv[0])) {
+        cli_usage(0);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[0], "--version") == 0) {
+        cli_printf("atf %d.%d.%d\n", ATF_VERSION_MAJOR, ATF_VERSION_MINOR, ATF_VERSION_PATCH);
+        return CLI_EXIT_OK;
+    }
+    cmd = cli_find_command(argv[0]);
+    if (!cmd) {
+        fprintf(cli_err(), "atf: unknown command '%s'\n\n", argv[0]);
+        cli_usage(1);
+        return CLI_EXIT_USAGE;
+    }
+    return cmd->run(cmd, argc, argv);
+}
+
+int cli_main(FILE *out, FILE *err, int argc, char **argv) {
+    int status, written;
+    cli_io_begin(out, err);
+    status = cli_dispatch(argc, argv);
+    written = cli_io_end();
+    return status != CLI_EXIT_OK ? status : written;
+}
+
+#if !defined(CLI_NO_MAIN)
+int main(int argc, char **argv) {
+    return cli_main(stdout, stderr, argc - 1, argv + 1);
+}
+#endif

@@ -1,0 +1,272 @@
+/* record_cmd.c - atf record: runs a program built with -finstrument-functions under the
+ * auto-tracer (libatf_instrument.so, preloaded), waits for it, passes its exit status
+ * through and summarizes the session it recorded (every process of the tree: the tracer
+ * follows fork()) through the session reader.
+ * SPDX-License-Identifier: MIT */
+#include "core.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(_WIN32)
+int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    fprintf(cli_err(), "atf %s: needs fork, exec and LD_PRELOAD (not on this platform)\n",
+            cmd->name);
+    return CLI_EXIT_USAGE;
+}
+#else
+#include <ftw.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Exit statuses of record's own failures, as env(1) and timeout(1) have them: the
+ * program's own statuses pass through unchanged. */
+enum { REC_EXIT_FAILED = 125, REC_EXIT_CANNOT_RUN = 126, REC_EXIT_NOT_FOUND = 127 };
+
+#define REC_PRELOAD_NAME "libatf_instrument.so"
+
+typedef struct rec_options {
+    const char *output, *overflow, *preload, *filter, *notrace;
+    uint64_t ring_events, depth;
+    int has_ring_events, has_depth;
+} rec_options;
+
+/* The index of the first "--" in argv, or argc when there is none. */
+static int rec_split(int argc, char **argv) {
+    int i;
+    for (i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) return i;
+    return argc;
+}
+
+/* The tracer library: --preload, else next to this binary, else in ../lib/atf/. */
+static int rec_find_preload(const rec_options *o, char *buf, size_t cap) {
+    char exe[CLI_PATH_MAX], dir[CLI_PATH_MAX];
+    atf_error e;
+    ssize_t n;
+    if (o->preload) {
+        snprintf(buf, cap, "%s", o->preload);
+        return cli_is_file(buf);
+    }
+    n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return 0;
+    exe[n] = '\0';
+    cli_parent_dir(exe, dir, sizeof dir);
+    if (cli_join(buf, cap, dir, REC_PRELOAD_NAME, &e) == ATF_OK && cli_is_file(buf)) return 1;
+    return cli_join(buf, cap, dir, "../lib/atf/" REC_PRELOAD_NAME, &e) == ATF_OK &&
+           cli_is_file(buf);
+}
+
+/* mkdir -p of `path`; 0 or an errno. */
+static int rec_mkdir_all(const char *path) {
+    char buf[CLI_PATH_MAX];
+    size_t i, n = strlen(path);
+    if (n == 0 || n >= sizeof buf) return ENAMETOOLONG;
+    memcpy(buf, path, n + 1);
+    for (i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0') continue;
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return errno;
+        buf[i] = path[i];
+    }
+    return 0;
+}
+
+/* A new session directory <root>/session_YYYYMMDD_HHMMSS[_K] made for this run (the
+ * name into `name`), which every traced process then joins. 0 or an errno. */
+static int rec_make_session(const char *root, char *name, size_t name_cap, char *dir,
+                            size_t dir_cap) {
+    char stamp[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    unsigned k;
+    int err = rec_mkdir_all(root);
+    if (err) return err;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "session_%Y%m%d_%H%M%S", &tm);
+    for (k = 0; k < 1000; k++) {
+        if (k) snprintf(name, name_cap, "%s_%u", stamp, k);
+        else snprintf(name, name_cap, "%s", stamp);
+        snprintf(dir, dir_cap, "%s/%s", root, name);
+        if (mkdir(dir, 0755) == 0) return 0;
+        if (errno != EEXIST) return errno;
+    }
+    return EEXIST;
+}
+
+/* The tracer's environment, in the child before exec. The tracer library goes first in
+ * LD_PRELOAD, ahead of what the caller preloads. */
+static void rec_set_env(const rec_options *o, const char *preload, const char *name) {
+    char buf[CLI_PATH_MAX * 2], num[32];
+    const char *old = getenv("LD_PRELOAD");
+    if (old && old[0]) snprintf(buf, sizeof buf, "%s:%s", preload, old);
+    else snprintf(buf, sizeof buf, "%s", preload);
+    setenv("LD_PRELOAD", buf, 1);
+    setenv("ATF_TRACE_DIR", o->output, 1);
+    setenv("ATF_TRACE_SESSION", name, 1);
+    setenv("ATF_TRACE_QUIET", "1", 0); /* the summary below replaces the tracer's lines */
+    unsetenv("ATF_TRACE");             /* an ATF_TRACE=0 left in the shell would record nothing */
+    if (o->overflow) setenv("ATF_TRACE_OVERFLOW", o->overflow, 1);
+    if (o->has_ring_events) {
+        snprintf(num, sizeof num, "%llu", (cli_ull)o->ring_events);
+        setenv("ATF_TRACE_RING_EVENTS", num, 1);
+    }
+    if (o->filter) setenv("ATF_TRACE_FILTER", o->filter, 1);
+    if (o->notrace) setenv("ATF_TRACE_NOTRACE", o->notrace, 1);
+    if (o->has_depth) {
+        snprintf(num, sizeof num, "%llu", (cli_ull)o->depth);
+        setenv("ATF_TRACE_DEPTH", num, 1);
+    }
+}
+
+/* Runs argv[0] with the tracer; its exit status (128 + N for signal N), or one of the
+ * REC_EXIT_* statuses when it could not run. */
+static int rec_run(const rec_options *o, const char *preload, const char *name, char **argv) {
+    void (*old_int)(int), (*old_quit)(int);
+    int status;
+    pid_t pid, got;
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0) {
+        fprintf(cli_err(), "atf record: fork: %s\n", strerror(errno));
+        return REC_EXIT_FAILED;
+    }
+    if (pid == 0) {
+        rec_set_env(o, preload, name);
+        execvp(argv[0], argv);
+        fprintf(stderr, "atf record: %s: %s\n", argv[0], strerror(errno));
+        _exit(errno == ENOENT ? REC_EXIT_NOT_FOUND : REC_EXIT_CANNOT_RUN);
+    }
+    /* a ^C or ^\ is the program's to handle; record reports what it left */
+    old_int = signal(SIGINT, SIG_IGN);
+    old_quit = signal(SIGQUIT, SIG_IGN);
+    do got = waitpid(pid, &status, 0);
+    while (got < 0 && errno == EINTR);
+    signal(SIGINT, old_int);
+    signal(SIGQUIT, old_quit);
+    if (got < 0) {
+        fprintf(cli_err(), "atf record: waitpid: %s\n", strerror(errno));
+        return REC_EXIT_FAILED;
+    }
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : REC_EXIT_FAILED;
+}
+
+/* ---- the summary ------------------------------------------------------------------ */
+typedef struct rec_totals {
+    size_t processes, threads;
+    uint64_t events, lost, first_ns, last_ns;
+} rec_totals;
+
+static void rec_add_process(rec_totals *t, const atf_session_reader *r) {
+    size_t i;
+    t->processes++;
+    t->threads += r->thread_count;
+    for (i = 0; i < r->thread_count; i++) {
+        const atf_session_thread *th = &r->threads[i];
+        if (th->open_result == ATF_OK) t->events += th->reader.index.event_count;
+        t->lost += th->events_dropped + th->events_lost_io;
+    }
+    if (r->time_end_ns == 0) return; /* no events */
+    if (t->first_ns == 0 || r->time_start_ns < t->first_ns) t->first_ns = r->time_start_ns;
+    if (r->time_end_ns > t->last_ns) t->last_ns = r->time_end_ns;
+}
+
+static uint64_t rec_disk_bytes;
+
+static int rec_count_file(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)path;
+    (void)ftw;
+    if (flag == FTW_F) rec_disk_bytes += (uint64_t)st->st_blocks * 512u;
+    return 0;
+}
+
+/* "session DIR" and one line of totals on stderr (a process's directory that does not
+ * open is reported and left out of them). A session left empty by a program that could
+ * not be run is removed instead. */
+static void rec_summarize(const char *dir, int status) {
+    rec_totals t;
+    char **pids = NULL, dur[32];
+    size_t n = 0, i;
+    memset(&t, 0, sizeof t);
+    if (cli_pid_dirs(dir, &pids, &n) != 0) {
+        fprintf(cli_err(), "atf record: %s: cannot read the session directory\n", dir);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        atf_session_reader r;
+        if (atf_session_reader_open(&r, pids[i], NULL) != ATF_OK) {
+            cli_report(&r.error);
+            continue;
+        }
+        rec_add_process(&t, &r);
+        atf_session_reader_close(&r);
+    }
+    cli_pid_dirs_free(pids, n);
+    if (n == 0 && (status == REC_EXIT_CANNOT_RUN || status == REC_EXIT_NOT_FOUND) &&
+        rmdir(dir) == 0)
+        return;
+    rec_disk_bytes = 0;
+    nftw(dir, rec_count_file, 16, FTW_PHYS);
+    fprintf(cli_err(), "atf record: session %s\n", dir);
+    fprintf(cli_err(), "atf record: %zu process(es), %zu thread(s), %llu events, %llu lost, "
+                       "%s, %llu KiB on disk\n",
+            t.processes, t.threads, (cli_ull)t.events, (cli_ull)t.lost,
+            cli_fmt_dur(dur, sizeof dur, t.last_ns - t.first_ns),
+            (cli_ull)((rec_disk_bytes + 1023) / 1024));
+    if (t.processes == 0)
+        fprintf(cli_err(), "atf record: no process was traced (is the program dynamically "
+                           "linked?)\n");
+    else if (t.events == 0)
+        fprintf(cli_err(), "atf record: no events (was the program built with "
+                           "-finstrument-functions?)\n");
+}
+
+int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
+    rec_options o;
+    char preload[CLI_PATH_MAX], name[256], dir[CLI_PATH_MAX];
+    int dash = rec_split(argc, argv), nops, rc, err;
+    cli_flag flags[] = {
+        { "--output", NULL, CLI_OPT_STR, &o.output },
+        { "--overflow", NULL, CLI_OPT_STR, &o.overflow },
+        { "--ring-events", &o.has_ring_events, CLI_OPT_U64, &o.ring_events },
+        { "--preload", NULL, CLI_OPT_STR, &o.preload },
+        { "--filter", NULL, CLI_OPT_STR, &o.filter },
+        { "--notrace", NULL, CLI_OPT_STR, &o.notrace },
+        { "--depth", &o.has_depth, CLI_OPT_U64, &o.depth },
+    };
+    memset(&o, 0, sizeof o);
+    o.output = "traces";
+    /* only what comes before "--" is record's: the program's arguments stay as given */
+    rc = cli_parse_args(cmd, dash, argv, flags, sizeof flags / sizeof flags[0], 0, 0, &nops);
+    if (rc != CLI_CONTINUE) return rc;
+    if (nops > 0) return cli_usage_error(cmd, "the program goes after \"--\"");
+    if (dash + 1 >= argc) return cli_usage_error(cmd, "no program after \"--\"");
+    if (o.overflow && strcmp(o.overflow, "block") != 0 && strcmp(o.overflow, "drop") != 0)
+        return cli_usage_error(cmd, "--overflow is block or drop, not '%s'", o.overflow);
+    if (o.has_ring_events && o.ring_events == 0)
+        return cli_usage_error(cmd, "--ring-events must be at least 1");
+    if (!rec_find_preload(&o, preload, sizeof preload)) {
+        fprintf(cli_err(), "atf record: %s not found%s (give --preload PATH)\n",
+                o.preload ? o.preload : REC_PRELOAD_NAME,
+                o.preload ? "" : " next to the atf binary or in ../lib/atf/");
+        return REC_EXIT_FAILED;
+    }
+    err = rec_make_session(o.output, name, sizeof name, dir, sizeof dir);
+    if (err) {
+        fprintf(cli_err(), "atf record: %s: cannot make a session directory: %s\n", o.output,
+                strerror(err));
+        return REC_EXIT_FAILED;
+    }
+    rc = rec_run(&o, preload, name, argv + dash + 1);
+    rec_summarize(dir, rc);
+    return rc;
+}
+#endif

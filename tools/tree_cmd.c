@@ -1,0 +1,218 @@
+/* tree_cmd.c - atf tree: the call tree of each thread, indented by depth, with durations
+ * (calls and returns paired as walk.h says).
+ * SPDX-License-Identifier: MIT */
+#include "core.h"
+#include "walk.h"
+
+#include <string.h>
+
+typedef struct tree_state {
+    const cli_trace *src;
+    uint64_t base_ns;            /* time 0 of the first column */
+    size_t max_depth;            /* 0 = all */
+    int has_pending;             /* a call printed only once we know if it has callees */
+    uint64_t pending_fid, pending_ts;
+    size_t pending_depth;
+} tree_state;
+
+/* The time and duration columns of a line (duration blank when has_dur is 0). */
+static void tree_columns(const tree_state *t, uint64_t ts, int has_dur, uint64_t dur) {
+    char num[32], *p = cli_reserve(64), *end;
+    size_t n;
+    end = cli_put_us(num, ts > t->base_ns ? ts - t->base_ns : 0);
+    n = (size_t)(end - num);
+    p = cli_put_spaces(p, n < 16 ? 16 - n : 0);
+    memcpy(p, num, n);
+    p = cli_put_spaces(p + n, 2);
+    end = has_dur ? cli_put_us(num, dur) : num;
+    n = (size_t)(end - num);
+    p = cli_put_spaces(p, n < 14 ? 14 - n : 0);
+    memcpy(p, num, n);
+    cli_commit(cli_put_spaces(p + n, 2));
+}
+
+/* One line: time, duration, indentation, text parts. */
+static void tree_line(tree_state *t, uint64_t ts, int has_dur, uint64_t dur, size_t depth,
+                      const char *pre, uint64_t fid, const char *post) {
+    char hex[24];
+    size_t width;
+    tree_columns(t, ts, has_dur, dur);
+    for (width = depth * 2; width;) {
+        size_t k = width < 32 ? width : 32;
+        cli_write("                                ", k);
+        width -= k;
+    }
+    cli_print(pre);
+    cli_text(cli_trace_name(t->src, fid, hex, sizeof hex));
+    cli_print(post);
+    cli_write("\n", 1);
+}
+
+static void tree_flush_pending(tree_state *t) {
+    if (!t->has_pending) return;
+    tree_line(t, t->pending_ts, 0, 0, t->pending_depth, "", t->pending_fid, " {");
+    t->has_pending = 0;
+}
+
+static int tree_hidden(const tree_state *t, size_t depth) { return t->max_depth && depth >= t->max_depth; }
+
+static void tree_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth) {
+    tree_state *t = (tree_state *)ctx;
+    (void)ti;
+    if (tree_hidden(t, depth)) return;
+    tree_flush_pending(t);
+    t->has_pending = 1;
+    t->pending_fid = fid;
+    t->pending_ts = ts;
+    t->pending_depth = depth;
+}
+
+static void tree_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
+                          int how, int outermost) {
+    tree_state *t = (tree_state *)ctx;
+    const char *mark = how == WALK_LEAVE_UNWOUND ? "  (unwound)"
+                     : how == WALK_LEAVE_AT_END ? "  (open at end)"
+                     : how == WALK_LEAVE_AT_GAP ? "  (cut by a gap)" : "";
+    uint64_t dur = end_ns > f->start_ns ? end_ns - f->start_ns : 0;
+    (void)ti;
+    (void)outermost;
+    if (tree_hidden(t, depth)) return;
+    if (t->has_pending && t->pending_depth == depth) { /* no callee shown: one line */
+        t->has_pending = 0;
+        tree_line(t, f->start_ns, 1, dur, depth, "", f->fid, mark);
+        return;
+    }
+    tree_flush_pending(t);
+    tree_line(t, end_ns, 1, dur, depth, "} ", f->fid, mark);
+}
+
+static void tree_unmatched(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth) {
+    tree_state *t = (tree_state *)ctx;
+    (void)ti;
+    if (tree_hidden(t, depth)) return;
+    tree_flush_pending(t);
+    tree_line(t, ts, 0, 0, depth, "! return from ", fid, " with no matching call (ignored)");
+}
+
+/* "~ gap: N events lost (dropped)" at the outermost depth, once its frames are closed. */
+static void tree_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
+    tree_state *t = (tree_state *)ctx;
+    (void)ti;
+    tree_flush_pending(t);
+    tree_columns(t, ts, 0, 0);
+    cli_printf("~ gap: %llu events lost (%s)\n", (cli_ull)g->index_lost,
+               atf_gap_reason_str(g->reason));
+}
+
+/* The time of the first event shown (time 0 of the first column), or 0. */
+static uint64_t tree_base(cli_trace *src) {
+    atf_merge m;
+    atf_merge_item it;
+    atf_merge_filter f;
+    uint64_t base = 0;
+    cli_trace_filter(src, &f);
+    if (atf_merge_init(&m, &src->reader, &f) != ATF_OK) return 0;
+    if (atf_merge_next(&m, &it) == ATF_OK) base = it.event.timestamp_ns;
+    atf_merge_deinit(&m);
+    return base;
+}
+
+/* The header line of a thread. */
+static void tree_thread_header(const atf_session_thread *t, int first) {
+    cli_printf("%sthread %u  tid %u", first ? "" : "\n", t->slot, t->os_thread_id);
+    if (t->name[0]) {
+        cli_print("  ");
+        cli_text(t->name);
+    }
+    cli_printf("  %llu events", (cli_ull)t->reader.index.event_count);
+    if (t->events_dropped) cli_printf("  %llu dropped", (cli_ull)t->events_dropped);
+    if (t->reader.gap_count)
+        cli_printf("  %llu gap%s, %llu events lost", (cli_ull)t->reader.gap_count,
+                   t->reader.gap_count == 1 ? "" : "s", (cli_ull)t->reader.events_lost);
+    cli_printf("\n%16s  %14s  %s\n", "time_us", "duration_us", "call");
+}
+
+/* The counts under a thread's tree. */
+static void tree_thread_footer(const walk_thread *wt) {
+    if (wt->unmatched || wt->unwound || wt->open_at_end || wt->too_deep)
+        cli_printf("(%llu returns without a call, %llu frames unwound, %llu open at end, "
+                   "%llu calls deeper than %u frames not shown)\n",
+                   (cli_ull)wt->unmatched, (cli_ull)wt->unwound, (cli_ull)wt->open_at_end,
+                   (cli_ull)wt->too_deep, (unsigned)WALK_MAX_DEPTH);
+    if (wt->gaps)
+        cli_printf("(%llu gap%s met, %llu frames cut by a gap)\n", (cli_ull)wt->gaps,
+                   wt->gaps == 1 ? "" : "s", (cli_ull)wt->cut_by_gap);
+}
+
+/* Every selected thread's tree, one after the other. */
+static atf_result tree_print(cli_trace *src, size_t max_depth) {
+    tree_state tr;
+    walk_ctx w;
+    cli_progress p;
+    atf_result rc = ATF_OK;
+    size_t k;
+    int first = 1;
+    if (!walk_init(&w, src->reader.thread_count)) return ATF_E_NOMEM;
+    memset(&tr, 0, sizeof tr);
+    tr.src = src;
+    tr.base_ns = tree_base(src);
+    tr.max_depth = max_depth;
+    w.ctx = &tr;
+    w.enter = tree_enter;
+    w.leave = tree_leave;
+    w.unmatched = tree_unmatched;
+    w.gap = tree_gap;
+    cli_progress_init(&p, "atf tree", cli_trace_events(src), NULL);
+    for (k = 0; k < src->reader.thread_count && rc == ATF_OK && !cli_out_failed(); k++) {
+        const atf_session_thread *t = &src->reader.threads[k];
+        if (!cli_trace_selected(src, k)) continue;
+        tree_thread_header(t, first);
+        first = 0;
+        rc = walk_run(&w, src, &t->slot, &p);
+        tree_flush_pending(&tr);
+        tree_thread_footer(&w.threads[k]);
+    }
+    cli_progress_end(&p);
+    walk_deinit(&w);
+    return rc;
+}
+
+int cli_cmd_tree(const cli_command *cmd, int argc, char **argv) {
+    uint64_t slot = 0, max_depth = 0;
+    int has_slot = 0, nops = 0, status;
+    const cli_flag flags[] = {
+        { "--thread", &has_slot, CLI_OPT_U64, &slot },
+        { "--max-depth", NULL, CLI_OPT_U64, &max_depth },
+    };
+    cli_trace src;
+    atf_result rc;
+    atf_error e;
+    status = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 1, &nops);
+    if (status != CLI_CONTINUE) return status;
+    if (slot > UINT32_MAX || max_depth > SIZE_MAX)
+        return cli_usage_error(cmd, "--thread or --max-depth out of range");
+    if ((status = cli_trace_open(cmd, &src, argv[1])) != CLI_EXIT_OK) return status;
+    if (has_slot) {
+        status = src.only_one && src.slot != slot ? CLI_EXIT_USAGE
+               : cli_check_slot(cmd, argv[1], &src.reader, slot);
+        if (status == CLI_EXIT_USAGE && src.only_one && src.slot != slot)
+            fprintf(cli_err(), "atf %s: %s has no thread_%llu\n", cmd->name, argv[1],
+                    (cli_ull)slot);
+        if (status != CLI_CONTINUE) {
+            cli_trace_close(&src);
+            return status;
+        }
+        src.only_one = 1;
+        src.slot = (uint32_t)slot;
+    }
+    rc = tree_print(&src, (size_t)max_depth);
+    status = CLI_EXIT_OK;
+    if (rc != ATF_OK) {
+        cli_error_init(&e, rc, argv[1], 0, "tree");
+        status = cli_report(&e);
+    }
+    if (cli_warn_damage(&src.reader, src.only_one, src.slot, cli_trace_is_session(&src)))
+        status = CLI_EXIT_DATA;
+    cli_trace_close(&src);
+    return status;
+}

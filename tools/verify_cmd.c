@@ -1,0 +1,323 @@
+/* verify_cmd.c - atf verify: structure, CRCs, index<->detail links and gaps.atf of files,
+ * thread directories and sessions, and a closed session's manifest counts against its
+ * files.
+ * SPDX-License-Identifier: MIT */
+#include "core.h"
+#include "facts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== files and thread directories ================================================== */
+/* The line for a file without problems: "OK" or "recovered". */
+static void cli_verify_good(const cli_facts *f) {
+    char crc[128];
+    const char *noun = f->is_detail ? "detail records" : "events";
+    cli_crc_text(f, crc, sizeof crc);
+    if (f->recovery == ATF_RECOVERY_FINALIZED && f->torn_bytes == 0) {
+        cli_printf("OK %s (%llu %s, crc %s)\n", f->path, (cli_ull)f->count, noun, crc);
+        return;
+    }
+    cli_printf("recovered %s (%llu %s: %s", f->path, (cli_ull)f->count, noun, cli_recovery_text(f));
+    if (f->torn_bytes) cli_printf("; %llu torn bytes ignored", (cli_ull)f->torn_bytes);
+    cli_printf("; crc %s)\n", crc);
+}
+
+/* Each verify_* function prints its lines and returns its number of problems. */
+static int cli_verify_facts(const cli_facts *f, int strict) {
+    int n = cli_problems(f, strict, NULL, "");
+    if (n == 0) cli_verify_good(f);
+    return n;
+}
+
+static int cli_verify_index_file(const char *path, int strict) {
+    atf_index_reader r;
+    cli_facts f;
+    int n;
+    if (atf_index_reader_open(&r, path, NULL) != ATF_OK) {
+        cli_print_error(NULL, "", &r.error);
+        return 1;
+    }
+    cli_facts_index(&f, &r);
+    n = cli_verify_facts(&f, strict);
+    atf_index_reader_close(&r);
+    return n;
+}
+
+static int cli_verify_detail_file(const char *path, int strict) {
+    atf_detail_reader r;
+    cli_facts f;
+    int n;
+    if (atf_detail_reader_open(&r, path, NULL) != ATF_OK) {
+        cli_print_error(NULL, "", &r.error);
+        return 1;
+    }
+    cli_facts_detail(&f, &r);
+    n = cli_verify_facts(&f, strict);
+    atf_detail_reader_close(&r);
+    return n;
+}
+
+/* Each file of the directory, its gaps.atf, then the links between them in both
+ * directions (an index event naming a detail record when there is no detail.atf is a
+ * broken link too). */
+static int cli_verify_dir(const char *dir, int strict) {
+    atf_thread_reader t;
+    cli_facts f;
+    char gaps[96] = "";
+    int n = 0;
+    if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) {
+        cli_print_error(NULL, "", &t.error);
+        return 1;
+    }
+    /* an open thread keeps one error only: a damaged gaps.atf. Reported, then cleared so
+     * that a broken link below is reported as itself. */
+    if (t.error.code != ATF_OK) {
+        cli_print_error(NULL, "", &t.error);
+        memset(&t.error, 0, sizeof t.error);
+        n++;
+    }
+    if (t.gap_count)
+        snprintf(gaps, sizeof gaps, "; %llu gap%s, %llu events lost", (cli_ull)t.gap_count,
+                 t.gap_count == 1 ? "" : "s", (cli_ull)t.events_lost);
+    cli_facts_index(&f, &t.index);
+    n += cli_verify_facts(&f, strict);
+    if (t.has_detail) {
+        cli_facts_detail(&f, &t.detail);
+        n += cli_verify_facts(&f, strict);
+    }
+    if (atf_thread_reader_verify_links(&t) != ATF_OK) {
+        cli_print_error(NULL, "", &t.error);
+        n++;
+    } else if (n == 0) {
+        if (t.has_detail)
+            cli_printf("OK %s (links ok both ways: %llu events, %llu detail records%s)\n", dir,
+                   (cli_ull)t.index.event_count, (cli_ull)t.detail.event_count, gaps);
+        else
+            cli_printf("OK %s (%llu events, no detail%s)\n", dir, (cli_ull)t.index.event_count,
+                   gaps);
+    }
+    atf_thread_reader_close(&t);
+    return n;
+}
+
+static int cli_verify_session(const char *dir, int strict);
+
+/* A gaps.atf file: its thread directory, which judges it with the rest. */
+static int cli_verify_gaps_file(const char *path, int strict) {
+    char dir[CLI_PATH_MAX];
+    cli_parent_dir(path, dir, sizeof dir);
+    return cli_verify_dir(dir, strict);
+}
+
+/* A session_* directory: each of its pid_* directories. */
+static int cli_verify_root(const char *path, int strict) {
+    char **pids = NULL;
+    size_t n = 0, i;
+    int problems = 0;
+    if (cli_pid_dirs(path, &pids, &n) != 0) {
+        atf_error e;
+        cli_error_errno(&e, path, "read directory", 0);
+        cli_print_error(NULL, "", &e);
+        return 1;
+    }
+    for (i = 0; i < n; i++) problems += cli_verify_session(pids[i], strict);
+    cli_pid_dirs_free(pids, n);
+    return problems;
+}
+
+static int cli_verify_path(const char *path, int strict) {
+    cli_kind kind;
+    atf_error e;
+    if (cli_classify(path, &kind, &e) != ATF_OK) {
+        cli_print_error(NULL, "", &e);
+        return 1;
+    }
+    switch (kind) {
+    case CLI_KIND_INDEX: return cli_verify_index_file(path, strict);
+    case CLI_KIND_DETAIL: return cli_verify_detail_file(path, strict);
+    case CLI_KIND_GAPS: return cli_verify_gaps_file(path, strict);
+    case CLI_KIND_THREAD: return cli_verify_dir(path, strict);
+    case CLI_KIND_PID: return cli_verify_session(path, strict);
+    case CLI_KIND_ROOT: return cli_verify_root(path, strict);
+    }
+    return 1;
+}
+
+int cli_cmd_verify(const cli_command *cmd, int argc, char **argv) {
+    int strict = 0, nops = 0, i, rc, problems = 0, bad_paths = 0;
+    const cli_flag flags[] = { { "--strict", &strict, CLI_OPT_FLAG, NULL } };
+    rc = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 0, &nops);
+    if (rc != CLI_CONTINUE) return rc;
+    for (i = 1; i <= nops; i++) {
+        int n = cli_verify_path(argv[i], strict);
+        problems += n;
+        bad_paths += n > 0;
+    }
+    if (problems == 0) return CLI_EXIT_OK;
+    fprintf(cli_err(), "atf verify: %d problem%s in %d of %d PATH%s\n", problems,
+            problems == 1 ? "" : "s", bad_paths, nops, nops == 1 ? "" : "s");
+    return CLI_EXIT_DATA;
+}
+
+/* ==== sessions ====================================================================== */
+typedef struct cli_slot_list {
+    uint32_t *slots;
+    size_t count, cap;
+    int failed;
+} cli_slot_list;
+
+static void cli_slot_add(void *ctx, uint32_t slot) {
+    cli_slot_list *l = (cli_slot_list *)ctx;
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        uint32_t *p = (uint32_t *)realloc(l->slots, cap * sizeof *p);
+        if (!p) {
+            l->failed = 1;
+            return;
+        }
+        l->slots = p;
+        l->cap = cap;
+    }
+    l->slots[l->count++] = slot;
+}
+
+static int cli_slot_cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One count of a closed manifest against the files: 1 (and the problem printed) when
+ * they disagree. */
+static int cli_verify_count(const char *dir, uint32_t slot, const char *what, uint64_t files,
+                            uint64_t manifest) {
+    char path[CLI_PATH_MAX];
+    atf_error e;
+    if (manifest == files) return 0;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    cli_error_init(&e, ATF_E_CORRUPT, path, CLI_NO_OFFSET, what);
+    e.expected = files;
+    e.found = manifest;
+    e.has_values = 1;
+    cli_printf("thread_%u: ", slot);
+    cli_print_error(NULL, "", &e);
+    return 1;
+}
+
+/* A closed manifest's counts of one thread against its files. The lost events are
+ * compared only when gaps.atf read whole (a damaged one is reported already). */
+static int cli_verify_counts(const char *dir, const atf_session_thread *t) {
+    uint64_t ndetail = t->reader.has_detail ? t->reader.detail.event_count : 0;
+    int n = 0;
+    n += cli_verify_count(dir, t->slot, "events_written of a thread disagrees with its index.atf",
+                          t->reader.index.event_count, t->events_written);
+    n += cli_verify_count(dir, t->slot, "detail_written of a thread disagrees with its detail.atf",
+                          ndetail, t->detail_written);
+    if (t->reader.error.code == ATF_OK) {
+        n += cli_verify_count(dir, t->slot, "gaps of a thread disagrees with its gaps.atf",
+                              t->reader.gap_count, t->gaps);
+        n += cli_verify_count(dir, t->slot,
+                              "events_dropped + events_lost_io of a thread disagrees with the "
+                              "events lost in its gaps.atf",
+                              t->reader.events_lost, t->events_dropped + t->events_lost_io);
+    }
+    return n;
+}
+
+/* Each thread of an open session, and a closed manifest's counts against its files. */
+static int cli_verify_threads(const atf_session_reader *r, const char *dir, int strict) {
+    char path[CLI_PATH_MAX];
+    atf_error e;
+    size_t i;
+    int n = 0, closed = strcmp(r->state, "closed") == 0;
+    for (i = 0; i < r->thread_count; i++) {
+        const atf_session_thread *t = &r->threads[i];
+        if (snprintf(path, sizeof path, "%s/thread_%u", dir, t->slot) >= (int)sizeof path) {
+            cli_error_init(&e, ATF_E_ARG, dir, 0, "path too long");
+            cli_print_error(NULL, "", &e);
+            n++;
+            continue;
+        }
+        if (t->missing) {
+            cli_error_init(&e, ATF_E_NOT_FOUND, path, 0,
+                           "listed in manifest.json, but the directory or its index.atf "
+                           "is missing");
+            cli_print_error(NULL, "", &e);
+            n++;
+            continue;
+        }
+        n += cli_verify_dir(path, strict);
+        if (closed && t->in_manifest && t->open_result == ATF_OK) n += cli_verify_counts(dir, t);
+    }
+    return n;
+}
+
+/* A session the reader refuses (no manifest read and no thread opens): each thread
+ * directory there is, one by one. */
+static int cli_verify_refused(const atf_session_reader *r, const char *dir, int strict) {
+    cli_slot_list scanned = { NULL, 0, 0, 0 };
+    atf_error e;
+    char path[CLI_PATH_MAX];
+    size_t i;
+    int n = 0;
+    if (cli_scan_thread_dirs(dir, cli_slot_add, &scanned) != 0 || scanned.failed) {
+        cli_error_errno(&e, dir, "read directory", 0);
+        cli_print_error(NULL, "", &e);
+        n++;
+    }
+    if (scanned.count) qsort(scanned.slots, scanned.count, sizeof *scanned.slots, cli_slot_cmp);
+    for (i = 0; i < scanned.count; i++) {
+        snprintf(path, sizeof path, "%s/thread_%u", dir, scanned.slots[i]);
+        n += cli_verify_dir(path, strict);
+    }
+    free(scanned.slots);
+    if (n == 0) { /* nothing above explains the refusal */
+        cli_print_error(NULL, "", &r->error);
+        n++;
+    }
+    return n;
+}
+
+static int cli_verify_session(const char *dir, int strict) {
+    atf_session_reader r;
+    atf_error e;
+    char text[160];
+    uint64_t events = 0, dropped = 0, detail_dropped = 0, gaps = 0, lost = 0;
+    size_t i;
+    int n;
+    if (atf_session_reader_open(&r, dir, NULL) != ATF_OK) return cli_verify_refused(&r, dir, strict);
+    if (r.thread_count == 0) { /* closed, or stopped, before any thread attached */
+        cli_printf("OK %s (session: manifest lists no thread (state %s), 0 threads, no event "
+                   "recorded)\n", dir, r.state[0] ? r.state : "unknown");
+        atf_session_reader_close(&r);
+        return 0;
+    }
+    n = cli_verify_threads(&r, dir, strict);
+    cli_warn_damage(&r, 0, 0, 0); /* what cannot be read, on stderr too */
+    if (cli_manifest_problem(&r, &e)) {
+        cli_print_error(NULL, "", &e);
+        n++;
+    }
+    for (i = 0; i < r.thread_count; i++) {
+        const atf_session_thread *t = &r.threads[i];
+        dropped += t->events_dropped;
+        detail_dropped += t->detail_dropped;
+        if (t->open_result != ATF_OK) continue;
+        events += t->reader.index.event_count;
+        gaps += t->reader.gap_count;
+        lost += t->reader.events_lost;
+    }
+    if (n == 0) {
+        cli_printf("OK %s (session: manifest %s, %llu thread%s, %llu events; manifest drop counts: "
+                   "%llu events, %llu detail records",
+                   dir, cli_manifest_text(&r, text, sizeof text), (cli_ull)r.thread_count,
+                   r.thread_count == 1 ? "" : "s", (cli_ull)events, (cli_ull)dropped,
+                   (cli_ull)detail_dropped);
+        if (gaps)
+            cli_printf("; %llu gap%s, %llu events lost", (cli_ull)gaps, gaps == 1 ? "" : "s",
+                       (cli_ull)lost);
+        cli_print(")\n");
+    }
+    atf_session_reader_close(&r);
+    return n;
+}

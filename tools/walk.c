@@ -1,0 +1,277 @@
+/* walk.c - call/return pairing per thread (see walk.h), shared by stats, tree and export.
+ * SPDX-License-Identifier: MIT */
+#include "walk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== hash map ======================================================================= */
+/* u64 -> u64, open addressing with linear probing, at most half full. It only grows
+ * (keys are never removed), so its size is the number of distinct keys it has seen. */
+static size_t walk_hash(uint64_t x, size_t mask) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return (size_t)x & mask;
+}
+
+uint64_t *walk_map_find(const walk_map *m, uint64_t key) {
+    size_t i;
+    if (!m->cap) return NULL;
+    for (i = walk_hash(key, m->cap - 1); m->slots[i].used; i = (i + 1) & (m->cap - 1))
+        if (m->slots[i].key == key) return &m->slots[i].val;
+    return NULL;
+}
+
+/* The value of key, inserted as 0 (and *is_new set) when absent; NULL when out of memory. */
+uint64_t *walk_map_put(walk_map *m, uint64_t key, int *is_new) {
+    size_t i;
+    if (is_new) *is_new = 0;
+    if ((m->count + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 16, k;
+        walk_slot *s = (walk_slot *)calloc(cap, sizeof *s);
+        if (!s) return NULL;
+        for (k = 0; k < m->cap; k++) {
+            if (!m->slots[k].used) continue;
+            for (i = walk_hash(m->slots[k].key, cap - 1); s[i].used; i = (i + 1) & (cap - 1)) {}
+            s[i] = m->slots[k];
+        }
+        free(m->slots);
+        m->slots = s;
+        m->cap = cap;
+    }
+    for (i = walk_hash(key, m->cap - 1); m->slots[i].used; i = (i + 1) & (m->cap - 1))
+        if (m->slots[i].key == key) return &m->slots[i].val;
+    m->slots[i].used = 1;
+    m->slots[i].key = key;
+    m->slots[i].val = 0;
+    m->count++;
+    if (is_new) *is_new = 1;
+    return &m->slots[i].val;
+}
+
+void walk_map_free(walk_map *m) {
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+/* The set of function ids on one thread's stack: open addressing with Fibonacci hashing
+ * and backward-shift deletion, so it holds only what is on the stack right now, stays a
+ * few cache lines in real traces, and answers "is f on the stack?" in O(1). */
+static size_t walk_fidset_home(const walk_fidset *s, uint64_t k) {
+    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> s->shift);
+}
+
+int walk_fidset_has(const walk_fidset *s, uint64_t k) {
+    size_t i;
+    if (k == WALK_FID_EMPTY) return s->has_max;
+    if (!s->cap) return 0;
+    for (i = walk_fidset_home(s, k); s->keys[i] != WALK_FID_EMPTY; i = (i + 1) & (s->cap - 1))
+        if (s->keys[i] == k) return 1;
+    return 0;
+}
+
+/* Adds k: 1 when it was absent, 0 when present, -1 when out of memory. */
+int walk_fidset_add(walk_fidset *s, uint64_t k) {
+    size_t i;
+    if (k == WALK_FID_EMPTY) {
+        if (s->has_max) return 0;
+        s->has_max = 1;
+        return 1;
+    }
+    if ((s->count + 1) * 2 > s->cap) {
+        walk_fidset bigger;
+        size_t j;
+        bigger.cap = s->cap ? s->cap * 2 : 64;
+        bigger.shift = s->cap ? s->shift - 1 : 58;
+        bigger.count = s->count;
+        bigger.has_max = s->has_max;
+        bigger.keys = (uint64_t *)malloc(bigger.cap * sizeof *bigger.keys);
+        if (!bigger.keys) return -1;
+        memset(bigger.keys, 0xFF, bigger.cap * sizeof *bigger.keys);
+        for (j = 0; j < s->cap; j++) {
+            if (s->keys[j] == WALK_FID_EMPTY) continue;
+            for (i = walk_fidset_home(&bigger, s->keys[j]); bigger.keys[i] != WALK_FID_EMPTY;
+                 i = (i + 1) & (bigger.cap - 1)) {}
+            bigger.keys[i] = s->keys[j];
+        }
+        free(s->keys);
+        *s = bigger;
+    }
+    for (i = walk_fidset_home(s, k); s->keys[i] != WALK_FID_EMPTY; i = (i + 1) & (s->cap - 1))
+        if (s->keys[i] == k) return 0;
+    s->keys[i] = k;
+    s->count++;
+    return 1;
+}
+
+void walk_fidset_del(walk_fidset *s, uint64_t k) {
+    size_t i, j, mask = s->cap - 1;
+    if (k == WALK_FID_EMPTY) {
+        s->has_max = 0;
+        return;
+    }
+    if (!s->cap) return;
+    for (i = walk_fidset_home(s, k); s->keys[i] != k; i = (i + 1) & mask)
+        if (s->keys[i] == WALK_FID_EMPTY) return;
+    /* close the gap: pull back every later key of the run that may not stay behind it */
+    for (j = (i + 1) & mask; s->keys[j] != WALK_FID_EMPTY; j = (j + 1) & mask) {
+        size_t h = walk_fidset_home(s, s->keys[j]);
+        int stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+        if (!stays) {
+            s->keys[i] = s->keys[j];
+            i = j;
+        }
+    }
+    s->keys[i] = WALK_FID_EMPTY;
+    s->count--;
+}
+
+/* ==== walk: call/return pairing ====================================================== */
+int walk_init(walk_ctx *w, size_t thread_count) {
+    memset(w, 0, sizeof *w);
+    w->threads = (walk_thread *)calloc(thread_count ? thread_count : 1, sizeof *w->threads);
+    if (!w->threads) return 0;
+    w->count = thread_count;
+    return 1;
+}
+
+void walk_deinit(walk_ctx *w) {
+    size_t i;
+    for (i = 0; i < w->count; i++) {
+        free(w->threads[i].stack);
+        free(w->threads[i].active.keys);
+    }
+    free(w->threads);
+    memset(w, 0, sizeof *w);
+}
+
+static void walk_pop(walk_ctx *w, size_t ti, uint64_t end_ns, int how) {
+    walk_thread *t = &w->threads[ti];
+    walk_frame f = t->stack[--t->depth];
+    uint64_t dur = end_ns > f.start_ns ? end_ns - f.start_ns : 0;
+    if (f.outermost) walk_fidset_del(&t->active, f.fid);
+    if (t->depth) t->stack[t->depth - 1].child_ns += dur;
+    if (w->leave) w->leave(w->ctx, ti, &f, end_ns, t->depth, how, (int)f.outermost);
+}
+
+static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint64_t ts) {
+    walk_thread *t = &w->threads[ti];
+    int added;
+    if (!t->events++) t->first_ns = ts;
+    if (ts > t->last_ns) t->last_ns = ts;
+    if (kind == ATF_EVENT_CALL) {
+        walk_frame *f;
+        if (t->skipped || t->depth >= WALK_MAX_DEPTH) {
+            t->skipped++;
+            t->too_deep++;
+            return;
+        }
+        if (t->depth == t->cap) {
+            size_t cap = t->cap ? t->cap * 2 : 64;
+            walk_frame *s = (walk_frame *)realloc(t->stack, cap * sizeof *s);
+            if (!s) {
+                w->nomem = 1;
+                t->skipped++;
+                return;
+            }
+            t->stack = s;
+            t->cap = cap;
+        }
+        if ((added = walk_fidset_add(&t->active, fid)) < 0) {
+            w->nomem = 1;
+            t->skipped++;
+            return;
+        }
+        f = &t->stack[t->depth++];
+        f->fid = fid;
+        f->start_ns = ts;
+        f->child_ns = 0;
+        f->outermost = (uint64_t)added;
+        if (w->enter) w->enter(w->ctx, ti, fid, ts, t->depth - 1);
+    } else if (kind == ATF_EVENT_RETURN || kind == ATF_EVENT_EXCEPTION) {
+        if (t->skipped) {
+            t->skipped--;
+            return;
+        }
+        if (t->depth && t->stack[t->depth - 1].fid == fid) {
+            walk_pop(w, ti, ts, WALK_LEAVE_RETURN);
+            return;
+        }
+        if (!walk_fidset_has(&t->active, fid)) {
+            t->unmatched++;
+            if (w->unmatched) w->unmatched(w->ctx, ti, fid, ts, t->depth);
+            return;
+        }
+        while (t->stack[t->depth - 1].fid != fid) {
+            t->unwound++;
+            walk_pop(w, ti, ts, WALK_LEAVE_UNWOUND);
+        }
+        walk_pop(w, ti, ts, WALK_LEAVE_RETURN);
+    }
+}
+
+/* Thread ti lost events here (g), before an event at next_ts (UINT64_MAX: at the end):
+ * closes its open frames at its last event before the gap, forgets the calls skipped for
+ * depth, then reports the gap at its first lost stamp, kept between the two events (the
+ * last one before when the stamp is unknown). */
+static void walk_gap(walk_ctx *w, size_t ti, const atf_gap *g, uint64_t next_ts) {
+    walk_thread *t = &w->threads[ti];
+    uint64_t at = g->first_lost_ns;
+    t->gaps++;
+    while (t->depth) {
+        t->cut_by_gap++;
+        walk_pop(w, ti, t->last_ns, WALK_LEAVE_AT_GAP);
+    }
+    t->skipped = 0;
+    if (t->events && at < t->last_ns) at = t->last_ns; /* also when unknown (0) */
+    if (at > next_ts || (at == 0 && next_ts != UINT64_MAX)) at = next_ts;
+    if (w->gap) w->gap(w->ctx, ti, g, at);
+}
+
+/* Closes the frames still open in thread ti at its last timestamp. */
+static void walk_finish_thread(walk_ctx *w, size_t ti) {
+    walk_thread *t = &w->threads[ti];
+    while (t->depth) {
+        t->open_at_end++;
+        walk_pop(w, ti, t->last_ns, WALK_LEAVE_AT_END);
+    }
+    t->skipped = 0;
+}
+
+/* Runs every event of the source's selected threads (or only slot *only) through the
+ * walk in merged time order, then closes what is still open. ATF_E_NOMEM on failure. */
+atf_result walk_run(walk_ctx *w, cli_trace *s, const uint32_t *only, cli_progress *p) {
+    atf_merge m;
+    atf_merge_item it;
+    atf_merge_filter f;
+    atf_result rc;
+    size_t i;
+    cli_trace_filter(s, &f);
+    if (only) {
+        f.slots = only;
+        f.slot_count = 1;
+    }
+    rc = atf_merge_init(&m, &s->reader, &f);
+    if (rc != ATF_OK) return rc;
+    while (atf_merge_next(&m, &it) == ATF_OK) {
+        size_t ti = (size_t)(it.thread - s->reader.threads);
+        if (it.gap) walk_gap(w, ti, it.gap, it.event.timestamp_ns);
+        walk_event(w, ti, it.event.kind, it.event.function_id, it.event.timestamp_ns);
+        CLI_PROGRESS_TICK(p);
+    }
+    atf_merge_deinit(&m);
+    for (i = 0; i < w->count && i < s->reader.thread_count; i++) { /* gaps at the end */
+        const atf_session_thread *th = &s->reader.threads[i];
+        const atf_thread_reader *t = &th->reader;
+        size_t k = t->gap_count;
+        if (only ? th->slot != *only || th->open_result != ATF_OK : !cli_trace_selected(s, i))
+            continue;
+        while (k > 0 && t->gaps[k - 1].index_seq >= t->index.event_count) k--;
+        for (; k < t->gap_count; k++) walk_gap(w, i, &t->gaps[k], UINT64_MAX);
+    }
+    for (i = 0; i < w->count; i++) walk_finish_thread(w, i);
+    return w->nomem ? ATF_E_NOMEM : ATF_OK;
+}

@@ -1,0 +1,112 @@
+/* walk.h - call/return pairing per thread, shared by stats, tree and export.
+ * SPDX-License-Identifier: MIT
+ *
+ * Calls and returns are paired per thread with a stack, by the same rules for every
+ * command, so that unbalanced input never throws off the rest of the trace:
+ *   - a return (or an exception, which unwinds like a return) of the top frame closes it;
+ *   - a return of a function further down the stack first closes every frame above it
+ *     at the return's timestamp ("unwound": e.g. a longjmp, or an exception that left
+ *     functions which recorded no exit), then that function's frame;
+ *   - a return of a function not on the stack (the trace started inside the call, or the
+ *     call was dropped) is counted and ignored;
+ *   - frames still open when a thread's events end are closed at that thread's last
+ *     timestamp and counted as "open at end": their time is included, not left out;
+ *   - where the recorder lost events (a gap of gaps.atf: the merge marks the first event
+ *     after it; gaps at or past the thread's event count follow its last event), the frames
+ *     open in that thread are closed at its last event before the gap and counted as
+ *     "cut by a gap": what they did up to there counts, nothing is paired across the
+ *     hole, and a return after the gap whose call came before it finds an empty stack
+ *     and is ignored like any return without a matching call; too-deep calls skipped
+ *     before the gap are forgotten with their frames;
+ *   - calls nested deeper than WALK_MAX_DEPTH frames are counted and skipped together
+ *     with their returns, so memory stays bounded whatever the input.
+ * Memory is O(distinct functions + threads x (stack depth + functions on the stack));
+ * nothing grows with the number of events. */
+#ifndef ATF_TOOLS_WALK_H
+#define ATF_TOOLS_WALK_H
+
+#include "core.h"
+
+/* Frames tracked per thread; deeper calls are counted and skipped (see the top). */
+#ifndef WALK_MAX_DEPTH
+#  define WALK_MAX_DEPTH 262144u
+#endif
+
+/* ==== hash map: u64 -> u64 =========================================================== */
+typedef struct walk_slot {
+    uint64_t key, val;
+    uint32_t used;
+} walk_slot;
+
+typedef struct walk_map {
+    walk_slot *slots;
+    size_t cap, count;           /* cap is 0 or a power of two */
+} walk_map;
+
+uint64_t *walk_map_find(const walk_map *m, uint64_t key);
+/* The value of key, inserted as 0 (and *is_new set) when absent; NULL when out of memory. */
+uint64_t *walk_map_put(walk_map *m, uint64_t key, int *is_new);
+void walk_map_free(walk_map *m);
+
+/* ==== the set of function ids on a stack ============================================= */
+#define WALK_FID_EMPTY UINT64_MAX        /* marks a free slot; that id itself is has_max */
+
+typedef struct walk_fidset {
+    uint64_t *keys;
+    size_t cap, count;           /* cap is 0 or a power of two */
+    unsigned shift;              /* 64 - log2(cap) */
+    int has_max;                 /* the id WALK_FID_EMPTY is in the set */
+} walk_fidset;
+
+int walk_fidset_has(const walk_fidset *s, uint64_t k);
+/* Adds k: 1 when it was absent, 0 when present, -1 when out of memory. */
+int walk_fidset_add(walk_fidset *s, uint64_t k);
+void walk_fidset_del(walk_fidset *s, uint64_t k);
+
+/* ==== the walk ======================================================================= */
+enum { WALK_LEAVE_RETURN = 0, WALK_LEAVE_UNWOUND = 1, WALK_LEAVE_AT_END = 2, WALK_LEAVE_AT_GAP = 3 };
+
+typedef struct walk_frame {
+    uint64_t fid, start_ns;
+    uint64_t child_ns;           /* time spent in direct callees */
+    uint64_t outermost;          /* no other frame of fid below it on the stack */
+} walk_frame;
+
+typedef struct walk_thread {
+    walk_frame *stack;
+    size_t depth, cap;
+    uint64_t skipped;            /* open calls beyond WALK_MAX_DEPTH, not tracked */
+    walk_fidset active;          /* the functions that have a frame on the stack */
+    uint64_t events, first_ns, last_ns;
+    uint64_t unmatched;          /* returns with no matching call, ignored */
+    uint64_t unwound;            /* frames closed by the return of an outer frame */
+    uint64_t open_at_end;        /* frames closed at the thread's last timestamp */
+    uint64_t too_deep;           /* calls skipped for depth */
+    uint64_t gaps;               /* gaps met (where the recorder lost events) */
+    uint64_t cut_by_gap;         /* frames closed at the last event before a gap */
+} walk_thread;
+
+typedef struct walk_ctx {
+    walk_thread *threads;        /* one per thread of the reader, same order */
+    size_t count;
+    int nomem;
+    void *ctx;
+    /* a frame opens at depth `depth` (0 = outermost) */
+    void (*enter)(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth);
+    /* a frame closes; `outermost`: no other frame of the function is on the stack */
+    void (*leave)(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
+                  int how, int outermost);
+    /* a return with no matching frame, ignored; depth = the stack's */
+    void (*unmatched)(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth);
+    /* events were lost at time ts (the frames open before it are closed already) */
+    void (*gap)(void *ctx, size_t ti, const atf_gap *g, uint64_t ts);
+} walk_ctx;
+
+/* 0 when out of memory. */
+int walk_init(walk_ctx *w, size_t thread_count);
+void walk_deinit(walk_ctx *w);
+/* Runs every event of the trace's selected threads (or only slot *only) through the walk
+ * in merged time order, then closes what is still open. ATF_E_NOMEM on failure. */
+atf_result walk_run(walk_ctx *w, cli_trace *s, const uint32_t *only, cli_progress *p);
+
+#endif /* ATF_TOOLS_WALK_H */
