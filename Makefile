@@ -85,7 +85,8 @@ test: all $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials
 	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" LDLIBS_ALL="$(LDLIBS_ALL)" \
 	  CRASH_TRIALS=$(TEST_CRASH_TRIALS) \
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
-	  tests/cli_checks.sh tests/examples_check.sh tests/doc_blocks.sh tests/cmake_check.sh
+	  tests/cli_checks.sh tests/examples_check.sh tests/doc_blocks.sh tests/cmake_check.sh \
+	  tests/instrument_checks.sh
 
 # Crash trials (tests/crash_trials.c) regenerate what atf gen produced from tools/gen_model.h;
 # make test runs a few of them, make crash-trials many.
