@@ -381,14 +381,17 @@ bench-instrument: $(BUILD)/bench_instrument
 	$(BUILD)/bench_instrument
 
 # ---- install -----------------------------------------------------------------------------
-#   make install [PREFIX=/usr/local] [DESTDIR=/staging]   atf.h, the atf command and atf.pc
-#   make uninstall [PREFIX=...] [DESTDIR=...]             removes exactly those three files
+#   make install [PREFIX=/usr/local] [DESTDIR=/staging]   atf.h, the atf command, atf.pc and
+#                 the preloadable tracer as LIBDIR/atf/libatf_instrument.so (where the
+#                 installed `atf record` finds it: ../lib/atf/ from the command)
+#   make uninstall [PREFIX=...] [DESTDIR=...]             removes exactly those four files
 # The library is header-only: atf.pc gives Cflags and no library (a program that defines
 # ATF_IMPLEMENTATION links the platform's thread library itself, e.g. -lpthread).
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 BINDIR       ?= $(PREFIX)/bin
 INCLUDEDIR   ?= $(PREFIX)/include
+LIBDIR       ?= $(PREFIX)/lib
 PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
 INSTALL      ?= install
 ATF_VERSION   = $(shell awk '/^\#define ATF_VERSION_(MAJOR|MINOR|PATCH) /{v=v s $$3; s="."} END{print v}' atf.h)
@@ -396,17 +399,21 @@ PC_INCLUDEDIR = $(if $(filter $(PREFIX)/include,$(INCLUDEDIR)),$${prefix}/includ
 
 .PHONY: install uninstall
 # atf.pc is written at every install, so that it always carries this PREFIX
-install: $(BUILD)/atf
+install: $(BUILD)/atf $(INSTR_SO)
 	@mkdir -p $(BUILD)
 	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$(PC_INCLUDEDIR)' '' \
 	  'Name: atf' \
 	  'Description: ADA Trace Format (ATF v2): single-header C library for function-level traces' \
 	  'Version: $(ATF_VERSION)' \
 	  'Cflags: -I$${includedir}' > $(BUILD)/atf.pc
-	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	  $(DESTDIR)$(LIBDIR)/atf
 	$(INSTALL) -m 644 atf.h $(DESTDIR)$(INCLUDEDIR)/atf.h
 	$(INSTALL) -m 755 $(BUILD)/atf $(DESTDIR)$(BINDIR)/atf
 	$(INSTALL) -m 644 $(BUILD)/atf.pc $(DESTDIR)$(PKGCONFIGDIR)/atf.pc
+	$(INSTALL) -m 755 $(INSTR_SO) $(DESTDIR)$(LIBDIR)/atf/libatf_instrument.so
 
 uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/atf.h $(DESTDIR)$(BINDIR)/atf $(DESTDIR)$(PKGCONFIGDIR)/atf.pc
+	rm -f $(DESTDIR)$(INCLUDEDIR)/atf.h $(DESTDIR)$(BINDIR)/atf $(DESTDIR)$(PKGCONFIGDIR)/atf.pc \
+	  $(DESTDIR)$(LIBDIR)/atf/libatf_instrument.so
+	-rmdir $(DESTDIR)$(LIBDIR)/atf 2>/dev/null

@@ -1369,18 +1369,24 @@ typedef struct atf_session_reader {
                                             when a thread's files failed to open */
 } atf_session_reader;
 
-/* Opens the pid_* directory `dir`. Succeeds when at least one thread opens, or when
- * manifest.json was read (manifest OK or INCOMPLETE) though no thread opens: a session
- * stopped before any thread attached lists none (thread_count 0), and one whose threads
- * are all missing or invalid lists each of them with missing / open_result set, so that
- * every fact of the manifest is there to report. A thread whose files are present but
- * invalid is skipped by the merge (its open_result says why, and the first such error is
- * kept in r->error). Fails (ATF_E_NOT_FOUND, or the thread's own code) when no thread
- * opens and no manifest was read; then nothing needs closing, and r->error, r->manifest
- * and r->manifest_error still say what was found. Not thread-safe per reader. */
+/* Opens the pid_* directory `dir`. Succeeds whenever dir holds a readable manifest.json
+ * (manifest OK or INCOMPLETE) or at least one thread_N directory, whether or not any thread
+ * opens: a session stopped before any thread attached lists none (thread_count 0), and
+ * every listed or found thread that cannot open is listed with missing / open_result set,
+ * the first such error kept in r->error, so that every fact there is can be reported. A
+ * thread whose files are present but invalid is skipped by the merge. Fails
+ * (ATF_E_NOT_FOUND) only when there is neither, or with ATF_E_ARG / ATF_E_NOMEM; then
+ * nothing needs closing, and r->error, r->manifest and r->manifest_error still say what was
+ * found. Not thread-safe per reader. */
 ATFDEF atf_result atf_session_reader_open(atf_session_reader *r, const char *dir,
                                           const atf_reader_options *opt /* optional */);
 ATFDEF void atf_session_reader_close(atf_session_reader *r);
+/* Calls fn(ctx, slot) for every thread_<N> directory of the pid_* directory `pid_dir`
+ * (N decimal without leading zeros, at most UINT32_MAX), in directory order. Returns 0,
+ * or the OS error that kept the directory from being read (errno; GetLastError() on
+ * Windows). Reentrant. */
+ATFDEF int atf_session_scan_threads(const char *pid_dir, void (*fn)(void *ctx, uint32_t slot),
+                                    void *ctx);
 /* The symbol name of function_id from the manifest, or NULL. O(log n). Thread-safe. */
 ATFDEF const char *atf_session_reader_symbol(const atf_session_reader *r, uint64_t function_id);
 /* The thread with slot `slot`, or NULL. O(log n). Thread-safe. */
@@ -6512,9 +6518,6 @@ ATF__PRIVATE int atf__dir_holds_only(const char *dir, const char *allowed, int *
 }
 #endif
 
-/* defined with the session reader: calls fn(ctx, slot) for every thread_<N> of dir */
-ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint32_t), void *ctx);
-
 ATFDEF const char *atf_recover_action_str(atf_recover_action a) {
     switch (a) {
     case ATF_RECOVER_NOTHING: return "nothing to do";
@@ -7192,15 +7195,17 @@ ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_opt
     atf__recover_slots l;
     atf_error e;
     size_t i;
+    int scan;
     ATF_ASSERT(out);
     memset(out, 0, sizeof *out);
     memset(&l, 0, sizeof l);
     memset(&e, 0, sizeof e);
     if (!dir) return atf__error_set(&out->error, ATF_E_ARG, "", 0, "NULL directory");
-    if (atf__scan_thread_dirs(dir, atf__recover_slot_found, &l) != 0 || l.failed) {
+    scan = atf_session_scan_threads(dir, atf__recover_slot_found, &l);
+    if (scan != 0 || l.failed) {
         if (l.failed) atf__error_set(&e, ATF_E_NOMEM, dir, 0, "thread list");
         else atf__error_set_errno(&e, atf__path_exists(dir) ? ATF_E_IO : ATF_E_NOT_FOUND, dir,
-                                  "read directory", atf__last_os_error());
+                                  "read directory", scan);
         ATF_FREE(l.slots);
         atf__recover_report_fail(out, dir, ATF_RECOVER_INDEX, &e);
         return out->error.code;
@@ -7576,19 +7581,22 @@ ATF__PRIVATE int atf__json_double(const atf__json *j, size_t i, double *out) {
  * stay below the runner-up's, one comparison per event in the inline atf_merge_next, so
  * bursty interleavings cost close to a sequential scan. */
 #if defined(ATF__OS_WINDOWS)
-/* Calls fn(ctx, slot) for every thread_<N> directory of dir (N decimal, no leading 0). */
-ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint32_t), void *ctx) {
+ATFDEF int atf_session_scan_threads(const char *pid_dir, void (*fn)(void *ctx, uint32_t slot),
+                                    void *ctx) {
     char pattern[1100];
     wchar_t *w;
     WIN32_FIND_DATAW fd;
     HANDLE h;
-    snprintf(pattern, sizeof pattern, "%s\\thread_*", dir);
+    DWORD why;
+    snprintf(pattern, sizeof pattern, "%s\\thread_*", pid_dir);
     w = atf__utf8_to_wide(pattern);
-    if (!w) return -1;
+    if (!w) return ENOMEM;
     h = FindFirstFileW(w, &fd);
     ATF_FREE(w);
     /* no match in an existing directory is fine; a missing directory fails as opendir does */
-    if (h == INVALID_HANDLE_VALUE) return GetLastError() == ERROR_FILE_NOT_FOUND ? 0 : -1;
+    why = h == INVALID_HANDLE_VALUE ? GetLastError() : 0;
+    if (why == ERROR_FILE_NOT_FOUND) return 0;
+    if (h == INVALID_HANDLE_VALUE) return why ? (int)why : -1;
     do {
         const wchar_t *n = fd.cFileName + 7;
         uint64_t v = 0;
@@ -7603,10 +7611,19 @@ ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint3
 }
 #else
 #  include <dirent.h>
-ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint32_t), void *ctx) {
-    DIR *d = opendir(dir);
+/* Whether dir/name is a directory (a file named thread_3 is no thread). */
+ATF__PRIVATE int atf__is_subdir(const char *dir, const char *name) {
+    char path[1100];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return 0;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+ATFDEF int atf_session_scan_threads(const char *pid_dir, void (*fn)(void *ctx, uint32_t slot),
+                                    void *ctx) {
+    DIR *d = opendir(pid_dir);
     struct dirent *e;
-    if (!d) return -1;
+    if (!d) return errno ? errno : -1;
     while ((e = readdir(d)) != NULL) {
         const char *n = e->d_name;
         uint64_t v = 0;
@@ -7615,7 +7632,8 @@ ATF__PRIVATE int atf__scan_thread_dirs(const char *dir, void (*fn)(void *, uint3
         n += 7;
         if (n[0] == '0' && n[1] != '\0') continue; /* thread_07 is not thread_7 */
         for (; *n >= '0' && *n <= '9' && digits < 10; n++, digits++) v = v * 10 + (uint64_t)(*n - '0');
-        if (digits && !*n && v <= UINT32_MAX) fn(ctx, (uint32_t)v);
+        if (digits && !*n && v <= UINT32_MAX && atf__is_subdir(pid_dir, e->d_name))
+            fn(ctx, (uint32_t)v);
     }
     closedir(d);
     return 0;
@@ -7916,7 +7934,6 @@ ATF__PRIVATE void atf__session_thread_times(atf_session_thread *t) {
 ATF__PRIVATE atf_result atf__session_reader_open_threads(atf_session_reader *r,
                                                          const atf_reader_options *opt) {
     size_t i, present = 0;
-    atf_result first = ATF_E_NOT_FOUND;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (i = 0; i < r->thread_count; i++) {
         atf_session_thread *t = &r->threads[i];
@@ -7934,7 +7951,6 @@ ATF__PRIVATE atf_result atf__session_reader_open_threads(atf_session_reader *r,
             return rc;
         }
         if (rc != ATF_OK) {
-            if (r->error.code == ATF_OK) first = rc;
             atf__error_adopt(&r->error, &t->reader.error);
             continue;
         }
@@ -7954,12 +7970,13 @@ ATF__PRIVATE atf_result atf__session_reader_open_threads(atf_session_reader *r,
         r->time_start_ns = lo == UINT64_MAX ? 0 : lo;
         r->time_end_ns = hi;
     }
-    if (present) return ATF_OK;
-    /* a manifest that was read is the session's account of itself, threads or not */
-    if (r->manifest == ATF_MANIFEST_OK || r->manifest == ATF_MANIFEST_INCOMPLETE) return ATF_OK;
-    if (first == ATF_E_NOT_FOUND)
-        return atf__error_set(&r->error, ATF_E_NOT_FOUND, r->path, 0, "no readable thread_N/index.atf");
-    return first;
+    /* a manifest that was read is the session's account of itself, threads or not; a
+     * thread directory is enough to say what is wrong with each thread */
+    if (present || r->thread_count || r->manifest == ATF_MANIFEST_OK ||
+        r->manifest == ATF_MANIFEST_INCOMPLETE)
+        return ATF_OK;
+    return atf__error_set(&r->error, ATF_E_NOT_FOUND, r->path, 0,
+                          "neither a readable manifest.json nor a thread_N directory");
 }
 
 ATFDEF atf_result atf_session_reader_open(atf_session_reader *r, const char *dir,
@@ -7976,9 +7993,9 @@ ATFDEF atf_result atf_session_reader_open(atf_session_reader *r, const char *dir
     memset(&list, 0, sizeof list);
     list.r = r;
     atf__session_reader_manifest(r, &list, opt);
-    scan = atf__scan_thread_dirs(dir, atf__session_reader_found, &list);
+    scan = atf_session_scan_threads(dir, atf__session_reader_found, &list);
     if (scan != 0 && r->manifest != ATF_MANIFEST_OK)
-        rc = atf__error_set_errno(&r->error, ATF_E_NOT_FOUND, dir, "open directory", atf__last_os_error());
+        rc = atf__error_set_errno(&r->error, ATF_E_NOT_FOUND, dir, "open directory", scan);
     else if (list.failed || !atf__session_reader_join(r, &list))
         rc = atf__error_set(&r->error, ATF_E_NOMEM, dir, 0, "thread list");
     else

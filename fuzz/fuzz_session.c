@@ -126,6 +126,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rc = atf_session_reader_open(&r, pid_dir, &opt);
     if (rc != ATF_OK) {
         FUZZ_CHECK(r.error.code == rc && r.thread_count == 0 && r.threads == NULL);
+        /* only a directory with neither a readable manifest nor a thread_N is refused */
+        FUZZ_CHECK(rc == ATF_E_NOMEM || (r.manifest != ATF_MANIFEST_OK &&
+                                         r.manifest != ATF_MANIFEST_INCOMPLETE));
         return 0;
     }
     opened = 0;
@@ -134,8 +137,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_CHECK(atf_session_reader_thread(&r, r.threads[k].slot) == &r.threads[k]);
         opened += r.threads[k].open_result == ATF_OK;
     }
-    /* no thread opens only when the manifest was read: it alone opens the session */
-    if (!opened) FUZZ_CHECK(r.manifest == ATF_MANIFEST_OK || r.manifest == ATF_MANIFEST_INCOMPLETE);
+    /* with no thread opening, a read manifest or a thread_N directory opened the session,
+     * and a thread that failed for a reason of its own left that reason in r.error */
+    if (!opened)
+        FUZZ_CHECK(r.manifest == ATF_MANIFEST_OK || r.manifest == ATF_MANIFEST_INCOMPLETE ||
+                   r.thread_count > 0);
+    for (k = 0; k < r.thread_count; k++)
+        if (r.threads[k].open_result != ATF_OK && !r.threads[k].missing)
+            FUZZ_CHECK(r.error.code != ATF_OK);
     first_slot = r.thread_count ? r.threads[0].slot : 0;
 
     /* everything */

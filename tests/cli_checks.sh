@@ -1113,11 +1113,15 @@ if command -v "${MAKE:-make}" >/dev/null 2>&1 && [ -f Makefile ]; then
     I=$(pwd)/$BUILD/tests/cli_install
     rm -rf "$I"
     expect 0 "make install" env MAKEFLAGS= MFLAGS= MAKELEVEL= "${MAKE:-make}" -s install DESTDIR="$I" PREFIX=/opt/atf-test BUILD="$BUILD" CC="${CC:-cc}"
-    for f in include/atf.h bin/atf share/pkgconfig/atf.pc; do
+    for f in include/atf.h bin/atf share/pkgconfig/atf.pc lib/atf/libatf_instrument.so; do
         if [ -f "$I/opt/atf-test/$f" ]; then pass; else fail "make install: no $f"; fi
     done
     if cmp -s atf.h "$I/opt/atf-test/include/atf.h"; then pass; else fail "make install: atf.h differs"; fi
     expect 0 "installed atf" "$I/opt/atf-test/bin/atf" --version
+    # the installed command finds the installed tracer (../lib/atf/ from bin/)
+    expect 0 "installed atf record" "$I/opt/atf-test/bin/atf" record --output "$I/rec" -- \
+        "$BUILD/examples/sample_hooked"
+    rm -rf "$I/rec"
     PC=$I/opt/atf-test/share/pkgconfig/atf.pc
     grep -qx 'prefix=/opt/atf-test' "$PC" && pass || fail "atf.pc: prefix"
     grep -qx 'Cflags: -I${includedir}' "$PC" && pass || fail "atf.pc: Cflags"

@@ -8,7 +8,8 @@
 //   dictionary columns, int32 sums, string byte counts, empty and replaced strings;
 // "empty": a 0-row file reads as 0 rows with its schema;
 // "atf_slices", "atf_events": a table of `atf export --format parquet` against the
-//   session's `atf stats --json` (in "stats"; see checkAtfSlices);
+//   session's `atf stats --json` (in "stats"; see checkAtfSlices), the slices also against
+//   the session's events table ("events": its file, beside EXPECTED.json);
 // "slices": the column types DuckDB sees; count(*); count and sum(self_ns) per name; the
 // number of row groups and the start_ns min/max statistics of each; a start_ns window
 // query; and that the window query skips row groups by their statistics: the start_ns
@@ -18,7 +19,7 @@
 // failed"; exits 1 when any check fails.
 import { createRequire } from 'node:module';
 import { copyFileSync, openSync, writeSync, closeSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const [npmDir, file, expectedPath] = process.argv.slice(2);
 if (!npmDir || !file || !expectedPath) {
@@ -159,7 +160,9 @@ async function checkEmpty() {
 // A session exported by `atf export --format parquet`, against its `atf stats --json`
 // (EXPECTED.json's "stats"): per function, the slices table's count(*) and sum(self_ns)
 // equal calls and self_ns; the events table has every event, and its calls per function
-// equal calls. Also the column types each table promises (docs/PARQUET.md).
+// equal calls. The slices' sum(has_detail) equals the calls with a detail_seq in the
+// events table (EXPECTED.json's "events"), and is not 0. Also the column types each table
+// promises (docs/PARQUET.md).
 function statsByFid() {
   return new Map(expected.stats.functions.map((f) => [f.fid, f]));
 }
@@ -188,7 +191,7 @@ async function checkAtfSlices() {
     pid: 'BIGINT', tid: 'BIGINT', thread_slot: 'BIGINT', thread_name: 'VARCHAR',
     function_id: 'BIGINT', fid: 'VARCHAR', name: 'VARCHAR', module: 'VARCHAR', depth: 'INTEGER',
     start_ns: 'TIMESTAMP_NS', end_ns: 'TIMESTAMP_NS', dur_ns: 'BIGINT', self_ns: 'BIGINT',
-    ended_by: 'VARCHAR',
+    ended_by: 'VARCHAR', has_detail: 'INTEGER',
   });
   const got = await rows(`SELECT fid, count(*)::VARCHAR AS n, sum(self_ns)::VARCHAR AS s
                           FROM ${src} GROUP BY fid`);
@@ -199,6 +202,15 @@ async function checkAtfSlices() {
          OR printf('0x%016x', function_id) <> fid`);
   check('atf slices: dur_ns = end_ns - start_ns, self_ns <= dur_ns, fid = function_id',
         bad.n === '0', `${bad.n} rows disagree`);
+  const events = `read_parquet(${quoted(join(dirname(resolve(expectedPath)), expected.events))})`;
+  const [detail] = await rows(`SELECT
+      (SELECT sum(has_detail) FROM ${src})::VARCHAR AS slices,
+      (SELECT count(*) FROM ${src} WHERE has_detail NOT IN (0, 1))::VARCHAR AS other,
+      (SELECT count(*) FROM ${events} WHERE kind = 'call' AND detail_seq <> -1)::VARCHAR AS calls`);
+  check('atf slices: sum(has_detail) = the calls with detail of the events table, not 0',
+        detail.slices === detail.calls && detail.other === '0' && detail.calls !== '0',
+        `sum(has_detail) ${detail.slices}, calls with detail ${detail.calls}, ` +
+        `${detail.other} values other than 0 and 1`);
 }
 
 async function checkAtfEvents() {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # parquet_duckdb.sh - DuckDB reads what tools/parquet.c writes: runs tests/parquet_gen
-# for its three tables (slices, edges, empty), and `atf gen` then `atf export --format
-# parquet` for both tables of a recorded session (checked against `atf stats --json`),
+# for its three tables (slices, edges, empty), and `atf gen --detail always` then `atf
+# export --format parquet` for both tables of a recorded session (checked against `atf
+# stats --json`, and the slices' has_detail against the events' detail_seq),
 # then tests/parquet_duckdb.mjs on each, with @duckdb/node-api installed from the npm
 # registry into NPM_DIR (once; later runs reuse it). ATF names the atf command (default
 # $BUILD/atf). Ends with "parquet_duckdb: N passed, M failed" (the format of
@@ -44,15 +45,16 @@ fi
 "$gen" --edges "$work/edges.parquet" >"$work/edges.json"
 "$gen" --empty "$work/empty.parquet" >"$work/empty.json"
 
-# a recorded session: 3 threads, with an odd event count so the last calls stay open
+# a recorded session: 3 threads, with an odd event count so the last calls stay open, and
+# detail on every 16th event (calls and returns)
 atf=${ATF:-$build/atf}
 rm -rf "$work/session"
-pid_dir=$("$atf" gen --threads 3 --events 200001 "$work/session")
+pid_dir=$("$atf" gen --threads 3 --events 200001 --detail always "$work/session")
 "$atf" stats --json "$pid_dir" >"$work/stats.json"
 for table in slices events; do
     "$atf" export --format parquet --table "$table" -o "$work/atf_$table.parquet" "$pid_dir"
-    { printf '{"kind":"atf_%s","stats":' "$table"; cat "$work/stats.json"; echo '}'; } \
-        >"$work/atf_$table.json"
+    { printf '{"kind":"atf_%s","events":"atf_events.parquet","stats":' "$table"
+      cat "$work/stats.json"; echo '}'; } >"$work/atf_$table.json"
 done
 
 passed=0

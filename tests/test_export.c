@@ -17,6 +17,7 @@
 #include "json_decode.h"
 #include "parquet_decode.h"
 #include "proto_decode.h"
+#include "scratch_dir.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -156,15 +157,6 @@ static char *slurp(FILE *f, size_t *len) {
     buf[n] = '\0';
     if (len) *len = (size_t)n;
     return buf;
-}
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *s;
-    if (!f) return NULL;
-    s = slurp(f, len);
-    fclose(f);
-    return s;
 }
 
 /* Runs fn with the NULL-terminated arguments, capturing stdout and stderr. */
@@ -1543,18 +1535,20 @@ static void test_random_events(void) {
 /* ==== export parquet ================================================================= */
 /* Both tables of a session, decoded by tests/parquet_decode.h (written apart from the
  * writer): every slice row against the session's threads and names, with count and
- * sum(self_ns) per function equal to `atf stats --json` and the ended_by counts equal to
- * the walk's; every event row against the merged session's event at the same position. */
+ * sum(self_ns) per function equal to `atf stats --json`, the ended_by counts equal to
+ * the walk's and has_detail equal to its call event's; every event row against the merged
+ * session's event at the same position. */
 static const char *const pq_slice_columns[] = {
     "pid", "tid", "thread_slot", "thread_name", "function_id", "fid", "name", "module",
-    "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by"
+    "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by", "has_detail"
 };
 static const char *const pq_event_columns[] = {
     "pid", "thread_slot", "seq", "ts_ns", "function_id", "fid", "name", "kind", "depth",
     "detail_seq"
 };
 static const char *const pq_endings[] = { "return", "unwound", "end", "gap" };
-enum { PQ_LOGICAL_TIMESTAMP_FIELD = 8, PQ_NANOS_FIELD = 3, PQ_FNS_MAX = 64 };
+enum { PQ_LOGICAL_TIMESTAMP_FIELD = 8, PQ_LOGICAL_INTEGER_FIELD = 10, PQ_NANOS_FIELD = 3,
+       PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 15, PQ_HAS_DETAIL = 14 };
 
 /* Exports `table` of dir to a file beside it and decodes it: 1, else 0 after a failure. */
 static int pq_export(const char *dir, const char *table, pqd_file *f) {
@@ -1647,8 +1641,65 @@ static void pq_check_against_stats_json(const char *dir, const pq_fn_sums *s) {
     run_free(&o);
 }
 
-static void pq_check_slices(const char *dir) {
+/* The call events of a session: thread slot, timestamp, function and detail link. */
+typedef struct pq_call {
+    uint64_t slot, ts, fid, detail_seq;
+} pq_call;
+
+/* The call events of src in merged order (*n of them); NULL when there are none. */
+static pq_call *pq_calls(cli_trace *src, size_t *n) {
+    atf_merge m;
+    atf_merge_item it;
+    atf_merge_filter flt;
+    pq_call *calls = NULL;
+    size_t cap = 0;
+    *n = 0;
+    cli_trace_filter(src, &flt);
+    CHECK_RESULT(ATF_OK, atf_merge_init(&m, &src->reader, &flt));
+    while (atf_merge_next(&m, &it) == ATF_OK) {
+        if (it.event.kind != ATF_EVENT_CALL) continue;
+        if (*n == cap) {
+            pq_call *more;
+            cap = cap ? cap * 2 : 256;
+            more = (pq_call *)realloc(calls, cap * sizeof *calls);
+            CHECK(more != NULL);
+            if (!more) break;
+            calls = more;
+        }
+        calls[*n].slot = it.slot;
+        calls[*n].ts = it.event.timestamp_ns;
+        calls[*n].fid = it.event.function_id;
+        calls[*n].detail_seq = it.event.detail_seq;
+        (*n)++;
+    }
+    atf_merge_deinit(&m);
+    return calls;
+}
+
+/* has_detail of a slice row (0 or 1) says what a call event of its thread, function and
+ * start carries: one with a detail link for 1, one without for 0. */
+static void pq_check_has_detail(const pqd_file *f, size_t r, const pq_call *calls, size_t n) {
+    int64_t has = f->ints[PQ_HAS_DETAIL][r];
+    size_t i, with = 0, without = 0;
+    for (i = 0; i < n; i++) {
+        if ((int64_t)calls[i].slot != f->ints[2][r] || (int64_t)calls[i].ts != f->ints[9][r] ||
+            (int64_t)calls[i].fid != f->ints[4][r])
+            continue;
+        if (calls[i].detail_seq != ATF_NO_DETAIL) with++;
+        else without++;
+    }
+    CHECK(has == 0 || has == 1);
+    CHECK(with + without > 0);
+    if (has == 1) CHECK(with > 0);
+    else CHECK(without > 0);
+}
+
+/* Checks the slices table of dir; returns its sum(has_detail). */
+static int64_t pq_check_slices(const char *dir) {
     static pq_fn_sums sums;
+    pq_call *calls;
+    size_t ncalls = 0;
+    int64_t detailed = 0;
     cli_trace src;
     stats_table st;
     walk_ctx w;
@@ -1657,12 +1708,17 @@ static void pq_check_slices(const char *dir) {
     int64_t row;
     size_t i, k;
     memset(&sums, 0, sizeof sums);
-    if (!pq_export(dir, "slices", &f)) return;
-    pq_check_columns(&f, pq_slice_columns, 14, 9);
-    if (f.ncols != 14 || !collect(dir, &src, &st, &w)) {
+    if (!pq_export(dir, "slices", &f)) return -1;
+    pq_check_columns(&f, pq_slice_columns, PQ_SLICE_COLUMNS, 9);
+    if (f.ncols != PQ_SLICE_COLUMNS || !collect(dir, &src, &st, &w)) {
         pqd_close(&f);
-        return;
+        return -1;
     }
+    CHECK_EQ(1, f.cols[PQ_HAS_DETAIL].type); /* INT32, INTEGER(32, signed) */
+    CHECK_EQ(PQ_LOGICAL_INTEGER_FIELD, f.cols[PQ_HAS_DETAIL].logical);
+    CHECK_EQ(32, f.cols[PQ_HAS_DETAIL].int_bits);
+    CHECK_EQ(1, f.cols[PQ_HAS_DETAIL].int_signed);
+    calls = pq_calls(&src, &ncalls);
     for (row = 0; row < f.num_rows; row++) {
         size_t r = (size_t)row;
         const atf_session_thread *t = pq_thread(&src, f.ints[2][r]);
@@ -1685,7 +1741,10 @@ static void pq_check_slices(const char *dir) {
         CHECK(k < 4);
         if (k < 4) ended[k]++;
         pq_add(&sums, (uint64_t)f.ints[4][r], (uint64_t)f.ints[12][r]);
+        pq_check_has_detail(&f, r, calls, ncalls);
+        detailed += f.ints[PQ_HAS_DETAIL][r];
     }
+    free(calls);
     for (i = 0; i < w.count; i++) {
         ended[1] -= w.threads[i].unwound;
         ended[2] -= w.threads[i].open_at_end;
@@ -1699,6 +1758,7 @@ static void pq_check_slices(const char *dir) {
     pq_check_against_stats_json(dir, &sums);
     collect_free(&src, &st, &w);
     pqd_close(&f);
+    return detailed;
 }
 
 static void pq_check_events(const char *dir) {
@@ -1740,13 +1800,61 @@ static void pq_check_events(const char *dir) {
     pqd_close(&f);
 }
 
-static void pq_check_session(const char *dir) {
-    pq_check_slices(dir);
+/* Checks both tables of dir; returns the slices' sum(has_detail). */
+static int64_t pq_check_session(const char *dir) {
+    int64_t detailed = pq_check_slices(dir);
     pq_check_events(dir);
+    return detailed;
 }
 
-/* Threads with and without names, unbalanced frames, names to clean; layout 2; gaps; an
- * id with its top bit set; and what the command refuses. */
+/* One thread (tid of the writer's OS thread) recorded with detail ALWAYS in `layout`: of
+ * the calls, main, b, the a that b's return unwinds and e (open at the end) carry detail;
+ * so do two returns, which must not count. Returns the calls with detail: 4. */
+static int64_t pq_make_detail(rec *r, uint32_t layout) {
+    static const uint8_t payload[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+    atf_session_config cfg;
+    atf_writer *w = NULL;
+    char name[64];
+    memset(r, 0, sizeof *r);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.drain_mode = ATF_DRAIN_MANUAL;
+    cfg.layout = layout;
+    cfg.detail_mode = ATF_DETAIL_ALWAYS;
+    snprintf(name, sizeof name, "session_%d", ++g_session_number);
+    cfg.session_name = name;
+    CHECK_RESULT(ATF_OK, atf_session_open(&r->s, g_root, &cfg));
+    if (!r->s) return 0;
+    snprintf(r->dir, sizeof r->dir, "%s", atf_session_path(r->s));
+    add_symbols(r);
+    CHECK_RESULT(ATF_OK, atf_session_attach(r->s, "detail", &w));
+    if (w) {
+#define DCALL(fid, ts) CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, (fid), \
+                                                        (ts), 3, payload, sizeof payload))
+#define DRET(fid, ts) CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_RETURN, (fid), \
+                                                       (ts), 4, payload, sizeof payload))
+        DCALL(F_MAIN, T0 + 0);
+        CALL(w, F_A, T0 + 100);
+        DCALL(F_B, T0 + 200);
+        DRET(F_B, T0 + 500);
+        RET(w, F_A, T0 + 1000);
+        DCALL(F_A, T0 + 1100);
+        CALL(w, F_B, T0 + 1200);
+        RET(w, F_A, T0 + 1400);      /* b unwound */
+        DRET(F_MAIN, T0 + 2000);
+        CALL(w, F_R, T0 + 3000);
+        RET(w, F_R, T0 + 3100);
+        DCALL(F_E, T0 + 3200);
+        CALL(w, F_F, T0 + 3300);     /* e and f open at the end */
+#undef DCALL
+#undef DRET
+    }
+    atf_session_detach(r->s);
+    rec_close(r);
+    return 4;
+}
+
+/* Threads with and without names, unbalanced frames, names to clean; layout 2; gaps; calls
+ * with detail in both layouts; an id with its top bit set; and what the command refuses. */
 static void test_export_parquet(void) {
     static gap_op ops[256];
     const uint64_t high = 0x8000000000000001ull;
@@ -1755,11 +1863,17 @@ static void test_export_parquet(void) {
     pqd_file f;
     char path[1200];
     make_multi(&r);
-    pq_check_session(r.dir);
+    CHECK_EQ(0, pq_check_session(r.dir)); /* recorded without detail */
     make_nested(&r, ATF_LAYOUT_2);
-    pq_check_session(r.dir);
+    CHECK_EQ(0, pq_check_session(r.dir));
     make_gap_session(&r, ops, gap_script(ops, 256));
-    pq_check_session(r.dir);
+    CHECK_EQ(0, pq_check_session(r.dir));
+    {
+        int64_t want = pq_make_detail(&r, ATF_LAYOUT_1);
+        CHECK_EQ(want, pq_check_session(r.dir));
+        want = pq_make_detail(&r, ATF_LAYOUT_2);
+        CHECK_EQ(want, pq_check_session(r.dir));
+    }
 
     rec_open(&r, ATF_LAYOUT_2);
     {
@@ -1768,7 +1882,7 @@ static void test_export_parquet(void) {
         RET(w, high, T0 + 10);
     }
     rec_close(&r);
-    pq_check_session(r.dir);
+    CHECK_EQ(0, pq_check_session(r.dir));
     if (pq_export(r.dir, "slices", &f)) {
         CHECK_EQ(1, f.num_rows);
         if (f.num_rows == 1) {

@@ -1181,7 +1181,8 @@ static void test_empty_threads(void) {
     fx_end(&s);
 }
 
-/* No thread opens and no manifest was read: the open fails, saying what it found. */
+/* Neither a manifest was read nor is there a thread_N directory: the open fails, saying
+ * what it found. */
 static void test_no_thread_at_all(void) {
     fx_session s;
     atf_session_reader r;
@@ -1200,6 +1201,84 @@ static void test_no_thread_at_all(void) {
     CHECK(strstr(r.manifest_error.path, "manifest.json") != NULL);
     CHECK_RESULT(ATF_E_NOT_FOUND, atf_session_reader_open(&r, "/nonexistent/atf/pid_1", NULL));
     CHECK_RESULT(ATF_E_ARG, atf_session_reader_open(&r, NULL, NULL));
+    fx_end(&s);
+}
+
+/* Without a readable manifest, thread_N directories alone open the session, none of them
+ * opening: each is listed with why, the first error in r->error. A file named thread_N is
+ * no thread directory. */
+static void test_thread_dirs_without_manifest(void) {
+    fx_session s;
+    atf_session_reader r;
+    atf_merge m;
+    atf_merge_item it;
+    char path[1200];
+    const char *junk = "not an index file, not at all";
+    const char *broken = "{\"threads\":[";
+    CHECK(fx_begin(&s));
+    snprintf(path, sizeof path, "%s/thread_9", s.dir);
+    CHECK(write_file(path, junk, strlen(junk)) == 0); /* a file: no thread */
+    CHECK_RESULT(ATF_E_NOT_FOUND, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK_EQ(0, r.thread_count);
+    snprintf(path, sizeof path, "%s/thread_2", s.dir);
+    CHECK(mkdir(path, 0755) == 0); /* no index.atf */
+    snprintf(path, sizeof path, "%s/thread_5", s.dir);
+    CHECK(mkdir(path, 0755) == 0);
+    snprintf(path, sizeof path, "%s/thread_5/index.atf", s.dir);
+    CHECK(write_file(path, junk, strlen(junk)) == 0); /* not an index file */
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_MISSING, r.manifest);
+    CHECK_EQ(2, r.thread_count);
+    CHECK(r.error.code != ATF_OK);
+    CHECK(strstr(r.error.path, "thread_5") != NULL);
+    if (r.thread_count == 2) {
+        CHECK_EQ(2, r.threads[0].slot);
+        CHECK_EQ(5, r.threads[1].slot);
+        CHECK(r.threads[0].missing && !r.threads[1].missing);
+        CHECK(!r.threads[0].in_manifest && !r.threads[1].in_manifest);
+        CHECK_RESULT(ATF_E_NOT_FOUND, r.threads[0].open_result);
+        CHECK_RESULT(r.error.code, r.threads[1].open_result);
+    }
+    CHECK_RESULT(ATF_OK, atf_merge_init(&m, &r, NULL));
+    CHECK_RESULT(ATF_E_RANGE, atf_merge_next(&m, &it));
+    atf_merge_deinit(&m);
+    atf_session_reader_close(&r);
+
+    fx_write_manifest_text(&s, broken, strlen(broken)); /* unreadable: the scan still counts */
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_UNREADABLE, r.manifest);
+    CHECK_EQ(2, r.thread_count);
+    atf_session_reader_close(&r);
+    fx_end(&s);
+}
+
+/* The scan names each thread_N directory once, skipping files and names that are not a
+ * slot (leading zero, too large, trailing text). */
+static void scan_count(void *ctx, uint32_t slot) {
+    uint64_t *sum = (uint64_t *)ctx;
+    sum[0]++;
+    sum[1] += slot;
+}
+
+static void test_scan_threads(void) {
+    fx_session s;
+    uint64_t sum[2] = {0, 0};
+    const char *dirs[] = {"thread_0", "thread_7", "thread_4294967295", "thread_07",
+                          "thread_4294967296", "thread_3x", "thread_", "pid_3"};
+    char path[1200];
+    size_t i;
+    CHECK(fx_begin(&s));
+    for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", s.dir, dirs[i]);
+        CHECK(mkdir(path, 0755) == 0);
+    }
+    snprintf(path, sizeof path, "%s/thread_8", s.dir);
+    CHECK(write_file(path, "x", 1) == 0);
+    CHECK_EQ(0, atf_session_scan_threads(s.dir, scan_count, sum));
+    CHECK_EQ(3, sum[0]);
+    CHECK_EQ(7 + (uint64_t)UINT32_MAX, sum[1]);
+    CHECK(atf_session_scan_threads("/nonexistent/atf/pid_1", scan_count, sum) != 0);
+    CHECK_EQ(3, sum[0]);
     fx_end(&s);
 }
 
@@ -1247,8 +1326,8 @@ static void test_manifest_without_an_opening_thread(void) {
     fx_end(&s);
 }
 
-/* Every listed thread invalid: the session opens, each thread says why, the first error
- * is kept; without a manifest the same directory is refused with that error. */
+/* Every thread invalid: the session opens, with or without a manifest; each thread says
+ * why, the first error is kept. */
 static void test_manifest_with_only_invalid_threads(void) {
     fx_session s;
     atf_session_reader r;
@@ -1260,9 +1339,15 @@ static void test_manifest_with_only_invalid_threads(void) {
     mkdir(path, 0755);
     snprintf(path, sizeof path, "%s/thread_0/index.atf", s.dir);
     write_file(path, garbage, sizeof garbage); /* torn inside the header */
-    CHECK_RESULT(ATF_E_TRUNCATED, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
     CHECK_RESULT(ATF_E_TRUNCATED, r.error.code);
     CHECK_EQ(ATF_MANIFEST_MISSING, r.manifest);
+    CHECK_EQ(1, r.thread_count);
+    if (r.thread_count == 1) {
+        CHECK(!r.threads[0].in_manifest);
+        CHECK_RESULT(ATF_E_TRUNCATED, r.threads[0].open_result);
+    }
+    atf_session_reader_close(&r);
     fx_write_manifest_text(&s, listed, strlen(listed));
     CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
     CHECK_EQ(1, r.thread_count);
@@ -1661,6 +1746,8 @@ static const test_case tests[] = {
     {"json_mutations_never_crash", test_json_mutations_never_crash},
     {"empty_threads", test_empty_threads},
     {"no_thread_at_all", test_no_thread_at_all},
+    {"thread_dirs_without_manifest", test_thread_dirs_without_manifest},
+    {"scan_threads", test_scan_threads},
     {"manifest_without_an_opening_thread", test_manifest_without_an_opening_thread},
     {"manifest_with_only_invalid_threads", test_manifest_with_only_invalid_threads},
     {"invalid_thread_file_does_not_sink_the_session", test_invalid_thread_file_does_not_sink_the_session},

@@ -17,14 +17,6 @@
 
 static char scratch[512];
 static atf_recover_options no_sync; /* the loops that recover many times skip the fsyncs */
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-
-static uint64_t rng(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 /* ---- files ------------------------------------------------------------------------------ */
 
@@ -33,31 +25,16 @@ typedef struct blob {
     size_t size;
 } blob;
 
+/* The whole file (data NULL, size 0 when it cannot be read); the caller frees data. */
 static blob blob_read(const char *path) {
     blob b = { NULL, 0 };
-    FILE *f = fopen(path, "rb");
-    long n;
-    if (!f) return b;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.data = (uint8_t *)malloc(n > 0 ? (size_t)n : 1);
-    b.size = b.data && n > 0 && fread(b.data, 1, (size_t)n, f) == (size_t)n ? (size_t)n : 0;
-    fclose(f);
+    b.data = (uint8_t *)read_file(path, &b.size);
+    if (!b.data) b.size = 0;
     return b;
 }
 
 static void blob_write(const char *path, const uint8_t *data, size_t n) {
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (!f) return;
-    CHECK_EQ(n, fwrite(data, 1, n, f));
-    fclose(f);
-}
-
-static int file_exists(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0;
+    CHECK_EQ(0, write_file(path, data, n));
 }
 
 /* Whether the file at path holds exactly b. */
@@ -336,7 +313,7 @@ static void detail_ahead_run(int layout) {
                 CHECK_EQ(whole - kept, dx->records_cut);
             }
             atf_recover_report_deinit(&rep);
-            CHECK_EQ(kept != 0, file_exists(dpath));
+            CHECK_EQ(kept != 0, path_exists(dpath));
             check_finalized(dir, &rec, ki);
             if (trial++ % 11 == 0) check_second_recovery_noop(dir);
         }
@@ -698,9 +675,9 @@ static void test_session_dir(void) {
         CHECK_RESULT(ATF_E_NOT_FOUND, atf_recover_session_dir(dir, &dry, &rep));
         CHECK_EQ(6, rep.changed); /* thread_0: index, detail, tmp; thread_1: tmp, dir; thread_2 */
         atf_recover_report_deinit(&rep);
-        CHECK(file_exists(t1) && file_exists(t2));
+        CHECK(path_exists(t1) && path_exists(t2));
         join(path, sizeof path, t1, "index.atf.tmp");
-        CHECK(file_exists(path));
+        CHECK(path_exists(path));
     }
     CHECK_RESULT(ATF_E_NOT_FOUND, atf_recover_session_dir(dir, NULL, &rep));
     CHECK_EQ(6, rep.changed);
@@ -711,11 +688,11 @@ static void test_session_dir(void) {
     CHECK_EQ(4, removed); /* thread_0/gaps.atf.tmp, thread_1/index.atf.tmp, thread_1, thread_2 */
     CHECK_EQ(1, failed);  /* thread_3 */
     atf_recover_report_deinit(&rep);
-    CHECK(!file_exists(t1));
-    CHECK(!file_exists(t2));
-    CHECK(file_exists(t3));
+    CHECK(!path_exists(t1));
+    CHECK(!path_exists(t2));
+    CHECK(path_exists(t3));
     join(path, sizeof path, t0, "gaps.atf.tmp");
-    CHECK(!file_exists(path));
+    CHECK(!path_exists(path));
     check_finalized(t0, &rec, 20);
     recorded_free(&rec);
 }
@@ -735,8 +712,8 @@ static void test_random_and_truncated_inputs(void) {
         atf_recover_report rep;
         blob before;
         atf_result rc;
-        size_t len = (size_t)(rng() % sizeof buf);
-        for (i = 0; i < len; i++) buf[i] = (uint8_t)rng();
+        size_t len = (size_t)(rng_next() % sizeof buf);
+        for (i = 0; i < len; i++) buf[i] = (uint8_t)rng_next();
         if (n % 3 == 1 && len >= 4) memcpy(buf, ATF_DETAIL_MAGIC, 4);
         if (n % 3 == 2 && len >= 4) memcpy(buf, ATF_GAPS_MAGIC, 4);
         blob_write(path, buf, len);
@@ -795,14 +772,14 @@ static void test_mutated_threads(void) {
         atf_recover_report rep;
         atf_result rc;
         blob ib, db;
-        int k, flips = 1 + (int)(rng() % 4);
-        write_crashed(ipath, &rec.index, (size_t)(rng() % (rec.index.size - 63)), 0);
-        write_crashed(dpath, &rec.detail, (size_t)(rng() % (rec.detail.size - 63)), 1);
+        int k, flips = 1 + (int)(rng_next() % 4);
+        write_crashed(ipath, &rec.index, (size_t)(rng_next() % (rec.index.size - 63)), 0);
+        write_crashed(dpath, &rec.detail, (size_t)(rng_next() % (rec.detail.size - 63)), 1);
         ib = blob_read(ipath);
         db = blob_read(dpath);
         for (k = 0; k < flips; k++) {
-            blob *b = rng() % 2 ? &ib : &db;
-            if (b->size) b->data[rng() % b->size] ^= (uint8_t)(1u << (rng() % 8));
+            blob *b = rng_next() % 2 ? &ib : &db;
+            if (b->size) b->data[rng_next() % b->size] ^= (uint8_t)(1u << (rng_next() % 8));
         }
         blob_write(ipath, ib.data, ib.size);
         blob_write(dpath, db.data, db.size);

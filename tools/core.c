@@ -237,31 +237,6 @@ uint64_t cli_file_size(const char *path) {
 }
 
 /* ==== PATH kinds ===================================================================== */
-int cli_scan_thread_dirs(const char *dir, void (*fn)(void *ctx, uint32_t slot), void *ctx) {
-#if defined(_WIN32)
-    (void)dir, (void)fn, (void)ctx;
-    return -1;
-#else
-    DIR *d = opendir(dir);
-    struct dirent *ent;
-    if (!d) return -1;
-    while ((ent = readdir(d)) != NULL) {
-        char path[CLI_PATH_MAX];
-        struct stat st;
-        uint64_t slot;
-        if (strncmp(ent->d_name, "thread_", 7) != 0 || !cli_parse_u64(ent->d_name + 7, &slot) ||
-            slot > UINT32_MAX)
-            continue;
-        if (snprintf(path, sizeof path, "%s/%s", dir, ent->d_name) >= (int)sizeof path ||
-            stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-            continue;
-        fn(ctx, (uint32_t)slot);
-    }
-    closedir(d);
-    return 0;
-#endif
-}
-
 static void cli_count_slot(void *ctx, uint32_t slot) {
     (void)slot;
     ++*(size_t *)ctx;
@@ -319,6 +294,24 @@ int cli_pid_dirs(const char *dir, char ***paths, size_t *count) {
     return 0;
 }
 
+int cli_each_pid_dir(const char *root, int (*fn)(void *ctx, const char *pid_dir, size_t i),
+                     void *ctx) {
+    char **pids = NULL;
+    size_t n = 0, i;
+    int status = CLI_EXIT_OK;
+    if (cli_pid_dirs(root, &pids, &n) != 0) {
+        atf_error e;
+        cli_error_errno(&e, root, "read directory", 0);
+        return cli_report(&e);
+    }
+    for (i = 0; i < n; i++) {
+        int s = fn(ctx, pids[i], i);
+        if (status == CLI_EXIT_OK) status = s; /* the first failure decides */
+    }
+    cli_pid_dirs_free(pids, n);
+    return status;
+}
+
 int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t cap) {
     char **pids = NULL;
     size_t n = 0, i;
@@ -361,7 +354,7 @@ atf_result cli_classify(const char *path, cli_kind *kind, atf_error *e) {
         if (cli_exists(sub)) return ATF_OK;
         if (cli_join(sub, sizeof sub, path, "manifest.json", e) != ATF_OK) return e->code;
         if (cli_exists(sub) ||
-            (cli_scan_thread_dirs(path, cli_count_slot, &threads) == 0 && threads > 0))
+            (atf_session_scan_threads(path, cli_count_slot, &threads) == 0 && threads > 0))
             *kind = CLI_KIND_PID;
         else if (cli_pid_dirs(path, &pids, &npids) == 0 && npids > 0)
             *kind = CLI_KIND_ROOT;
@@ -863,7 +856,7 @@ int cli_trace_open(const cli_command *cmd, cli_trace *t, const char *path) {
     if (cli_name_number(base, "pid_", &v)) t->pid = v;
     if (atf_session_reader_open(&t->reader, session, NULL) != ATF_OK)
         return cli_report(&t->reader.error);
-    if (cli_opened_threads(&t->reader) == 0) { /* a manifest alone: nothing to read */
+    if (cli_opened_threads(&t->reader) == 0) { /* no thread opens: nothing to read */
         e = t->reader.error;
         if (e.code == ATF_OK)
             cli_error_init(&e, ATF_E_NOT_FOUND, session, 0, "no readable thread_N/index.atf");

@@ -214,12 +214,15 @@ typedef enum cli_kind {
 atf_result cli_classify(const char *path, cli_kind *kind, atf_error *e);
 /* The directory part of path ("." when it has none). */
 void cli_parent_dir(const char *path, char *buf, size_t cap);
-/* Calls fn(ctx, N) for every thread_<N> subdirectory of dir; -1 when dir cannot be read. */
-int cli_scan_thread_dirs(const char *dir, void (*fn)(void *ctx, uint32_t slot), void *ctx);
 /* The pid_* subdirectories of a session_* directory, sorted by name, as joined paths
  * (free with cli_pid_dirs_free); -1 when dir cannot be read or out of memory. */
 int cli_pid_dirs(const char *dir, char ***paths, size_t *count);
 void cli_pid_dirs_free(char **paths, size_t count);
+/* Runs fn on each pid_* directory of the session_* directory root (i counts from 0), in
+ * cli_pid_dirs order; the first exit status that is not CLI_EXIT_OK, else CLI_EXIT_OK.
+ * When root cannot be read, says so on stderr and returns that exit status. */
+int cli_each_pid_dir(const char *root, int (*fn)(void *ctx, const char *pid_dir, size_t i),
+                     void *ctx);
 /* The path of the only pid_* directory of a session_* PATH into buf; when it has none or
  * several, says on stderr which to give instead and returns the exit status. */
 int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t cap);

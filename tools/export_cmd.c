@@ -435,7 +435,8 @@ static atf_result export_perfetto(cli_trace *s, cli_progress *p) {
  * of PQX_GROUP_ROWS rows, so memory is one row group whatever the trace's size
  * (docs/PARQUET.md lists the columns):
  *   slices  one row per frame the walk closes, in the order frames close (so start_ns is
- *           only nearly sorted), with its self time and how it ended;
+ *           only nearly sorted), with its self time, how it ended and whether its call
+ *           event carries a detail record;
  *   events  one row per index event of the selected threads, in merged time order.
  * Times are TIMESTAMP(NANOS) not adjusted to UTC: the trace clock is not the epoch.
  * function_id is an INT64 holding the id's 64 bits, so an id >= 2^63 reads negative;
@@ -443,7 +444,7 @@ static atf_result export_perfetto(cli_trace *s, cli_progress *p) {
 enum { PQX_GROUP_ROWS = 131072 };   /* DuckDB's own row group size is close: 122880 */
 
 enum { SL_PID, SL_TID, SL_SLOT, SL_THREAD_NAME, SL_FUNCTION_ID, SL_FID, SL_NAME, SL_MODULE,
-       SL_DEPTH, SL_START, SL_END, SL_DUR, SL_SELF, SL_ENDED_BY, SL_COLUMNS };
+       SL_DEPTH, SL_START, SL_END, SL_DUR, SL_SELF, SL_ENDED_BY, SL_HAS_DETAIL, SL_COLUMNS };
 static const pq_column pqx_slice_columns[SL_COLUMNS] = {
     { "pid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO },
     { "tid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
@@ -459,6 +460,7 @@ static const pq_column pqx_slice_columns[SL_COLUMNS] = {
     { "dur_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA },
     { "self_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA },
     { "ended_by", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY },
+    { "has_detail", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
 };
 
 enum { EV_PID, EV_SLOT, EV_SEQ, EV_TS, EV_FUNCTION_ID, EV_FID, EV_NAME, EV_KIND, EV_DEPTH,
@@ -477,10 +479,14 @@ static const pq_column pqx_event_columns[EV_COLUMNS] = {
 };
 
 /* ended_by of a slice, by how the walk closed its frame */
-static const char *const pqx_ended_by[] = {
-    [WALK_LEAVE_RETURN] = "return", [WALK_LEAVE_UNWOUND] = "unwound",
-    [WALK_LEAVE_AT_END] = "end", [WALK_LEAVE_AT_GAP] = "gap"
-};
+static const char *pqx_ended_by(int how) {
+    switch (how) {
+    case WALK_LEAVE_RETURN: return "return";
+    case WALK_LEAVE_UNWOUND: return "unwound";
+    case WALK_LEAVE_AT_END: return "end";
+    default: return "gap";
+    }
+}
 
 /* What a row says about a function, looked up once per distinct id. */
 typedef struct pqx_fn {
@@ -568,7 +574,8 @@ static void pqx_slice(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns
     row[SL_END].i = (int64_t)end_ns;
     row[SL_DUR].i = (int64_t)dur;
     row[SL_SELF].i = (int64_t)(dur > f->child_ns ? dur - f->child_ns : 0);
-    pqx_text(&row[SL_ENDED_BY], pqx_ended_by[how]);
+    pqx_text(&row[SL_ENDED_BY], pqx_ended_by(how));
+    row[SL_HAS_DETAIL].i = f->detail_seq != ATF_NO_DETAIL;
     pq_writer_put_row(x->out, row); /* a failure sticks in the writer: see pqx_run */
 }
 

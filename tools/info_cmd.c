@@ -333,23 +333,15 @@ static int cli_info_session(const char *dir) {
     return status;
 }
 
+/* One pid_* directory of a session_* directory, after a blank line from the one before. */
+static int cli_info_pid(void *ctx, const char *pid_dir, size_t i) {
+    (void)ctx;
+    if (i) cli_print("\n");
+    return cli_info_session(pid_dir);
+}
+
 /* A session_* directory: each of its pid_* directories. */
 static int cli_info_root(const char *path) {
-    char **pids = NULL;
-    size_t n = 0, i;
-    int status = CLI_EXIT_OK;
-    if (cli_pid_dirs(path, &pids, &n) != 0) {
-        atf_error e;
-        cli_error_errno(&e, path, "read directory", 0);
-        return cli_report(&e);
-    }
-    for (i = 0; i < n; i++) {
-        int s;
-        if (i) cli_print("\n");
-        s = cli_info_session(pids[i]);
-        if (status == CLI_EXIT_OK) status = s;
-    }
-    cli_pid_dirs_free(pids, n);
-    return status;
+    return cli_each_pid_dir(path, cli_info_pid, NULL);
 }
 

@@ -442,7 +442,7 @@ static void delta_encode(pq_buf *b, const int64_t *v, size_t n) {
     buf_varint(b, n);
     buf_varint(b, zigzag(n ? v[0] : 0));
     for (i = 0; i + 1 < n; i += DELTA_BLOCK) {
-        size_t deltas = n - 1 - i < DELTA_BLOCK ? n - 1 - i : DELTA_BLOCK;
+        size_t deltas = n - 1 - i < (size_t)DELTA_BLOCK ? n - 1 - i : (size_t)DELTA_BLOCK;
         delta_block(b, v + i, deltas);
     }
 }

@@ -133,22 +133,15 @@ static int rec_path(const char *path, cli_kind kind, const atf_recover_options *
     return status;
 }
 
+/* One pid_* directory of a session_* directory. */
+static int rec_pid(void *opt, const char *pid_dir, size_t i) {
+    (void)i;
+    return rec_path(pid_dir, CLI_KIND_PID, (const atf_recover_options *)opt);
+}
+
 /* A session_* directory: each of its pid_* directories. */
 static int rec_root(const char *path, const atf_recover_options *opt) {
-    char **pids = NULL;
-    size_t n = 0, i;
-    int status = CLI_EXIT_OK;
-    if (cli_pid_dirs(path, &pids, &n) != 0) {
-        atf_error e;
-        cli_error_errno(&e, path, "read directory", 0);
-        return cli_report(&e);
-    }
-    for (i = 0; i < n; i++) {
-        int s = rec_path(pids[i], CLI_KIND_PID, opt);
-        if (status == CLI_EXIT_OK) status = s;
-    }
-    cli_pid_dirs_free(pids, n);
-    return status;
+    return cli_each_pid_dir(path, rec_pid, (void *)opt); /* rec_pid only reads it */
 }
 
 int cli_cmd_recover(const cli_command *cmd, int argc, char **argv) {

@@ -161,32 +161,6 @@ int cli_cmd_verify(const cli_command *cmd, int argc, char **argv) {
 }
 
 /* ==== sessions ====================================================================== */
-typedef struct cli_slot_list {
-    uint32_t *slots;
-    size_t count, cap;
-    int failed;
-} cli_slot_list;
-
-static void cli_slot_add(void *ctx, uint32_t slot) {
-    cli_slot_list *l = (cli_slot_list *)ctx;
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        uint32_t *p = (uint32_t *)realloc(l->slots, cap * sizeof *p);
-        if (!p) {
-            l->failed = 1;
-            return;
-        }
-        l->slots = p;
-        l->cap = cap;
-    }
-    l->slots[l->count++] = slot;
-}
-
-static int cli_slot_cmp(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* One count of a closed manifest against the files: 1 (and the problem printed) when
  * they disagree. */
 static int cli_verify_count(const char *dir, uint32_t slot, const char *what, uint64_t files,
@@ -238,7 +212,7 @@ static int cli_verify_threads(const atf_session_reader *r, const char *dir, int 
             n++;
             continue;
         }
-        if (t->missing) {
+        if (t->missing && t->in_manifest) { /* else the thread's own check says what is missing */
             cli_error_init(&e, ATF_E_NOT_FOUND, path, 0,
                            "listed in manifest.json, but the directory or its index.atf "
                            "is missing");
@@ -252,32 +226,6 @@ static int cli_verify_threads(const atf_session_reader *r, const char *dir, int 
     return n;
 }
 
-/* A session the reader refuses (no manifest read and no thread opens): each thread
- * directory there is, one by one. */
-static int cli_verify_refused(const atf_session_reader *r, const char *dir, int strict) {
-    cli_slot_list scanned = { NULL, 0, 0, 0 };
-    atf_error e;
-    char path[CLI_PATH_MAX];
-    size_t i;
-    int n = 0;
-    if (cli_scan_thread_dirs(dir, cli_slot_add, &scanned) != 0 || scanned.failed) {
-        cli_error_errno(&e, dir, "read directory", 0);
-        cli_print_error(NULL, "", &e);
-        n++;
-    }
-    if (scanned.count) qsort(scanned.slots, scanned.count, sizeof *scanned.slots, cli_slot_cmp);
-    for (i = 0; i < scanned.count; i++) {
-        snprintf(path, sizeof path, "%s/thread_%u", dir, scanned.slots[i]);
-        n += cli_verify_dir(path, strict);
-    }
-    free(scanned.slots);
-    if (n == 0) { /* nothing above explains the refusal */
-        cli_print_error(NULL, "", &r->error);
-        n++;
-    }
-    return n;
-}
-
 static int cli_verify_session(const char *dir, int strict) {
     atf_session_reader r;
     atf_error e;
@@ -285,7 +233,10 @@ static int cli_verify_session(const char *dir, int strict) {
     uint64_t events = 0, dropped = 0, detail_dropped = 0, gaps = 0, lost = 0;
     size_t i;
     int n;
-    if (atf_session_reader_open(&r, dir, NULL) != ATF_OK) return cli_verify_refused(&r, dir, strict);
+    if (atf_session_reader_open(&r, dir, NULL) != ATF_OK) { /* no manifest, no thread_N */
+        cli_print_error(NULL, "", &r.error);
+        return 1;
+    }
     if (r.thread_count == 0) { /* closed, or stopped, before any thread attached */
         cli_printf("OK %s (session: manifest lists no thread (state %s), 0 threads, no event "
                    "recorded)\n", dir, r.state[0] ? r.state : "unknown");

@@ -157,7 +157,9 @@ static void walk_pop(walk_ctx *w, size_t ti, uint64_t end_ns, int how) {
     if (w->leave) w->leave(w->ctx, ti, &f, end_ns, t->depth, how, (int)f.outermost);
 }
 
-static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint64_t ts) {
+/* One index event of thread ti; detail_seq is its detail link (kept by a call's frame). */
+static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint64_t ts,
+                       uint64_t detail_seq) {
     walk_thread *t = &w->threads[ti];
     int added;
     if (!t->events++) t->first_ns = ts;
@@ -190,6 +192,7 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
         f->start_ns = ts;
         f->child_ns = 0;
         f->outermost = (uint64_t)added;
+        f->detail_seq = detail_seq;
         if (w->enter) w->enter(w->ctx, ti, fid, ts, t->depth - 1);
     } else if (kind == ATF_EVENT_RETURN || kind == ATF_EVENT_EXCEPTION) {
         if (t->skipped) {
@@ -259,7 +262,8 @@ atf_result walk_run(walk_ctx *w, cli_trace *s, const uint32_t *only, cli_progres
     while (atf_merge_next(&m, &it) == ATF_OK) {
         size_t ti = (size_t)(it.thread - s->reader.threads);
         if (it.gap) walk_gap(w, ti, it.gap, it.event.timestamp_ns);
-        walk_event(w, ti, it.event.kind, it.event.function_id, it.event.timestamp_ns);
+        walk_event(w, ti, it.event.kind, it.event.function_id, it.event.timestamp_ns,
+                   it.event.detail_seq);
         CLI_PROGRESS_TICK(p);
     }
     atf_merge_deinit(&m);

@@ -70,6 +70,7 @@ typedef struct walk_frame {
     uint64_t fid, start_ns;
     uint64_t child_ns;           /* time spent in direct callees */
     uint64_t outermost;          /* no other frame of fid below it on the stack */
+    uint64_t detail_seq;         /* the call event's detail link; ATF_NO_DETAIL: none */
 } walk_frame;
 
 typedef struct walk_thread {
