@@ -14,23 +14,8 @@ D=$BUILD/tests/cli_files
 OUT=$BUILD/tests/cli_checks.out
 ERR=$BUILD/tests/cli_checks.err
 BIG=1000000
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL cli: $*"
-}
-finish() {
-    echo "cli: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
-}
-show() {
-    sed -n '1,5s/^/    stdout: /p' "$OUT"
-    sed -n '1,5s/^/    stderr: /p' "$ERR"
-}
+CHECK_NAME=cli
+. "$(dirname "$0")/check_lib.sh"
 
 # expect STATUS NAME CMD...: runs CMD (stdout in $OUT, stderr in $ERR), checks its status.
 expect() {

@@ -23,14 +23,8 @@ rm -rf "$out"
 mkdir -p "$out"
 cflags="-std=c99 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wconversion -D_GNU_SOURCE -I."
 cxxflags="-std=c++11 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion -D_GNU_SOURCE -I."
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL doc_blocks.$1"
-}
+CHECK_NAME=doc_blocks
+. "$(dirname "$0")/check_lib.sh"
 
 # Splits FILE's C blocks into $out/<tag>_<n>.c, each with <tag>_<n>.how holding the mode
 # words of its marker ("program" when it has none) and <tag>_<n>.line its fence's line.
@@ -135,5 +129,4 @@ else
     fail "commands: README.md lists [$(echo $documented)], $ATF --help [$(echo $offered)]"
 fi
 
-echo "doc_blocks: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

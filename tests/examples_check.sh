@@ -16,34 +16,13 @@ TMP=$BUILD/tests/examples_check
 OUT=$TMP/out
 ERR=$TMP/err
 WORKERS=4
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL examples: $*"
-}
-finish() {
-    echo "examples: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
-}
-show() {
-    sed -n '1,5s/^/    stdout: /p' "$OUT"
-    sed -n '1,5s/^/    stderr: /p' "$ERR"
-}
+CHECK_NAME=examples
+. "$(dirname "$0")/check_lib.sh"
 # run NAME CMD...: runs CMD (stdout in $OUT, stderr in $ERR); passes on exit status 0.
 run() {
     name=$1
     shift
     if "$@" >"$OUT" 2>"$ERR"; then pass; else fail "$name: exit status $?"; show; fi
-}
-# check NAME CMD...: passes when CMD succeeds (its output is discarded).
-check() {
-    name=$1
-    shift
-    if "$@" >/dev/null 2>&1; then pass; else fail "$name"; fi
 }
 # the single pid_* directory under root $1, or nothing
 pid_dir() { ls -d "$1"/session_*/pid_* 2>/dev/null | head -n 1; }

@@ -52,6 +52,19 @@ static void harness__fail_result(const char *file, int line, const char *expr, a
     do { if (memcmp((expected), (found), (len)) != 0) \
              harness__fail(__FILE__, __LINE__, "bytes differ: " #expected " vs " #found); } while (0)
 
+/* Every field of a decoded index event / detail record header, a against b. */
+#define CHECK_INDEX_EVENT(a, b) do { \
+    CHECK_EQ((a).timestamp_ns, (b).timestamp_ns); CHECK_EQ((a).function_id, (b).function_id); \
+    CHECK_EQ((a).detail_seq, (b).detail_seq); CHECK_EQ((a).thread_id, (b).thread_id); \
+    CHECK_EQ((a).call_depth, (b).call_depth); CHECK_EQ((a).kind, (b).kind); \
+} while (0)
+
+#define CHECK_RECORD_HEADER(a, b) do { \
+    CHECK_EQ((a).total_length, (b).total_length); CHECK_EQ((a).type, (b).type); \
+    CHECK_EQ((a).flags, (b).flags); CHECK_EQ((a).index_seq, (b).index_seq); \
+    CHECK_EQ((a).thread_id, (b).thread_id); CHECK_EQ((a).timestamp_ns, (b).timestamp_ns); \
+} while (0)
+
 /* Runs every test (or only those whose name contains argv[1]) and prints the summary. */
 static int harness_run(const char *suite, const test_case *tests, size_t count, int argc,
                        char **argv) {

@@ -14,29 +14,8 @@ SO=$BUILD/libatf_instrument.so
 TMP=$BUILD/tests/instrument_checks
 OUT=$TMP/out
 ERR=$TMP/err
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL instrument: $*"
-}
-finish() {
-    echo "instrument: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
-}
-show() {
-    sed -n '1,5s/^/    stdout: /p' "$OUT"
-    sed -n '1,5s/^/    stderr: /p' "$ERR"
-}
-# check NAME CMD...: passes when CMD succeeds (its output is discarded).
-check() {
-    name=$1
-    shift
-    if "$@" >/dev/null 2>&1; then pass; else fail "$name"; fi
-}
+CHECK_NAME=instrument
+. "$(dirname "$0")/check_lib.sh"
 # status_is NAME WANT CMD...: runs CMD (output in $OUT, $ERR); passes on exit status WANT.
 status_is() {
     name=$1

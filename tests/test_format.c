@@ -109,12 +109,6 @@ static atf_detail_payload expected_payload(uint64_t j, uint64_t stride) {
     CHECK_EQ((a).time_start_ns, (b).time_start_ns); CHECK_EQ((a).time_end_ns, (b).time_end_ns); \
 } while (0)
 
-#define CHECK_INDEX_EVENT(a, b) do { \
-    CHECK_EQ((a).timestamp_ns, (b).timestamp_ns); CHECK_EQ((a).function_id, (b).function_id); \
-    CHECK_EQ((a).detail_seq, (b).detail_seq); CHECK_EQ((a).thread_id, (b).thread_id); \
-    CHECK_EQ((a).call_depth, (b).call_depth); CHECK_EQ((a).kind, (b).kind); \
-} while (0)
-
 #define CHECK_DETAIL_HEADER(a, b) do { \
     CHECK_EQ((a).endian, (b).endian); CHECK_EQ((a).version, (b).version); \
     CHECK_EQ((a).arch, (b).arch); CHECK_EQ((a).os, (b).os); CHECK_EQ((a).flags, (b).flags); \
@@ -122,12 +116,6 @@ static atf_detail_payload expected_payload(uint64_t j, uint64_t stride) {
     CHECK_EQ((a).event_count, (b).event_count); CHECK_EQ((a).bytes_length, (b).bytes_length); \
     CHECK_EQ((a).index_seq_start, (b).index_seq_start); \
     CHECK_EQ((a).index_seq_end, (b).index_seq_end); \
-} while (0)
-
-#define CHECK_RECORD_HEADER(a, b) do { \
-    CHECK_EQ((a).total_length, (b).total_length); CHECK_EQ((a).type, (b).type); \
-    CHECK_EQ((a).flags, (b).flags); CHECK_EQ((a).index_seq, (b).index_seq); \
-    CHECK_EQ((a).thread_id, (b).thread_id); CHECK_EQ((a).timestamp_ns, (b).timestamp_ns); \
 } while (0)
 
 #define CHECK_PAYLOAD(a, b) do { \

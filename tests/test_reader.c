@@ -106,18 +106,6 @@ static atf_detail_event_header hand_record_header(int layout, const uint8_t *p) 
     return h;
 }
 
-#define CHECK_INDEX_EVENT(a, b) do { \
-    CHECK_EQ((a).timestamp_ns, (b).timestamp_ns); CHECK_EQ((a).function_id, (b).function_id); \
-    CHECK_EQ((a).detail_seq, (b).detail_seq); CHECK_EQ((a).thread_id, (b).thread_id); \
-    CHECK_EQ((a).call_depth, (b).call_depth); CHECK_EQ((a).kind, (b).kind); \
-} while (0)
-
-#define CHECK_RECORD_HEADER(a, b) do { \
-    CHECK_EQ((a).total_length, (b).total_length); CHECK_EQ((a).type, (b).type); \
-    CHECK_EQ((a).flags, (b).flags); CHECK_EQ((a).index_seq, (b).index_seq); \
-    CHECK_EQ((a).thread_id, (b).thread_id); CHECK_EQ((a).timestamp_ns, (b).timestamp_ns); \
-} while (0)
-
 /* ---- the two file readers, one table: open one of three ways, check what opened ---- */
 struct reader_kind;
 
