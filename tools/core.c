@@ -286,7 +286,7 @@ int cli_pid_dirs(const char *dir, char ***paths, size_t *count) {
         return -1;
     }
 #else
-    (void)dir;
+    (void)dir, (void)cap;
 #endif
     if (n) qsort(list, n, sizeof *list, cli_path_cmp);
     *paths = list;

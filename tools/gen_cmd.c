@@ -103,7 +103,11 @@ static int gen_make_parents(const char *root) {
     for (i = 1; i < n; i++) {
         if (path[i] != '/' || path[i - 1] == '/') continue;
         path[i] = '\0';
+#if defined(_WIN32)
+        if (mkdir(path) != 0 && errno != EEXIST) return 0; /* mingw: no mode */
+#else
         if (mkdir(path, 0777) != 0 && errno != EEXIST) return 0;
+#endif
         path[i] = '/';
     }
     return 1;
