@@ -453,8 +453,9 @@ static int pqd__dict_page(pqd_file *f, pqd_cursor *c, size_t col, size_t n, size
     }
     for (k = 0; k < n; k++) {
         if (tmp[k] >= entries) {
+            uint32_t bad = tmp[k];
             free(tmp);
-            return pqd__fail(f, "index %u outside a dictionary of %zu", tmp[k], entries);
+            return pqd__fail(f, "index %u outside a dictionary of %zu", bad, entries);
         }
         if (f->cols[col].type == 6) f->bytes[col][row + k] = dict[tmp[k]];
         else pqd__put_int(f, col, row + k, pqd__le(dict[tmp[k]].p, dict[tmp[k]].len));

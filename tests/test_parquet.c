@@ -561,7 +561,7 @@ static void test_dictionary_limits(void) {
  * long list headers. */
 static void wide_table(size_t ncols, size_t groups) {
     pq_column cols[TABLE_COLS_MAX] = {{NULL, PQ_INT64, PQ_LOGICAL_NONE, PQ_ENCODING_AUTO}};
-    char names[TABLE_COLS_MAX][16];
+    char names[TABLE_COLS_MAX][32]; /* "col_" and any size_t */
     table t;
     pq_config cfg;
     size_t c, r, rows = groups * 10;
