@@ -16,6 +16,12 @@ OUT=$TMP/out
 ERR=$TMP/err
 CHECK_NAME=instrument
 . "$(dirname "$0")/check_lib.sh"
+# Under the sanitizers (make sanitize sets ATF_CHECKS_SANITIZED), a process that forks
+# while its other threads run can deadlock in the child inside ASan's own allocator (its
+# lock taken by a thread the child does not have; glibc's malloc guards against this, gcc
+# 12's ASan runtime does not): the checks that run the forking sample are left out there.
+FORKS_SKIPPED=${ATF_CHECKS_SANITIZED:-}
+[ -z "$FORKS_SKIPPED" ] || echo "instrument: the forking sample's checks skipped under the sanitizers"
 # status_is NAME WANT CMD...: runs CMD (output in $OUT, $ERR); passes on exit status WANT.
 status_is() {
     name=$1
@@ -70,13 +76,16 @@ n=$(ls -d "$TMP/linked"/session_*/pid_* 2>/dev/null | wc -l | tr -d ' ')
 if [ "$n" -eq 1 ]; then pass; else fail "record sample_traced: $n pid_* directories, expected 1"; fi
 
 # ---- exit status ----------------------------------------------------------------------
+if [ -z "$FORKS_SKIPPED" ]; then
 status_is "record: exit status passed through" 7 "$ATF" record --output "$TMP/status" -- "$EX/forks_hooked" 7
+fi
 status_is "record: a signal is 128+N" 143 "$ATF" record --output "$TMP/status" -- sh -c 'kill -TERM $$'
 status_is "record: a missing program is 127" 127 "$ATF" record --output "$TMP/status" -- "$TMP/no_such_program"
 status_is "record: no program is a usage error" 2 "$ATF" record --output "$TMP/status"
 status_is "record: a missing library is 125" 125 "$ATF" record --preload "$TMP/none.so" -- "$EX/sample_hooked"
 
 # ---- options that become the tracer's environment ---------------------------------------
+if [ -z "$FORKS_SKIPPED" ]; then
 # a 16-slot ring cannot hold a burst of fib(12) (930 events): drop loses some, block none
 status_is "record --overflow drop" 0 "$ATF" record --output "$TMP/drop" --overflow drop --ring-events 16 -- "$EX/forks_hooked"
 check "record --overflow drop: events lost" grep -qE '^atf record: .* events, [1-9][0-9]* lost' "$ERR"
@@ -85,9 +94,11 @@ check "record --overflow drop: the manifests say drop" sh -c "grep -q '\"overflo
 verify_pids "record --overflow drop" "$s"
 status_is "record --overflow block" 0 "$ATF" record --output "$TMP/block" --overflow block --ring-events 16 -- "$EX/forks_hooked"
 check "record --overflow block: nothing lost" grep -qE '^atf record: 4 process\(es\), 4 thread\(s\), [1-9][0-9]* events, 0 lost' "$ERR"
+fi
 status_is "record --overflow bogus is a usage error" 2 "$ATF" record --overflow bogus -- "$EX/forks_hooked"
 
 # ---- fork: one pid_* per process ------------------------------------------------------
+if [ -z "$FORKS_SKIPPED" ]; then
 status_is "record forks" 0 "$ATF" record --output "$TMP/forks" -- "$EX/forks_hooked"
 check "record forks: the children said ok" grep -q "children ok" "$OUT"
 s=$(session_of)
@@ -101,6 +112,7 @@ done | LC_ALL=C sort -n | tr '\n' ' ' >"$TMP/fib_calls"
 if [ "$(cat "$TMP/fib_calls")" = "465 930 1395 1860 " ]; then pass; else
     fail "record forks: fib calls per process $(cat "$TMP/fib_calls"), expected 465 930 1395 1860"; fi
 check "record forks: every manifest closed" sh -c "for m in '$s'/pid_*/manifest.json; do grep -q '\"state\": *\"closed\"' \"\$m\" || exit 1; done"
+fi
 
 # ---- a program whose code is partly in a shared library -------------------------------------
 "$EX/shlib_main" >"$TMP/shlib.plain" 2>/dev/null
@@ -140,6 +152,7 @@ stats "record --depth 1" "$s"
 functions_of "$TMP/stats" | tr '\n' ' ' >"$TMP/names"
 if [ "$(cat "$TMP/names")" = "main worker " ]; then pass; else
     fail "record --depth 1: recorded $(cat "$TMP/names"), expected main worker"; fi
+if [ -z "$FORKS_SKIPPED" ]; then
 # --filter fib --depth 3: fib's first three levels, 1 + 2 + 4 calls per fib(12) (record's
 # --output wins over an ATF_TRACE_DIR of the caller)
 status_is "record --filter fib --depth 3" 0 env ATF_TRACE_DIR=/nonexistent \
@@ -151,5 +164,6 @@ for p in "$s"/pid_*; do
 done | LC_ALL=C sort -n | tr '\n' ' ' >"$TMP/fib_calls"
 if [ "$(cat "$TMP/fib_calls")" = "7 14 21 28 " ]; then pass; else
     fail "record --filter fib --depth 3: fib calls per process $(cat "$TMP/fib_calls"), expected 7 14 21 28"; fi
+fi
 
 finish
