@@ -27,3 +27,17 @@ check() {
     shift
     if "$@" >/dev/null 2>&1; then pass; else fail "$name"; fi
 }
+# expect STATUS NAME CMD...: runs CMD (stdout in $OUT, stderr in $ERR), checks its status.
+expect() {
+    want=$1
+    name=$2
+    shift 2
+    "$@" >"$OUT" 2>"$ERR"
+    status=$?
+    if [ "$status" -eq "$want" ]; then
+        pass
+    else
+        fail "$name: exit status $status, expected $want"
+        show
+    fi
+}

@@ -17,20 +17,6 @@ BIG=1000000
 CHECK_NAME=cli
 . "$(dirname "$0")/check_lib.sh"
 
-# expect STATUS NAME CMD...: runs CMD (stdout in $OUT, stderr in $ERR), checks its status.
-expect() {
-    want=$1
-    name=$2
-    shift 2
-    "$@" >"$OUT" 2>"$ERR"
-    status=$?
-    if [ "$status" -eq "$want" ]; then
-        pass
-    else
-        fail "$name: exit status $status, expected $want"
-        show
-    fi
-}
 # out_has / err_has NAME REGEX: the last command's stdout / stderr has a line matching REGEX.
 out_has() {
     if grep -Eq -- "$2" "$OUT"; then pass; else fail "$1: stdout has no line matching /$2/"; show; fi

@@ -22,14 +22,12 @@ CHECK_NAME=instrument
 # 12's ASan runtime does not): the checks that run the forking sample are left out there.
 FORKS_SKIPPED=${ATF_CHECKS_SANITIZED:-}
 [ -z "$FORKS_SKIPPED" ] || echo "instrument: the forking sample's checks skipped under the sanitizers"
-# status_is NAME WANT CMD...: runs CMD (output in $OUT, $ERR); passes on exit status WANT.
-status_is() {
-    name=$1
-    want=$2
-    shift 2
-    "$@" >"$OUT" 2>"$ERR"
-    got=$?
-    if [ "$got" -eq "$want" ]; then pass; else fail "$name: exit status $got, expected $want"; show; fi
+# fib_calls_per_pid SESSION: fib's call count in each pid_* of SESSION, ascending, into
+# $TMP/fib_calls as one line
+fib_calls_per_pid() {
+    for p in "$1"/pid_*; do
+        "$ATF" stats --json "$p" 2>/dev/null | sed -n 's/^{"fid":"[^"]*","name":"fib","calls":\([0-9]*\),.*/\1/p'
+    done | LC_ALL=C sort -n | tr '\n' ' ' >"$TMP/fib_calls"
 }
 # the session directory `atf record` reported in $ERR
 session_of() { sed -n 's/^atf record: session //p' "$ERR" | head -n 1; }
@@ -57,7 +55,7 @@ check "libatf_instrument.so calls no hook itself" sh -c "! nm -D '$SO' | grep -q
 
 # ---- atf record on the sample -----------------------------------------------------------
 "$EX/sample" >"$TMP/sample.plain" 2>/dev/null
-status_is "record sample" 0 "$ATF" record --output "$TMP/sample" -- "$EX/sample_hooked"
+expect 0 "record sample" "$ATF" record --output "$TMP/sample" -- "$EX/sample_hooked"
 check "record sample: same output as the plain build" cmp "$OUT" "$TMP/sample.plain"
 check "record sample: summary on stderr" grep -qE '^atf record: 1 process\(es\), 5 thread\(s\), [1-9][0-9]* events, 0 lost' "$ERR"
 s=$(session_of)
@@ -70,45 +68,43 @@ for f in main worker fib partition is_prime swap_u32; do
 done
 
 # a program linked with the tracer: the preloaded copy stays off, one session, one pid_*
-status_is "record sample_traced" 0 "$ATF" record --output "$TMP/linked" -- "$EX/sample_traced"
+expect 0 "record sample_traced" "$ATF" record --output "$TMP/linked" -- "$EX/sample_traced"
 check "record sample_traced: summary of the program's own session" grep -qE '^atf record: 1 process\(es\), 5 thread\(s\), [1-9][0-9]* events, 0 lost' "$ERR"
 n=$(ls -d "$TMP/linked"/session_*/pid_* 2>/dev/null | wc -l | tr -d ' ')
 if [ "$n" -eq 1 ]; then pass; else fail "record sample_traced: $n pid_* directories, expected 1"; fi
 
 # ---- exit status ----------------------------------------------------------------------
 if [ -z "$FORKS_SKIPPED" ]; then
-status_is "record: exit status passed through" 7 "$ATF" record --output "$TMP/status" -- "$EX/forks_hooked" 7
+expect 7 "record: exit status passed through" "$ATF" record --output "$TMP/status" -- "$EX/forks_hooked" 7
 fi
-status_is "record: a signal is 128+N" 143 "$ATF" record --output "$TMP/status" -- sh -c 'kill -TERM $$'
-status_is "record: a missing program is 127" 127 "$ATF" record --output "$TMP/status" -- "$TMP/no_such_program"
-status_is "record: no program is a usage error" 2 "$ATF" record --output "$TMP/status"
-status_is "record: a missing library is 125" 125 "$ATF" record --preload "$TMP/none.so" -- "$EX/sample_hooked"
+expect 143 "record: a signal is 128+N" "$ATF" record --output "$TMP/status" -- sh -c 'kill -TERM $$'
+expect 127 "record: a missing program is 127" "$ATF" record --output "$TMP/status" -- "$TMP/no_such_program"
+expect 2 "record: no program is a usage error" "$ATF" record --output "$TMP/status"
+expect 125 "record: a missing library is 125" "$ATF" record --preload "$TMP/none.so" -- "$EX/sample_hooked"
 
 # ---- options that become the tracer's environment ---------------------------------------
 if [ -z "$FORKS_SKIPPED" ]; then
 # a 16-slot ring cannot hold a burst of fib(12) (930 events): drop loses some, block none
-status_is "record --overflow drop" 0 "$ATF" record --output "$TMP/drop" --overflow drop --ring-events 16 -- "$EX/forks_hooked"
+expect 0 "record --overflow drop" "$ATF" record --output "$TMP/drop" --overflow drop --ring-events 16 -- "$EX/forks_hooked"
 check "record --overflow drop: events lost" grep -qE '^atf record: .* events, [1-9][0-9]* lost' "$ERR"
 s=$(session_of)
 check "record --overflow drop: the manifests say drop" sh -c "grep -q '\"overflow\": *\"drop\"' '$s'/pid_*/manifest.json"
 verify_pids "record --overflow drop" "$s"
-status_is "record --overflow block" 0 "$ATF" record --output "$TMP/block" --overflow block --ring-events 16 -- "$EX/forks_hooked"
+expect 0 "record --overflow block" "$ATF" record --output "$TMP/block" --overflow block --ring-events 16 -- "$EX/forks_hooked"
 check "record --overflow block: nothing lost" grep -qE '^atf record: 4 process\(es\), 4 thread\(s\), [1-9][0-9]* events, 0 lost' "$ERR"
 fi
-status_is "record --overflow bogus is a usage error" 2 "$ATF" record --overflow bogus -- "$EX/forks_hooked"
+expect 2 "record --overflow bogus is a usage error" "$ATF" record --overflow bogus -- "$EX/forks_hooked"
 
 # ---- fork: one pid_* per process ------------------------------------------------------
 if [ -z "$FORKS_SKIPPED" ]; then
-status_is "record forks" 0 "$ATF" record --output "$TMP/forks" -- "$EX/forks_hooked"
+expect 0 "record forks" "$ATF" record --output "$TMP/forks" -- "$EX/forks_hooked"
 check "record forks: the children said ok" grep -q "children ok" "$OUT"
 s=$(session_of)
 n=$(ls -d "$s"/pid_* 2>/dev/null | wc -l | tr -d ' ')
 if [ "$n" -eq 4 ]; then pass; else fail "record forks: $n pid_* directories, expected 4"; fi
 verify_pids "record forks" "$s"
 # fib(12) is 465 calls: the parent works 4 rounds, the children 1 and 3, the grandchild 2
-for p in "$s"/pid_*; do
-    "$ATF" stats --json "$p" 2>/dev/null | sed -n 's/^{"fid":"[^"]*","name":"fib","calls":\([0-9]*\),.*/\1/p'
-done | LC_ALL=C sort -n | tr '\n' ' ' >"$TMP/fib_calls"
+fib_calls_per_pid "$s"
 if [ "$(cat "$TMP/fib_calls")" = "465 930 1395 1860 " ]; then pass; else
     fail "record forks: fib calls per process $(cat "$TMP/fib_calls"), expected 465 930 1395 1860"; fi
 check "record forks: every manifest closed" sh -c "for m in '$s'/pid_*/manifest.json; do grep -q '\"state\": *\"closed\"' \"\$m\" || exit 1; done"
@@ -116,7 +112,7 @@ fi
 
 # ---- a program whose code is partly in a shared library -------------------------------------
 "$EX/shlib_main" >"$TMP/shlib.plain" 2>/dev/null
-status_is "preload shlib" 0 env ATF_TRACE_DIR="$TMP/shlib" ATF_TRACE_QUIET=1 LD_PRELOAD="$SO" "$EX/shlib_main"
+expect 0 "preload shlib" env ATF_TRACE_DIR="$TMP/shlib" ATF_TRACE_QUIET=1 LD_PRELOAD="$SO" "$EX/shlib_main"
 check "preload shlib: same output as untraced" cmp "$OUT" "$TMP/shlib.plain"
 s=$(ls -d "$TMP/shlib"/session_* 2>/dev/null | head -n 1)
 verify_pids "preload shlib" "$s"
@@ -128,7 +124,7 @@ done
 check "preload shlib: the library is a module" grep -q 'libshlib_part.so"' "$s"/pid_*/manifest.json
 
 # ---- filters -------------------------------------------------------------------------
-status_is "record --filter" 0 "$ATF" record --output "$TMP/filter" --filter 'fib,is_pr?me' -- "$EX/sample_hooked"
+expect 0 "record --filter" "$ATF" record --output "$TMP/filter" --filter 'fib,is_pr?me' -- "$EX/sample_hooked"
 s=$(session_of)
 verify_pids "record --filter" "$s"
 stats "record --filter" "$s"
@@ -136,7 +132,7 @@ functions_of "$TMP/stats" | tr '\n' ' ' >"$TMP/names"
 if [ "$(cat "$TMP/names")" = "fib is_prime " ]; then pass; else
     fail "record --filter: recorded $(cat "$TMP/names"), expected fib is_prime"; fi
 
-status_is "record --notrace" 0 "$ATF" record --output "$TMP/notrace" --notrace 'fib,*sort*,partition*' -- "$EX/sample_hooked"
+expect 0 "record --notrace" "$ATF" record --output "$TMP/notrace" --notrace 'fib,*sort*,partition*' -- "$EX/sample_hooked"
 s=$(session_of)
 stats "record --notrace" "$s"
 functions_of "$TMP/stats" >"$TMP/stats.names"
@@ -145,7 +141,7 @@ check "record --notrace: partition left out" sh -c "! grep -q partition '$TMP/st
 check "record --notrace: is_prime kept" grep -qx is_prime "$TMP/stats.names"
 
 # --depth 1: in each thread only its outermost calls (main, and worker in each worker)
-status_is "record --depth 1" 0 "$ATF" record --output "$TMP/depth1" --depth 1 -- "$EX/sample_hooked"
+expect 0 "record --depth 1" "$ATF" record --output "$TMP/depth1" --depth 1 -- "$EX/sample_hooked"
 s=$(session_of)
 verify_pids "record --depth 1" "$s"
 stats "record --depth 1" "$s"
@@ -155,13 +151,11 @@ if [ "$(cat "$TMP/names")" = "main worker " ]; then pass; else
 if [ -z "$FORKS_SKIPPED" ]; then
 # --filter fib --depth 3: fib's first three levels, 1 + 2 + 4 calls per fib(12) (record's
 # --output wins over an ATF_TRACE_DIR of the caller)
-status_is "record --filter fib --depth 3" 0 env ATF_TRACE_DIR=/nonexistent \
+expect 0 "record --filter fib --depth 3" env ATF_TRACE_DIR=/nonexistent \
     "$ATF" record --output "$TMP/depth3" --filter fib --depth 3 -- "$EX/forks_hooked"
 s=$(session_of)
 verify_pids "record --filter fib --depth 3" "$s"
-for p in "$s"/pid_*; do
-    "$ATF" stats --json "$p" 2>/dev/null | sed -n 's/^{"fid":"[^"]*","name":"fib","calls":\([0-9]*\),.*/\1/p'
-done | LC_ALL=C sort -n | tr '\n' ' ' >"$TMP/fib_calls"
+fib_calls_per_pid "$s"
 if [ "$(cat "$TMP/fib_calls")" = "7 14 21 28 " ]; then pass; else
     fail "record --filter fib --depth 3: fib calls per process $(cat "$TMP/fib_calls"), expected 7 14 21 28"; fi
 fi

@@ -6,6 +6,7 @@
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "harness.h"
+#include "fixtures.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -26,17 +27,6 @@ static void put32(uint8_t *p, uint64_t v) {
 static void put64(uint8_t *p, uint64_t v) {
     put32(p, v);
     put32(p + 4, v >> 32);
-}
-
-static uint32_t crc32c_bitwise(const uint8_t *p, size_t n) {
-    uint32_t crc = 0xFFFFFFFFu;
-    size_t i;
-    int k;
-    for (i = 0; i < n; i++) {
-        crc ^= p[i];
-        for (k = 0; k < 8; k++) crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
-    }
-    return crc ^ 0xFFFFFFFFu;
 }
 
 
@@ -195,7 +185,7 @@ static void fx_write_index(const char *path, const fx_thread *t) {
             p[24] = (uint8_t)e->kind;
         }
     }
-    crc = t->crc ? crc32c_bitwise(b + eo, (size_t)(n * 32)) : 0;
+    crc = t->crc ? fx_crc32c(b + eo, (size_t)(n * 32)) : 0;
     f = b + eo + n * 32;
     if (footer) {
         memcpy(f, "2ITA", 4);
@@ -256,7 +246,7 @@ static void fx_write_detail(const char *path, const fx_thread *t) {
     put64(h + 44, first_seq);
     put64(h + 52, last_seq);
     memcpy(b + len, "2DTA", 4);
-    put32(b + len + 4, t->crc ? crc32c_bitwise(b + 64, len - 64) : 0);
+    put32(b + len + 4, t->crc ? fx_crc32c(b + 64, len - 64) : 0);
     put64(b + len + 8, count);
     put64(b + len + 16, len - 64);
     put64(b + len + 24, first_ts);
@@ -524,7 +514,7 @@ static void fx_standard(fx_session *s, size_t k, size_t per_thread, int with_det
 
 /* ---- tests ------------------------------------------------------------------------------ */
 static void test_crc_helper_known_answer(void) {
-    CHECK_EQ(0xE3069283u, crc32c_bitwise((const uint8_t *)"123456789", 9));
+    CHECK_EQ(0xE3069283u, fx_crc32c((const uint8_t *)"123456789", 9));
 }
 
 static void test_merge_interleaved_ties_and_layouts(void) {
