@@ -62,6 +62,7 @@ $(BUILD)/tests/test_instrument: CFLAGS_ALL += -finstrument-functions
 
 # tests/test_export.c and the export benchmark compile the atf command in (tools/embed.h)
 $(BUILD)/tests/test_export: $(TOOLS_SRC) $(wildcard tools/*.h)
+$(BUILD)/tests/test_symbolize: $(TOOLS_SRC) $(wildcard tools/*.h)
 
 # Parquet (tools/parquet.c): its harness compiles the writer in, parquet_gen links it.
 # `make test-parquet` has DuckDB read generated files and exported sessions; it installs
@@ -81,12 +82,18 @@ $(BUILD)/examples/%: examples/%.c atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(filter %.o,$^) $(LDLIBS_ALL)
 
-test: all $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials
+test: all $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUILD)/tests/cut_trace \
+  $(BUILD)/tests/window_probe
 	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" LDLIBS_ALL="$(LDLIBS_ALL)" \
 	  CRASH_TRIALS=$(TEST_CRASH_TRIALS) \
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
-	  tests/cli_checks.sh tests/examples_check.sh tests/doc_blocks.sh tests/cmake_check.sh \
-	  tests/instrument_checks.sh
+	  tests/cli_checks.sh tests/window_checks.sh tests/examples_check.sh tests/doc_blocks.sh \
+	  tests/cmake_check.sh tests/instrument_checks.sh tests/names_checks.sh
+
+# tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
+# the windows of the atf command are compared with); window_probe runs the command's walk
+# in-process (tools/embed.h) to count what a window reads
+$(BUILD)/tests/window_probe: $(TOOLS_SRC) $(wildcard tools/*.h)
 
 # Crash trials (tests/crash_trials.c) regenerate what atf gen produced from tools/gen_model.h;
 # make test runs a few of them, make crash-trials many.
@@ -127,8 +134,10 @@ $(BUILD)/bench: bench/bench.c $(wildcard bench/*.h) $(TOOLS_SRC) $(wildcard tool
 bench: $(BUILD)/bench
 	$(BUILD)/bench $(BUILD)/bench.json
 
-# exactly what tools/demo.sh runs
-demo: $(BUILD)/atf $(BUILD)/examples/sample_traced $(BUILD)/examples/query
+# exactly what tools/demo.sh runs: atf record preloads the tracer library found next to
+# the atf binary into the sample built with the hooks and no tracer
+demo: $(BUILD)/atf $(BUILD)/libatf_instrument.so $(BUILD)/examples/sample_hooked \
+      $(BUILD)/examples/query
 	@sh tools/demo.sh $(BUILD)
 
 clean:
@@ -347,7 +356,8 @@ $(BENCH_PROGS)/fib_pg: bench/bench_fib.c
 	$(CC) $(FIB_CFLAGS) -pg -o $@ $<
 
 # -finstrument-functions without the auto-tracer (glibc's empty hooks): what uftrace and
-# LTTng-UST's preloaded cyg-profile library trace
+# LTTng-UST's preloaded cyg-profile library trace, and the floor under a call the
+# auto-tracer's filters leave out
 $(BENCH_PROGS)/fib_cyg: bench/bench_fib.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FIB_CFLAGS) -finstrument-functions -o $@ $<

@@ -914,8 +914,12 @@ typedef struct atf_session_config {
     uint32_t fsync_mode;         /* ATF_FSYNC_NONE (default) or ATF_FSYNC_CLOSE */
     uint64_t fsync_every_bytes;  /* also fdatasync each file every N bytes; default 0 (never) */
     uint32_t max_threads;        /* thread slots; default 1024, at most 1048576 */
-    const char *session_name;    /* directory name; default session_YYYYMMDD_HHMMSS. When
-                                    <root>/<name>/pid_<pid> exists, _1, _2, ... is appended */
+    const char *session_name;    /* directory name; default session_YYYYMMDD_HHMMSS, and
+                                    when <root>/<name>/pid_<pid> exists, _1, _2, ... is
+                                    appended to the name. A name given here is joined
+                                    (several processes share it): when this pid has a
+                                    directory there already (a program that exec'd
+                                    another), pid_<pid>_1, _2, ... is made instead */
     uint32_t stamp_clock;        /* what producers stamp events with: ATF_STAMP_NS (default,
                                     atf_now_ns()) or ATF_STAMP_TICKS (atf_ticks(), converted
                                     by the drain) */
@@ -1005,15 +1009,46 @@ ATFDEF void atf_session_trigger(atf_session *s, uint64_t t_ns);
  * in every stamp_clock mode; `ticks` itself where ATF_TICKS_ARE_NS. Thread-safe (takes
  * the session lock). */
 ATFDEF uint64_t atf_session_ticks_to_ns(atf_session *s, uint64_t ticks);
-/* Registers a module (module_id 0 = main executable) and a symbol for the manifest.
- * ATF_E_NOMEM on allocation failure. Thread-safe. */
+/* Metadata for the manifest. Every call below marks the manifest changed: the drain thread
+ * rewrites it within about 100 ms (at most that often, however many calls come), pump
+ * and close at once, so a session killed while recording still names what it met. Each
+ * returns ATF_E_NOMEM on allocation failure and is thread-safe (takes the session lock;
+ * not for the producer hot path). */
+/* Registers a module (module_id 0 = main executable): its path, load address and size. */
 ATFDEF atf_result atf_session_add_module(atf_session *s, uint32_t module_id, const char *path,
                                          uint64_t base_address, uint64_t size);
+/* The build id of the module registered last under module_id, as hex digits (1-64, either
+ * case, written lowercase): tools match the module file by it. ATF_E_ARG when it is not
+ * hex, ATF_E_NOT_FOUND when no such module was added. */
+ATFDEF atf_result atf_session_set_module_build_id(atf_session *s, uint32_t module_id,
+                                                  const char *build_id_hex);
+/* The name of function_id (a later call for the same id replaces it). */
 ATFDEF atf_result atf_session_add_symbol(atf_session *s, uint64_t function_id, const char *name);
+/* Where function_id lives: module module_id, at `offset` = its address minus the module's
+ * load bias (the value of its ELF symbol), so that tools can name it offline from the
+ * module file when the manifest has no name for it. Shares the entry of add_symbol's
+ * name; a later call for the same id replaces the location. */
+ATFDEF atf_result atf_session_add_function(atf_session *s, uint64_t function_id,
+                                           uint32_t module_id, uint64_t offset);
+/* The process's command line, arguments separated by spaces ("cmdline"); replaces an
+ * earlier one. */
+ATFDEF atf_result atf_session_set_cmdline(atf_session *s, const char *cmdline);
+/* Names the calling thread's slot (its "name"). A name given to atf_session_attach wins:
+ * then this changes nothing and returns ATF_OK. ATF_E_STATE when the calling thread is
+ * not attached to s. */
+ATFDEF atf_result atf_session_name_thread(atf_session *s, const char *name);
 /* A timing anchor: host_ns on the trace clock corresponds to `value` on clock `name`,
- * which advances `rate` units per second (e.g. 48000 for an audio timeline). Thread-safe. */
+ * which advances `rate` units per second (e.g. 48000 for an audio timeline). An
+ * integer value in int64 range with an integer rate in 1..INT32_MAX is kept exact (as
+ * atf_session_add_anchor_exact); anything else as a double. */
 ATFDEF atf_result atf_session_add_anchor(atf_session *s, const char *name, uint64_t host_ns,
                                          double value, double rate);
+/* An exact timing anchor, like a CMTime: host_ns on the trace clock corresponds to
+ * value/timescale seconds on clock `name` (timescale units per second, e.g. 1000000000
+ * for a wall clock in ns, 48000 for an audio timeline); integers end to end, no rounding.
+ * ATF_E_ARG when timescale <= 0. */
+ATFDEF atf_result atf_session_add_anchor_exact(atf_session *s, const char *name, uint64_t host_ns,
+                                               int64_t value, int32_t timescale);
 /* The pid_<pid> directory path. Valid until close. Thread-safe. */
 ATFDEF const char *atf_session_path(const atf_session *s);
 /* The first error the session met (ATF_OK if none). Read it while no drain runs (manual
@@ -1202,8 +1237,9 @@ typedef enum atf_recover_kind {
     ATF_RECOVER_DETAIL = 2,       /* detail.atf */
     ATF_RECOVER_GAPS = 3,         /* gaps.atf */
     ATF_RECOVER_TMP = 4,          /* a file left under its temporary name (*.atf.tmp) */
-    ATF_RECOVER_UNBORN_DIR = 5    /* a session's thread_N without index.atf: holding nothing
+    ATF_RECOVER_UNBORN_DIR = 5,   /* a session's thread_N without index.atf: holding nothing
                                      or only index.atf.tmp, stopped before its first file */
+    ATF_RECOVER_MANIFEST = 6      /* manifest.json (items only when rewriting it failed) */
 } atf_recover_kind;
 
 typedef enum atf_recover_action {
@@ -1248,6 +1284,9 @@ typedef struct atf_recover_report {
     size_t changed;              /* items changed (in a dry run: that would be) */
     size_t failed;               /* items with ATF_RECOVER_FAIL */
     atf_error error;             /* the first failure (ATF_OK when none) */
+    int manifest_rewritten;      /* atf_recover_session_dir: manifest.json was left
+                                    "recording" and is rewritten as "recovered" (in a dry
+                                    run: would be) */
     size_t item_cap;             /* private */
 } atf_recover_report;
 
@@ -1265,20 +1304,27 @@ ATFDEF atf_result atf_recover_file(const char *path, const atf_recover_options *
 ATFDEF atf_result atf_recover_thread_dir(const char *dir, const atf_recover_options *opt,
                                          atf_recover_report *out);
 /* Recovers every thread_N directory of a pid_* directory, in slot order; a thread that
- * fails does not stop the others. Unborn thread directories are removed. manifest.json is
- * not rewritten (its counts may lag the files). Same contract as atf_recover_file. */
+ * fails does not stop the others. Unborn thread directories are removed. Then a
+ * manifest.json left in state "recording" (the process died) is rewritten, atomically, as
+ * "recovered": each thread's file counts (events_written, detail_written, gaps), finalized
+ * and the time range as the files now are, every thread directory listed; everything else
+ * it said (command line, names, modules, symbols, anchors, overflow, drop counts, pid,
+ * arch, os, clock, error) kept. out->manifest_rewritten says so; a failure to rewrite it
+ * is an item of kind ATF_RECOVER_MANIFEST. A manifest in any other state is left as is.
+ * Same contract as atf_recover_file. */
 ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_options *opt,
                                           atf_recover_report *out);
 /* Releases what a report holds; the report may be reused. */
 ATFDEF void atf_recover_report_deinit(atf_recover_report *r);
 /* "nothing to do", "finalize", "fill crc", "cut", "remove", "fail"; "unknown" otherwise. */
 ATFDEF const char *atf_recover_action_str(atf_recover_action a);
-/* "index", "detail", "gaps", "tmp", "unborn thread directory"; "unknown" otherwise. */
+/* "index", "detail", "gaps", "tmp", "unborn thread directory", "manifest"; "unknown"
+ * otherwise. */
 ATFDEF const char *atf_recover_kind_str(atf_recover_kind k);
 
 /* ==== 12. session reader + merge ===================================================== */
 /* Opens a pid_* directory: manifest.json when present (threads, has_detail, clock, layout,
- * symbols, drop counts, modules, timing anchors, state), joined with a scan of the thread_* directories, which alone
+ * symbols and their locations, drop counts, modules, timing anchors, command line, state), joined with a scan of the thread_* directories, which alone
  * decides when the manifest is missing or unreadable, and adds what it lists too few of.
  * A manifest entry whose directory (or index.atf) is missing is kept with `missing` set
  * and skipped by the merge. The merge yields every selected event of every thread in
@@ -1316,17 +1362,29 @@ typedef struct atf_session_thread {
     uint64_t *order;             /* private: sorted permutation for out-of-order files */
 } atf_session_thread;
 
-typedef struct atf_session_symbol { uint64_t function_id; char *name; } atf_session_symbol;
+/* A function of the manifest (atf_session_add_symbol, atf_session_add_function): its
+ * name, its location, or both. An entry with neither, or without function_id, is skipped. */
+typedef struct atf_session_symbol {
+    uint64_t function_id;
+    char *name;                  /* NULL when the manifest gives only the location */
+    uint32_t module_id;          /* the manifest's module_id, else function_id >> 32 */
+    uint64_t offset;             /* address minus the module's load bias (ELF symbol value) */
+    int has_offset;              /*   set when the manifest gives it */
+} atf_session_symbol;
 
-/* A timing anchor of the manifest (atf_session_add_anchor): the other clock's reading at
- * host_ns. An entry without a name, a host_ns or a numeric value is skipped. */
+/* A timing anchor of the manifest: the other clock's reading at host_ns. An entry without
+ * a name, a host_ns or a numeric value is skipped. Written exact ("timescale" present), or
+ * by an older writer as {"value": number, "rate": number}: exact then when value is an
+ * integer in int64 range and rate an integer in 1..INT32_MAX. */
 typedef struct atf_session_anchor {
     char name[64];               /* e.g. "wall_clock_ns" (UTF-8, cut on a character) */
     uint64_t host_ns;            /* on the trace clock */
-    double value;                /* the other clock's reading at host_ns */
-    uint64_t value_u64;          /* value as an exact integer when it was written as one */
-    int value_exact;             /*   (or is an integer double below 2^64): value_u64 set */
-    double rate;                 /* units per second of that clock; 1e9 when absent or not > 0 */
+    int64_t value;               /* exact: the reading at host_ns, in units of 1/timescale s */
+    int32_t timescale;           /* > 0: exact; 0: the manifest gave a non-integer value,
+                                    only value_f and rate are meaningful */
+    double value_f;              /* the reading as a double (always set) */
+    double rate;                 /* units per second (timescale when exact); 1e9 when absent
+                                    or not > 0 */
 } atf_session_anchor;
 
 /* A module of the manifest (atf_session_add_module); an entry without module_id is
@@ -1335,6 +1393,7 @@ typedef struct atf_session_module {
     uint64_t module_id;
     char *path;                  /* never NULL ("" when absent) */
     uint64_t base_address, size;
+    char build_id[65];           /* lowercase hex; "" when unknown */
 } atf_session_module;
 
 typedef struct atf_session_reader {
@@ -1356,6 +1415,8 @@ typedef struct atf_session_reader {
     size_t anchor_count;
     atf_session_module *modules;         /* modules, in the manifest's order */
     size_t module_count;
+    char *cmdline;                       /* the recording process's command line, NULL
+                                            when the manifest has none */
     uint64_t pid;                        /* the recording process */
     char arch[16], os[16];               /* its "arch" and "os" ("x86_64", "linux", ...) */
     uint64_t attach_failures;            /* threads refused a slot while recording */
@@ -1391,6 +1452,20 @@ ATFDEF int atf_session_scan_threads(const char *pid_dir, void (*fn)(void *ctx, u
 ATFDEF const char *atf_session_reader_symbol(const atf_session_reader *r, uint64_t function_id);
 /* The thread with slot `slot`, or NULL. O(log n). Thread-safe. */
 ATFDEF atf_session_thread *atf_session_reader_thread(atf_session_reader *r, uint32_t slot);
+/* Gives `name` to the symbol entry of function_id that the manifest listed by location
+ * only (a tool naming functions offline from the module files). An entry that has a name
+ * keeps it (ATF_OK). ATF_E_NOT_FOUND when no entry has that id, ATF_E_ARG for a NULL
+ * name, ATF_E_NOMEM. Not thread-safe per reader. */
+ATFDEF atf_result atf_session_reader_name_symbol(atf_session_reader *r, uint64_t function_id,
+                                                 const char *name);
+/* The first timing anchor named `name`, or NULL. Thread-safe. */
+ATFDEF const atf_session_anchor *atf_session_reader_anchor(const atf_session_reader *r,
+                                                           const char *name);
+/* The reading of an exact anchor's clock at trace time t_ns, in its units (1/timescale s):
+ * value + floor((t_ns - host_ns) * timescale / 1e9), in exact integer arithmetic (t_ns may
+ * be before host_ns). ATF_E_RANGE when the result does not fit an int64, ATF_E_ARG when
+ * the anchor is not exact (timescale <= 0) or an argument is NULL. Thread-safe. */
+ATFDEF atf_result atf_anchor_value_at(const atf_session_anchor *a, uint64_t t_ns, int64_t *out);
 
 /* First position p in [0, count] whose event has timestamp >= t, by binary search over a
  * time-ordered index file: O(log n) probes. `probes` (optional) receives their number. */
@@ -4243,11 +4318,32 @@ typedef struct atf__slot {
     uint64_t tick_last;          /* the thread's latest converted time */
     size_t tick_hint;            /* map segment of the latest conversion */
     char name[128];
+    int name_given;              /* named by atf_session_attach: atf_session_name_thread
+                                    leaves the name alone */
 } atf__slot;
 
-typedef struct atf__symbol { uint64_t function_id; char *name; } atf__symbol;
-typedef struct atf__module { uint32_t module_id; char *path; uint64_t base, size; } atf__module;
-typedef struct atf__anchor { char name[128]; uint64_t host_ns; double value, rate; } atf__anchor;
+/* One function of the manifest: a name, a location, or both (NULL name: location only). */
+typedef struct atf__symbol {
+    uint64_t function_id;
+    char *name;
+    uint64_t offset;
+    uint32_t module_id;
+    int has_offset;
+} atf__symbol;
+typedef struct atf__module {
+    uint32_t module_id;
+    char *path;
+    uint64_t base, size;
+    char build_id[65];           /* lowercase hex, "" unknown */
+} atf__module;
+/* timescale > 0: exact, value in units of 1/timescale s; 0: value_f at `rate` units/s */
+typedef struct atf__anchor {
+    char name[128];
+    uint64_t host_ns;
+    int64_t value;
+    int32_t timescale;
+    double value_f, rate;
+} atf__anchor;
 
 #define ATF__MAX_WINDOWS 4096
 #define ATF__INDEX_BATCH 2048     /* the drain thread leaves smaller index batches waiting */
@@ -4266,6 +4362,9 @@ struct atf_session {
     size_t module_count, module_cap;
     atf__symbol *symbols;
     size_t symbol_count, symbol_cap;
+    size_t *symbol_hash;         /* open addressing: index + 1 into symbols, 0 empty */
+    size_t symbol_hash_cap;      /*   a power of two, at least twice symbol_count */
+    char *cmdline;               /* NULL until atf_session_set_cmdline */
     atf__anchor *anchors;
     size_t anchor_count, anchor_cap;
     atf__window *windows;        /* triggers: sorted, disjoint (under `lock`) */
@@ -5098,11 +5197,24 @@ ATF__PRIVATE void atf__text_add(atf__text *t, const char *s, size_t n) {
 
 ATF__PRIVATE void atf__text_str(atf__text *t, const char *s) { atf__text_add(t, s, strlen(s)); }
 
-ATF__PRIVATE void atf__text_u64(atf__text *t, uint64_t v) {
-    char buf[24];
-    int n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    atf__text_add(t, buf, (size_t)n);
+ATF__PRIVATE int atf__is_hex(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
+
+/* v in `base` (10 or 16, lowercase), digits written by hand: a manifest with thousands of
+ * symbols is made of numbers, and snprintf is the slow part of writing it. */
+ATF__PRIVATE void atf__text_digits(atf__text *t, uint64_t v, unsigned base, size_t min_digits) {
+    static const char digits[] = "0123456789abcdef";
+    char buf[24];
+    size_t at = sizeof buf;
+    do { /* constant divisors: the compiler multiplies and shifts instead of dividing */
+        buf[--at] = digits[base == 16 ? v & 15 : v % 10];
+        v = base == 16 ? v >> 4 : v / 10;
+    } while (v || sizeof buf - at < min_digits);
+    atf__text_add(t, buf + at, sizeof buf - at);
+}
+
+ATF__PRIVATE void atf__text_u64(atf__text *t, uint64_t v) { atf__text_digits(t, v, 10, 1); }
 
 /* A JSON number for a double: shortest round-trip digits, "." whatever the locale, and
  * null for NaN and infinities (JSON has no spelling for them). */
@@ -5158,8 +5270,15 @@ ATF__PRIVATE void atf__text_json(atf__text *t, const char *str) {
     atf__text_add(t, "\"", 1);
     while (*s) {
         unsigned char c = *s;
-        size_t n = atf__utf8_len(s);
+        size_t n = 0;
         char esc[6] = {'\\', 'u', '0', '0', 0, 0};
+        while (s[n] >= 0x20 && s[n] < 0x7F && s[n] != '"' && s[n] != '\\') n++;
+        if (n) { /* a run of plain ASCII at once: names and paths are mostly that */
+            atf__text_add(t, (const char *)s, n);
+            s += n;
+            continue;
+        }
+        n = atf__utf8_len(s);
         if (c == '"' || c == '\\') {
             esc[1] = (char)c;
             atf__text_add(t, esc, 2);
@@ -5203,116 +5322,216 @@ ATF__PRIVATE void atf__text_key_str(atf__text *t, const char *key, const char *v
     atf__text_json(t, v);
 }
 
-ATF__PRIVATE void atf__manifest_threads(atf_session *s, atf__text *t, uint64_t *t0, uint64_t *t1,
-                                        uint64_t *dropped_total) {
-    uint64_t i, count = atf__load_acquire_u64(&s->slot_count);
+/* One thread of the manifest: its figures, name, and the time range of its index file. */
+typedef struct atf__manifest_thread {
+    atf_thread_stats st;
+    const char *name;
+    int has_time;                  /* its index file has events: */
+    uint64_t time_start, time_end; /*   their time range */
+} atf__manifest_thread;
+
+/* What the manifest says of the process that recorded: the live session's own, or, when
+ * recovery rewrites a manifest, the recorded one's. */
+typedef struct atf__manifest_facts {
+    const char *state;           /* "recording", "closed", "recovered" */
+    uint64_t pid;
+    uint32_t clock_type;
+    const char *arch, *os;
+    const char *error_line;      /* the first error, as one line; NULL when none */
+    uint32_t error_errno;
+} atf__manifest_facts;
+
+/* "threads", and the session's time range and drop total over them. */
+ATF__PRIVATE void atf__manifest_threads(atf__text *t, const atf__manifest_thread *th, size_t n,
+                                        uint64_t *t0, uint64_t *t1, uint64_t *dropped_total) {
+    size_t i;
     int have_time = 0;
     atf__text_str(t, ",\"threads\":[");
-    for (i = 0; i < count; i++) {
-        atf_thread_stats st;
-        atf__slot *sl = s->slots[i];
-        atf__slot_stats(sl, &st);
-        if (st.events_written) {
-            if (!have_time || sl->index_file.time_start < *t0) *t0 = sl->index_file.time_start;
-            if (!have_time || sl->index_file.time_end > *t1) *t1 = sl->index_file.time_end;
+    for (i = 0; i < n; i++) {
+        const atf_thread_stats *st = &th[i].st;
+        if (th[i].has_time) {
+            if (!have_time || th[i].time_start < *t0) *t0 = th[i].time_start;
+            if (!have_time || th[i].time_end > *t1) *t1 = th[i].time_end;
             have_time = 1;
         }
-        *dropped_total += st.events_dropped;
+        *dropped_total += st->events_dropped;
         atf__text_str(t, i ? ",{\"id\":" : "{\"id\":");
-        atf__text_u64(t, i);
-        atf__text_str(t, st.detail_written ? ",\"has_detail\":true" : ",\"has_detail\":false");
-        atf__text_key_u64(t, "os_thread_id", st.thread_id);
-        atf__text_key_str(t, "name", sl->name);
-        atf__text_key_u64(t, "events_written", st.events_written);
-        atf__text_key_u64(t, "events_dropped", st.events_dropped);
-        atf__text_key_u64(t, "detail_written", st.detail_written);
-        atf__text_key_u64(t, "detail_dropped", st.detail_dropped);
-        atf__text_key_u64(t, "events_lost_io", st.events_lost_io);
-        atf__text_key_u64(t, "gaps", st.gaps);
-        atf__text_key_u64(t, "waits", st.waits);
-        atf__text_key_u64(t, "timeouts", st.timeouts);
-        atf__text_str(t, st.finalized ? ",\"finalized\":true}" : ",\"finalized\":false}");
+        atf__text_u64(t, st->slot);
+        atf__text_str(t, st->detail_written ? ",\"has_detail\":true" : ",\"has_detail\":false");
+        atf__text_key_u64(t, "os_thread_id", st->thread_id);
+        atf__text_key_str(t, "name", th[i].name);
+        atf__text_key_u64(t, "events_written", st->events_written);
+        atf__text_key_u64(t, "events_dropped", st->events_dropped);
+        atf__text_key_u64(t, "detail_written", st->detail_written);
+        atf__text_key_u64(t, "detail_dropped", st->detail_dropped);
+        atf__text_key_u64(t, "events_lost_io", st->events_lost_io);
+        atf__text_key_u64(t, "gaps", st->gaps);
+        atf__text_key_u64(t, "waits", st->waits);
+        atf__text_key_u64(t, "timeouts", st->timeouts);
+        atf__text_str(t, st->finalized ? ",\"finalized\":true}" : ",\"finalized\":false}");
     }
     atf__text_str(t, "]");
 }
 
-ATF__PRIVATE void atf__manifest_metadata(atf_session *s, atf__text *t) {
+ATF__PRIVATE void atf__text_i64(atf__text *t, int64_t v) {
+    if (v < 0) atf__text_add(t, "-", 1);
+    /* the magnitude in unsigned arithmetic: -INT64_MIN has no int64 */
+    atf__text_u64(t, v < 0 ? (uint64_t)-(v + 1) + 1 : (uint64_t)v);
+}
+
+/* "0x" and at least min_digits hex digits, quoted. */
+ATF__PRIVATE void atf__text_hex(atf__text *t, uint64_t v, size_t min_digits) {
+    atf__text_add(t, "\"0x", 3);
+    atf__text_digits(t, v, 16, min_digits);
+    atf__text_add(t, "\"", 1);
+}
+
+/* "key": "0x<hex>", with a leading comma (addresses and offsets, as the original tracer
+ * wrote base_address). */
+ATF__PRIVATE void atf__text_key_hex(atf__text *t, const char *key, uint64_t v) {
+    atf__text_str(t, ",\"");
+    atf__text_str(t, key);
+    atf__text_str(t, "\":");
+    atf__text_hex(t, v, 1);
+}
+
+ATF__PRIVATE void atf__manifest_modules(const atf_session *s, atf__text *t) {
     size_t i;
-    char buf[64];
     atf__text_str(t, ",\"modules\":[");
     for (i = 0; i < s->module_count; i++) {
-        atf__module *m = &s->modules[i];
+        const atf__module *m = &s->modules[i];
         atf__text_str(t, i ? ",{\"module_id\":" : "{\"module_id\":");
         atf__text_u64(t, m->module_id);
         atf__text_key_str(t, "path", m->path);
-        snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)m->base);
-        atf__text_key_str(t, "base_address", buf);
+        atf__text_key_hex(t, "base_address", m->base);
         atf__text_key_u64(t, "size", m->size);
+        if (m->build_id[0]) atf__text_key_str(t, "build_id", m->build_id);
         atf__text_str(t, "}");
     }
-    atf__text_str(t, "],\"symbols\":[");
+    atf__text_str(t, "]");
+}
+
+/* Symbols as the original readers expect them (function_id "0x%016x", module_id,
+ * symbol_index, name), plus the location when known; "name" only when there is one. */
+ATF__PRIVATE void atf__manifest_symbols(const atf_session *s, atf__text *t) {
+    size_t i;
+    atf__text_str(t, ",\"symbols\":[");
     for (i = 0; i < s->symbol_count; i++) {
-        atf__symbol *y = &s->symbols[i];
-        snprintf(buf, sizeof buf, "0x%016llx", (unsigned long long)y->function_id);
+        const atf__symbol *y = &s->symbols[i];
         atf__text_str(t, i ? ",{\"function_id\":" : "{\"function_id\":");
-        atf__text_json(t, buf);
-        atf__text_key_u64(t, "module_id", y->function_id >> 32);
+        atf__text_hex(t, y->function_id, 16);
+        atf__text_key_u64(t, "module_id", y->has_offset ? y->module_id : y->function_id >> 32);
         atf__text_key_u64(t, "symbol_index", y->function_id & 0xFFFFFFFFu);
-        atf__text_key_str(t, "name", y->name);
+        if (y->has_offset) atf__text_key_hex(t, "offset", y->offset);
+        if (y->name) atf__text_key_str(t, "name", y->name);
         atf__text_str(t, "}");
     }
-    atf__text_str(t, "],\"timing_anchors\":[");
+    atf__text_str(t, "]");
+}
+
+/* Exact anchors as integers with their timescale (and "rate", the same number, which
+ * older readers take); others as the doubles they were given. */
+ATF__PRIVATE void atf__manifest_anchors(const atf_session *s, atf__text *t) {
+    size_t i;
+    atf__text_str(t, ",\"timing_anchors\":[");
     for (i = 0; i < s->anchor_count; i++) {
-        atf__anchor *a = &s->anchors[i];
+        const atf__anchor *a = &s->anchors[i];
         atf__text_str(t, i ? ",{\"name\":" : "{\"name\":");
         atf__text_json(t, a->name);
         atf__text_key_u64(t, "host_ns", a->host_ns);
         atf__text_str(t, ",\"value\":");
-        atf__text_double(t, a->value);
-        atf__text_str(t, ",\"rate\":");
-        atf__text_double(t, a->rate);
+        if (a->timescale > 0) {
+            atf__text_i64(t, a->value);
+            atf__text_key_u64(t, "timescale", (uint64_t)a->timescale);
+            atf__text_key_u64(t, "rate", (uint64_t)a->timescale);
+        } else {
+            atf__text_double(t, a->value_f);
+            atf__text_str(t, ",\"rate\":");
+            atf__text_double(t, a->rate);
+        }
         atf__text_str(t, "}");
     }
     atf__text_str(t, "]");
 }
 
-/* The manifest's text. Caller holds s->lock (or is alone). 0 when memory ran out. */
-ATF__PRIVATE int atf__manifest_text(atf_session *s, int closed, atf__text *t) {
-    char buf[1024]; /* the whole error line */
+ATF__PRIVATE void atf__manifest_metadata(const atf_session *s, atf__text *t) {
+    atf__manifest_modules(s, t);
+    atf__manifest_symbols(s, t);
+    atf__manifest_anchors(s, t);
+}
+
+/* The manifest's text from the session's metadata (s: config, cmdline, modules, symbols,
+ * anchors, attach failures), the facts and the threads: the one encoder of manifest.json,
+ * for the live session and for recovery alike. 0 when memory ran out. */
+ATF__PRIVATE int atf__manifest_encode(const atf_session *s, const atf__manifest_facts *f,
+                                      const atf__manifest_thread *th, size_t n, atf__text *t) {
     uint64_t t0 = 0, t1 = 0, dropped = 0;
     atf__text_str(t, "{\"format_version\":2");
     atf__text_key_u64(t, "layout", s->cfg.layout);
-    atf__text_key_u64(t, "clock_type", atf_clock_type());
-    atf__text_key_str(t, "clock", atf_clock_str(atf_clock_type()));
-    atf__text_key_u64(t, "pid", atf__os_pid());
-    atf__text_key_str(t, "arch", atf_arch_str(ATF__ARCH_CODE));
-    atf__text_key_str(t, "os", atf_os_str(ATF__OS_CODE));
-    atf__text_key_str(t, "state", closed ? "closed" : "recording");
+    atf__text_key_u64(t, "clock_type", f->clock_type);
+    atf__text_key_str(t, "clock", atf_clock_str(f->clock_type));
+    atf__text_key_u64(t, "pid", f->pid);
+    atf__text_key_str(t, "arch", f->arch);
+    atf__text_key_str(t, "os", f->os);
+    if (s->cmdline) atf__text_key_str(t, "cmdline", s->cmdline);
+    atf__text_key_str(t, "state", f->state);
     atf__text_key_str(t, "overflow", s->cfg.overflow == ATF_OVERFLOW_DROP ? "drop" : "block");
-    atf__manifest_threads(s, t, &t0, &t1, &dropped);
+    atf__manifest_threads(t, th, n, &t0, &t1, &dropped);
     atf__text_key_u64(t, "time_start_ns", t0);
     atf__text_key_u64(t, "time_end_ns", t1);
     atf__text_key_u64(t, "events_dropped", dropped);
     atf__text_key_u64(t, "attach_failures", s->attach_failures);
     atf__manifest_metadata(s, t);
-    if (s->error.code != ATF_OK) {
-        atf__text_key_str(t, "error", atf_error_format(&s->error, buf, sizeof buf));
-        atf__text_key_u64(t, "error_errno", (uint64_t)(uint32_t)s->error.sys_errno);
+    if (f->error_line) {
+        atf__text_key_str(t, "error", f->error_line);
+        atf__text_key_u64(t, "error_errno", f->error_errno);
     }
     atf__text_str(t, "}\n");
     return !t->failed;
 }
 
+/* The live session's manifest text. Caller holds s->lock (or is alone). 0 when memory
+ * ran out. */
+ATF__PRIVATE int atf__manifest_text(atf_session *s, int closed, atf__text *t) {
+    char buf[1024]; /* the whole error line */
+    uint64_t i, count = atf__load_acquire_u64(&s->slot_count);
+    atf__manifest_thread *th = NULL;
+    atf__manifest_facts f;
+    int ok;
+    if (count && !(th = (atf__manifest_thread *)ATF_MALLOC((size_t)count * sizeof *th))) return 0;
+    for (i = 0; i < count; i++) {
+        atf__slot *sl = s->slots[i];
+        atf__slot_stats(sl, &th[i].st);
+        th[i].name = sl->name;
+        th[i].has_time = sl->index_file.count != 0;
+        th[i].time_start = sl->index_file.time_start;
+        th[i].time_end = sl->index_file.time_end;
+    }
+    memset(&f, 0, sizeof f);
+    f.state = closed ? "closed" : "recording";
+    f.pid = atf__os_pid();
+    f.clock_type = atf_clock_type();
+    f.arch = atf_arch_str(ATF__ARCH_CODE);
+    f.os = atf_os_str(ATF__OS_CODE);
+    if (s->error.code != ATF_OK) {
+        f.error_line = atf_error_format(&s->error, buf, sizeof buf);
+        f.error_errno = (uint32_t)s->error.sys_errno;
+    }
+    ok = atf__manifest_encode(s, &f, th, (size_t)count, t);
+    ATF_FREE(th);
+    return ok;
+}
+
 /* Writes the text to manifest.json.tmp and renames it over manifest.json, so that readers
  * (and a crash) only ever see a whole manifest. File I/O only: the caller holds the drain
  * lock or is alone, which keeps two writers apart; no session lock is needed. */
-ATF__PRIVATE atf_result atf__manifest_store(atf_session *s, const atf__text *t, int sync,
+ATF__PRIVATE atf_result atf__manifest_store(const char *dir, const atf__text *t, int sync,
                                             atf_error *err) {
     char path[1100], tmp[1100];
     atf__fd fd;
     atf_result rc = ATF_OK;
-    snprintf(path, sizeof path, "%s/manifest.json", s->dir);
-    snprintf(tmp, sizeof tmp, "%s/manifest.json.tmp", s->dir);
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    snprintf(tmp, sizeof tmp, "%s/manifest.json.tmp", dir);
     fd = atf__fd_create(tmp);
     if (fd == ATF__FD_NONE || atf__fd_pwrite(fd, t->p, t->len, 0, NULL) != 0 ||
         (sync && atf__fd_sync(fd) != 0))
@@ -5320,7 +5539,7 @@ ATF__PRIVATE atf_result atf__manifest_store(atf_session *s, const atf__text *t, 
     if (fd != ATF__FD_NONE) atf__fd_close(fd);
     if (rc == ATF_OK && atf__rename_replace(tmp, path) != 0)
         rc = atf__error_set_errno(err, ATF_E_IO, path, "rename manifest", atf__last_os_error());
-    if (rc == ATF_OK && sync) atf__dir_sync(s->dir);
+    if (rc == ATF_OK && sync) atf__dir_sync(dir);
     if (rc != ATF_OK && fd != ATF__FD_NONE) atf__file_remove(tmp);
     return rc;
 }
@@ -5333,7 +5552,7 @@ ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
         ATF_FREE(t.p);
         return atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "manifest text");
     }
-    rc = atf__manifest_store(s, &t, closed && s->cfg.fsync_mode == ATF_FSYNC_CLOSE, &s->error);
+    rc = atf__manifest_store(s->dir, &t, closed && s->cfg.fsync_mode == ATF_FSYNC_CLOSE, &s->error);
     if (rc == ATF_OK) s->manifest_dirty = 0;
     ATF_FREE(t.p);
     return rc;
@@ -5355,7 +5574,7 @@ ATF__PRIVATE int atf__manifest_refresh(atf_session *s, int force) {
     }
     atf__session_unlock(s);
     memset(&e, 0, sizeof e);
-    if (write && ok && atf__manifest_store(s, &t, 0, &e) != ATF_OK) {
+    if (write && ok && atf__manifest_store(s->dir, &t, 0, &e) != ATF_OK) {
         atf__session_lock(s);
         atf__error_adopt(&s->error, &e);
         s->manifest_dirty = 1;
@@ -5384,6 +5603,7 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
     memset(sl, 0, sizeof *sl);
     sl->thread_id = thread_id;
     atf__copy_utf8(sl->name, sizeof sl->name, name);
+    sl->name_given = name && *name;
     if (!index_mem) {
         index_size = atf_ring_memory_size(ATF_RING_INDEX, s->cfg.index_ring_events);
         index_mem = atf__alloc_aligned(index_size, &sl->index_raw);
@@ -5482,6 +5702,8 @@ ATF__PRIVATE void atf__session_free(atf_session *s) {
     for (i = 0; i < s->symbol_count; i++) ATF_FREE(s->symbols[i].name);
     ATF_FREE(s->modules);
     ATF_FREE(s->symbols);
+    ATF_FREE(s->symbol_hash);
+    ATF_FREE(s->cmdline);
     ATF_FREE(s->anchors);
     ATF_FREE(s->windows);
     ATF_FREE(s->drain_windows);
@@ -5515,8 +5737,10 @@ ATF__PRIVATE int atf__mkdir_all(const char *path) {
     return atf__mkdir(buf) < 0 ? -1 : 0;
 }
 
-/* Creates <root>/<name>/pid_<pid>; when that exists already (another session of this
- * process in the same second), tries <name>_1, <name>_2, ... so no file is overwritten. */
+/* Creates <root>/<name>/pid_<pid>; no file is ever overwritten. When that exists already:
+ * with a default name (another session of this process in the same second), tries
+ * <name>_1, <name>_2, ...; with a given name, which processes join, stays in it and tries
+ * pid_<pid>_1, pid_<pid>_2, ... (the same pid recorded before an exec). */
 ATF__PRIVATE atf_result atf__session_make_dirs(atf_session *s, const char *root, const char *name) {
     char base[256];
     unsigned k;
@@ -5525,13 +5749,14 @@ ATF__PRIVATE atf_result atf__session_make_dirs(atf_session *s, const char *root,
     if (atf__mkdir_all(root) != 0)
         return atf__error_set_errno(&s->error, ATF_E_IO, root, "mkdir root", atf__last_os_error());
     for (k = 0; k < 1000; k++) {
-        int made, n = k ? snprintf(s->dir, sizeof s->dir, "%s/%s_%u", root, base, k)
-                        : snprintf(s->dir, sizeof s->dir, "%s/%s", root, base);
-        if (n < 0 || (size_t)n + 24 >= sizeof s->dir)
+        int made, n = k && !name ? snprintf(s->dir, sizeof s->dir, "%s/%s_%u", root, base, k)
+                                 : snprintf(s->dir, sizeof s->dir, "%s/%s", root, base);
+        if (n < 0 || (size_t)n + 36 >= sizeof s->dir)
             return atf__error_set(&s->error, ATF_E_ARG, root, 0, "session path too long");
         if (atf__mkdir(s->dir) < 0)
             return atf__error_set_errno(&s->error, ATF_E_IO, s->dir, "mkdir session", atf__last_os_error());
-        snprintf(s->dir + n, sizeof s->dir - (size_t)n, "/pid_%u", atf__os_pid());
+        if (k && name) snprintf(s->dir + n, sizeof s->dir - (size_t)n, "/pid_%u_%u", atf__os_pid(), k);
+        else snprintf(s->dir + n, sizeof s->dir - (size_t)n, "/pid_%u", atf__os_pid());
         made = atf__mkdir(s->dir);
         if (made == 0) return ATF_OK;
         if (made < 0)
@@ -5560,6 +5785,16 @@ ATF__PRIVATE atf_result atf__session_config_check(const char *root, const atf_se
     else if (c->detail_ring_bytes > ATF__RING_MAX_CAPACITY) bad = "config: detail_ring_bytes too large";
     else if (c->max_threads > ATF__MAX_THREADS) bad = "config: max_threads above 1048576";
     return bad ? atf__error_set(e, ATF_E_ARG, root ? root : "", 0, bad) : ATF_OK;
+}
+
+/* The session's own start anchor: the wall clock (ns since 1970) read between two reads
+ * of the trace clock, paired with their midpoint, so the pairing is off by at most half
+ * the time between them. */
+ATF__PRIVATE atf_result atf__session_wall_anchor(atf_session *s) {
+    uint64_t before = atf_now_ns(), wall = atf_wall_ns(), after = atf_now_ns();
+    /* ns since 1970 stay below 2^63 until the year 2262 */
+    return atf_session_add_anchor_exact(s, "wall_clock_ns", before + (after - before) / 2,
+                                        (int64_t)wall, 1000000000);
 }
 
 /* Copies a failed open's error out (when asked) and returns its code. */
@@ -5612,7 +5847,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open_ex(atf_session **out, const
     }
     rc = atf__session_make_dirs(s, root, cfg ? cfg->session_name : NULL);
     if (rc == ATF_OK)
-        rc = atf_session_add_anchor(s, "wall_clock_ns", atf_now_ns(), (double)atf_wall_ns(), 1e9);
+        rc = atf__session_wall_anchor(s);
     if (rc == ATF_OK) rc = atf__manifest_write(s, 0);
     if (rc == ATF_OK) {
         atf__global_lock();
@@ -5882,6 +6117,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_module(atf_session *s, uint3
     atf__session_lock(s);
     if (copy && atf__grow((void **)&s->modules, &s->module_cap, s->module_count, sizeof *m)) {
         m = &s->modules[s->module_count++];
+        memset(m, 0, sizeof *m);
         m->module_id = module_id;
         m->path = copy;
         m->base = base_address;
@@ -5895,14 +6131,90 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_module(atf_session *s, uint3
     return rc;
 }
 
+/* Copies a build id of 1-64 hex digits into out[65], lowercase; 0 when it is not one. */
+ATF__PRIVATE int atf__build_id_copy(char *out, const char *hex) {
+    size_t i, n = hex ? strlen(hex) : 0;
+    if (n == 0 || n > 64) return 0;
+    for (i = 0; i < n; i++) {
+        char c = hex[i];
+        if (!atf__is_hex(c)) return 0;
+        out[i] = c >= 'A' && c <= 'F' ? (char)(c - 'A' + 'a') : c;
+    }
+    out[n] = '\0';
+    return 1;
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_set_module_build_id(atf_session *s, uint32_t module_id,
+                                                                    const char *build_id_hex) {
+    char id[65];
+    size_t i;
+    atf_result rc = ATF_E_NOT_FOUND;
+    if (!s || !atf__build_id_copy(id, build_id_hex)) return ATF_E_ARG;
+    atf__session_lock(s);
+    for (i = s->module_count; i-- > 0;) {
+        if (s->modules[i].module_id != module_id) continue;
+        memcpy(s->modules[i].build_id, id, sizeof id);
+        s->manifest_dirty = 1;
+        rc = ATF_OK;
+        break;
+    }
+    atf__session_unlock(s);
+    return rc;
+}
+
+/* The symbols' hash slot for function_id: a multiplicative hash, probed linearly. */
+ATF__PRIVATE size_t atf__symbol_probe(const atf_session *s, uint64_t function_id) {
+    size_t mask = s->symbol_hash_cap - 1;
+    size_t h = (size_t)((function_id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    while (s->symbol_hash[h] && s->symbols[s->symbol_hash[h] - 1].function_id != function_id)
+        h = (h + 1) & mask;
+    return h;
+}
+
+/* Makes room for one more symbol in the array and the hash (kept at most half full). */
+ATF__PRIVATE int atf__symbols_reserve(atf_session *s) {
+    size_t cap, i, *hash;
+    if (!atf__grow((void **)&s->symbols, &s->symbol_cap, s->symbol_count, sizeof *s->symbols))
+        return 0;
+    if ((s->symbol_count + 1) * 2 <= s->symbol_hash_cap) return 1;
+    cap = s->symbol_hash_cap ? s->symbol_hash_cap * 2 : 64;
+    hash = (size_t *)ATF_MALLOC(cap * sizeof *hash);
+    if (!hash) return 0;
+    memset(hash, 0, cap * sizeof *hash);
+    ATF_FREE(s->symbol_hash);
+    s->symbol_hash = hash;
+    s->symbol_hash_cap = cap;
+    for (i = 0; i < s->symbol_count; i++) hash[atf__symbol_probe(s, s->symbols[i].function_id)] = i + 1;
+    return 1;
+}
+
+/* The entry of function_id, made (with neither name nor location) when there is none;
+ * NULL when memory ran out. One entry per id, so a name given at exit and a location
+ * given at the first call end up together. Caller holds s->lock. */
+ATF__PRIVATE atf__symbol *atf__symbol_entry(atf_session *s, uint64_t function_id) {
+    size_t h;
+    atf__symbol *y;
+    if (s->symbol_hash_cap) {
+        h = atf__symbol_probe(s, function_id);
+        if (s->symbol_hash[h]) return &s->symbols[s->symbol_hash[h] - 1];
+    }
+    if (!atf__symbols_reserve(s)) return NULL;
+    y = &s->symbols[s->symbol_count++];
+    memset(y, 0, sizeof *y);
+    y->function_id = function_id;
+    s->symbol_hash[atf__symbol_probe(s, function_id)] = s->symbol_count;
+    return y;
+}
+
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_symbol(atf_session *s, uint64_t function_id,
                                                            const char *name) {
     char *copy = atf__strdup(name);
+    atf__symbol *y;
     atf_result rc = ATF_E_NOMEM;
     atf__session_lock(s);
-    if (copy && atf__grow((void **)&s->symbols, &s->symbol_cap, s->symbol_count, sizeof *s->symbols)) {
-        s->symbols[s->symbol_count].function_id = function_id;
-        s->symbols[s->symbol_count++].name = copy;
+    if (copy && (y = atf__symbol_entry(s, function_id)) != NULL) {
+        ATF_FREE(y->name);
+        y->name = copy;
         s->manifest_dirty = 1;
         copy = NULL;
         rc = ATF_OK;
@@ -5912,22 +6224,93 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_symbol(atf_session *s, uint6
     return rc;
 }
 
-ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_anchor(atf_session *s, const char *name,
-                                                           uint64_t host_ns, double value,
-                                                           double rate) {
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_function(atf_session *s, uint64_t function_id,
+                                                             uint32_t module_id, uint64_t offset) {
+    atf__symbol *y;
     atf_result rc = ATF_E_NOMEM;
     atf__session_lock(s);
-    if (atf__grow((void **)&s->anchors, &s->anchor_cap, s->anchor_count, sizeof *s->anchors)) {
-        atf__anchor *a = &s->anchors[s->anchor_count++];
-        atf__copy_utf8(a->name, sizeof a->name, name);
-        a->host_ns = host_ns;
-        a->value = value;
-        a->rate = rate;
+    if ((y = atf__symbol_entry(s, function_id)) != NULL) {
+        y->module_id = module_id;
+        y->offset = offset;
+        y->has_offset = 1;
         s->manifest_dirty = 1;
         rc = ATF_OK;
     }
     atf__session_unlock(s);
     return rc;
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_set_cmdline(atf_session *s, const char *cmdline) {
+    char *copy = atf__strdup(cmdline);
+    if (!copy) return ATF_E_NOMEM;
+    atf__session_lock(s);
+    ATF_FREE(s->cmdline);
+    s->cmdline = copy;
+    s->manifest_dirty = 1;
+    atf__session_unlock(s);
+    return ATF_OK;
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_name_thread(atf_session *s, const char *name) {
+    atf__tls_entry *e = s ? atf__tls_find(s->id) : NULL;
+    atf__slot *sl;
+    if (!e || !e->writer) return ATF_E_STATE;
+    atf__session_lock(s);
+    sl = s->slots[e->writer->slot];
+    if (!sl->name_given) {
+        atf__copy_utf8(sl->name, sizeof sl->name, name);
+        s->manifest_dirty = 1;
+    }
+    atf__session_unlock(s);
+    return ATF_OK;
+}
+
+/* Appends an anchor; ATF_E_NOMEM when the array cannot grow. */
+ATF__PRIVATE atf_result atf__anchor_add(atf_session *s, const atf__anchor *a) {
+    atf_result rc = ATF_E_NOMEM;
+    atf__session_lock(s);
+    if (atf__grow((void **)&s->anchors, &s->anchor_cap, s->anchor_count, sizeof *s->anchors)) {
+        s->anchors[s->anchor_count++] = *a;
+        s->manifest_dirty = 1;
+        rc = ATF_OK;
+    }
+    atf__session_unlock(s);
+    return rc;
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_anchor_exact(atf_session *s, const char *name,
+                                                                 uint64_t host_ns, int64_t value,
+                                                                 int32_t timescale) {
+    atf__anchor a;
+    if (!s || timescale <= 0) return ATF_E_ARG;
+    memset(&a, 0, sizeof a);
+    atf__copy_utf8(a.name, sizeof a.name, name);
+    a.host_ns = host_ns;
+    a.value = value;
+    a.timescale = timescale;
+    a.value_f = (double)value;
+    a.rate = (double)timescale;
+    return atf__anchor_add(s, &a);
+}
+
+/* Whether a double is an integer in int64 range (2^63 itself is not). */
+ATF__PRIVATE int atf__double_is_i64(double v) {
+    return v >= -9223372036854775808.0 && v < 9223372036854775808.0 && v == (double)(int64_t)v;
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_anchor(atf_session *s, const char *name,
+                                                           uint64_t host_ns, double value,
+                                                           double rate) {
+    atf__anchor a;
+    if (atf__double_is_i64(value) && rate >= 1 && rate <= (double)INT32_MAX &&
+        rate == (double)(int32_t)rate)
+        return atf_session_add_anchor_exact(s, name, host_ns, (int64_t)value, (int32_t)rate);
+    memset(&a, 0, sizeof a);
+    atf__copy_utf8(a.name, sizeof a.name, name);
+    a.host_ns = host_ns;
+    a.value_f = value;
+    a.rate = rate;
+    return atf__anchor_add(s, &a);
 }
 
 ATFDEF ATF_NO_INSTRUMENT const char *atf_session_path(const atf_session *s) { return s->dir; }
@@ -6537,6 +6920,7 @@ ATFDEF const char *atf_recover_kind_str(atf_recover_kind k) {
     case ATF_RECOVER_GAPS: return "gaps";
     case ATF_RECOVER_TMP: return "tmp";
     case ATF_RECOVER_UNBORN_DIR: return "unborn thread directory";
+    case ATF_RECOVER_MANIFEST: return "manifest";
     default: return "unknown";
     }
 }
@@ -7189,6 +7573,127 @@ ATF__PRIVATE int atf__recover_slot_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* ---- manifest.json of a recovered session ---- */
+/* A manifest left "recording" is rewritten by the session writer's own encoder: the
+ * session reader reads it, its metadata goes through the writer's calls into a session
+ * that records nothing, and the threads' figures come from the recovered files. */
+
+/* A session holding the metadata a manifest gave (no directory made, no drain); NULL when
+ * memory ran out. Free with atf__session_free. */
+ATF__PRIVATE atf_session *atf__session_from_manifest(const atf_session_reader *r) {
+    atf_session *s = (atf_session *)ATF_MALLOC(sizeof *s);
+    atf_result rc = ATF_OK;
+    size_t i;
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    atf__mutex_init(&s->lock);
+    atf__mutex_init(&s->drain_lock);
+    s->cfg.layout = r->layout;
+    s->cfg.overflow = strcmp(r->overflow, "drop") == 0 ? ATF_OVERFLOW_DROP : ATF_OVERFLOW_BLOCK;
+    s->attach_failures = r->attach_failures;
+    if (r->cmdline) rc = atf_session_set_cmdline(s, r->cmdline);
+    for (i = 0; rc == ATF_OK && i < r->module_count; i++) {
+        const atf_session_module *m = &r->modules[i];
+        rc = atf_session_add_module(s, (uint32_t)m->module_id, m->path, m->base_address, m->size);
+        if (rc == ATF_OK && m->build_id[0])
+            rc = atf_session_set_module_build_id(s, (uint32_t)m->module_id, m->build_id);
+    }
+    for (i = 0; rc == ATF_OK && i < r->symbol_count; i++) {
+        const atf_session_symbol *y = &r->symbols[i];
+        if (y->name) rc = atf_session_add_symbol(s, y->function_id, y->name);
+        if (rc == ATF_OK && y->has_offset)
+            rc = atf_session_add_function(s, y->function_id, y->module_id, y->offset);
+    }
+    for (i = 0; rc == ATF_OK && i < r->anchor_count; i++) {
+        const atf_session_anchor *a = &r->anchors[i];
+        rc = a->timescale > 0
+                 ? atf_session_add_anchor_exact(s, a->name, a->host_ns, a->value, a->timescale)
+                 : atf_session_add_anchor(s, a->name, a->host_ns, a->value_f, a->rate);
+    }
+    if (rc == ATF_OK) return s;
+    atf__session_free(s);
+    return NULL;
+}
+
+/* A thread as the manifest is to list it: the counts of its files when they opened (what
+ * recovery left), the manifest's own figures for everything the files cannot tell. */
+ATF__PRIVATE void atf__recover_manifest_thread(const atf_session_thread *t, atf__manifest_thread *m) {
+    atf_thread_stats *st = &m->st;
+    memset(m, 0, sizeof *m);
+    st->slot = t->slot;
+    st->thread_id = t->os_thread_id;
+    st->events_written = t->events_written;
+    st->events_dropped = t->events_dropped;
+    st->detail_written = t->detail_written;
+    st->detail_dropped = t->detail_dropped;
+    st->events_lost_io = t->events_lost_io;
+    st->gaps = t->gaps;
+    st->waits = t->waits;
+    st->timeouts = t->timeouts;
+    st->finalized = t->manifest_finalized;
+    m->name = t->name;
+    if (t->open_result != ATF_OK) return;
+    st->events_written = t->reader.index.event_count;
+    st->detail_written = t->reader.has_detail ? t->reader.detail.event_count : 0;
+    st->gaps = t->reader.gap_count;
+    st->finalized = t->reader.index.recovery == ATF_RECOVERY_FINALIZED &&
+                    (!t->reader.has_detail || t->reader.detail.recovery == ATF_RECOVERY_FINALIZED);
+    m->has_time = st->events_written != 0;
+    m->time_start = t->time_min_ns;
+    m->time_end = t->time_max_ns;
+}
+
+/* The rewritten manifest's text; 0 when memory ran out. */
+ATF__PRIVATE int atf__recover_manifest_text(const atf_session_reader *r, atf__text *t) {
+    atf_session *s = atf__session_from_manifest(r);
+    atf__manifest_thread *th = NULL;
+    atf__manifest_facts f;
+    size_t i;
+    int ok = 0;
+    if (s && (!r->thread_count ||
+              (th = (atf__manifest_thread *)ATF_MALLOC(r->thread_count * sizeof *th)) != NULL)) {
+        for (i = 0; i < r->thread_count; i++) atf__recover_manifest_thread(&r->threads[i], &th[i]);
+        memset(&f, 0, sizeof f);
+        f.state = "recovered";
+        f.pid = r->pid;
+        f.clock_type = r->clock_type;
+        f.arch = r->arch;
+        f.os = r->os;
+        f.error_line = r->recording_error;
+        f.error_errno = (uint32_t)r->recording_errno;
+        ok = atf__manifest_encode(s, &f, th, r->thread_count, t);
+    }
+    ATF_FREE(th);
+    if (s) atf__session_free(s);
+    return ok;
+}
+
+/* Rewrites dir/manifest.json when a crash left it "recording" (after the threads were
+ * recovered, so the files it counts are final). */
+ATF__PRIVATE void atf__recover_manifest(atf_recover_report *out, const char *dir,
+                                        const atf_recover_options *opt) {
+    char path[1100];
+    atf_session_reader r;
+    atf__text t = {NULL, 0, 0, 0};
+    atf_error e;
+    if (atf_session_reader_open(&r, dir, NULL) != ATF_OK) return; /* the items say why */
+    if ((r.manifest == ATF_MANIFEST_OK || r.manifest == ATF_MANIFEST_INCOMPLETE) &&
+        strcmp(r.state, "recording") == 0) {
+        memset(&e, 0, sizeof e);
+        snprintf(path, sizeof path, "%s/manifest.json", dir);
+        if (opt->dry_run) {
+            out->manifest_rewritten = 1;
+        } else if (!atf__recover_manifest_text(&r, &t)) {
+            atf__error_set(&e, ATF_E_NOMEM, path, 0, "manifest text");
+        } else if (atf__manifest_store(dir, &t, !opt->no_sync, &e) == ATF_OK) {
+            out->manifest_rewritten = 1;
+        }
+        if (e.code != ATF_OK) atf__recover_report_fail(out, path, ATF_RECOVER_MANIFEST, &e);
+    }
+    ATF_FREE(t.p);
+    atf_session_reader_close(&r);
+}
+
 ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_options *opt,
                                           atf_recover_report *out) {
     atf_recover_options o = atf__recover_opts(opt);
@@ -7219,6 +7724,7 @@ ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_opt
         atf__recover_thread_dir(out, tdir, &o);
     }
     ATF_FREE(l.slots);
+    atf__recover_manifest(out, dir, &o);
     return out->error.code;
 }
 
@@ -7254,9 +7760,6 @@ ATF__PRIVATE size_t atf__json_space(const atf__json *j, size_t i) {
     return i;
 }
 
-ATF__PRIVATE int atf__json_is_hex(char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
 
 ATF__PRIVATE unsigned atf__json_hex(char c) {
     return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
@@ -7275,7 +7778,7 @@ ATF__PRIVATE size_t atf__json_check_string(atf__json *j, size_t i) {
         case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': break;
         case 'u':
             for (k = 1; k <= 4; k++)
-                if (i + k >= j->n || !atf__json_is_hex(j->s[i + k]))
+                if (i + k >= j->n || !atf__is_hex(j->s[i + k]))
                     return atf__json_fail(j, i + k, "string: \\u needs four hex digits");
             i += 4;
             break;
@@ -7441,7 +7944,7 @@ ATF__PRIVATE int atf__json_u64(const atf__json *j, size_t i, uint64_t *out) {
         char c = j->s[i];
         uint64_t d;
         if (c >= '0' && c <= '9') d = (uint64_t)(c - '0');
-        else if (base == 16 && atf__json_is_hex(c)) d = atf__json_hex(c);
+        else if (base == 16 && atf__is_hex(c)) d = atf__json_hex(c);
         else return 0; /* sign, fraction, exponent, other characters */
         if (v > (UINT64_MAX - d) / base) return 0;
         v = v * base + d;
@@ -7455,6 +7958,18 @@ ATF__PRIVATE int atf__json_u32(const atf__json *j, size_t i, uint32_t *out) {
     uint64_t v;
     if (!atf__json_u64(j, i, &v) || v > UINT32_MAX) return 0;
     *out = (uint32_t)v;
+    return 1;
+}
+
+/* A signed integer at i: a JSON number without fraction or exponent, in int64 range. */
+ATF__PRIVATE int atf__json_i64(const atf__json *j, size_t i, int64_t *out) {
+    uint64_t v;
+    int negative = i != ATF__JSON_NONE && j->s[i] == '-';
+    if (i == ATF__JSON_NONE || j->s[i] == '"' || !atf__json_u64(j, i + (size_t)negative, &v))
+        return 0;
+    if (v > (uint64_t)INT64_MAX + (uint64_t)negative) return 0;
+    /* -2^63 has no positive counterpart: negated in unsigned arithmetic */
+    *out = negative ? (v ? -(int64_t)(v - 1) - 1 : 0) : (int64_t)v;
     return 1;
 }
 
@@ -7675,30 +8190,65 @@ ATF__PRIVATE int atf__symbol_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* One symbols entry into *y (name allocated, or NULL); 0 when it has no function_id, or
+ * neither a name nor a location (skipped), or memory ran out (*nomem set). */
+ATF__PRIVATE int atf__session_reader_symbol_entry(const atf__json *j, size_t it,
+                                                  atf_session_symbol *y, int *nomem) {
+    size_t at = atf__json_get(j, it, "name");
+    memset(y, 0, sizeof *y);
+    if (!atf__json_u64(j, atf__json_get(j, it, "function_id"), &y->function_id)) return 0;
+    y->has_offset = atf__json_u64(j, atf__json_get(j, it, "offset"), &y->offset);
+    if (!atf__json_u32(j, atf__json_get(j, it, "module_id"), &y->module_id))
+        y->module_id = (uint32_t)(y->function_id >> 32);
+    if (at == ATF__JSON_NONE || j->s[at] != '"') return y->has_offset;
+    y->name = atf__json_strdup(j, at);
+    *nomem = y->name == NULL;
+    return !*nomem;
+}
+
 ATF__PRIVATE void atf__session_reader_symbols(atf_session_reader *r, atf__thread_list *l,
                                               const atf__json *j, size_t root) {
     size_t it, cap = 0, n = 0;
     for (it = atf__json_first(j, atf__json_get(j, root, "symbols")); it != ATF__JSON_NONE;
          it = atf__json_next(j, it)) {
-        uint64_t fid;
-        char *name;
-        if (!atf__json_u64(j, atf__json_get(j, it, "function_id"), &fid)) continue;
-        {
-            size_t at = atf__json_get(j, it, "name");
-            int is_string = at != ATF__JSON_NONE && j->s[at] == '"';
-            name = is_string ? atf__json_strdup(j, at) : atf__strdup(""); /* NULL: out of memory */
-        }
-        if (!name || !atf__grow((void **)&r->symbols, &cap, n, sizeof *r->symbols)) {
-            ATF_FREE(name);
+        atf_session_symbol y;
+        int nomem = 0;
+        if (!atf__session_reader_symbol_entry(j, it, &y, &nomem) && !nomem) continue;
+        if (nomem || !atf__grow((void **)&r->symbols, &cap, n, sizeof *r->symbols)) {
+            ATF_FREE(y.name);
             atf__error_set(&r->error, ATF_E_NOMEM, r->path, 0, "manifest symbols");
             l->failed = 1;
             break;
         }
-        r->symbols[n].function_id = fid;
-        r->symbols[n++].name = name;
+        r->symbols[n++] = y;
     }
     r->symbol_count = n;
     if (n) qsort(r->symbols, n, sizeof *r->symbols, atf__symbol_cmp);
+}
+
+/* A timing anchor's value and rate: exact when the value is an integer in int64 range
+ * (digits, or a double that is one) and there is a timescale in 1..INT32_MAX (this
+ * writer's), else, from an older writer, a rate (1e9 when absent or not > 0) that is an
+ * integer in that range. */
+ATF__PRIVATE void atf__session_reader_anchor_value(const atf__json *j, size_t it,
+                                                   atf_session_anchor *a) {
+    uint32_t timescale = 0;
+    int64_t v = 0;
+    int is_int = atf__json_i64(j, atf__json_get(j, it, "value"), &v);
+    if (!is_int && atf__double_is_i64(a->value_f)) {
+        v = (int64_t)a->value_f;
+        is_int = 1;
+    }
+    if (!atf__json_double(j, atf__json_get(j, it, "rate"), &a->rate) || !(a->rate > 0)) a->rate = 1e9;
+    if (!atf__json_u32(j, atf__json_get(j, it, "timescale"), &timescale) || timescale < 1 ||
+        timescale > (uint32_t)INT32_MAX)
+        timescale = a->rate <= (double)INT32_MAX && a->rate == (double)(int32_t)a->rate
+                        ? (uint32_t)a->rate : 0;
+    if (!is_int || timescale < 1) return;
+    a->value = v;
+    a->timescale = (int32_t)timescale;
+    a->value_f = (double)v;
+    a->rate = (double)timescale;
 }
 
 /* The timing anchors into r->anchors; 0 when memory ran out. */
@@ -7707,27 +8257,25 @@ ATF__PRIVATE int atf__session_reader_anchors(atf_session_reader *r, const atf__j
     for (it = atf__json_first(j, atf__json_get(j, root, "timing_anchors")); it != ATF__JSON_NONE;
          it = atf__json_next(j, it)) {
         atf_session_anchor a;
-        size_t name = atf__json_get(j, it, "name"), value = atf__json_get(j, it, "value");
+        size_t name = atf__json_get(j, it, "name");
         memset(&a, 0, sizeof a);
         if (name == ATF__JSON_NONE || j->s[name] != '"' ||
             !atf__json_u64(j, atf__json_get(j, it, "host_ns"), &a.host_ns) ||
-            !atf__json_double(j, value, &a.value))
+            !atf__json_double(j, atf__json_get(j, it, "value"), &a.value_f))
             continue;
         atf__json_string(j, name, a.name, sizeof a.name);
-        if (!atf__json_double(j, atf__json_get(j, it, "rate"), &a.rate) || !(a.rate > 0)) a.rate = 1e9;
-        /* digits are taken exactly (a double holds 53 bits); a double is exact whenever
-         * it is an integer in range */
-        if (atf__json_u64(j, value, &a.value_u64)) {
-            a.value_exact = 1;
-        } else if (a.value >= 0 && a.value < 18446744073709551616.0 &&
-                   a.value == (double)(uint64_t)a.value) {
-            a.value_u64 = (uint64_t)a.value;
-            a.value_exact = 1;
-        }
+        atf__session_reader_anchor_value(j, it, &a);
         if (!atf__grow((void **)&r->anchors, &cap, r->anchor_count, sizeof *r->anchors)) return 0;
         r->anchors[r->anchor_count++] = a;
     }
     return 1;
+}
+
+/* A module's build id: a string of 1-64 hex digits, lowercased; else "". */
+ATF__PRIVATE void atf__session_reader_build_id(const atf__json *j, size_t i, char *out) {
+    char buf[80];
+    atf__json_string(j, i, buf, sizeof buf);
+    if (!atf__build_id_copy(out, buf)) out[0] = '\0';
 }
 
 /* The modules into r->modules; 0 when memory ran out. */
@@ -7741,6 +8289,7 @@ ATF__PRIVATE int atf__session_reader_modules(atf_session_reader *r, const atf__j
         if (!atf__json_u64(j, atf__json_get(j, it, "module_id"), &m.module_id)) continue;
         atf__json_u64(j, atf__json_get(j, it, "base_address"), &m.base_address);
         atf__json_u64(j, atf__json_get(j, it, "size"), &m.size);
+        atf__session_reader_build_id(j, atf__json_get(j, it, "build_id"), m.build_id);
         path = atf__json_get(j, it, "path");
         m.path = path != ATF__JSON_NONE && j->s[path] == '"' ? atf__json_strdup(j, path) : atf__strdup("");
         if (!m.path || !atf__grow((void **)&r->modules, &cap, r->module_count, sizeof *r->modules)) {
@@ -7754,8 +8303,11 @@ ATF__PRIVATE int atf__session_reader_modules(atf_session_reader *r, const atf__j
 
 /* The manifest's session-wide members; 0 when memory ran out. */
 ATF__PRIVATE int atf__session_reader_facts(atf_session_reader *r, const atf__json *j, size_t root) {
-    size_t error = atf__json_get(j, root, "error");
+    size_t error = atf__json_get(j, root, "error"), cmdline = atf__json_get(j, root, "cmdline");
     uint32_t sys_errno = 0;
+    if (cmdline != ATF__JSON_NONE && j->s[cmdline] == '"' &&
+        (r->cmdline = atf__json_strdup(j, cmdline)) == NULL)
+        return 0;
     atf__json_u32(j, atf__json_get(j, root, "format_version"), &r->format_version);
     atf__json_u32(j, atf__json_get(j, root, "layout"), &r->layout);
     atf__json_u32(j, atf__json_get(j, root, "clock_type"), &r->clock_type);
@@ -8026,17 +8578,76 @@ ATFDEF void atf_session_reader_close(atf_session_reader *r) {
     ATF_FREE(r->modules);
     ATF_FREE(r->anchors);
     ATF_FREE(r->recording_error);
+    ATF_FREE(r->cmdline);
     memset(r, 0, sizeof *r);
 }
 
-ATFDEF const char *atf_session_reader_symbol(const atf_session_reader *r, uint64_t function_id) {
+/* The first entry of function_id in r->symbols (sorted), or NULL. */
+ATF__PRIVATE atf_session_symbol *atf__session_reader_find_symbol(const atf_session_reader *r,
+                                                                 uint64_t function_id) {
     size_t lo = 0, hi = r->symbol_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (r->symbols[mid].function_id < function_id) lo = mid + 1;
         else hi = mid;
     }
-    return lo < r->symbol_count && r->symbols[lo].function_id == function_id ? r->symbols[lo].name : NULL;
+    return lo < r->symbol_count && r->symbols[lo].function_id == function_id ? &r->symbols[lo] : NULL;
+}
+
+ATFDEF const char *atf_session_reader_symbol(const atf_session_reader *r, uint64_t function_id) {
+    const atf_session_symbol *y = atf__session_reader_find_symbol(r, function_id);
+    return y ? y->name : NULL;
+}
+
+ATFDEF atf_result atf_session_reader_name_symbol(atf_session_reader *r, uint64_t function_id,
+                                                 const char *name) {
+    atf_session_symbol *y;
+    if (!r || !name) return ATF_E_ARG;
+    y = atf__session_reader_find_symbol(r, function_id);
+    if (!y) return ATF_E_NOT_FOUND;
+    if (y->name) return ATF_OK;
+    y->name = atf__strdup(name);
+    return y->name ? ATF_OK : ATF_E_NOMEM;
+}
+
+ATFDEF const atf_session_anchor *atf_session_reader_anchor(const atf_session_reader *r,
+                                                           const char *name) {
+    size_t i;
+    if (!r || !name) return NULL;
+    for (i = 0; i < r->anchor_count; i++)
+        if (strcmp(r->anchors[i].name, name) == 0) return &r->anchors[i];
+    return NULL;
+}
+
+/* floor(d * timescale / 1e9) for d >= 0, split as d = q * 1e9 + rem so that no product
+ * exceeds 64 bits before the overflow check: d * ts / 1e9 = q * ts + rem * ts / 1e9.
+ * *ceil_out is the same rounded up. 0 when it does not fit 64 bits. */
+ATF__PRIVATE int atf__anchor_scale(uint64_t d, uint32_t timescale, uint64_t *floor_out,
+                                   uint64_t *ceil_out) {
+    uint64_t q = d / 1000000000u, rem = d % 1000000000u;
+    uint64_t part = rem * timescale; /* < 1e9 * 2^31 < 2^61 */
+    uint64_t low = part / 1000000000u;
+    if (q && q > (UINT64_MAX - low - 1) / timescale) return 0;
+    *floor_out = q * timescale + low;
+    *ceil_out = *floor_out + (part % 1000000000u != 0);
+    return 1;
+}
+
+ATFDEF atf_result atf_anchor_value_at(const atf_session_anchor *a, uint64_t t_ns, int64_t *out) {
+    const uint64_t bias = (uint64_t)1 << 63;
+    uint64_t fl, ce, u;
+    int before;
+    if (!a || !out || a->timescale <= 0) return ATF_E_ARG;
+    before = t_ns < a->host_ns;
+    if (!atf__anchor_scale(before ? a->host_ns - t_ns : t_ns - a->host_ns,
+                           (uint32_t)a->timescale, &fl, &ce))
+        return ATF_E_RANGE;
+    /* value + 2^63 maps int64 onto uint64 in order; before host_ns floor(-x) = -ceil(x) */
+    u = (uint64_t)a->value + bias;
+    if (before ? ce > u : fl > UINT64_MAX - u) return ATF_E_RANGE;
+    u = before ? u - ce : u + fl;
+    *out = u >= bias ? (int64_t)(u - bias) : -(int64_t)(bias - u - 1) - 1;
+    return ATF_OK;
 }
 
 ATFDEF atf_session_thread *atf_session_reader_thread(atf_session_reader *r, uint32_t slot) {

@@ -410,6 +410,8 @@ static const target targets[] = {
     {"record_gbps", "write_gbps", "record_vs_write", "record_valid", 0, 0.8},
     {"instrument_overhead_ns_per_call", "instrument_tick_floor_ns_per_call",
      "instrument_vs_tick_floor", "instrument_overhead_valid", 1, 1.25},
+    {"instrument_filtered_ns_per_call", "instrument_hook_floor_ns_per_call",
+     "instrument_filtered_vs_hook_floor", "instrument_filtered_valid", 1, 1.25},
     {"instrument_overhead_ns_per_call", "uftrace_overhead_ns_per_call", "instrument_vs_uftrace",
      "instrument_overhead_valid", 0, 3.0},
     {"instrument_overhead_ns_per_call", "lttng_overhead_ns_per_call", "instrument_vs_lttng",

@@ -1,6 +1,7 @@
 /* bench_fib.c - the recursive program bench_instrument.h times: built plain, with the
- * auto-tracer (-finstrument-functions + atf_instrument.c), with -finstrument-functions
- * alone (for uftrace and LTTng-UST's preloaded tracer) and with -pg (for uftrace).
+ * auto-tracer (-finstrument-functions + atf_instrument.c; also run with fib left out by
+ * its filters), with -finstrument-functions alone (for uftrace and LTTng-UST's preloaded
+ * tracer, and as the floor under a filtered-out call) and with -pg (for uftrace).
  *
  *   fib_plain N      prints fib(N); fib makes 2 * fib(N + 1) - 1 calls
  *

@@ -10,6 +10,9 @@
  *   fib_plain N                        no tracing: the baseline
  *   fib_traced N                       -finstrument-functions + atf_instrument.c, writing
  *                                      a session into a temporary directory
+ *   ATF_TRACE_NOTRACE=fib fib_traced N the same with fib left out by the filters, and
+ *                                      both this and fib_plain on fib(1)
+ *   fib_cyg N                          the same -finstrument-functions code, no tracer
  *   uftrace record -d DIR fib_cyg N    the same -finstrument-functions code without our
  *                                      hooks (glibc's empty ones, which uftrace replaces)
  *   uftrace record -d DIR fib_pg N     -pg, uftrace's other way in
@@ -36,6 +39,29 @@
  *   instrument_overhead_valid           1 when that run kept every event (the session
  *                                       holds 2 events per call, none lost), else 0:
  *                                       the overhead figures then measure a lossy trace
+ *   instrument_filtered_ns_per_call     a call the filters leave out: fib_traced run with
+ *                                       ATF_TRACE_NOTRACE=fib (main alone is recorded;
+ *                                       ATF_TRACE_FILTER=main takes the same path: the
+ *                                       function is cached as left out at its first call),
+ *                                       extra CPU time (user + system, every thread) over
+ *                                       the baseline per call, less the tracer's fixed
+ *                                       cost (the same two programs run on fib(1):
+ *                                       start-up and finalization, which would otherwise
+ *                                       be spread over the calls). CPU time, not wall:
+ *                                       a few ns per call is a few ms per run, which wall
+ *                                       time on a busy two-core machine swings by 2-3x
+ *   instrument_fixed_ms                 that fixed cost, CPU ms
+ *   instrument_hook_floor_ns_per_call   fib_cyg without a tracer: the hooks called and
+ *                                       returning at once (glibc's empty ones, through
+ *                                       the PLT), extra CPU time over the baseline per
+ *                                       call: what a filtered-out call would cost if the
+ *                                       tracer did nothing but find it in its per-thread
+ *                                       cache for free
+ *   instrument_filtered_vs_hook_floor   filtered / hook floor (target <= 1.25)
+ *   instrument_filtered_valid           1 when the last filtered run's session holds no
+ *                                       event of fib (counted through the session reader:
+ *                                       every event that is not main's), main's call and
+ *                                       return, none lost; else 0
  *   uftrace_overhead_ns_per_call        uftrace on fib_cyg, and its CPU time the same way
  *   uftrace_cpu_ns_per_call
  *   instrument_vs_uftrace               uftrace / ours (target >= 3), and in CPU time
@@ -115,12 +141,12 @@ static void bi_rm_tree(const char *path) {
 }
 
 /* Wall seconds of one run of argv (stdout to the file `out` when given, else with stderr
- * to /dev/null; working directory cwd), with ATF_TRACE_DIR=trace_dir and LD_PRELOAD=preload
- * when given; a
- * negative value when it failed. *cpu receives the user + system seconds of the process,
- * its threads and the children it waited for (uftrace's recorder included). */
+ * to /dev/null; working directory cwd), with ATF_TRACE_DIR=trace_dir, LD_PRELOAD=preload
+ * and the NAME=value strings of env (NULL-terminated) when given; a negative value when
+ * it failed. *cpu receives the user + system seconds of the process, its threads and the
+ * children it waited for (uftrace's recorder included). */
 static double bi_run(char *const argv[], const char *cwd, const char *trace_dir,
-                     const char *out, const char *preload, double *cpu) {
+                     const char *out, const char *preload, char *const env[], double *cpu) {
     double t0 = bi_now(), t1;
     int status = 0;
     struct rusage ru;
@@ -138,6 +164,7 @@ static double bi_run(char *const argv[], const char *cwd, const char *trace_dir,
             setenv("ATF_TRACE_QUIET", "1", 1);
         }
         if (preload) setenv("LD_PRELOAD", preload, 1);
+        while (env && *env) putenv(*env++);
         if (chdir(cwd) != 0) _exit(126);
         execvp(argv[0], argv);
         _exit(127);
@@ -149,24 +176,29 @@ static double bi_run(char *const argv[], const char *cwd, const char *trace_dir,
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t1 - t0 : -1;
 }
 
-/* Index events of the one pid_* session under root (0 when unreadable); *dropped, *lost
- * and *gaps receive the manifest's events_dropped, events_dropped + events_lost_io and
- * gaps, summed over the threads. */
-static uint64_t bi_session_events(const char *root, uint64_t *dropped, uint64_t *lost,
-                                  uint64_t *gaps) {
+/* Opens the one pid_* session under root; 1 when it did. */
+static int bi_session_open(atf_session_reader *r, const char *root) {
     char cmd[2048], dir[1024] = "";
     FILE *p;
-    atf_session_reader r;
-    uint64_t events = 0;
-    size_t i;
-    *dropped = *lost = *gaps = 0;
     snprintf(cmd, sizeof cmd, "ls -d '%s'/session_*/pid_* 2>/dev/null", root);
     p = popen(cmd, "r");
     if (!p) return 0;
     if (!fgets(dir, sizeof dir, p)) dir[0] = '\0';
     pclose(p);
     dir[strcspn(dir, "\n")] = '\0';
-    if (!dir[0] || atf_session_reader_open(&r, dir, NULL) != ATF_OK) return 0;
+    return dir[0] && atf_session_reader_open(r, dir, NULL) == ATF_OK;
+}
+
+/* Index events of the one pid_* session under root (0 when unreadable); *dropped, *lost
+ * and *gaps receive the manifest's events_dropped, events_dropped + events_lost_io and
+ * gaps, summed over the threads. */
+static uint64_t bi_session_events(const char *root, uint64_t *dropped, uint64_t *lost,
+                                  uint64_t *gaps) {
+    atf_session_reader r;
+    uint64_t events = 0;
+    size_t i;
+    *dropped = *lost = *gaps = 0;
+    if (!bi_session_open(&r, root)) return 0;
     for (i = 0; i < r.thread_count; i++) {
         if (!r.threads[i].missing) events += r.threads[i].reader.index.event_count;
         *dropped += r.threads[i].events_dropped;
@@ -175,6 +207,38 @@ static uint64_t bi_session_events(const char *root, uint64_t *dropped, uint64_t 
     }
     atf_session_reader_close(&r);
     return events;
+}
+
+/* The events of the one pid_* session under root whose function the manifest names
+ * `name` (into *named), and all the others, unnamed ones included (returned); -1 when
+ * the session or one of its threads does not open. */
+static int64_t bi_session_events_not_of(const char *root, const char *name, uint64_t *named) {
+    atf_session_reader r;
+    int64_t others = 0;
+    size_t i;
+    uint64_t k;
+    *named = 0;
+    if (!bi_session_open(&r, root)) return -1;
+    for (i = 0; i < r.thread_count && others >= 0; i++) {
+        const atf_index_reader *ix = &r.threads[i].reader.index;
+        if (r.threads[i].open_result != ATF_OK) {
+            others = -1;
+            break;
+        }
+        for (k = 0; k < ix->event_count; k++) {
+            atf_index_event e;
+            const char *fn;
+            if (atf_index_reader_get(ix, k, &e) != ATF_OK) {
+                others = -1;
+                break;
+            }
+            fn = atf_session_reader_symbol(&r, e.function_id);
+            if (fn && strcmp(fn, name) == 0) (*named)++;
+            else others++;
+        }
+    }
+    atf_session_reader_close(&r);
+    return others;
 }
 
 /* ns per atf_now_ns() call, median of 5 batches. */
@@ -253,12 +317,12 @@ static void bi_complete_trace(const char *dir, int have_uftrace,
         char *a_plain[] = {plain, NULL};
         char *a_traced[] = {traced, NULL};
         char *a_uftrace[] = {(char *)"uftrace", (char *)"record", (char *)"-d", ud, cyg, NULL};
-        t_plain[r] = bi_run(a_plain, tmp, NULL, out, NULL, &cpu);
+        t_plain[r] = bi_run(a_plain, tmp, NULL, out, NULL, NULL, &cpu);
         bi_rm_tree(trace_dir); /* the last run's session is kept for the check below */
-        t_traced[r] = bi_run(a_traced, tmp, trace_dir, NULL, NULL, &cpu);
+        t_traced[r] = bi_run(a_traced, tmp, trace_dir, NULL, NULL, NULL, &cpu);
         if (have_uftrace) {
             bi_rm_tree(ud);
-            t_uftrace[r] = bi_run(a_uftrace, tmp, NULL, NULL, NULL, &cpu);
+            t_uftrace[r] = bi_run(a_uftrace, tmp, NULL, NULL, NULL, NULL, &cpu);
             bi_rm_tree(ud); /* ~150 MB: not kept while ours runs */
         }
         if (t_plain[r] < 0 || t_traced[r] < 0 || (have_uftrace && t_uftrace[r] < 0)) {
@@ -356,12 +420,14 @@ static uint64_t bi_lttng_events(const char *dir) {
 }
 
 /* ---- fib under each tracer ---------------------------------------------------------------- */
-/* One way of running fib: its command line, an optional LD_PRELOAD, a session directory
- * for ours, an LTTng session around each run; the wall and CPU seconds of every run. */
+/* One way of running fib: its command line, an optional LD_PRELOAD and environment, a
+ * session directory for ours, an LTTng session around each run; the wall and CPU seconds
+ * of every run. */
 typedef struct bi_runner {
     const char *name;
     char *argv[8];
     const char *trace_dir, *preload;
+    char *env[2];                /* NAME=value strings, NULL-terminated */
     const char *lttng_out;       /* LTTng's output directory, when LTTng traces this run */
     const char *cleanup;         /* removed before each run */
     double wall[BENCH_INSTRUMENT_RUNS], cpu[BENCH_INSTRUMENT_RUNS];
@@ -374,13 +440,13 @@ static int bi_runner_run(bi_runner *x, const char *cwd, size_t r) {
         bi_lttng_session_stop();
         return 0;
     }
-    x->wall[r] = bi_run(x->argv, cwd, x->trace_dir, NULL, x->preload, &x->cpu[r]);
+    x->wall[r] = bi_run(x->argv, cwd, x->trace_dir, NULL, x->preload, x->env, &x->cpu[r]);
     if (x->lttng_out) bi_lttng_session_stop();
     if (x->wall[r] < 0) fprintf(stderr, "bench_instrument: a %s run failed\n", x->name);
     return x->wall[r] >= 0;
 }
 
-/* Extra ns per call over the plain runs, wall and CPU. */
+/* Extra ns per call over the plain runs, wall and CPU (calls 1e9: extra seconds). */
 static double bi_overhead(bi_runner *x, bi_runner *plain, double calls, int cpu) {
     double *a = cpu ? x->cpu : x->wall, *b = cpu ? plain->cpu : plain->wall;
     return (bi_median(a, BENCH_INSTRUMENT_RUNS) - bi_median(b, BENCH_INSTRUMENT_RUNS)) / calls *
@@ -399,12 +465,47 @@ static double bi_fib_calls(unsigned n) {
     return 2 * f0 - 1 + 1;
 }
 
+/* The filtered-out call (see the top of the file): `filtered` and `plain` ran fib(n),
+ * which makes `calls` calls, the *_1 runners fib(1); `hooks` (optional) ran fib_cyg on
+ * fib(n); the last filtered session is under filtered_dir. */
+static void bi_filtered(bi_runner *filtered, bi_runner *filtered_1, bi_runner *plain,
+                        bi_runner *plain_1, bi_runner *hooks, double calls,
+                        const char *filtered_dir,
+                        void (*report)(const char *name, double value)) {
+    /* extra CPU seconds over plain at fib(n), less the same at fib(1), per extra call */
+    double fixed = bi_overhead(filtered_1, plain_1, 1e9, 1);
+    double per_call = (bi_overhead(filtered, plain, 1e9, 1) - fixed) /
+                      (calls - bi_fib_calls(1)) * 1e9;
+    uint64_t main_events, dropped, lost, gaps;
+    int64_t fib_events = bi_session_events_not_of(filtered_dir, "main", &main_events);
+    int valid;
+    bi_session_events(filtered_dir, &dropped, &lost, &gaps);
+    valid = fib_events == 0 && main_events == 2 && lost == 0;
+    if (!valid)
+        fprintf(stderr, "bench_instrument: INVALID filtered run: %lld events of fib (-1: "
+                        "unreadable), %llu of main, %llu lost (expected 0, 2 and 0)\n",
+                (long long)fib_events, (unsigned long long)main_events,
+                (unsigned long long)lost);
+    report("instrument_filtered_ns_per_call", per_call);
+    report("instrument_fixed_ms", fixed * 1e3);
+    if (hooks) {
+        double floor = bi_overhead(hooks, plain, calls, 1);
+        report("instrument_hook_floor_ns_per_call", floor);
+        if (floor > 0) report("instrument_filtered_vs_hook_floor", per_call / floor);
+    }
+    report("instrument_filtered_valid", valid);
+}
+
 static void bench_instrument(void (*report)(const char *name, double value)) {
-    enum { PLAIN, OURS, UFTRACE_PG, UFTRACE_CYG, LTTNG, RUNNERS };
+    /* FILTERED: fib left out by ATF_TRACE_NOTRACE; HOOKS: the hooks alone; the two *_1
+     * run fib(1), for the fixed cost of the filtered run */
+    enum { PLAIN, OURS, FILTERED, HOOKS, PLAIN_1, FILTERED_1, UFTRACE_PG, UFTRACE_CYG, LTTNG,
+           RUNNERS };
     const char *dir_env = getenv("ATF_BENCH_PROGS"), *n_env = getenv("ATF_BENCH_FIB_N");
     char dir[PATH_MAX], plain[PATH_MAX + 32], traced[PATH_MAX + 32], pg[PATH_MAX + 32];
     char cyg[PATH_MAX + 32], tmp[] = "/tmp/atf_bench_instrument_XXXXXX", trace_dir[128];
-    char ud[128], lt[128], nbuf[16];
+    char filtered_dir[128], filtered_1_dir[128], ud[128], lt[128], nbuf[16];
+    static char notrace[] = "ATF_TRACE_NOTRACE=fib";
     bi_runner run[RUNNERS];
     int enabled[RUNNERS], lttng_daemon = -1, valid, k;
     double calls, ours, ours_cpu, tick_floor;
@@ -428,18 +529,37 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     }
     calls = bi_fib_calls(n);
     snprintf(trace_dir, sizeof trace_dir, "%s/traces", tmp);
+    snprintf(filtered_dir, sizeof filtered_dir, "%s/filtered", tmp);
+    snprintf(filtered_1_dir, sizeof filtered_1_dir, "%s/filtered_1", tmp);
     snprintf(ud, sizeof ud, "%s/uftrace.data", tmp);
     snprintf(lt, sizeof lt, "%s/lttng", tmp);
 
     memset(run, 0, sizeof run);
-    run[PLAIN] = (bi_runner){"plain", {plain, nbuf}, NULL, NULL, NULL, NULL, {0}, {0}};
-    run[OURS] = (bi_runner){"traced", {traced, nbuf}, trace_dir, NULL, NULL, trace_dir, {0}, {0}};
-    run[UFTRACE_PG] = (bi_runner){"uftrace (-pg)", {(char *)"uftrace", (char *)"record",
-                                  (char *)"-d", ud, pg, nbuf}, NULL, NULL, NULL, ud, {0}, {0}};
-    run[UFTRACE_CYG] = (bi_runner){"uftrace", {(char *)"uftrace", (char *)"record", (char *)"-d",
-                                   ud, cyg, nbuf}, NULL, NULL, NULL, ud, {0}, {0}};
-    run[LTTNG] = (bi_runner){"LTTng", {cyg, nbuf}, NULL, BI_LTTNG_LIB, lt, lt, {0}, {0}};
+    run[PLAIN] = (bi_runner){.name = "plain", .argv = {plain, nbuf}};
+    run[OURS] = (bi_runner){.name = "traced", .argv = {traced, nbuf}, .trace_dir = trace_dir,
+                            .cleanup = trace_dir};
+    run[FILTERED] = (bi_runner){.name = "filtered", .argv = {traced, nbuf},
+                                .trace_dir = filtered_dir, .env = {notrace},
+                                .cleanup = filtered_dir};
+    run[HOOKS] = (bi_runner){.name = "hooks alone", .argv = {cyg, nbuf}};
+    run[PLAIN_1] = (bi_runner){.name = "plain fib(1)", .argv = {plain, (char *)"1"}};
+    run[FILTERED_1] = (bi_runner){.name = "filtered fib(1)", .argv = {traced, (char *)"1"},
+                                  .trace_dir = filtered_1_dir, .env = {notrace},
+                                  .cleanup = filtered_1_dir};
+    run[UFTRACE_PG] = (bi_runner){.name = "uftrace (-pg)",
+                                  .argv = {(char *)"uftrace", (char *)"record", (char *)"-d",
+                                           ud, pg, nbuf},
+                                  .cleanup = ud};
+    run[UFTRACE_CYG] = (bi_runner){.name = "uftrace",
+                                   .argv = {(char *)"uftrace", (char *)"record", (char *)"-d",
+                                            ud, cyg, nbuf},
+                                   .cleanup = ud};
+    run[LTTNG] = (bi_runner){.name = "LTTng", .argv = {cyg, nbuf}, .preload = BI_LTTNG_LIB,
+                             .lttng_out = lt, .cleanup = lt};
     enabled[PLAIN] = enabled[OURS] = 1;
+    enabled[FILTERED] = enabled[PLAIN_1] = enabled[FILTERED_1] = 1;
+    enabled[HOOKS] = access(cyg, X_OK) == 0;
+    if (!enabled[HOOKS]) printf("  (no %s: the filtered-call floor skipped)\n", cyg);
     enabled[UFTRACE_PG] = enabled[UFTRACE_CYG] =
         system("command -v uftrace >/dev/null 2>&1") == 0;
     if (!enabled[UFTRACE_PG]) printf("  (uftrace not installed: its figures skipped)\n");
@@ -478,6 +598,9 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     report("instrument_events_dropped", (double)dropped);
     report("instrument_events_lost", (double)lost);
     report("instrument_overhead_valid", valid);
+    if (enabled[FILTERED] && enabled[FILTERED_1] && enabled[PLAIN_1])
+        bi_filtered(&run[FILTERED], &run[FILTERED_1], &run[PLAIN], &run[PLAIN_1],
+                    enabled[HOOKS] ? &run[HOOKS] : NULL, calls, filtered_dir, report);
     if (enabled[UFTRACE_PG]) {
         double theirs = bi_overhead(&run[UFTRACE_PG], &run[PLAIN], calls, 0);
         report("uftrace_pg_overhead_ns_per_call", theirs);

@@ -3,11 +3,17 @@
  *
  *     static void bench_record(void (*report)(const char *name, double value));
  *
- * Figures (each the median of BR_RUNS runs; limits measured in the same run):
+ * Figures (each the median of BR_RUNS runs; limits measured in the same run; the
+ * producer and store-floor figures are the median of their BR_RUNS x 64 batches of 65534
+ * events, each batch timed alone: on a busy machine a preemption then spoils the few
+ * batches it lands in, where it would lengthen nearly every run of 64 batches; and the
+ * store floor's batches alternate with the producer's):
  *   clock_ns                      one atf_now_ns()
  *   store_floor_ns                the floor under produce_ns_caller_ts: the same loop storing
- *                                 each 32-byte event with plain stores into a power-of-two
- *                                 ring (no atomics, no full check)
+ *                                 each 32-byte event with four scalar 8-byte stores (never
+ *                                 vectorized, as the producer's) into a power-of-two ring
+ *                                 (no atomics, no full check), batch for batch in turn
+ *                                 with the producer
  *   produce_vs_store_floor        produce_ns_caller_ts / store_floor_ns (target <= 1.3)
  *   produce_ns_caller_ts          producer cost per event, caller timestamp, ring never full
  *                                 (64K-slot ring, emptied between batches outside the timing)
@@ -115,72 +121,90 @@ static void br_ring_empty(br_ring *r) {
     atf__store_release_u64(&r->c.shared->tail, atf__load_acquire_u64(&r->c.shared->head));
 }
 
-/* ns per event for `batch` calls/returns into the warm ring, median of BR_RUNS runs of
- * `rounds` batches each. */
-static double br_produce_ns(int lib_clock) {
-    enum { SLOTS = 65536, BATCH = SLOTS - 2 };
+enum { BR_SLOTS = 65536, BR_BATCH = BR_SLOTS - 2 };
+
+/* One batch: BR_BATCH calls/returns into the warm ring (emptied first, untimed); ns per
+ * event. */
+static double br_produce_batch(br_ring *r, int lib_clock) {
+    uint64_t i, t0 = 1000;
+    double start;
+    br_ring_empty(r);
+    start = br_seconds();
+    if (lib_clock) {
+        for (i = 0; i < BR_BATCH; i += 2) {
+            atf_writer_call(&r->w, i, atf_now_ns());
+            atf_writer_return(&r->w, i, atf_now_ns());
+        }
+    } else {
+        for (i = 0; i < BR_BATCH; i += 2) {
+            atf_writer_call(&r->w, i, t0 + i);
+            atf_writer_return(&r->w, i, t0 + i + 1);
+        }
+    }
+    return (br_seconds() - start) / BR_BATCH * 1e9;
+}
+
+/* The floor under produce_ns_caller_ts: the same batch into a power-of-two ring of as
+ * many slots, storing each 32-byte event with four plain 8-byte stores, no atomics, no
+ * full check, no head publication: what any in-memory tracer pays; ns per event. The
+ * stores go through a volatile pointer, which keeps them scalar and in order: left
+ * alone, the compiler vectorizes them (gcc 12 -O2 writes the two constant words of each
+ * event with one 16-byte store; a vectorizer may also cover several events with one),
+ * which a producer does not do: its words are computed per event, and it publishes each
+ * event (a release store of its head) before writing the next. The floor would then sit
+ * below any real producer's and the ratio would mean little. On x86-64 a volatile store
+ * is the same single `mov` as a plain one (objdump -d shows eight 8-byte movs per
+ * call/return pair of this loop, no vector store). */
+static double br_floor_batch(volatile uint64_t *ring, uint64_t *pos) {
+    uint64_t i, t0 = 1000, p = *pos;
+    double start = br_seconds();
+    for (i = 0; i < BR_BATCH; i += 2) {
+        volatile uint64_t *call = ring + (p++ & (BR_SLOTS - 1)) * 4;
+        volatile uint64_t *ret = ring + (p++ & (BR_SLOTS - 1)) * 4;
+        call[0] = t0 + i, call[1] = i, call[2] = ATF_EVENT_CALL, call[3] = ATF_NO_DETAIL;
+        ret[0] = t0 + i + 1, ret[1] = i, ret[2] = ATF_EVENT_RETURN, ret[3] = ATF_NO_DETAIL;
+    }
+    *pos = p;
+    return (br_seconds() - start) / BR_BATCH * 1e9;
+}
+
+/* ns per event of the producer into a 64K-slot ring: the median of BR_RUNS runs of 64
+ * batches, each batch timed alone. With floor_ns, each batch follows one of the store
+ * floor, whose median goes there: interleaved, a slower phase of a busy machine (other
+ * programs taking the shared cache or the memory bus) weighs on both alike. */
+static double br_produce_ns(int lib_clock, double *floor_ns) {
     br_ring r;
-    double runs[BR_RUNS];
-    int run;
-    if (!br_ring_make(&r, SLOTS)) return 0;
-    for (run = -1; run < BR_RUNS; run++) { /* run -1 warms the ring and the caches */
-        double total = 0;
+    double produced[BR_RUNS * 64], floors[BR_RUNS * 64];
+    uint64_t *mem = NULL, pos = 0;
+    int run, n = 0;
+    if (!br_ring_make(&r, BR_SLOTS)) return 0;
+    if (floor_ns) {
+        mem = (uint64_t *)malloc((size_t)BR_SLOTS * 4 * sizeof(uint64_t));
+        if (!mem) {
+            free(r.mem);
+            return 0;
+        }
+        memset(mem, 0, (size_t)BR_SLOTS * 4 * sizeof(uint64_t));
+    }
+    for (run = -1; run < BR_RUNS; run++) { /* run -1 warms the rings and the caches */
         int round;
         for (round = 0; round < 64; round++) {
-            uint64_t i, t0 = 1000;
-            double start;
-            br_ring_empty(&r);
-            start = br_seconds();
-            if (lib_clock) {
-                for (i = 0; i < BATCH; i += 2) {
-                    atf_writer_call(&r.w, i, atf_now_ns());
-                    atf_writer_return(&r.w, i, atf_now_ns());
-                }
-            } else {
-                for (i = 0; i < BATCH; i += 2) {
-                    atf_writer_call(&r.w, i, t0 + i);
-                    atf_writer_return(&r.w, i, t0 + i + 1);
-                }
+            double f = mem ? br_floor_batch(mem, &pos) : 0;
+            double t = br_produce_batch(&r, lib_clock);
+            if (run >= 0) {
+                floors[n] = f;
+                produced[n++] = t;
             }
-            total += br_seconds() - start;
         }
-        if (run >= 0) runs[run] = total / (64.0 * BATCH) * 1e9;
+    }
+    if (floor_ns) {
+        *floor_ns = br_median(floors, n);
+        br_sink += mem[((pos - 1) & (BR_SLOTS - 1)) * 4];
+        free(mem);
     }
     br_sink += r.w.dropped;
     free(r.mem);
-    return br_median(runs, BR_RUNS);
-}
-
-/* The floor under produce_ns_caller_ts: the same loop (64 rounds of BATCH call/return
- * pairs into a 64K-slot power-of-two ring) storing each 32-byte event with plain stores,
- * no atomics, no full check, no head publication: what any in-memory tracer pays. */
-static double br_store_floor_ns(void) {
-    enum { SLOTS = 65536, BATCH = SLOTS - 2 };
-    uint64_t *ring = (uint64_t *)malloc((size_t)SLOTS * 4 * sizeof(uint64_t));
-    double runs[BR_RUNS];
-    uint64_t pos = 0;
-    int run;
-    if (!ring) return 0;
-    memset(ring, 0, (size_t)SLOTS * 4 * sizeof(uint64_t));
-    for (run = -1; run < BR_RUNS; run++) { /* run -1 warms the ring and the caches */
-        double total = 0;
-        int round;
-        for (round = 0; round < 64; round++) {
-            uint64_t i, t0 = 1000;
-            double start = br_seconds();
-            for (i = 0; i < BATCH; i += 2) {
-                uint64_t *call = ring + (pos++ & (SLOTS - 1)) * 4;
-                uint64_t *ret = ring + (pos++ & (SLOTS - 1)) * 4;
-                call[0] = t0 + i, call[1] = i, call[2] = ATF_EVENT_CALL, call[3] = ATF_NO_DETAIL;
-                ret[0] = t0 + i + 1, ret[1] = i, ret[2] = ATF_EVENT_RETURN, ret[3] = ATF_NO_DETAIL;
-            }
-            total += br_seconds() - start;
-        }
-        if (run >= 0) runs[run] = total / (64.0 * BATCH) * 1e9;
-    }
-    br_sink += ring[(pos - 1) & (SLOTS - 1)];
-    free(ring);
-    return br_median(runs, BR_RUNS);
+    return br_median(produced, n);
 }
 
 static double br_clock_ns(void) {
@@ -452,13 +476,13 @@ static double br_session_run(int threads, uint64_t n, int wait_when_full, uint64
 }
 
 static void bench_record(void (*report)(const char *name, double value)) {
-    double clock_ns = br_clock_ns(), floor_ns = br_store_floor_ns(), wr, runs[BR_RUNS];
+    double clock_ns = br_clock_ns(), floor_ns = 0, wr, runs[BR_RUNS];
     double drops[BR_RUNS], produce, drain, limit = 0, lib_clock;
     uint64_t written = 0, dropped = 0, lost = 0;
     int run, ok = 1;
     report("clock_ns", clock_ns);
+    produce = br_produce_ns(0, &floor_ns);
     report("store_floor_ns", floor_ns);
-    produce = br_produce_ns(0);
     drain = br_drain_ns(ATF_STAMP_NS, &limit);
     report("produce_ns_caller_ts", produce);
     if (produce > 0 && floor_ns > 0) report("produce_vs_store_floor", produce / floor_ns);
@@ -467,7 +491,7 @@ static void bench_record(void (*report)(const char *name, double value)) {
     report("drain_limit_ns_per_event", limit);
     if (limit > 0 && drain > 0) report("drain_vs_limit", drain / limit);
     report("drain_ns_per_event_ticks", br_drain_ns(ATF_STAMP_TICKS, NULL));
-    lib_clock = br_produce_ns(1);
+    lib_clock = br_produce_ns(1, NULL);
     report("produce_ns_lib_clock", lib_clock);
     if (lib_clock > 0) report("produce_lib_clock_over_clock_ns", lib_clock - clock_ns);
     report("produce_ns_drained", br_produce_drained_ns());

@@ -164,6 +164,57 @@ static void setup(void) {
     write_fixture_thread(dir, "thread_l1_detail");
 }
 
+/* Symbols: sorted, each with a name or a location (a name whole, never longer than the
+ * text); one listed by location only takes a name offline, one with a name keeps it. */
+static void check_symbols(atf_session_reader *r, size_t size) {
+    size_t i;
+    for (i = 0; i < r->symbol_count; i++) {
+        atf_session_symbol *y = &r->symbols[i];
+        const char *name = atf_session_reader_symbol(r, y->function_id);
+        if (i) FUZZ_CHECK(r->symbols[i - 1].function_id <= y->function_id);
+        FUZZ_CHECK(y->name != NULL || y->has_offset);
+        if (y->name) FUZZ_CHECK(strlen(y->name) < size);
+        /* the first entry of an id answers for it */
+        if (i == 0 || r->symbols[i - 1].function_id != y->function_id) {
+            const char *had = y->name;
+            FUZZ_CHECK(name == had);
+            FUZZ_CHECK(atf_session_reader_name_symbol(r, y->function_id, "offline") == ATF_OK);
+            name = atf_session_reader_symbol(r, y->function_id);
+            FUZZ_CHECK(name != NULL && name == y->name);
+            FUZZ_CHECK(had ? name == had : strcmp(name, "offline") == 0);
+        }
+    }
+    if (r->symbol_count == 0)
+        FUZZ_CHECK(atf_session_reader_name_symbol(r, 1, "x") == ATF_E_NOT_FOUND);
+}
+
+/* The command line, build ids and anchors: within the text, well formed, and an exact
+ * anchor's reading at its own host_ns is its value. */
+static void check_metadata(const atf_session_reader *r, size_t size) {
+    size_t i, k;
+    if (r->cmdline) FUZZ_CHECK(strlen(r->cmdline) < size);
+    for (i = 0; i < r->module_count; i++) {
+        const char *b = r->modules[i].build_id;
+        FUZZ_CHECK(memchr(b, '\0', sizeof r->modules[i].build_id) != NULL);
+        for (k = 0; b[k]; k++) FUZZ_CHECK((b[k] >= '0' && b[k] <= '9') || (b[k] >= 'a' && b[k] <= 'f'));
+    }
+    for (i = 0; i < r->anchor_count; i++) {
+        const atf_session_anchor *a = &r->anchors[i];
+        int64_t v = 0;
+        FUZZ_CHECK(memchr(a->name, '\0', sizeof a->name) != NULL);
+        FUZZ_CHECK(atf_session_reader_anchor(r, a->name) != NULL);
+        FUZZ_CHECK(a->timescale >= 0 && a->rate > 0);
+        if (a->timescale > 0) {
+            FUZZ_CHECK(a->rate == (double)a->timescale && a->value_f == (double)a->value);
+            FUZZ_CHECK(atf_anchor_value_at(a, a->host_ns, &v) == ATF_OK && v == a->value);
+            (void)atf_anchor_value_at(a, 0, &v);
+            (void)atf_anchor_value_at(a, UINT64_MAX, &v);
+        } else {
+            FUZZ_CHECK(atf_anchor_value_at(a, a->host_ns, &v) == ATF_E_ARG);
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char path[1100];
     atf_session_reader r;
@@ -197,12 +248,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         else FUZZ_CHECK(t->missing);
         if (!t->missing) expected += t->reader.index.event_count;
     }
-    for (i = 0; i < r.symbol_count; i++) {
-        const char *name = atf_session_reader_symbol(&r, r.symbols[i].function_id);
-        FUZZ_CHECK(name != NULL);
-        if (i) FUZZ_CHECK(r.symbols[i - 1].function_id <= r.symbols[i].function_id);
-        FUZZ_CHECK(strlen(r.symbols[i].name) < size); /* whole, however long; never more than the text */
-    }
+    check_symbols(&r, size);
+    check_metadata(&r, size);
     (void)atf_session_reader_symbol(&r, 0);
     (void)atf_session_reader_symbol(&r, UINT64_MAX);
     (void)atf_session_reader_symbol(&r, fx_function_id(3));

@@ -57,7 +57,7 @@ check "libatf_instrument.so calls no hook itself" sh -c "! nm -D '$SO' | grep -q
 "$EX/sample" >"$TMP/sample.plain" 2>/dev/null
 expect 0 "record sample" "$ATF" record --output "$TMP/sample" -- "$EX/sample_hooked"
 check "record sample: same output as the plain build" cmp "$OUT" "$TMP/sample.plain"
-check "record sample: summary on stderr" grep -qE '^atf record: 1 process\(es\), 5 thread\(s\), [1-9][0-9]* events, 0 lost' "$ERR"
+check "record sample: summary on stderr" grep -qE '^atf record: 1 process, 5 threads, [1-9][0-9]* events, 0 lost' "$ERR"
 s=$(session_of)
 if [ -n "$s" ] && [ -d "$s" ]; then pass; else fail "record sample: no session path on stderr"; show; finish; fi
 verify_pids "record sample" "$s"
@@ -66,10 +66,20 @@ functions_of "$TMP/stats" >"$TMP/stats.names"
 for f in main worker fib partition is_prime swap_u32; do
     check "record sample: stats names $f" grep -qx "$f" "$TMP/stats.names"
 done
+# the manifest: each worker's pthread name (set after its first event: taken again at its
+# exit), the command line, and the executable's build id when it has one
+m=$(ls "$s"/pid_*/manifest.json 2>/dev/null | head -n 1)
+for k in 0 1 2 3; do
+    check "record sample: thread worker-$k named in the manifest" grep -q "\"name\":\"worker-$k\"" "$m"
+done
+check "record sample: the command line in the manifest" grep -q '"cmdline":"[^"]*sample_hooked"' "$m"
+build_id_of() { readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *//p' | head -n 1; }
+bid=$(build_id_of "$EX/sample_hooked")
+if [ -n "$bid" ]; then check "record sample: the module's build id" grep -q "\"build_id\":\"$bid\"" "$m"; fi
 
 # a program linked with the tracer: the preloaded copy stays off, one session, one pid_*
 expect 0 "record sample_traced" "$ATF" record --output "$TMP/linked" -- "$EX/sample_traced"
-check "record sample_traced: summary of the program's own session" grep -qE '^atf record: 1 process\(es\), 5 thread\(s\), [1-9][0-9]* events, 0 lost' "$ERR"
+check "record sample_traced: summary of the program's own session" grep -qE '^atf record: 1 process, 5 threads, [1-9][0-9]* events, 0 lost' "$ERR"
 n=$(ls -d "$TMP/linked"/session_*/pid_* 2>/dev/null | wc -l | tr -d ' ')
 if [ "$n" -eq 1 ]; then pass; else fail "record sample_traced: $n pid_* directories, expected 1"; fi
 
@@ -91,7 +101,7 @@ s=$(session_of)
 check "record --overflow drop: the manifests say drop" sh -c "grep -q '\"overflow\": *\"drop\"' '$s'/pid_*/manifest.json"
 verify_pids "record --overflow drop" "$s"
 expect 0 "record --overflow block" "$ATF" record --output "$TMP/block" --overflow block --ring-events 16 -- "$EX/forks_hooked"
-check "record --overflow block: nothing lost" grep -qE '^atf record: 4 process\(es\), 4 thread\(s\), [1-9][0-9]* events, 0 lost' "$ERR"
+check "record --overflow block: nothing lost" grep -qE '^atf record: 4 processes, 4 threads, [1-9][0-9]* events, 0 lost' "$ERR"
 fi
 expect 2 "record --overflow bogus is a usage error" "$ATF" record --overflow bogus -- "$EX/forks_hooked"
 
@@ -159,5 +169,46 @@ fib_calls_per_pid "$s"
 if [ "$(cat "$TMP/fib_calls")" = "7 14 21 28 " ]; then pass; else
     fail "record --filter fib --depth 3: fib calls per process $(cat "$TMP/fib_calls"), expected 7 14 21 28"; fi
 fi
+
+# ---- killed while recording, then recovered ---------------------------------------------------
+# busy_traced (linked with the tracer) SIGKILLed once the manifest knows where its eight
+# functions live (the drain writes it within 100 ms of a change); --depth 3 keeps the files
+# small. After `atf recover` the manifest says "recovered" and, for every function id in
+# the index files, its module and offset; the module's path and build id, the command line
+# and the threads' names are there.
+K=$TMP/killed
+mkdir -p "$K"
+ATF_TRACE_DIR="$K" ATF_TRACE_DEPTH=3 "$EX/busy_traced" 2 100000000 >/dev/null 2>&1 &
+kpid=$!
+tries=0
+while [ $tries -lt 100 ]; do
+    n=$(cat "$K"/session_*/pid_*/manifest.json 2>/dev/null | grep -o '"offset":"0x[0-9a-f]*"' | wc -l)
+    [ "$n" -ge 8 ] && break
+    sleep 0.1
+    tries=$((tries + 1))
+done
+sleep 0.3 # events of every thread in the files
+kill -KILL $kpid 2>/dev/null
+wait $kpid 2>/dev/null
+p=$(ls -d "$K"/session_*/pid_* 2>/dev/null | head -n 1)
+m="$p/manifest.json"
+check "killed: the manifest was left recording" grep -q '"state":"recording"' "$m"
+expect 0 "killed: atf recover" "$ATF" recover "$p"
+check "killed: the manifest says recovered" grep -q '"state":"recovered"' "$m"
+check "killed: every thread finalized" sh -c "! grep -q '\"finalized\":false' '$m'"
+check "killed: verify --strict" "$ATF" verify --strict "$p"
+exe=$(cd "$EX" && pwd -P)/busy_traced
+check "killed: the module's path" grep -q "\"module_id\":0,\"path\":\"$exe\"" "$m"
+bid=$(build_id_of "$EX/busy_traced")
+if [ -n "$bid" ]; then check "killed: the module's build id" grep -q "\"build_id\":\"$bid\"" "$m"; fi
+check "killed: the command line" grep -q '"cmdline":"[^"]*busy_traced 2 100000000"' "$m"
+check "killed: the threads' names" grep -q '"name":"busy_traced"' "$m"
+"$ATF" stats --json "$p" 2>/dev/null | sed -n 's/^{"fid":"\(0x[0-9a-f]*\)".*/\1/p' >"$TMP/killed.fids"
+n=$(wc -l <"$TMP/killed.fids" | tr -d ' ')
+if [ "$n" -ge 5 ]; then pass; else fail "killed: $n function ids in the files, expected at least 5"; fi
+while read -r fid; do
+    check "killed: function $fid has a module and an offset" \
+        grep -q "\"function_id\":\"$fid\",\"module_id\":0,\"symbol_index\":[0-9]*,\"offset\":\"0x[0-9a-f]*\"" "$m"
+done <"$TMP/killed.fids"
 
 finish

@@ -4,8 +4,11 @@
  * known nested, recursive and unbalanced traces; Chrome JSON that parses and is balanced
  * per thread; Perfetto protobuf decoded field by field against Perfetto's schema, with
  * balanced slices and resolving interned names; both Parquet tables decoded row by row
- * against the merged session and `atf stats --json`; PATH kinds and command-line
- * handling. */
+ * against the merged session and `atf stats --json`; detail records as slice arguments
+ * in both viewer formats (equal to what was recorded) and Chrome output byte for byte as
+ * before for a trace without detail; process and thread names in both, and what `atf
+ * info` says of a session's command line, modules and anchors (text and --json); PATH
+ * kinds and command-line handling. */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 
@@ -38,17 +41,22 @@ typedef struct rec {
     char dir[1024];              /* the pid_* directory */
 } rec;
 
-static void rec_open(rec *r, uint32_t layout) {
+/* A session in g_root/name/pid_<this process>. */
+static void rec_open_named(rec *r, uint32_t layout, const char *name) {
     atf_session_config cfg;
-    char name[64];
     memset(r, 0, sizeof *r);
     memset(&cfg, 0, sizeof cfg);
     cfg.drain_mode = ATF_DRAIN_MANUAL;
     cfg.layout = layout;
-    snprintf(name, sizeof name, "session_%d", ++g_session_number);
     cfg.session_name = name;
     CHECK_RESULT(ATF_OK, atf_session_open(&r->s, g_root, &cfg));
     if (r->s) snprintf(r->dir, sizeof r->dir, "%s", atf_session_path(r->s));
+}
+
+static void rec_open(rec *r, uint32_t layout) {
+    char name[64];
+    snprintf(name, sizeof name, "session_%d", ++g_session_number);
+    rec_open_named(r, layout, name);
 }
 
 /* Adds thread slot r->count with OS thread id tid and a ring of ring_events slots;
@@ -543,11 +551,11 @@ static void test_export_chrome(void) {
 /* ==== perfetto: a protobuf wire-format decoder and Perfetto's schema ================= */
 /* Field numbers and types of the messages the exporter writes, as published in
  * google/perfetto protos/perfetto/trace/: trace.proto, trace_packet.proto,
- * track_event/{track_event,track_descriptor,process_descriptor,thread_descriptor}.proto,
- * interned_data/interned_data.proto. A field the exporter writes that is not listed
- * here, or with another wire type, fails the test. */
+ * track_event/{track_event,track_descriptor,process_descriptor,thread_descriptor,
+ * debug_annotation}.proto, interned_data/interned_data.proto. A field the exporter writes
+ * that is not listed here, or with another wire type, fails the test. */
 enum { M_TRACE, M_PACKET, M_TRACK_DESC, M_PROCESS, M_THREAD, M_TRACK_EVENT, M_INTERNED,
-       M_EVENT_NAME, M_NONE = PD_NO_MESSAGE };
+       M_EVENT_NAME, M_ANNOTATION, M_NONE = PD_NO_MESSAGE };
 
 static const pd_spec pf_specs[] = {
     {M_TRACE, 1, 2, M_PACKET, "Trace.packet"},
@@ -565,6 +573,7 @@ static const pd_spec pf_specs[] = {
     {M_TRACK_DESC, 4, 2, M_THREAD, "TrackDescriptor.thread"},
     {M_TRACK_DESC, 5, 0, M_NONE, "TrackDescriptor.parent_uuid"},
     {M_PROCESS, 1, 0, M_NONE, "ProcessDescriptor.pid"},
+    {M_PROCESS, 2, 2, M_NONE, "ProcessDescriptor.cmdline"},
     {M_PROCESS, 6, 2, M_NONE, "ProcessDescriptor.process_name"},
     {M_THREAD, 1, 0, M_NONE, "ThreadDescriptor.pid"},
     {M_THREAD, 2, 0, M_NONE, "ThreadDescriptor.tid"},
@@ -573,6 +582,11 @@ static const pd_spec pf_specs[] = {
     {M_TRACK_EVENT, 10, 0, M_NONE, "TrackEvent.name_iid"},
     {M_TRACK_EVENT, 11, 0, M_NONE, "TrackEvent.track_uuid"},
     {M_TRACK_EVENT, 23, 2, M_NONE, "TrackEvent.name"},
+    {M_TRACK_EVENT, 4, 2, M_ANNOTATION, "TrackEvent.debug_annotations"},
+    {M_ANNOTATION, 10, 2, M_NONE, "DebugAnnotation.name"},
+    {M_ANNOTATION, 3, 0, M_NONE, "DebugAnnotation.uint_value"},
+    {M_ANNOTATION, 6, 2, M_NONE, "DebugAnnotation.string_value"},
+    {M_ANNOTATION, 7, 0, M_NONE, "DebugAnnotation.pointer_value"},
     {M_INTERNED, 2, 2, M_EVENT_NAME, "InternedData.event_names"},
     {M_EVENT_NAME, 1, 0, M_NONE, "EventName.iid"},
     {M_EVENT_NAME, 2, 2, M_NONE, "EventName.name"},
@@ -608,7 +622,9 @@ static int pf_utf8_valid(const uint8_t *s, size_t n) {
 
 typedef struct pf_track {
     uint64_t uuid, parent, pid, tid;
+    size_t seq;                  /* the sequence of its descriptor (pf_state.sequence_ids) */
     char name[128];
+    char cmdline[256];           /* a process's: its words joined by spaces */
     int is_process;
     uint64_t open, begins, ends, instants, last_ts;
 } pf_track;
@@ -619,14 +635,28 @@ typedef struct pf_logged {
     char name[64];               /* begin: the interned name; instant: TrackEvent.name */
 } pf_logged;
 
+/* One debug annotation of a track event, as decoded. */
+typedef struct pf_annot {
+    uint64_t ts, type;           /* of its track event */
+    char name[24];
+    uint32_t field;              /* its value's field: 3 uint, 6 string, 7 pointer */
+    uint64_t v;                  /* 3, 7: the value */
+    char str[40];                /* 6: the text */
+} pf_annot;
+
+enum { PF_SEQ_MAX = 8 };         /* packet sequences a decoded trace may have */
+
 typedef struct pf_state {
     pf_track tracks[16];
     size_t track_count;
     pf_logged log[512];          /* the first 512 track events */
     size_t log_count;
-    char *names[64];             /* interned event names by iid */
+    char *names[PF_SEQ_MAX][64]; /* interned event names by sequence and iid */
     uint64_t packets, events;
-    uint64_t sequence_id;
+    pf_annot *annots;            /* every debug annotation, in order */
+    size_t annot_count, annot_cap;
+    uint64_t sequence_ids[PF_SEQ_MAX]; /* trusted_packet_sequence_id, in order of first use */
+    size_t sequences;
     int saw_event;
     int quote_seen, utf8_seen, bad_seen;
 } pf_state;
@@ -638,11 +668,14 @@ static pf_track *pf_track_of(pf_state *s, uint64_t uuid) {
     return NULL;
 }
 
-static void pf_descriptor(pf_state *s, const uint8_t *data, size_t len) {
+/* A TrackDescriptor on sequence seq. With one sequence all descriptors come before the
+ * first event; with several (one per process), those of a sequence before its events. */
+static void pf_descriptor(pf_state *s, size_t seq, const uint8_t *data, size_t len) {
     pd_reader r, sub;
     pd_field f, g;
     pf_track t;
     memset(&t, 0, sizeof t);
+    t.seq = seq;
     r = pd_open(data, len);
     CHECK(!s->saw_event); /* descriptors come before the events that use them */
     while (pf_next(&r, M_TRACK_DESC, &f)) {
@@ -653,8 +686,13 @@ static void pf_descriptor(pf_state *s, const uint8_t *data, size_t len) {
             sub = pd_open(f.data, f.len);
             while (pf_next(&sub, f.spec->sub, &g)) {
                 if (g.spec->number == 1) t.pid = g.v;
-                else if (g.spec->number == 2) t.tid = g.v;
-                else if (g.data) {
+                else if (g.spec->wire == PD_VARINT) t.tid = g.v;  /* ThreadDescriptor.tid */
+                else if (t.is_process && g.spec->number == 2) {  /* a word of the cmdline */
+                    size_t at = strlen(t.cmdline);
+                    CHECK(pf_utf8_valid(g.data, g.len));
+                    snprintf(t.cmdline + at, sizeof t.cmdline - at, "%s%.*s", at ? " " : "",
+                             (int)g.len, (const char *)g.data);
+                } else {
                     CHECK(pf_utf8_valid(g.data, g.len));
                     snprintf(t.name, sizeof t.name, "%.*s", (int)g.len, (const char *)g.data);
                 }
@@ -668,7 +706,7 @@ static void pf_descriptor(pf_state *s, const uint8_t *data, size_t len) {
     if (s->track_count < 16) s->tracks[s->track_count++] = t;
 }
 
-static void pf_interned(pf_state *s, const uint8_t *data, size_t len) {
+static void pf_interned(pf_state *s, size_t seq, const uint8_t *data, size_t len) {
     pd_reader r, sub;
     pd_field f, g;
     r = pd_open(data, len);
@@ -692,9 +730,9 @@ static void pf_interned(pf_state *s, const uint8_t *data, size_t len) {
         CHECK(iid > 0 && iid < 64);
         CHECK(name != NULL);
         if (iid > 0 && iid < 64 && name) {
-            CHECK(s->names[iid] == NULL); /* an iid is never redefined */
-            free(s->names[iid]);
-            s->names[iid] = name;
+            CHECK(s->names[seq][iid] == NULL); /* an iid is never redefined */
+            free(s->names[seq][iid]);
+            s->names[seq][iid] = name;
             name = NULL;
         }
         free(name);
@@ -702,7 +740,47 @@ static void pf_interned(pf_state *s, const uint8_t *data, size_t len) {
     CHECK(!r.bad);
 }
 
-static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t len) {
+/* A DebugAnnotation of a track event at ts: exactly a name and one value. The event's
+ * type is filled in by pf_track_event once it has read the whole event. */
+static void pf_read_annotation(pf_state *s, uint64_t ts, const uint8_t *data, size_t len) {
+    pd_reader r = pd_open(data, len);
+    pd_field f;
+    pf_annot a;
+    int names = 0, values = 0;
+    memset(&a, 0, sizeof a);
+    a.ts = ts;
+    while (pf_next(&r, M_ANNOTATION, &f)) {
+        if (f.spec->number == 10) {
+            names++;
+            CHECK(f.len < sizeof a.name && pf_utf8_valid(f.data, f.len));
+            snprintf(a.name, sizeof a.name, "%.*s", (int)f.len, (const char *)f.data);
+            continue;
+        }
+        values++;
+        a.field = f.spec->number;
+        if (f.spec->number == 6) {
+            CHECK(f.len < sizeof a.str && pf_utf8_valid(f.data, f.len));
+            snprintf(a.str, sizeof a.str, "%.*s", (int)f.len, (const char *)f.data);
+        } else {
+            a.v = f.v;
+        }
+    }
+    CHECK(!r.bad);
+    CHECK_EQ(1, names);
+    CHECK_EQ(1, values);
+    if (s->annot_count == s->annot_cap) {
+        size_t cap = s->annot_cap ? s->annot_cap * 2 : 64;
+        pf_annot *m = (pf_annot *)realloc(s->annots, cap * sizeof *m);
+        CHECK(m != NULL);
+        if (!m) return;
+        s->annots = m;
+        s->annot_cap = cap;
+    }
+    s->annots[s->annot_count++] = a;
+}
+
+static void pf_track_event(pf_state *s, size_t seq, uint64_t ts, const uint8_t *data,
+                           size_t len) {
     pd_reader r;
     pd_field f;
     uint64_t type = 0, uuid = 0, iid = 0;
@@ -710,11 +788,13 @@ static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t
     size_t name_len = 0;
     pf_logged *lg = s->log_count < 512 ? &s->log[s->log_count++] : NULL;
     pf_track *t;
+    size_t first_annot = s->annot_count;
     r = pd_open(data, len);
     s->saw_event = 1;
     s->events++;
     while (pf_next(&r, M_TRACK_EVENT, &f)) {
-        if (f.spec->number == 9) type = f.v;
+        if (f.spec->number == 4) pf_read_annotation(s, ts, f.data, f.len);
+        else if (f.spec->number == 9) type = f.v;
         else if (f.spec->number == 10) iid = f.v;
         else if (f.spec->number == 11) uuid = f.v;
         else if (f.spec->number == 23) {
@@ -723,19 +803,21 @@ static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t
         }
     }
     CHECK(!r.bad);
+    for (; first_annot < s->annot_count; first_annot++) s->annots[first_annot].type = type;
     if (lg) {
         memset(lg, 0, sizeof *lg);
         lg->uuid = uuid;
         lg->ts = ts;
         lg->type = type;
-        if (type == 1 && iid < 64 && s->names[iid])
-            snprintf(lg->name, sizeof lg->name, "%s", s->names[iid]);
+        if (type == 1 && iid < 64 && s->names[seq][iid])
+            snprintf(lg->name, sizeof lg->name, "%s", s->names[seq][iid]);
         if (name_data)
             snprintf(lg->name, sizeof lg->name, "%.*s", (int)name_len, (const char *)name_data);
     }
     t = pf_track_of(s, uuid);
     CHECK(t != NULL && !t->is_process);
     if (!t) return;
+    CHECK_EQ(t->seq, seq); /* an event is on the sequence of its track's descriptor */
     CHECK(ts >= t->last_ts);
     t->last_ts = ts;
     if (type == 3) { /* TYPE_INSTANT (a gap): named in place */
@@ -743,7 +825,7 @@ static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t
         CHECK(name_data != NULL && pf_utf8_valid(name_data, name_len));
         t->instants++;
     } else if (type == 1) { /* TYPE_SLICE_BEGIN: named through an interned iid */
-        const char *name = iid < 64 ? s->names[iid] : NULL;
+        const char *name = iid < 64 ? s->names[seq][iid] : NULL;
         CHECK(iid != 0);
         CHECK(name != NULL);
         if (name && strcmp(name, name_quote) == 0) s->quote_seen++;
@@ -761,16 +843,18 @@ static void pf_track_event(pf_state *s, uint64_t ts, const uint8_t *data, size_t
     }
 }
 
-/* Decodes a whole Perfetto trace file into s, checking every field. */
-static void pf_decode(pf_state *s, const uint8_t *data, size_t len) {
+/* Decodes a whole Perfetto trace file of at most max_seqs packet sequences into s,
+ * checking every field: the first packet of each sequence clears its incremental state,
+ * every later one needs it. */
+static void pf_decode_seqs(pf_state *s, const uint8_t *data, size_t len, size_t max_seqs) {
     pd_reader trace, pk;
     pd_field f, g;
     memset(s, 0, sizeof *s);
     trace = pd_open(data, len);
     while (pf_next(&trace, M_TRACE, &f)) {
         uint64_t ts = 0, seq = 0, flags = 0, cleared = 0, first = 0;
-        const uint8_t *te = NULL, *idata = NULL;
-        size_t te_len = 0, id_len = 0;
+        const uint8_t *te = NULL, *idata = NULL, *desc = NULL;
+        size_t te_len = 0, id_len = 0, desc_len = 0, k;
         int has_ts = 0;
         pk = pd_open(f.data, f.len);
         while (pf_next(&pk, M_PACKET, &g)) {
@@ -780,7 +864,7 @@ static void pf_decode(pf_state *s, const uint8_t *data, size_t len) {
             case 13: flags = g.v; break;
             case 41: cleared = g.v; break;
             case 87: first = g.v; break;
-            case 60: pf_descriptor(s, g.data, g.len); break;
+            case 60: desc = g.data; desc_len = g.len; break;
             case 11: te = g.data; te_len = g.len; break;
             case 12: idata = g.data; id_len = g.len; break;
             default: break;
@@ -788,21 +872,25 @@ static void pf_decode(pf_state *s, const uint8_t *data, size_t len) {
         }
         CHECK(!pk.bad);
         CHECK(seq != 0);
-        if (s->packets == 0) {
-            s->sequence_id = seq;
+        for (k = 0; k < s->sequences && s->sequence_ids[k] != seq; k++) continue;
+        if (k == s->sequences) { /* the first packet of its sequence */
+            CHECK(s->sequences < max_seqs);
             CHECK_EQ(1, flags);           /* SEQ_INCREMENTAL_STATE_CLEARED */
             CHECK_EQ(1, cleared);
             CHECK_EQ(1, first);
+            if (s->sequences < PF_SEQ_MAX) s->sequence_ids[s->sequences++] = seq;
+            else k = PF_SEQ_MAX - 1; /* failed above */
+            s->saw_event = 0; /* a new sequence starts with its descriptors */
         } else {
-            CHECK_EQ(s->sequence_id, seq);
             CHECK_EQ(2, flags);           /* SEQ_NEEDS_INCREMENTAL_STATE */
             CHECK_EQ(0, cleared);
             CHECK_EQ(0, first);
         }
-        if (idata) pf_interned(s, idata, id_len); /* valid for this packet on */
+        if (desc) pf_descriptor(s, k, desc, desc_len);
+        if (idata) pf_interned(s, k, idata, id_len); /* valid for this packet on */
         if (te) {
             CHECK(has_ts);
-            pf_track_event(s, ts, te, te_len);
+            pf_track_event(s, k, ts, te, te_len);
         }
         s->packets++;
     }
@@ -810,9 +898,16 @@ static void pf_decode(pf_state *s, const uint8_t *data, size_t len) {
     CHECK(trace.p == trace.end);
 }
 
+/* A trace of one process: one packet sequence. */
+static void pf_decode(pf_state *s, const uint8_t *data, size_t len) {
+    pf_decode_seqs(s, data, len, 1);
+}
+
 static void pf_free(pf_state *s) {
-    size_t i;
-    for (i = 0; i < 64; i++) free(s->names[i]);
+    size_t i, k;
+    for (k = 0; k < PF_SEQ_MAX; k++)
+        for (i = 0; i < 64; i++) free(s->names[k][i]);
+    free(s->annots);
 }
 
 static void test_export_perfetto(void) {
@@ -873,6 +968,502 @@ static void test_export_perfetto(void) {
     CHECK_EQ(2 * (6 + 6), s.events);
     pf_free(&s);
     run_free(&o);
+}
+
+/* ==== detail records as slice arguments ============================================== */
+/* One thread recorded with detail ALWAYS: function payloads (stack windows of 0, 8 and
+ * 256 bytes, values with the top bit set), a record of another type, calls without
+ * detail and returns with detail (which must not show). Each call has its own timestamp,
+ * so a slice begin finds what its call carried by ts. */
+enum { DX_NONE = 0, DX_FUNCTION = 1, DX_OTHER = 2 };
+enum { DX_CALLS = 5, DX_OTHER_TYPE = 9, DX_OTHER_BYTES = 16 };
+
+typedef struct dx_call {
+    uint64_t ts, fid;
+    int kind;
+    atf_detail_payload p;        /* DX_FUNCTION: what the record holds */
+} dx_call;
+
+static dx_call g_dx[DX_CALLS];
+static const char *const dx_regs[8] = { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7" };
+
+static void dx_payload(dx_call *c, uint64_t k, uint16_t stack_size) {
+    size_t i;
+    memset(&c->p, 0, sizeof c->p);
+    c->p.function_id = c->fid;
+    for (i = 0; i < 8; i++) c->p.x[i] = (k + 1) * 0x0101010101010101ull + i;
+    c->p.lr = 0x400000ull + k;
+    c->p.fp = 0x7ffd0000ull - k * 0x100;
+    c->p.sp = c->p.fp - stack_size;
+    c->p.stack_size = stack_size;
+    if (k == 2) { /* values that take every bit */
+        c->p.x[7] = UINT64_MAX;
+        c->p.lr = 1ull << 63;
+    }
+}
+
+/* A call of fid at ts with detail of `kind`, as g_dx[k]. */
+static void dx_call_event(atf_writer *w, size_t k, uint64_t fid, uint64_t ts, int kind,
+                          uint16_t stack_size) {
+    static uint8_t stack[ATF_DETAIL_STACK_MAX], buf[ATF_DETAIL_PAYLOAD_SIZE + ATF_DETAIL_STACK_MAX];
+    dx_call *c = &g_dx[k];
+    size_t len;
+    memset(c, 0, sizeof *c);
+    c->ts = ts;
+    c->fid = fid;
+    c->kind = kind;
+    if (kind == DX_NONE) {
+        CALL(w, fid, ts);
+        return;
+    }
+    if (kind == DX_OTHER) {
+        CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, fid, ts, DX_OTHER_TYPE,
+                                                     stack, DX_OTHER_BYTES));
+        return;
+    }
+    dx_payload(c, k, stack_size);
+    c->p.stack = stack;
+    len = atf_detail_payload_encode(&c->p, buf, sizeof buf);
+    CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, fid, ts,
+                                                 ATF_DETAIL_FUNCTION_CALL, buf, len));
+}
+
+/* A return of fid at ts carrying a function payload of its own. */
+static void dx_return_event(atf_writer *w, uint64_t fid, uint64_t ts) {
+    uint8_t buf[ATF_DETAIL_PAYLOAD_SIZE];
+    atf_detail_payload p;
+    memset(&p, 0, sizeof p);
+    p.function_id = fid;
+    p.x[0] = 0xdeadull;
+    CHECK_EQ(ATF_DETAIL_PAYLOAD_SIZE, atf_detail_payload_encode(&p, buf, sizeof buf));
+    CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_RETURN, fid, ts,
+                                                 ATF_DETAIL_FUNCTION_RETURN, buf, sizeof buf));
+}
+
+static void make_detail_session(rec *r, uint32_t layout) {
+    atf_session_config cfg;
+    atf_writer *w = NULL;
+    char name[64];
+    memset(r, 0, sizeof *r);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.drain_mode = ATF_DRAIN_MANUAL;
+    cfg.layout = layout;
+    cfg.detail_mode = ATF_DETAIL_ALWAYS;
+    snprintf(name, sizeof name, "session_%d", ++g_session_number);
+    cfg.session_name = name;
+    CHECK_RESULT(ATF_OK, atf_session_open(&r->s, g_root, &cfg));
+    if (!r->s) return;
+    snprintf(r->dir, sizeof r->dir, "%s", atf_session_path(r->s));
+    add_symbols(r);
+    CHECK_RESULT(ATF_OK, atf_session_attach(r->s, "detail", &w));
+    if (w) {
+        dx_call_event(w, 0, F_MAIN, T0 + 0, DX_FUNCTION, 0);
+        dx_call_event(w, 1, F_A, T0 + 10, DX_NONE, 0);
+        dx_call_event(w, 2, F_B, T0 + 20, DX_FUNCTION, ATF_DETAIL_STACK_MAX);
+        dx_return_event(w, F_B, T0 + 30);
+        RET(w, F_A, T0 + 40);
+        dx_call_event(w, 3, F_E, T0 + 50, DX_OTHER, 0);
+        RET(w, F_E, T0 + 60);
+        dx_call_event(w, 4, F_F, T0 + 70, DX_FUNCTION, 8); /* open at the end */
+    }
+    atf_session_detach(r->s);
+    rec_close(r);
+}
+
+static const dx_call *dx_at(uint64_t ts) {
+    size_t i;
+    for (i = 0; i < DX_CALLS; i++)
+        if (g_dx[i].ts == ts) return &g_dx[i];
+    return NULL;
+}
+
+static int dx_hex_is(const char *s, uint64_t v) {
+    char hex[24];
+    snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)v);
+    return strcmp(s, hex) == 0;
+}
+
+static size_t j_members(const jdoc *d, long obj) {
+    size_t n = 0;
+    long c;
+    for (c = obj >= 0 ? d->nodes[obj].child : -1; c >= 0; c = d->nodes[c].next) n++;
+    return n;
+}
+
+/* The args of one B event against what its call carried. */
+static void dx_check_chrome_args(const jdoc *d, long ev, const dx_call *c) {
+    long args = j_get(d, ev, "args");
+    size_t i;
+    if (c->kind == DX_NONE) {
+        CHECK(args < 0);
+        return;
+    }
+    CHECK(args >= 0 && d->nodes[args].type == J_OBJ);
+    if (c->kind == DX_OTHER) {
+        CHECK_EQ(2, j_members(d, args));
+        CHECK_EQ(DX_OTHER_TYPE, j_u64(d, args, "detail_type"));
+        CHECK_EQ(DX_OTHER_BYTES, j_u64(d, args, "detail_bytes"));
+        return;
+    }
+    CHECK_EQ(13, j_members(d, args));
+    CHECK(dx_hex_is(j_str(d, args, "function_id"), c->p.function_id));
+    for (i = 0; i < 8; i++) CHECK(dx_hex_is(j_str(d, args, dx_regs[i]), c->p.x[i]));
+    CHECK(dx_hex_is(j_str(d, args, "lr"), c->p.lr));
+    CHECK(dx_hex_is(j_str(d, args, "fp"), c->p.fp));
+    CHECK(dx_hex_is(j_str(d, args, "sp"), c->p.sp));
+    CHECK(d->nodes[j_get(d, args, "stack_size")].type == J_NUM);
+    CHECK_EQ(c->p.stack_size, j_u64(d, args, "stack_size"));
+}
+
+static void dx_check_chrome(const char *dir) {
+    run_result o = run(cli_main, "export", "--format", "chrome", dir, (const char *)NULL);
+    jdoc d;
+    long evs, it;
+    size_t begins = 0, with_args = 0;
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    evs = j_get(&d, 0, "traceEvents");
+    for (it = evs >= 0 ? d.nodes[evs].child : -1; it >= 0; it = d.nodes[it].next) {
+        const char *ph = j_str(&d, it, "ph");
+        const dx_call *c;
+        if (strcmp(ph, "M") == 0) continue;
+        if (strcmp(ph, "B") != 0) { /* E events carry nothing, the return's detail neither */
+            CHECK(j_get(&d, it, "args") < 0);
+            continue;
+        }
+        begins++;
+        c = dx_at(j_ts_ns(&d, it));
+        CHECK(c != NULL);
+        if (!c) continue;
+        with_args += j_get(&d, it, "args") >= 0;
+        dx_check_chrome_args(&d, it, c);
+    }
+    CHECK_EQ(DX_CALLS, begins);
+    CHECK_EQ(4, with_args);
+    j_free(&d);
+    run_free(&o);
+}
+
+/* The annotation `name` among the n annotations at a, or NULL. */
+static const pf_annot *dx_annot(const pf_annot *a, size_t n, const char *name) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (strcmp(a[i].name, name) == 0) return &a[i];
+    return NULL;
+}
+
+static int dx_annot_is(const pf_annot *a, size_t n, const char *name, uint32_t field, uint64_t v) {
+    const pf_annot *x = dx_annot(a, n, name);
+    return x && x->field == field && x->v == v;
+}
+
+/* The n annotations of the slice begin at ts against what its call carried. */
+static void dx_check_annotations(const pf_annot *a, size_t n, const dx_call *c) {
+    const pf_annot *fid = dx_annot(a, n, "function_id");
+    size_t i;
+    if (c->kind == DX_NONE) {
+        CHECK_EQ(0, n);
+        return;
+    }
+    if (c->kind == DX_OTHER) {
+        CHECK_EQ(2, n);
+        CHECK(dx_annot_is(a, n, "detail_type", 3, DX_OTHER_TYPE));
+        CHECK(dx_annot_is(a, n, "detail_bytes", 3, DX_OTHER_BYTES));
+        return;
+    }
+    CHECK_EQ(13, n);
+    CHECK(fid != NULL && fid->field == 6 && dx_hex_is(fid->str, c->p.function_id));
+    for (i = 0; i < 8; i++) CHECK(dx_annot_is(a, n, dx_regs[i], 7, c->p.x[i]));
+    CHECK(dx_annot_is(a, n, "lr", 7, c->p.lr));
+    CHECK(dx_annot_is(a, n, "fp", 7, c->p.fp));
+    CHECK(dx_annot_is(a, n, "sp", 7, c->p.sp));
+    CHECK(dx_annot_is(a, n, "stack_size", 3, c->p.stack_size));
+}
+
+static void dx_check_perfetto(const char *dir) {
+    run_result o = run(cli_main, "export", "--format", "perfetto", dir, (const char *)NULL);
+    pf_state s;
+    size_t i, k, begins = 0;
+    CHECK_EQ(0, o.status);
+    pf_decode(&s, (const uint8_t *)o.out, o.out_len);
+    for (i = 0; i < s.annot_count; i++) CHECK_EQ(1, s.annots[i].type); /* on begins only */
+    for (i = 0; i < s.log_count; i++) {
+        const dx_call *c;
+        size_t first = s.annot_count, n = 0;
+        if (s.log[i].type != 1) continue;
+        begins++;
+        c = dx_at(s.log[i].ts);
+        CHECK(c != NULL);
+        if (!c) continue;
+        for (k = 0; k < s.annot_count; k++) {
+            if (s.annots[k].ts != c->ts) continue;
+            if (first == s.annot_count) first = k;
+            n++;
+        }
+        dx_check_annotations(s.annots + first, n, c);
+    }
+    CHECK_EQ(DX_CALLS, begins);
+    pf_free(&s);
+    run_free(&o);
+}
+
+static int64_t pq_check_session(const char *dir);
+
+static void test_export_detail(void) {
+    rec r;
+    make_detail_session(&r, ATF_LAYOUT_1);
+    dx_check_chrome(r.dir);
+    dx_check_perfetto(r.dir);
+    make_detail_session(&r, ATF_LAYOUT_2);
+    dx_check_chrome(r.dir);
+    dx_check_perfetto(r.dir);
+    /* the parquet slices say the same calls have detail */
+    CHECK_EQ(4, pq_check_session(r.dir));
+}
+
+/* What the Chrome export wrote before slices had arguments, for a trace without detail:
+ * the same bytes still (PID stands for the pid). */
+static const char chrome_nested_golden[] =
+    "{\"traceEvents\":[\n"
+    "{\"pid\":PID,\"tid\":0,\"ph\":\"M\",\"name\":\"process_name\",\"args\":{\"name\":\"pid_PID\"}},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ph\":\"M\",\"name\":\"thread_name\",\"args\":{\"name\":\"main\"}},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ph\":\"M\",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":0}},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1000.000,\"ph\":\"B\",\"name\":\"main\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1000.100,\"ph\":\"B\",\"name\":\"a\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1000.200,\"ph\":\"B\",\"name\":\"b\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1000.500,\"ph\":\"E\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1001.000,\"ph\":\"E\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1001.100,\"ph\":\"B\",\"name\":\"a\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1001.400,\"ph\":\"E\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1002.000,\"ph\":\"E\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1003.000,\"ph\":\"B\",\"name\":\"recurse\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1003.100,\"ph\":\"B\",\"name\":\"recurse\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1003.200,\"ph\":\"E\"},\n"
+    "{\"pid\":PID,\"tid\":4242,\"ts\":1004.000,\"ph\":\"E\"}\n"
+    "],\"displayTimeUnit\":\"ns\"}\n";
+
+/* The golden text with each PID replaced by pid, into a malloc'd string. */
+static char *golden_with_pid(const char *golden, const char *pid) {
+    size_t n = strlen(golden) + 64 * strlen(pid) + 1, k = 0;
+    char *out = (char *)malloc(n);
+    const char *s = golden;
+    if (!out) return NULL;
+    while (*s && k + strlen(pid) + 1 < n) {
+        if (strncmp(s, "PID", 3) == 0) {
+            memcpy(out + k, pid, strlen(pid));
+            k += strlen(pid);
+            s += 3;
+        } else {
+            out[k++] = *s++;
+        }
+    }
+    out[k] = '\0';
+    return out;
+}
+
+static void test_export_chrome_unchanged(void) {
+    rec r;
+    run_result o;
+    char *want;
+    make_nested(&r, ATF_LAYOUT_1);
+    o = run(cli_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    want = golden_with_pid(chrome_nested_golden, strrchr(r.dir, '_') + 1);
+    CHECK(want != NULL && o.out != NULL);
+    if (want && o.out) {
+        CHECK_EQ(strlen(want), o.out_len);
+        CHECK(strcmp(want, o.out) == 0);
+    }
+    free(want);
+    run_free(&o);
+}
+
+/* ==== names: the process, its threads, modules and anchors =========================== */
+/* A session with a command line (a non-ASCII word in it), named and unnamed threads, a
+ * module with a build id and one without, an exact and an inexact timing anchor (besides
+ * the wall clock's, which the session writer adds). */
+static const char names_cmdline[] = "/opt/tools/traced_app --mode fast in\xc3\xa9.txt";
+static const char names_build_id[] = "0123456789abcdef0123456789abcdef01234567";
+
+static void make_named(rec *r) {
+    atf_writer *w0, *w1;
+    rec_open(r, ATF_LAYOUT_2);
+    add_symbols(r);
+    CHECK_RESULT(ATF_OK, atf_session_set_cmdline(r->s, names_cmdline));
+    CHECK_RESULT(ATF_OK, atf_session_add_module(r->s, 0, "/opt/tools/traced_app",
+                                                0x555500000000ull, 0x2000));
+    CHECK_RESULT(ATF_OK, atf_session_set_module_build_id(r->s, 0,
+                                                         "0123456789ABCDEF0123456789abcdef01234567"));
+    CHECK_RESULT(ATF_OK, atf_session_add_module(r->s, 1, "/lib/libm.so.6", 0x7f0000000000ull, 0x1000));
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor_exact(r->s, "studio_ns", T0,
+                                                      1700000000123456789ll, 1000000000));
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor(r->s, "audio", T0 + 5, 1.5, 44100.5));
+    w0 = rec_thread(r, 7001, "main", ATF_LAYOUT_2);
+    w1 = rec_thread(r, 7002, "worker \"w\"", ATF_LAYOUT_2);
+    rec_thread(r, 7003, NULL, ATF_LAYOUT_2);
+    write_nested(w0);
+    CALL(w1, F_A, T0 + 50);
+    RET(w1, F_A, T0 + 60);
+    rec_close(r);
+}
+
+/* The process_name and thread_name metadata of a Chrome export of dir: the process's
+ * into pname, the three threads' (tids base+0..2) into tnames. */
+static void names_chrome(const char *dir, uint64_t base, char *pname, size_t cap,
+                         char tnames[3][64]) {
+    run_result o = run(cli_main, "export", "--format", "chrome", dir, (const char *)NULL);
+    jdoc d;
+    long evs, it;
+    pname[0] = '\0';
+    memset(tnames, 0, 3 * sizeof tnames[0]);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    evs = j_get(&d, 0, "traceEvents");
+    for (it = evs >= 0 ? d.nodes[evs].child : -1; it >= 0; it = d.nodes[it].next) {
+        const char *name = j_str(&d, it, "name");
+        long args = j_get(&d, it, "args");
+        uint64_t tid = j_u64(&d, it, "tid");
+        if (strcmp(j_str(&d, it, "ph"), "M") != 0) continue;
+        if (strcmp(name, "process_name") == 0) snprintf(pname, cap, "%s", j_str(&d, args, "name"));
+        if (strcmp(name, "thread_name") == 0 && tid >= base && tid < base + 3)
+            snprintf(tnames[tid - base], 64, "%s", j_str(&d, args, "name"));
+    }
+    j_free(&d);
+    run_free(&o);
+}
+
+static void test_export_names(void) {
+    rec r;
+    pf_state s;
+    run_result o;
+    char pname[256], tnames[3][64], want[64];
+    size_t i, threads = 0;
+    make_named(&r);
+    names_chrome(r.dir, 7001, pname, sizeof pname, tnames);
+    CHECK(strcmp(pname, "traced_app") == 0);
+    CHECK(strcmp(tnames[0], "main") == 0);
+    CHECK(strcmp(tnames[1], "worker \"w\"") == 0);
+    CHECK(strcmp(tnames[2], "thread_2") == 0);
+    o = run(cli_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pf_decode(&s, (const uint8_t *)o.out, o.out_len);
+    CHECK_EQ(4, s.track_count);
+    CHECK(s.tracks[0].is_process);
+    CHECK(strcmp(s.tracks[0].name, "traced_app") == 0);
+    CHECK(strcmp(s.tracks[0].cmdline, names_cmdline) == 0);
+    CHECK_EQ(strtoull(strrchr(r.dir, '_') + 1, NULL, 10), s.tracks[0].pid);
+    for (i = 1; i < s.track_count; i++) {
+        const pf_track *t = &s.tracks[i];
+        CHECK(t->tid >= 7001 && t->tid <= 7003);
+        if (t->tid < 7001 || t->tid > 7003) continue;
+        threads++;
+        CHECK(strcmp(t->name, t->tid == 7001 ? "main" : t->tid == 7002 ? "worker \"w\"" : "thread_2") == 0);
+    }
+    CHECK_EQ(3, threads);
+    pf_free(&s);
+    run_free(&o);
+
+    /* no command line: the process is named after its directory, in both */
+    make_nested(&r, ATF_LAYOUT_1);
+    snprintf(want, sizeof want, "pid_%s", strrchr(r.dir, '_') + 1);
+    names_chrome(r.dir, 4242, pname, sizeof pname, tnames);
+    CHECK(strcmp(pname, want) == 0);
+    CHECK(strcmp(tnames[0], "main") == 0);
+    o = run(cli_main, "export", "--format", "perfetto", r.dir, (const char *)NULL);
+    pf_decode(&s, (const uint8_t *)o.out, o.out_len);
+    CHECK(s.track_count > 0 && s.tracks[0].is_process);
+    CHECK(strcmp(s.tracks[0].name, want) == 0);
+    CHECK(s.tracks[0].cmdline[0] == '\0');
+    pf_free(&s);
+    run_free(&o);
+}
+
+/* The element of array arr whose member key is the text want, or -1. */
+static long j_find(const jdoc *d, long arr, const char *key, const char *want) {
+    long c;
+    for (c = arr >= 0 ? d->nodes[arr].child : -1; c >= 0; c = d->nodes[c].next)
+        if (strcmp(j_str(d, c, key), want) == 0) return c;
+    return -1;
+}
+
+static int j_is_null(const jdoc *d, long obj, const char *key) {
+    long n = j_get(d, obj, key);
+    return n >= 0 && d->nodes[n].type == J_NULL;
+}
+
+static size_t count_of(const char *hay, const char *needle);
+
+static void test_info_names(void) {
+    rec r;
+    run_result o;
+    jdoc d;
+    long mods, m, anchors, a, threads, t;
+    make_named(&r);
+    o = run(cli_main, "info", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strstr(o.out, "\ncmdline:         /opt/tools/traced_app --mode fast in\xc3\xa9.txt\n") != NULL);
+    CHECK(strstr(o.out, "\nmodule:          0 base 0x0000555500000000 size 8192 build_id "
+                        "0123456789abcdef0123456789abcdef01234567 path /opt/tools/traced_app\n") != NULL);
+    CHECK(strstr(o.out, "\nmodule:          1 base 0x00007f0000000000 size 4096 path /lib/libm.so.6\n") != NULL);
+    CHECK(strstr(o.out, "\nanchor:          studio_ns host_ns 1000000 value 1700000000123456789 "
+                        "timescale 1000000000\n") != NULL);
+    CHECK(strstr(o.out, "\nanchor:          audio host_ns 1000005 value 1.5 rate 44100.5") != NULL);
+    CHECK(strstr(o.out, "  worker \"w\"\n") != NULL);
+    run_free(&o);
+
+    o = run(cli_main, "info", "--json", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(o.out_len > 0 && o.out[o.out_len - 1] == '\n' && strchr(o.out, '\n') == o.out + o.out_len - 1);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    CHECK(strcmp(j_str(&d, 0, "cmdline"), names_cmdline) == 0);
+    CHECK(strcmp(j_str(&d, 0, "session"), r.dir) == 0);
+    CHECK_EQ(5, j_u64(&d, 0, "symbols"));
+    CHECK_EQ(0, j_u64(&d, 0, "symbols_by_location_only"));
+    mods = j_get(&d, 0, "modules");
+    m = j_find(&d, mods, "module_id", "0");
+    CHECK(strcmp(j_str(&d, m, "path"), "/opt/tools/traced_app") == 0);
+    CHECK(strcmp(j_str(&d, m, "base_address"), "0x0000555500000000") == 0);
+    CHECK_EQ(0x2000, j_u64(&d, m, "size"));
+    CHECK(strcmp(j_str(&d, m, "build_id"), names_build_id) == 0);
+    m = j_find(&d, mods, "module_id", "1");
+    CHECK(strcmp(j_str(&d, m, "path"), "/lib/libm.so.6") == 0);
+    CHECK(j_is_null(&d, m, "build_id"));
+    anchors = j_get(&d, 0, "anchors");
+    a = j_find(&d, anchors, "name", "studio_ns");
+    CHECK_EQ(T0, j_u64(&d, a, "host_ns"));
+    CHECK(strcmp(j_str(&d, a, "value"), "1700000000123456789") == 0);
+    CHECK_EQ(1000000000, j_u64(&d, a, "timescale"));
+    a = j_find(&d, anchors, "name", "audio");
+    CHECK_EQ(T0 + 5, j_u64(&d, a, "host_ns"));
+    CHECK(strtod(j_str(&d, a, "value"), NULL) == 1.5);
+    CHECK(strtod(j_str(&d, a, "rate"), NULL) == 44100.5);
+    CHECK_EQ(0, j_u64(&d, a, "timescale"));
+    threads = j_get(&d, 0, "threads");
+    t = j_find(&d, threads, "os_tid", "7002");
+    CHECK(strcmp(j_str(&d, t, "name"), "worker \"w\"") == 0);
+    CHECK_EQ(2, j_u64(&d, t, "events"));
+    t = j_find(&d, threads, "os_tid", "7003");
+    CHECK(j_is_null(&d, t, "name"));
+    j_free(&d);
+    run_free(&o);
+
+    /* a session without any of them; and --json is for session directories only */
+    make_nested(&r, ATF_LAYOUT_1);
+    o = run(cli_main, "info", "--json", r.dir, r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strstr(o.out, "\"cmdline\":null") != NULL);
+    CHECK(strstr(o.out, "\"modules\":[]") != NULL);
+    CHECK(strstr(o.out, "\"anchors\":[") != NULL);
+    CHECK_EQ(2, count_of(o.out, "\n"));
+    run_free(&o);
+    {
+        char thread_dir[1200];
+        snprintf(thread_dir, sizeof thread_dir, "%s/thread_0", r.dir);
+        o = run(cli_main, "info", "--json", thread_dir, (const char *)NULL);
+        CHECK_EQ(2, o.status);
+        CHECK_EQ(0, o.out_len);
+        run_free(&o);
+    }
 }
 
 /* ==== tree =========================================================================== */
@@ -1911,6 +2502,486 @@ static void test_export_parquet(void) {
     run_free(&o);
 }
 
+/* ==== a session of several processes ================================================= */
+/* A session_* directory holding a pid_* directory per process, as a program that forks
+ * records it, exported whole: every process with its own pid, names and every call, in
+ * Chrome JSON, Perfetto (a packet sequence and a track group per process) and Parquet,
+ * counted per pid against `atf stats --json --pid N`; --pid still picks one; --thread
+ * needs --pid; "+T" counts from the session's first event; --function per process; a
+ * damaged process is named and the others still exported. fork() makes the second
+ * process here, so these are POSIX only (the tools list pid_* directories there only). */
+#if !defined(_WIN32)
+#include <sys/wait.h>
+
+enum { PROCS_MAX = 4 };
+
+typedef struct procs {
+    char root[1000];             /* the session_* directory */
+    char dir[2][1100];           /* the pid_* directories: this process's, the child's */
+    uint64_t pid[2];
+} procs;
+
+/* The child's thread: child_main { child_a } child_a, 10 us after the parent's start. */
+static void write_child(atf_writer *w) {
+    CALL(w, F_MAIN, T0 + 10000);
+    CALL(w, F_A, T0 + 10100);
+    RET(w, F_A, T0 + 10200);
+    CALL(w, F_A, T0 + 10300);
+    RET(w, F_A, T0 + 10400);
+    RET(w, F_MAIN, T0 + 10500);
+}
+
+/* Two processes in one session_* directory: a child forked here (thread 8001 "child",
+ * write_child, the ids of main and a named child_main and child_a: ids are per process),
+ * then this one (thread 7001 "main" with the nested trace, 7002 "worker" with the
+ * unbalanced one, add_symbols' names). 1 when both were recorded. */
+static int make_procs(procs *p) {
+    char name[64];
+    rec r;
+    pid_t child;
+    int status = 0;
+    memset(p, 0, sizeof *p);
+    snprintf(name, sizeof name, "session_procs_%d", ++g_session_number);
+    fflush(stdout);
+    child = fork();
+    if (child == 0) {
+        rec_open_named(&r, ATF_LAYOUT_1, name);
+        atf_session_add_symbol(r.s, F_MAIN, "child_main");
+        atf_session_add_symbol(r.s, F_A, "child_a");
+        write_child(rec_thread(&r, 8001, "child", ATF_LAYOUT_1));
+        rec_close(&r);
+        fflush(stdout);
+        _exit(harness__failures_in_test ? 1 : 0);
+    }
+    CHECK(child > 0);
+    if (child <= 0) return 0;
+    CHECK(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    rec_open_named(&r, ATF_LAYOUT_1, name);
+    add_symbols(&r);
+    write_nested(rec_thread(&r, 7001, "main", ATF_LAYOUT_1));
+    write_unbalanced(rec_thread(&r, 7002, "worker", ATF_LAYOUT_1));
+    rec_close(&r);
+    snprintf(p->dir[0], sizeof p->dir[0], "%s", r.dir);
+    cli_parent_dir(r.dir, p->root, sizeof p->root);
+    p->pid[0] = (uint64_t)getpid();
+    p->pid[1] = (uint64_t)child;
+    snprintf(p->dir[1], sizeof p->dir[1], "%s/pid_%llu", p->root, (cli_ull)child);
+    CHECK(cli_is_dir(p->dir[1]));
+    return cli_is_dir(p->dir[0]) && cli_is_dir(p->dir[1]);
+}
+
+/* What one export shows of each process. */
+typedef struct proc_view {
+    size_t n;
+    uint64_t pid[PROCS_MAX];
+    uint64_t begins[PROCS_MAX], ends[PROCS_MAX];     /* slices opened and closed */
+    uint64_t process_names[PROCS_MAX], thread_names[PROCS_MAX];
+    uint64_t child_named[PROCS_MAX];                  /* slices named child_* */
+    uint64_t tids[PROCS_MAX][4];                      /* its threads' tids */
+    size_t tid_count[PROCS_MAX];
+    uint64_t events;                                  /* B and E events */
+} proc_view;
+
+/* The index of pid in v, added when new (PROCS_MAX: no room). */
+static size_t pv_index(proc_view *v, uint64_t pid) {
+    size_t i;
+    for (i = 0; i < v->n; i++)
+        if (v->pid[i] == pid) return i;
+    CHECK(v->n < PROCS_MAX);
+    if (v->n == PROCS_MAX) return PROCS_MAX;
+    v->pid[v->n] = pid;
+    return v->n++;
+}
+
+static void pv_add_tid(proc_view *v, size_t k, uint64_t tid) {
+    size_t i;
+    for (i = 0; i < v->tid_count[k]; i++)
+        if (v->tids[k][i] == tid) return;
+    if (v->tid_count[k] < 4) v->tids[k][v->tid_count[k]++] = tid;
+}
+
+/* The slices of pid in v (0 when v does not show it). */
+static uint64_t pv_begins(const proc_view *v, uint64_t pid) {
+    size_t i;
+    for (i = 0; i < v->n; i++)
+        if (v->pid[i] == pid) return v->begins[i];
+    return 0;
+}
+
+static int pv_has(const proc_view *v, uint64_t pid) {
+    size_t i;
+    for (i = 0; i < v->n; i++)
+        if (v->pid[i] == pid) return 1;
+    return 0;
+}
+
+/* A Chrome export (JSON text) per process: every event's pid, balance per pid and thread,
+ * time order per thread. */
+static void pv_chrome(proc_view *v, const char *text, size_t len) {
+    jdoc d;
+    long evs, it;
+    uint64_t depth[PROCS_MAX][4], last[PROCS_MAX][4];
+    size_t k, t;
+    memset(v, 0, sizeof *v);
+    memset(depth, 0, sizeof depth);
+    memset(last, 0, sizeof last);
+    CHECK(j_parse(&d, text, len));
+    evs = j_get(&d, 0, "traceEvents");
+    CHECK(evs >= 0 && d.nodes[evs].type == J_ARR);
+    for (it = evs >= 0 ? d.nodes[evs].child : -1; it >= 0; it = d.nodes[it].next) {
+        const char *ph = j_str(&d, it, "ph"), *name = j_str(&d, it, "name");
+        uint64_t tid = j_u64(&d, it, "tid");
+        k = pv_index(v, j_u64(&d, it, "pid"));
+        if (k == PROCS_MAX) continue;
+        if (strcmp(ph, "M") == 0) {
+            if (strcmp(name, "process_name") == 0) v->process_names[k]++;
+            if (strcmp(name, "thread_name") == 0) v->thread_names[k]++;
+            continue;
+        }
+        pv_add_tid(v, k, tid);
+        for (t = 0; t < v->tid_count[k] && v->tids[k][t] != tid; t++) continue;
+        CHECK(t < 4);
+        if (t == 4) continue;
+        CHECK(j_ts_ns(&d, it) >= last[k][t]);
+        last[k][t] = j_ts_ns(&d, it);
+        v->events++;
+        if (strcmp(ph, "B") == 0) {
+            v->begins[k]++;
+            depth[k][t]++;
+            if (strncmp(name, "child_", 6) == 0) v->child_named[k]++;
+        } else {
+            CHECK(strcmp(ph, "E") == 0);
+            CHECK(depth[k][t] > 0);
+            if (depth[k][t]) depth[k][t]--;
+            v->ends[k]++;
+        }
+    }
+    for (k = 0; k < PROCS_MAX; k++)
+        for (t = 0; t < 4; t++) CHECK_EQ(0, depth[k][t]);
+    j_free(&d);
+}
+
+/* A Perfetto export per process: one process track per pid (each pid once), its thread
+ * tracks under it with its pid and on its packet sequence, and at most `seqs`
+ * sequences. */
+static void pv_perfetto(proc_view *v, const uint8_t *data, size_t len, size_t seqs) {
+    pf_state *s = (pf_state *)malloc(sizeof *s);
+    size_t i, k;
+    memset(v, 0, sizeof *v);
+    CHECK(s != NULL);
+    if (!s) return;
+    pf_decode_seqs(s, data, len, seqs);
+    for (i = 0; i < s->track_count; i++) {
+        const pf_track *t = &s->tracks[i];
+        const pf_track *parent = t->is_process ? NULL : pf_track_of(s, t->parent);
+        k = pv_index(v, t->pid);
+        if (k == PROCS_MAX) continue;
+        if (t->is_process) {
+            v->process_names[k]++;
+            continue;
+        }
+        CHECK(parent != NULL && parent->is_process);
+        if (!parent) continue;
+        CHECK_EQ(parent->pid, t->pid);
+        CHECK_EQ(parent->seq, t->seq);
+        v->thread_names[k]++;
+        pv_add_tid(v, k, t->tid);
+        CHECK_EQ(0, t->open);
+        v->begins[k] += t->begins;
+        v->ends[k] += t->ends;
+        v->events += t->begins + t->ends;
+    }
+    for (k = 0; k < v->n; k++) CHECK_EQ(1, v->process_names[k]);
+    CHECK(s->sequences == v->n || v->n == 0);
+    for (i = 0; i < s->log_count; i++) { /* begins named child_* are the child's alone */
+        const pf_track *t = pf_track_of(s, s->log[i].uuid);
+        if (!t || s->log[i].type != 1 || strncmp(s->log[i].name, "child_", 6) != 0) continue;
+        k = pv_index(v, t->pid);
+        if (k < PROCS_MAX) v->child_named[k]++;
+    }
+    pf_free(s);
+    free(s);
+}
+
+/* `atf stats --json --pid pid PATH`: the calls of every function, and the events of
+ * every thread, summed. */
+static void stats_of_pid(const char *path, uint64_t pid, uint64_t *calls, uint64_t *events) {
+    char pid_text[24];
+    run_result o;
+    jdoc d;
+    long arr, it;
+    snprintf(pid_text, sizeof pid_text, "%llu", (cli_ull)pid);
+    o = run(cli_main, "stats", "--json", "--pid", pid_text, path, (const char *)NULL);
+    *calls = *events = 0;
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    arr = j_get(&d, 0, "functions");
+    for (it = arr >= 0 ? d.nodes[arr].child : -1; it >= 0; it = d.nodes[it].next)
+        *calls += j_u64(&d, it, "calls");
+    arr = j_get(&d, 0, "threads");
+    for (it = arr >= 0 ? d.nodes[arr].child : -1; it >= 0; it = d.nodes[it].next)
+        *events += j_u64(&d, it, "events");
+    j_free(&d);
+    run_free(&o);
+}
+
+/* Exports PATH as Chrome JSON with the NULL-terminated options into v; the status. */
+static int chrome_view(proc_view *v, const char *path, const char *a, const char *b,
+                       const char *c, const char *e) {
+    run_result o = run(cli_main, "export", "--format", "chrome", path, a, b, c, e,
+                       (const char *)NULL);
+    int status = o.status;
+    memset(v, 0, sizeof *v);
+    if (status == 0 || status == 1) pv_chrome(v, o.out, o.out_len);
+    run_free(&o);
+    return status;
+}
+
+/* Every process of a whole-session export against its stats: its slices, one process
+ * name, its threads (2 for the parent, 1 for the child), the child's names its own. */
+static void check_procs_view(const proc_view *v, const procs *p, const char *what) {
+    uint64_t calls, events;
+    size_t i, k;
+    CHECK_EQ(2, v->n);
+    for (i = 0; i < 2; i++) {
+        for (k = 0; k < v->n && v->pid[k] != p->pid[i]; k++) continue;
+        CHECK(k < v->n);
+        if (k == v->n) {
+            printf("  %s: pid %llu missing\n", what, (cli_ull)p->pid[i]);
+            continue;
+        }
+        stats_of_pid(p->root, p->pid[i], &calls, &events);
+        CHECK_EQ(i == 0 ? 12 : 3, calls);
+        CHECK_EQ(calls, v->begins[k]);
+        CHECK_EQ(calls, v->ends[k]);
+        CHECK_EQ(1, v->process_names[k]);
+        CHECK_EQ(i == 0 ? 2 : 1, v->thread_names[k]);
+        CHECK_EQ(i == 0 ? 0 : 3, v->child_named[k]); /* names are per process */
+    }
+}
+
+static void test_export_processes(void) {
+    procs p;
+    proc_view v;
+    run_result o;
+    char out[1200], pid_text[2][24], *text;
+    uint8_t *data;
+    size_t len;
+    uint64_t calls, events;
+    pqd_file f;
+    if (!make_procs(&p)) return;
+    snprintf(pid_text[0], sizeof pid_text[0], "%llu", (cli_ull)p.pid[0]);
+    snprintf(pid_text[1], sizeof pid_text[1], "%llu", (cli_ull)p.pid[1]);
+
+    /* chrome: both processes, to a file */
+    snprintf(out, sizeof out, "%s/../procs.json", p.root);
+    o = run(cli_main, "export", "--format", "chrome", "-o", out, p.root, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(o.err[0] == '\0');
+    run_free(&o);
+    text = read_file(out, &len);
+    CHECK(text != NULL);
+    if (text) {
+        pv_chrome(&v, text, len);
+        check_procs_view(&v, &p, "chrome");
+        free(text);
+    }
+
+    /* perfetto: a sequence and a track group per process */
+    snprintf(out, sizeof out, "%s/../procs.pftrace", p.root);
+    o = run(cli_main, "export", "--format", "perfetto", "-o", out, p.root, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    run_free(&o);
+    data = (uint8_t *)read_file(out, &len);
+    CHECK(data != NULL);
+    if (data) {
+        pv_perfetto(&v, data, len, 2);
+        check_procs_view(&v, &p, "perfetto");
+        free(data);
+    }
+
+    /* parquet: both tables hold both processes, told apart by pid */
+    if (pq_export(p.root, "slices", &f)) {
+        int64_t rows[2] = {0, 0};
+        size_t r;
+        for (r = 0; r < (size_t)f.num_rows; r++) {
+            CHECK(f.ints[0][r] == (int64_t)p.pid[0] || f.ints[0][r] == (int64_t)p.pid[1]);
+            rows[f.ints[0][r] == (int64_t)p.pid[1]]++;
+            if (f.ints[0][r] == (int64_t)p.pid[1]) CHECK(memcmp(f.bytes[6][r].p, "child_", 6) == 0);
+            else CHECK(f.bytes[6][r].len < 6 || memcmp(f.bytes[6][r].p, "child_", 6) != 0);
+        }
+        CHECK_EQ(12, rows[0]);
+        CHECK_EQ(3, rows[1]);
+        pqd_close(&f);
+    }
+    if (pq_export(p.root, "events", &f)) {
+        int64_t rows[2] = {0, 0};
+        size_t r;
+        for (r = 0; r < (size_t)f.num_rows; r++) rows[f.ints[0][r] == (int64_t)p.pid[1]]++;
+        stats_of_pid(p.root, p.pid[0], &calls, &events);
+        CHECK_EQ((int64_t)events, rows[0]);
+        stats_of_pid(p.root, p.pid[1], &calls, &events);
+        CHECK_EQ((int64_t)events, rows[1]);
+        pqd_close(&f);
+    }
+
+    /* --pid still picks one process, in both viewer formats */
+    CHECK_EQ(0, chrome_view(&v, p.root, "--pid", pid_text[1], NULL, NULL));
+    CHECK_EQ(1, v.n);
+    CHECK(pv_has(&v, p.pid[1]));
+    CHECK_EQ(3, pv_begins(&v, p.pid[1]));
+    o = run(cli_main, "export", "--format", "perfetto", "--pid", pid_text[0], p.root,
+            (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pv_perfetto(&v, (const uint8_t *)o.out, o.out_len, 1);
+    CHECK_EQ(1, v.n);
+    CHECK_EQ(12, pv_begins(&v, p.pid[0]));
+    run_free(&o);
+
+    /* --thread: thread numbers are per process, so it needs --pid */
+    snprintf(out, sizeof out, "%s/../thread.json", p.root);
+    o = run(cli_main, "export", "--format", "chrome", "--thread", "0", "-o", out, p.root,
+            (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    CHECK(strstr(o.err, "--pid") != NULL);
+    CHECK(strstr(o.err, p.dir[1]) != NULL); /* the processes are listed */
+    CHECK(!cli_exists(out));
+    run_free(&o);
+    CHECK_EQ(0, chrome_view(&v, p.root, "--pid", pid_text[0], "--thread", "1"));
+    CHECK_EQ(1, v.n);
+    CHECK_EQ(6, pv_begins(&v, p.pid[0]));
+    CHECK_EQ(1, v.tid_count[0]);
+    CHECK_EQ(7002, v.tids[0][0]);
+
+    /* "+T" counts from the session's first event (the parent's, at T0), not each
+     * process's own: +5us leaves the parent (done by T0 + 4us) nothing, the child all */
+    CHECK_EQ(0, chrome_view(&v, p.root, "--from", "+5us", NULL, NULL));
+    CHECK_EQ(2, v.n);
+    CHECK_EQ(0, pv_begins(&v, p.pid[0]));
+    CHECK_EQ(3, pv_begins(&v, p.pid[1]));
+    CHECK_EQ(0, chrome_view(&v, p.root, "--to", "+10200ns", NULL, NULL));
+    CHECK_EQ(12, pv_begins(&v, p.pid[0]));
+    CHECK_EQ(2, pv_begins(&v, p.pid[1])); /* child_main and the first child_a */
+
+    /* --function: each process's own name; a process without it shows no calls */
+    CHECK_EQ(0, chrome_view(&v, p.root, "--function", "child_a", NULL, NULL));
+    CHECK_EQ(2, v.n);
+    CHECK_EQ(0, pv_begins(&v, p.pid[0]));
+    CHECK_EQ(2, pv_begins(&v, p.pid[1]));
+    CHECK_EQ(0, chrome_view(&v, p.root, "--function", "recurse", NULL, NULL));
+    CHECK_EQ(2, pv_begins(&v, p.pid[0]));
+    CHECK_EQ(0, pv_begins(&v, p.pid[1]));
+    o = run(cli_main, "export", "--format", "chrome", "--function", "nowhere", p.root,
+            (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    CHECK(o.out_len == 0);
+    CHECK(strstr(o.err, "nowhere") != NULL);
+    run_free(&o);
+    o = run(cli_main, "export", "--format", "chrome", "--clock", "no_such_anchor", p.root,
+            (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    CHECK(o.out_len == 0); /* refused before anything is written */
+    run_free(&o);
+
+    /* a damaged process is named, the other still exported whole: exit status 1 */
+    {
+        char index[1200];
+        FILE *fp;
+        snprintf(index, sizeof index, "%s/thread_0/index.atf", p.dir[1]);
+        fp = fopen(index, "wb");
+        CHECK(fp != NULL);
+        if (fp) {
+            fwrite("ATI2", 1, 4, fp);
+            fclose(fp);
+        }
+        snprintf(out, sizeof out, "%s/../damaged.json", p.root);
+        o = run(cli_main, "export", "--format", "chrome", "-o", out, p.root, (const char *)NULL);
+        CHECK_EQ(1, o.status);
+        CHECK(strstr(o.err, p.dir[1]) != NULL);
+        run_free(&o);
+        text = read_file(out, &len);
+        CHECK(text != NULL);
+        if (text) {
+            pv_chrome(&v, text, len);
+            CHECK_EQ(12, pv_begins(&v, p.pid[0]));
+            CHECK(!pv_has(&v, p.pid[1]));
+            free(text);
+        }
+        o = run(cli_main, "export", "--format", "perfetto", p.root, (const char *)NULL);
+        CHECK_EQ(1, o.status);
+        pv_perfetto(&v, (const uint8_t *)o.out, o.out_len, 1);
+        CHECK_EQ(1, v.n);
+        CHECK_EQ(12, pv_begins(&v, p.pid[0]));
+        run_free(&o);
+    }
+}
+
+/* A real forking program (examples/instrument/forks.c: a parent, two children, a
+ * grandchild), recorded with `atf record` when make test built it (ATF and BUILD set;
+ * not under the sanitizers, where a fork can hang in the child: see
+ * tests/instrument_checks.sh), exported whole: each process's slices equal its stats. */
+static void test_export_forks_recorded(void) {
+    const char *atf = getenv("ATF"), *build = getenv("BUILD");
+    char prog[1024], so[1024], out_dir[1024], cmd[4096], **sessions = NULL, **pids = NULL;
+    size_t npids = 0, i;
+    run_result o;
+    proc_view chrome, perfetto;
+    int status;
+    if (!atf || !build || getenv("ATF_CHECKS_SANITIZED")) {
+        printf("  export_forks_recorded: skipped (no ATF and BUILD, or sanitized)\n");
+        return;
+    }
+    snprintf(prog, sizeof prog, "%s/examples/forks_hooked", build);
+    snprintf(so, sizeof so, "%s/libatf_instrument.so", build);
+    if (!cli_is_file(atf) || !cli_is_file(prog) || !cli_is_file(so)) {
+        printf("  export_forks_recorded: skipped (%s, %s or %s not built)\n", atf, prog, so);
+        return;
+    }
+    snprintf(out_dir, sizeof out_dir, "%s/forks", g_root);
+    snprintf(cmd, sizeof cmd, "'%s' record --output '%s' -- '%s' >/dev/null 2>&1", atf, out_dir,
+             prog);
+    status = system(cmd);
+    CHECK_EQ(0, status);
+    if (status != 0) return;
+    { /* the one session_* directory record made */
+        char line[1024];
+        FILE *ls;
+        snprintf(cmd, sizeof cmd, "ls -d '%s'/session_*", out_dir);
+        ls = popen(cmd, "r");
+        CHECK(ls != NULL);
+        if (!ls) return;
+        if (!fgets(line, sizeof line, ls)) line[0] = '\0';
+        pclose(ls);
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(cmd, sizeof cmd, "%s", line);
+    }
+    (void)sessions;
+    CHECK_EQ(0, cli_pid_dirs(cmd, &pids, &npids));
+    CHECK_EQ(4, npids);
+    o = run(cli_main, "export", "--format", "chrome", cmd, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pv_chrome(&chrome, o.out, o.out_len);
+    run_free(&o);
+    o = run(cli_main, "export", "--format", "perfetto", cmd, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pv_perfetto(&perfetto, (const uint8_t *)o.out, o.out_len, PROCS_MAX);
+    run_free(&o);
+    CHECK_EQ(npids, chrome.n);
+    CHECK_EQ(npids, perfetto.n);
+    for (i = 0; i < npids; i++) {
+        uint64_t pid = strtoull(strrchr(pids[i], '_') + 1, NULL, 10), calls, events;
+        stats_of_pid(cmd, pid, &calls, &events);
+        CHECK(calls > 0);
+        CHECK(pv_has(&chrome, pid));
+        CHECK_EQ(calls, pv_begins(&chrome, pid));
+        CHECK(pv_has(&perfetto, pid));
+        CHECK_EQ(calls, pv_begins(&perfetto, pid));
+    }
+    cli_pid_dirs_free(pids, npids);
+}
+#endif
+
 static const test_case tests[] = {
     {"stats_nested", test_stats_nested},
     {"stats_layout2", test_stats_layout2},
@@ -1921,6 +2992,10 @@ static const test_case tests[] = {
     {"export_chrome", test_export_chrome},
     {"export_perfetto", test_export_perfetto},
     {"export_parquet", test_export_parquet},
+    {"export_detail", test_export_detail},
+    {"export_chrome_unchanged", test_export_chrome_unchanged},
+    {"export_names", test_export_names},
+    {"info_names", test_info_names},
     {"tree_nested", test_tree_nested},
     {"tree_unbalanced_and_threads", test_tree_unbalanced_and_threads},
     {"path_kinds", test_path_kinds},
@@ -1929,6 +3004,10 @@ static const test_case tests[] = {
     {"fidset", test_fidset},
     {"random_events", test_random_events},
     {"gaps", test_gaps},
+#if !defined(_WIN32)
+    {"export_processes", test_export_processes},
+    {"export_forks_recorded", test_export_forks_recorded},
+#endif
 };
 
 int main(int argc, char **argv) {

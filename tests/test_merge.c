@@ -1042,6 +1042,69 @@ static void test_manifest_odd_values(void) {
     fx_end(&s);
 }
 
+/* The keys of this writer and the older spellings: symbols by location only (offset as
+ * "0x..." or a number), a symbol with neither name nor location skipped, build ids
+ * validated and lowercased, the command line, and anchors exact when they can be. */
+static void test_manifest_locations_and_anchors(void) {
+    const char *json =
+        "{\"threads\":[],\"cmdline\":\"a b\\tc\","
+        "\"modules\":[{\"module_id\":0,\"path\":\"/x\",\"build_id\":\"ABCDEF01\"},"
+        "{\"module_id\":1,\"build_id\":\"xyz\"},{\"module_id\":2,\"build_id\":7}],"
+        "\"symbols\":[{\"function_id\":\"0x0000000100000002\",\"offset\":\"0x40\"},"
+        "{\"function_id\":\"0x3\",\"module_id\":5,\"offset\":16},"
+        "{\"function_id\":\"0x4\"},{\"function_id\":\"0x5\",\"name\":\"\"},"
+        "{\"function_id\":\"0x6\",\"offset\":-1}],"
+        "\"timing_anchors\":["
+        "{\"name\":\"exact\",\"host_ns\":1,\"value\":-9223372036854775808,\"timescale\":48000,\"rate\":1},"
+        "{\"name\":\"old int\",\"host_ns\":2,\"value\":1234,\"rate\":48000},"
+        "{\"name\":\"old double\",\"host_ns\":3,\"value\":1.7954915830846867e+18,\"rate\":1e9},"
+        "{\"name\":\"fraction\",\"host_ns\":4,\"value\":0.25,\"rate\":1000},"
+        "{\"name\":\"fast\",\"host_ns\":5,\"value\":7,\"rate\":4294967296},"
+        "{\"name\":\"huge\",\"host_ns\":6,\"value\":9223372036854775808,\"rate\":1},"
+        "{\"name\":\"bad scale\",\"host_ns\":7,\"value\":3,\"timescale\":0,\"rate\":10}]}";
+    fx_session s;
+    atf_session_reader r;
+    const atf_session_anchor *a;
+    CHECK(fx_begin(&s));
+    fx_write_manifest_text(&s, json, strlen(json));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK(r.cmdline && strcmp(r.cmdline, "a b\tc") == 0);
+    CHECK_EQ(3, r.module_count);
+    if (r.module_count == 3) {
+        CHECK(strcmp(r.modules[0].build_id, "abcdef01") == 0);
+        CHECK(strcmp(r.modules[1].build_id, "") == 0);
+        CHECK(strcmp(r.modules[2].build_id, "") == 0);
+    }
+    CHECK_EQ(3, r.symbol_count); /* 0x4 has neither; 0x6's offset is no offset */
+    if (r.symbol_count == 3) {
+        CHECK(r.symbols[0].function_id == 3 && r.symbols[0].name == NULL && r.symbols[0].has_offset);
+        CHECK_EQ(5, r.symbols[0].module_id);
+        CHECK_EQ(16, r.symbols[0].offset);
+        CHECK(r.symbols[1].function_id == 5 && r.symbols[1].name && !r.symbols[1].has_offset);
+        CHECK(r.symbols[2].function_id == 0x100000002ull && r.symbols[2].name == NULL);
+        CHECK_EQ(1, r.symbols[2].module_id); /* from the function id */
+        CHECK_EQ(0x40, r.symbols[2].offset);
+    }
+    CHECK(atf_session_reader_symbol(&r, 3) == NULL); /* a location is no name */
+    CHECK_EQ(7, r.anchor_count);
+    a = atf_session_reader_anchor(&r, "exact");
+    CHECK(a && a->timescale == 48000 && a->value == INT64_MIN && a->rate == 48000.0);
+    a = atf_session_reader_anchor(&r, "old int");
+    CHECK(a && a->timescale == 48000 && a->value == 1234);
+    a = atf_session_reader_anchor(&r, "old double"); /* an integer double: exact */
+    CHECK(a && a->timescale == 1000000000 && a->value == 1795491583084686592ll);
+    a = atf_session_reader_anchor(&r, "fraction");
+    CHECK(a && a->timescale == 0 && a->value_f == 0.25 && a->rate == 1000.0);
+    a = atf_session_reader_anchor(&r, "fast"); /* rate beyond int32: not exact */
+    CHECK(a && a->timescale == 0 && a->value_f == 7.0 && a->rate == 4294967296.0);
+    a = atf_session_reader_anchor(&r, "huge"); /* beyond int64 */
+    CHECK(a && a->timescale == 0 && a->value_f == 9223372036854775808.0);
+    a = atf_session_reader_anchor(&r, "bad scale"); /* timescale 0: the rate decides */
+    CHECK(a && a->timescale == 10 && a->value == 3);
+    atf_session_reader_close(&r);
+    fx_end(&s);
+}
+
 static void test_json_mutations_never_crash(void) {
     fx_session s;
     atf_session_reader r;
@@ -1290,7 +1353,10 @@ static void test_manifest_without_an_opening_thread(void) {
     CHECK_RESULT(ATF_OK, r.error.code);
     CHECK(strcmp(r.state, "recording") == 0);
     CHECK_EQ(1, r.anchor_count);
-    if (r.anchor_count == 1) CHECK_EQ(7, r.anchors[0].value_u64);
+    if (r.anchor_count == 1) { /* an integer without a rate: exact, in ns */
+        CHECK_EQ(7, r.anchors[0].value);
+        CHECK_EQ(1000000000, r.anchors[0].timescale);
+    }
     CHECK_RESULT(ATF_OK, atf_merge_init(&m, &r, NULL));
     CHECK_RESULT(ATF_E_RANGE, atf_merge_next(&m, &it));
     atf_merge_deinit(&m);
@@ -1733,6 +1799,7 @@ static const test_case tests[] = {
     {"manifest_valid_but_unusual", test_manifest_valid_but_unusual},
     {"manifest_escaped_names", test_manifest_escaped_names},
     {"manifest_odd_values", test_manifest_odd_values},
+    {"manifest_locations_and_anchors", test_manifest_locations_and_anchors},
     {"json_mutations_never_crash", test_json_mutations_never_crash},
     {"empty_threads", test_empty_threads},
     {"no_thread_at_all", test_no_thread_at_all},

@@ -697,6 +697,148 @@ static void test_session_dir(void) {
     recorded_free(&rec);
 }
 
+/* ---- manifest.json of a session that died while recording -------------------------------------- */
+
+/* A session as a killed process leaves it: files not finalized, manifest.json "recording"
+ * with counts from an earlier pass. Slot 0 is this thread (named after attaching), slot 1
+ * rings in our memory (named when attached), finalized before the end. The metadata every
+ * rewrite must keep is set. *events_out: events in slot 0's index.atf. */
+static int record_killed(char *dir, size_t cap, uint64_t *events_out) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_writer *w = NULL, rw;
+    size_t isize = atf_ring_memory_size(ATF_RING_INDEX, 64);
+    static uint8_t ring_raw[64 * 32 + 4096 + 64];
+    uint8_t *ring = ring_raw + (64 - (size_t)((uintptr_t)ring_raw % 64)) % 64;
+    uint32_t slot = 0;
+    uint64_t i;
+    char old[600];
+    snprintf(old, sizeof old, "%s/killed", scratch);
+    remove_tree(old); /* a session of an earlier run */
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.overflow = ATF_OVERFLOW_DROP;
+    c.session_name = "killed";
+    CHECK(isize <= sizeof ring_raw - 64);
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, scratch, &c));
+    if (!s) return 0;
+    snprintf(dir, cap, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, NULL, &w));
+    CHECK_RESULT(ATF_OK, atf_session_name_thread(s, "main thread"));
+    CHECK_RESULT(ATF_OK, atf_ring_init(ring, isize, ATF_RING_INDEX, 64, ATF_LAYOUT_1, 77));
+    CHECK_RESULT(ATF_OK, atf_writer_init(&rw, ring, isize, NULL, 0, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_OK, atf_session_attach_rings(s, ring, isize, NULL, 0, "rings", &slot));
+    CHECK_RESULT(ATF_OK, atf_session_set_cmdline(s, "prog -x \"arg\""));
+    CHECK_RESULT(ATF_OK, atf_session_add_module(s, 0, "/bin/prog", 0x555500000000ull, 0x4000));
+    CHECK_RESULT(ATF_OK, atf_session_set_module_build_id(s, 0, "0123456789abcdef0123456789abcdef01234567"));
+    CHECK_RESULT(ATF_OK, atf_session_add_function(s, 0, 0, 0x1140));
+    CHECK_RESULT(ATF_OK, atf_session_add_function(s, 1, 0, 0x1200));
+    CHECK_RESULT(ATF_OK, atf_session_add_symbol(s, 1, "helper"));
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor_exact(s, "audio", 1000, 987654321012345ll, 48000));
+    for (i = 0; i < 5; i++) CHECK_RESULT(ATF_OK, atf_writer_call(&rw, 1, 2000 + i));
+    atf_writer_close(&rw);
+    for (i = 0; i < 10 && w; i++) CHECK_RESULT(ATF_OK, atf_writer_call(w, i % 2, 1000 + i));
+    CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* the manifest: 10, and 5 finalized */
+    for (; i < 50 && w; i++) CHECK_RESULT(ATF_OK, atf_writer_call(w, i % 2, 1000 + i));
+    CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* the files: 50; the manifest unchanged */
+    atf_session_abandon_after_fork(s);         /* as a kill: nothing finalized */
+    *events_out = 50;
+    return !harness__failures_in_test;
+}
+
+/* The manifest's text (NULL when unreadable); the caller frees it. */
+static blob manifest_of(const char *dir) {
+    char path[1200];
+    join(path, sizeof path, dir, "manifest.json");
+    return blob_read(path);
+}
+
+/* A manifest left "recording" is rewritten as "recovered": counts, finalized and time
+ * range from the recovered files, everything else kept; a dry run changes nothing; a
+ * second recovery leaves the rewritten one alone. */
+static void test_manifest_rewritten(void) {
+    char dir[1100], path[1200];
+    atf_session_reader r;
+    atf_recover_report rep;
+    atf_recover_options dry;
+    const atf_session_anchor *a;
+    blob before, after;
+    uint64_t events = 0;
+    char arch[16], os[16];
+    uint32_t clock_type;
+    if (!record_killed(dir, sizeof dir, &events)) return;
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK(strcmp(r.state, "recording") == 0);
+    CHECK(r.thread_count == 2 && r.threads[0].events_written == 10); /* lagging the files */
+    CHECK(r.thread_count == 2 && !r.threads[0].manifest_finalized);
+    memcpy(arch, r.arch, sizeof arch);
+    memcpy(os, r.os, sizeof os);
+    clock_type = r.clock_type;
+    atf_session_reader_close(&r);
+
+    before = manifest_of(dir);
+    memset(&dry, 0, sizeof dry);
+    dry.dry_run = 1;
+    CHECK_RESULT(ATF_OK, atf_recover_session_dir(dir, &dry, &rep));
+    CHECK_EQ(1, rep.manifest_rewritten); /* would be */
+    atf_recover_report_deinit(&rep);
+    join(path, sizeof path, dir, "manifest.json");
+    CHECK(file_is(path, &before));
+
+    CHECK_RESULT(ATF_OK, atf_recover_session_dir(dir, &no_sync, &rep));
+    CHECK_EQ(1, rep.manifest_rewritten);
+    CHECK_EQ(0, rep.failed);
+    atf_recover_report_deinit(&rep);
+    join(path, sizeof path, dir, "manifest.json.tmp");
+    CHECK(!path_exists(path));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+    CHECK(strcmp(r.state, "recovered") == 0);
+    CHECK_EQ(2, r.thread_count);
+    if (r.thread_count == 2) {
+        const atf_session_thread *t0 = &r.threads[0], *t1 = &r.threads[1];
+        CHECK_EQ(events, t0->events_written);
+        CHECK_EQ(t0->reader.index.event_count, t0->events_written);
+        CHECK(t0->manifest_finalized);
+        CHECK(strcmp(t0->name, "main thread") == 0);
+        CHECK_EQ(5, t1->events_written);
+        CHECK(t1->manifest_finalized);
+        CHECK(strcmp(t1->name, "rings") == 0);
+        CHECK_EQ(77, t1->os_thread_id);
+    }
+    CHECK_EQ(1000, r.time_start_ns); /* the files' */
+    CHECK_EQ(2004, r.time_end_ns);
+    CHECK(r.cmdline && strcmp(r.cmdline, "prog -x \"arg\"") == 0);
+    CHECK(strcmp(r.overflow, "drop") == 0);
+    CHECK_EQ((uint64_t)getpid(), r.pid);
+    CHECK(arch[0] && strcmp(r.arch, arch) == 0 && strcmp(r.os, os) == 0);
+    CHECK_EQ(clock_type, r.clock_type);
+    CHECK(r.module_count == 1 && strcmp(r.modules[0].path, "/bin/prog") == 0);
+    CHECK(r.module_count == 1 && strcmp(r.modules[0].build_id, "0123456789abcdef0123456789abcdef01234567") == 0);
+    CHECK(r.module_count == 1 && r.modules[0].base_address == 0x555500000000ull);
+    CHECK_EQ(2, r.symbol_count);
+    if (r.symbol_count == 2) {
+        CHECK(r.symbols[0].name == NULL && r.symbols[0].has_offset);
+        CHECK_EQ(0x1140, r.symbols[0].offset);
+        CHECK(r.symbols[1].name && strcmp(r.symbols[1].name, "helper") == 0);
+        CHECK_EQ(0x1200, r.symbols[1].offset);
+    }
+    a = atf_session_reader_anchor(&r, "audio");
+    CHECK(a && a->timescale == 48000 && a->value == 987654321012345ll && a->host_ns == 1000);
+    CHECK(atf_session_reader_anchor(&r, "wall_clock_ns") == &r.anchors[0]);
+    atf_session_reader_close(&r);
+
+    after = manifest_of(dir);
+    CHECK_RESULT(ATF_OK, atf_recover_session_dir(dir, &no_sync, &rep));
+    CHECK_EQ(0, rep.manifest_rewritten); /* "recovered": left as is */
+    CHECK_EQ(0, rep.changed);
+    atf_recover_report_deinit(&rep);
+    join(path, sizeof path, dir, "manifest.json");
+    CHECK(file_is(path, &after));
+    free(before.data);
+    free(after.data);
+}
+
 /* ---- bad input ---------------------------------------------------------------------------------- */
 
 /* Random bytes and every truncation of a closed file: a result code, never a crash, and
@@ -831,6 +973,7 @@ static const test_case tests[] = {
     { "gaps_torn_record_cut", test_gaps_torn_record_cut },
     { "gaps_damage_left_alone", test_gaps_damage_left_alone },
     { "session_dir", test_session_dir },
+    { "manifest_rewritten", test_manifest_rewritten },
     { "random_and_truncated_inputs", test_random_and_truncated_inputs },
     { "mutated_threads", test_mutated_threads },
     { "names", test_names },

@@ -670,7 +670,7 @@ static void test_manifest_read_back(void) {
     atf_writer *w = NULL;
     char dir[1100];
     const atf_session_anchor *a;
-    const uint64_t big = 1ull << 60; /* written "1.152921504606847e+18": an integer double */
+    const uint64_t big = 1ull << 60; /* an integer double with an infinite rate */
     memset(&c, 0, sizeof c);
     c.drain_mode = ATF_DRAIN_MANUAL;
     c.overflow = ATF_OVERFLOW_DROP;
@@ -724,22 +724,310 @@ static void test_manifest_read_back(void) {
     CHECK_EQ(4, r.anchor_count);
     if (r.anchor_count == 4) {
         a = &r.anchors[0];
-        CHECK(strcmp(a->name, "wall_clock_ns") == 0 && a->rate == 1e9 && a->value_exact);
+        CHECK(strcmp(a->name, "wall_clock_ns") == 0 && a->rate == 1e9);
+        CHECK_EQ(1000000000, a->timescale);
         a = &r.anchors[1];
         CHECK(strcmp(a->name, "frames") == 0);
         CHECK_EQ(1000, a->host_ns);
-        CHECK(a->value == 1234567890123.0 && a->rate == 48000.0);
-        CHECK(a->value_exact);
-        CHECK_EQ(1234567890123ull, a->value_u64);
+        CHECK(a->value_f == 1234567890123.0 && a->rate == 48000.0);
+        CHECK_EQ(48000, a->timescale); /* integer value and rate: kept exact */
+        CHECK_EQ(1234567890123ll, a->value);
         a = &r.anchors[2];
-        CHECK(strcmp(a->name, "half") == 0 && a->value == 0.5 && !a->value_exact);
+        CHECK(strcmp(a->name, "half") == 0 && a->value_f == 0.5);
+        CHECK_EQ(0, a->timescale);
         CHECK(a->rate == 1e9);
         a = &r.anchors[3];
-        CHECK(strcmp(a->name, "big") == 0 && a->value_exact && a->rate == 1e9);
-        CHECK_EQ(big, a->value_u64);
+        CHECK(strcmp(a->name, "big") == 0 && a->rate == 1e9); /* rate null: the default */
+        CHECK_EQ(1000000000, a->timescale);
+        CHECK_EQ((int64_t)big, a->value);
     }
     atf_session_reader_close(&r);
     rm_rf(dir);
+}
+
+/* ---- manifest metadata: names, command line, modules, locations, exact anchors ------- */
+
+typedef struct namer {
+    atf_session *s;
+    const char *attach_name;     /* NULL: attach without a name */
+    const char *later_name;      /* then atf_session_name_thread */
+    atf_result attach_rc, name_rc;
+    uint32_t slot;
+} namer;
+
+static void *namer_main(void *arg) {
+    namer *x = (namer *)arg;
+    atf_writer *w = NULL;
+    x->attach_rc = atf_session_attach(x->s, x->attach_name, &w);
+    if (w) x->slot = w->slot;
+    x->name_rc = atf_session_name_thread(x->s, x->later_name);
+    if (w) atf_session_detach(x->s);
+    return NULL;
+}
+
+/* Runs one namer thread to its end. */
+static void run_namer(namer *x) {
+    pthread_t t;
+    CHECK_EQ(0, pthread_create(&t, NULL, namer_main, x));
+    pthread_join(t, NULL);
+}
+
+/* Whether a (possibly NULL) string is `want`. */
+static int same_text(const char *s, const char *want) { return s && strcmp(s, want) == 0; }
+
+static const int64_t wall_near_2_61 = ((int64_t)1 << 61) + 123456789; /* ~2043 in ns */
+static const int64_t frames_48k = 123456789012345ll;                   /* ~81 years at 48 kHz */
+
+/* What test_manifest_metadata recorded, as the session reader must give it back (while
+ * recording and after close alike). */
+static void check_metadata(const atf_session_reader *r, const namer *by_call, const namer *by_attach) {
+    const atf_session_thread *t;
+    const atf_session_anchor *a;
+    size_t i;
+    CHECK(r->cmdline && strcmp(r->cmdline, "prog --flag \"two words\"") == 0);
+    t = atf_session_reader_thread((atf_session_reader *)r, by_call->slot);
+    CHECK(t && strcmp(t->name, "renamed") == 0);
+    t = atf_session_reader_thread((atf_session_reader *)r, by_attach->slot);
+    CHECK(t && strcmp(t->name, "given") == 0); /* the attach name wins */
+    CHECK_EQ(2, r->module_count);
+    if (r->module_count == 2) {
+        CHECK(strcmp(r->modules[0].build_id, "00ff11ee22dd33cc44bb55aa6699778800112233") == 0);
+        CHECK(strcmp(r->modules[1].build_id, "") == 0);
+        CHECK(strcmp(r->modules[1].path, "/lib/libx.so") == 0);
+    }
+    CHECK_EQ(3, r->symbol_count);
+    for (i = 0; i < r->symbol_count; i++) {
+        const atf_session_symbol *y = &r->symbols[i];
+        if (y->function_id == 0x100000007ull) { /* location only */
+            CHECK(y->name == NULL && y->has_offset);
+            CHECK_EQ(1, y->module_id);
+            CHECK_EQ(0x1234, y->offset);
+        } else if (y->function_id == 0x8ull) { /* name and location, given in either order */
+            CHECK(y->name && strcmp(y->name, "main") == 0 && y->has_offset);
+            CHECK_EQ(0, y->module_id);
+            CHECK_EQ(0xFFFFFFFFFFFFFFF0ull, y->offset);
+        } else { /* a name only */
+            CHECK_EQ(0x9ull, y->function_id);
+            CHECK(y->name && strcmp(y->name, "named") == 0 && !y->has_offset);
+            CHECK_EQ(0, y->module_id);
+        }
+    }
+    a = atf_session_reader_anchor(r, "wall_clock_ns");
+    CHECK(a != NULL && a == &r->anchors[0]); /* the session's own, first */
+    a = atf_session_reader_anchor(r, "later wall");
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ(1000000000, a->timescale);
+        CHECK_EQ((uint64_t)wall_near_2_61, (uint64_t)a->value); /* a double would be off */
+        CHECK_EQ(5000, a->host_ns);
+    }
+    a = atf_session_reader_anchor(r, "audio");
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ(48000, a->timescale);
+        CHECK_EQ((uint64_t)frames_48k, (uint64_t)a->value);
+        CHECK(a->rate == 48000.0);
+    }
+    a = atf_session_reader_anchor(r, "negative");
+    CHECK(a != NULL);
+    if (a) CHECK_EQ((uint64_t)-5, (uint64_t)a->value);
+    CHECK(atf_session_reader_anchor(r, "absent") == NULL);
+}
+
+/* Every metadata call reaches manifest.json at the next pump (while recording) and at
+ * close, and comes back through the session reader unchanged. */
+static void test_manifest_metadata(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_session_reader r;
+    namer by_call, by_attach;
+    char dir[1100];
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.session_name = "metadata";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    memset(&by_call, 0, sizeof by_call);
+    by_call.s = s;
+    by_call.later_name = "renamed";
+    run_namer(&by_call);
+    CHECK_RESULT(ATF_OK, by_call.name_rc);
+    by_attach = by_call;
+    by_attach.attach_name = "given";
+    by_attach.later_name = "ignored";
+    run_namer(&by_attach);
+    CHECK_RESULT(ATF_OK, by_attach.name_rc);
+    CHECK_RESULT(ATF_E_STATE, atf_session_name_thread(s, "not attached")); /* this thread */
+
+    CHECK_RESULT(ATF_OK, atf_session_set_cmdline(s, "first"));
+    CHECK_RESULT(ATF_OK, atf_session_set_cmdline(s, "prog --flag \"two words\""));
+    CHECK_RESULT(ATF_OK, atf_session_add_module(s, 0, "/bin/prog", 0x400000, 0x1000));
+    CHECK_RESULT(ATF_OK, atf_session_add_module(s, 1, "/lib/libx.so", 0x7f0000000000ull, 0x2000));
+    CHECK_RESULT(ATF_OK, atf_session_set_module_build_id(s, 0, "00FF11EE22DD33CC44BB55AA6699778800112233"));
+    CHECK_RESULT(ATF_E_ARG, atf_session_set_module_build_id(s, 1, "12g4"));
+    CHECK_RESULT(ATF_E_ARG, atf_session_set_module_build_id(s, 1, ""));
+    CHECK_RESULT(ATF_E_ARG, atf_session_set_module_build_id(s, 1, NULL));
+    CHECK_RESULT(ATF_E_ARG, atf_session_set_module_build_id(s, 1, /* 65 digits */
+        "00000000000000000000000000000000000000000000000000000000000000000"));
+    CHECK_RESULT(ATF_E_NOT_FOUND, atf_session_set_module_build_id(s, 2, "abcd"));
+    CHECK_RESULT(ATF_OK, atf_session_add_function(s, 0x100000007ull, 1, 0x1234));
+    CHECK_RESULT(ATF_OK, atf_session_add_function(s, 0x8ull, 0, 0x99));
+    CHECK_RESULT(ATF_OK, atf_session_add_symbol(s, 0x8ull, "not main"));
+    CHECK_RESULT(ATF_OK, atf_session_add_symbol(s, 0x8ull, "main"));                  /* replaces */
+    CHECK_RESULT(ATF_OK, atf_session_add_function(s, 0x8ull, 0, 0xFFFFFFFFFFFFFFF0ull)); /* too */
+    CHECK_RESULT(ATF_OK, atf_session_add_symbol(s, 0x9ull, "named"));
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor_exact(s, "later wall", 5000, wall_near_2_61, 1000000000));
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor_exact(s, "audio", 6000, frames_48k, 48000));
+    CHECK_RESULT(ATF_OK, atf_session_add_anchor_exact(s, "negative", 7000, -5, 1));
+    CHECK_RESULT(ATF_E_ARG, atf_session_add_anchor_exact(s, "no scale", 8000, 1, 0));
+    CHECK_RESULT(ATF_E_ARG, atf_session_add_anchor_exact(s, "negative scale", 8000, 1, -48000));
+
+    CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* while recording */
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK(strcmp(r.state, "recording") == 0);
+    check_metadata(&r, &by_call, &by_attach);
+    atf_session_reader_close(&r);
+
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK(strcmp(r.state, "closed") == 0);
+    check_metadata(&r, &by_call, &by_attach);
+    /* naming offline: only the entry listed by location takes a name */
+    CHECK_RESULT(ATF_OK, atf_session_reader_name_symbol(&r, 0x100000007ull, "found"));
+    CHECK(same_text(atf_session_reader_symbol(&r, 0x100000007ull), "found"));
+    CHECK_RESULT(ATF_OK, atf_session_reader_name_symbol(&r, 0x8ull, "other"));
+    CHECK(same_text(atf_session_reader_symbol(&r, 0x8ull), "main"));
+    CHECK_RESULT(ATF_E_NOT_FOUND, atf_session_reader_name_symbol(&r, 0x5ull, "none"));
+    CHECK_RESULT(ATF_E_ARG, atf_session_reader_name_symbol(&r, 0x8ull, NULL));
+    atf_session_reader_close(&r);
+    rm_rf(dir);
+}
+
+/* The drain thread carries what arrives while recording to the disk within its 100 ms
+ * cadence: a burst of 5000 function locations is on disk well within a few seconds. */
+static void test_manifest_follows_recording(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_session_reader r;
+    char dir[1100];
+    uint64_t i, deadline;
+    int complete = 0;
+    memset(&c, 0, sizeof c);
+    c.session_name = "follows";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_add_module(s, 0, "/bin/many", 0x400000, 0x100000));
+    for (i = 0; i < 5000; i++) CHECK_RESULT(ATF_OK, atf_session_add_function(s, i, 0, 0x1000 + 16 * i));
+    CHECK_RESULT(ATF_OK, atf_session_set_cmdline(s, "many"));
+    deadline = atf_now_ns() + 5000000000ull;
+    while (!complete && atf_now_ns() < deadline) {
+        if (atf_session_reader_open(&r, dir, NULL) == ATF_OK) {
+            complete = r.symbol_count == 5000 && r.cmdline && r.module_count == 1;
+            if (complete) CHECK_EQ(0x1000 + 16 * 4999, r.symbols[4999].offset);
+            atf_session_reader_close(&r);
+        }
+        if (!complete) atf__sleep_us(10000);
+    }
+    CHECK(complete);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    rm_rf(dir);
+}
+
+/* A reference for atf_anchor_value_at in 128-bit arithmetic (where the compiler has it). */
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 i128;
+static int anchor_reference(const atf_session_anchor *a, uint64_t t, int64_t *out) {
+    i128 d = (i128)t - (i128)a->host_ns, q, r;
+    i128 prod = d * a->timescale;
+    q = prod / 1000000000;
+    r = prod % 1000000000;
+    if (r < 0) q -= 1; /* floor */
+    q += a->value;
+    if (q > INT64_MAX || q < INT64_MIN) return 0;
+    *out = (int64_t)q;
+    return 1;
+}
+#endif
+
+static void test_anchor_value_at(void) {
+    atf_session_anchor a;
+    int64_t v = 0;
+    uint64_t h;
+    memset(&a, 0, sizeof a);
+    a.host_ns = 1000000000000ull;
+    a.value = frames_48k;
+    a.timescale = 48000;
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns, &v));
+    CHECK_EQ((uint64_t)frames_48k, (uint64_t)v);
+    /* one 48 kHz frame is 20833.33 ns: the reading turns over between 20833 and 20834 */
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns + 20833, &v));
+    CHECK_EQ((uint64_t)frames_48k, (uint64_t)v);
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns + 20834, &v));
+    CHECK_EQ((uint64_t)(frames_48k + 1), (uint64_t)v);
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns + 1000000000, &v));
+    CHECK_EQ((uint64_t)(frames_48k + 48000), (uint64_t)v);
+    /* before host_ns the reading floors too: one ns before is the previous frame */
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns - 1, &v));
+    CHECK_EQ((uint64_t)(frames_48k - 1), (uint64_t)v);
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns - 20833, &v));
+    CHECK_EQ((uint64_t)(frames_48k - 1), (uint64_t)v);
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns - 20834, &v));
+    CHECK_EQ((uint64_t)(frames_48k - 2), (uint64_t)v);
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, 0, &v)); /* 1000 s before: 48 000 000 frames */
+    CHECK_EQ((uint64_t)(frames_48k - 48000000), (uint64_t)v);
+    /* a wall clock in ns: the difference itself */
+    a.value = wall_near_2_61;
+    a.timescale = 1000000000;
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns + 7, &v));
+    CHECK_EQ((uint64_t)(wall_near_2_61 + 7), (uint64_t)v);
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns - 7, &v));
+    CHECK_EQ((uint64_t)(wall_near_2_61 - 7), (uint64_t)v);
+    /* overflow of the result, either way, and of the scaled difference */
+    a.value = INT64_MAX - 1;
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns + 1, &v));
+    CHECK_EQ((uint64_t)INT64_MAX, (uint64_t)v);
+    CHECK_RESULT(ATF_E_RANGE, atf_anchor_value_at(&a, a.host_ns + 2, &v));
+    a.value = INT64_MIN;
+    CHECK_RESULT(ATF_OK, atf_anchor_value_at(&a, a.host_ns, &v));
+    CHECK_EQ((uint64_t)INT64_MIN, (uint64_t)v);
+    CHECK_RESULT(ATF_E_RANGE, atf_anchor_value_at(&a, a.host_ns - 1, &v));
+    a.value = 0;
+    a.host_ns = 0;
+    a.timescale = INT32_MAX;
+    CHECK_RESULT(ATF_E_RANGE, atf_anchor_value_at(&a, UINT64_MAX, &v));
+    a.timescale = 0;
+    CHECK_RESULT(ATF_E_ARG, atf_anchor_value_at(&a, 5, &v));
+    a.timescale = 1;
+    CHECK_RESULT(ATF_E_ARG, atf_anchor_value_at(NULL, 5, &v));
+    CHECK_RESULT(ATF_E_ARG, atf_anchor_value_at(&a, 5, NULL));
+#if defined(__SIZEOF_INT128__)
+    { /* random anchors and times against the 128-bit reference, overflow included */
+        uint64_t x = 0x9E3779B97F4A7C15ull;
+        int k, mismatches = 0;
+        for (k = 0; k < 200000; k++) {
+            int64_t want = 0, got = 0;
+            int fits;
+            atf_result rc;
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            a.host_ns = x >> (x & 63);
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            a.value = (int64_t)(x >> (x & 63)) * ((x & 64) ? -1 : 1);
+            a.timescale = (int32_t)(1 + (x >> 33) % INT32_MAX);
+            if (k & 1) a.timescale = (int32_t)(1 + (x >> 40) % 96000);
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            h = (k & 2) ? a.host_ns + (x >> (x & 63)) : a.host_ns - (x >> (x & 63));
+            if ((k & 2) ? h < a.host_ns : h > a.host_ns) h = a.host_ns;
+            fits = anchor_reference(&a, h, &want);
+            rc = atf_anchor_value_at(&a, h, &got);
+            if (fits ? rc != ATF_OK || got != want : rc != ATF_E_RANGE) mismatches++;
+        }
+        CHECK_EQ(0, mismatches);
+    }
+#else
+    (void)h;
+#endif
 }
 
 /* ---- threads come and go --------------------------------------------------------------- */
@@ -889,7 +1177,8 @@ static void *two_main(void *arg) {
     return NULL;
 }
 
-/* One thread in two sessions, and two sessions of one name: no slot twice, no overwrite. */
+/* One thread in two sessions, and two sessions of one name: no slot twice, no overwrite;
+ * a given name is joined, so the second gets pid_<pid>_1 in the same directory. */
 static void test_two_sessions(void) {
     atf_session *a = NULL, *b = NULL;
     atf_session_config c;
@@ -905,7 +1194,16 @@ static void test_two_sessions(void) {
     snprintf(da, sizeof da, "%s", atf_session_path(a));
     snprintf(db, sizeof db, "%s", atf_session_path(b));
     CHECK(strcmp(da, db) != 0);
-    CHECK(strstr(db, "/twin_1/pid_") != NULL);
+    {
+        char want_a[64], want_b[64];
+        size_t la, lb;
+        snprintf(want_a, sizeof want_a, "/twin/pid_%u", (unsigned)getpid());
+        snprintf(want_b, sizeof want_b, "/twin/pid_%u_1", (unsigned)getpid());
+        la = strlen(want_a);
+        lb = strlen(want_b);
+        CHECK(strlen(da) > la && strcmp(da + strlen(da) - la, want_a) == 0);
+        CHECK(strlen(db) > lb && strcmp(db + strlen(db) - lb, want_b) == 0);
+    }
     memset(&x, 0, sizeof x);
     x.a = a;
     x.b = b;
@@ -1380,6 +1678,9 @@ static const test_case tests[] = {
     {"windowed_realtime_triggers", test_windowed_realtime_triggers},
     {"manifest_escaping", test_manifest_escaping},
     {"manifest_read_back", test_manifest_read_back},
+    {"manifest_metadata", test_manifest_metadata},
+    {"manifest_follows_recording", test_manifest_follows_recording},
+    {"anchor_value_at", test_anchor_value_at},
     {"thread_exit_releases", test_thread_exit_releases},
     {"thread_exit_after_close", test_thread_exit_after_close},
     {"two_sessions", test_two_sessions},

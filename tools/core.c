@@ -2,6 +2,7 @@
  * lines, PATH kinds and opening a trace with its damage reported.
  * SPDX-License-Identifier: MIT */
 #include "core.h"
+#include "symbolize.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -81,6 +82,13 @@ static int cli_take_value(const cli_command *cmd, const cli_flag *f, const char 
             l->items[l->count++] = v;
         }
         return CLI_CONTINUE;
+    case CLI_OPT_STR_LIST: {
+        cli_str_list *l = (cli_str_list *)f->arg;
+        if (l->count == CLI_LIST_MAX)
+            return cli_usage_error(cmd, "%s given more than %d times", f->name, CLI_LIST_MAX);
+        l->items[l->count++] = value;
+        return CLI_CONTINUE;
+    }
     case CLI_OPT_FLAG:
         break;
     }
@@ -131,6 +139,148 @@ int cli_parse_args(const cli_command *cmd, int argc, char **argv, const cli_flag
     }
     *nops = n;
     return CLI_CONTINUE;
+}
+
+/* ==== the view's options ============================================================= */
+/* A time of --from / --to: plain ns on the trace clock, or "+N[.F]UNIT" after the trace's
+ * first event, converted exactly (no floating point). NULL when s is one, else why not. */
+static const char *cli_parse_time(const char *s, int *relative, uint64_t *ns) {
+    static const struct { const char *name; uint64_t ns; unsigned digits; } units[] = {
+        { "s", 1000000000u, 9 }, { "ms", 1000000u, 6 }, { "us", 1000u, 3 }, { "ns", 1u, 0 },
+    };
+    uint64_t whole = 0, frac = 0;
+    unsigned frac_digits = 0;
+    size_t u;
+    int digits = 0;
+    *relative = s[0] == '+';
+    if (!*relative)
+        return cli_parse_u64(s, ns) ? NULL
+                                    : "is not a number (ns on the trace clock) nor +N with a "
+                                      "unit (s, ms, us, ns)";
+    for (s++; *s >= '0' && *s <= '9'; s++, digits = 1) {
+        if (whole > (UINT64_MAX - 9) / 10) return "is too large";
+        whole = whole * 10 + (uint64_t)(*s - '0');
+    }
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++, frac_digits++, digits = 1) {
+            if (frac_digits == 9) return "is finer than a nanosecond";
+            frac = frac * 10 + (uint64_t)(*s - '0');
+        }
+    if (!digits) return "needs a number after the +";
+    for (u = 0; u < sizeof units / sizeof units[0]; u++)
+        if (strcmp(s, units[u].name) == 0) break;
+    if (u == sizeof units / sizeof units[0])
+        return "needs a unit: +N followed by s, ms, us or ns (\"+1.5s\", \"+200ms\")";
+    if (frac_digits > units[u].digits) return "is finer than a nanosecond";
+    while (frac_digits++ < units[u].digits) frac *= 10;
+    if (whole > (UINT64_MAX - frac) / units[u].ns) return "is too large";
+    *ns = whole * units[u].ns + frac;
+    return NULL;
+}
+
+/* Checks the form of a time option's value: CLI_CONTINUE or the usage error's status. */
+static int cli_check_time(const cli_command *cmd, const char *name, const char *value) {
+    int relative;
+    uint64_t ns;
+    const char *why = value ? cli_parse_time(value, &relative, &ns) : NULL;
+    return why ? cli_usage_error(cmd, "%s: '%s' %s", name, value, why) : CLI_CONTINUE;
+}
+
+/* Whether s is "0x" and 1 to 16 hex digits: the id into *id. */
+static int cli_parse_hex_id(const char *s, uint64_t *id) {
+    uint64_t v = 0;
+    size_t n = 0;
+    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return 0;
+    for (s += 2; *s; s++, n++) {
+        int d = *s >= '0' && *s <= '9' ? *s - '0'
+              : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+              : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
+        if (d < 0 || n == 16) return 0;
+        v = v << 4 | (uint64_t)d;
+    }
+    *id = v;
+    return n > 0;
+}
+
+int cli_parse_view_args(const cli_command *cmd, int argc, char **argv, const cli_flag *flags,
+                        size_t nflags, cli_view *v, unsigned takes) {
+    enum { CLI_OWN_FLAGS_MAX = 24 }; /* a command has a handful; more are not seen */
+    cli_flag all[CLI_OWN_FLAGS_MAX + 6];
+    size_t n = 0, i;
+    int nops = 0, status;
+    memset(v, 0, sizeof *v);
+    for (i = 0; i < nflags && i < CLI_OWN_FLAGS_MAX; i++) all[n++] = flags[i];
+    if (takes & CLI_VIEW_WINDOW) {
+        cli_flag from = { "--from", NULL, CLI_OPT_STR, &v->from };
+        cli_flag to = { "--to", NULL, CLI_OPT_STR, &v->to };
+        all[n++] = from;
+        all[n++] = to;
+    }
+    if (takes & CLI_VIEW_THREAD) {
+        cli_flag f = { "--thread", NULL, CLI_OPT_U64_LIST, &v->threads };
+        all[n++] = f;
+    }
+    if (takes & CLI_VIEW_PID) {
+        cli_flag f = { "--pid", &v->has_pid, CLI_OPT_U64, &v->pid };
+        all[n++] = f;
+    }
+    if (takes & CLI_VIEW_FUNCTION) {
+        cli_flag f = { "--function", NULL, CLI_OPT_STR_LIST, &v->functions };
+        all[n++] = f;
+    }
+    if (takes & CLI_VIEW_CLOCK) {
+        cli_flag f = { "--clock", NULL, CLI_OPT_STR, &v->clock };
+        all[n++] = f;
+    }
+    status = cli_parse_args(cmd, argc, argv, all, n, 1, 1, &nops);
+    if (status != CLI_CONTINUE) return status;
+    if ((status = cli_check_time(cmd, "--from", v->from)) != CLI_CONTINUE ||
+        (status = cli_check_time(cmd, "--to", v->to)) != CLI_CONTINUE)
+        return status;
+    for (i = 0; i < v->threads.count; i++)
+        if (v->threads.items[i] > UINT32_MAX)
+            return cli_usage_error(cmd, "--thread: %llu is not a thread slot",
+                                   (cli_ull)v->threads.items[i]);
+    if (v->has_pid && v->pid > UINT32_MAX)
+        return cli_usage_error(cmd, "--pid: %llu is not a process id", (cli_ull)v->pid);
+    for (i = 0; i < v->functions.count; i++)
+        if (!v->functions.items[i][0]) return cli_usage_error(cmd, "--function needs a name");
+    if (v->clock && !v->clock[0]) return cli_usage_error(cmd, "--clock needs a clock's name");
+    return CLI_CONTINUE;
+}
+
+/* One end of the window: `text` as given (NULL: open), relative to start_ns when "+...". */
+static int cli_view_bound(const cli_command *cmd, const char *name, const char *text,
+                          uint64_t start_ns, uint64_t *ns, int *has) {
+    int relative;
+    uint64_t t;
+    if (!text) return CLI_CONTINUE;
+    if (cli_parse_time(text, &relative, &t) != NULL) /* cli_parse_view_args checked it */
+        return cli_usage_error(cmd, "%s: '%s' is not a time", name, text);
+    if (relative && t > UINT64_MAX - start_ns)
+        return cli_usage_error(cmd, "%s: '%s' is past the end of time", name, text);
+    *ns = relative ? start_ns + t : t;
+    *has = 1;
+    return CLI_CONTINUE;
+}
+
+int cli_view_window(const cli_command *cmd, const cli_view *v, uint64_t start_ns, cli_window *w) {
+    int status;
+    memset(w, 0, sizeof *w);
+    w->to_ns = UINT64_MAX;
+    if ((status = cli_view_bound(cmd, "--from", v->from, start_ns, &w->from_ns,
+                                 &w->has_from)) != CLI_CONTINUE ||
+        (status = cli_view_bound(cmd, "--to", v->to, start_ns, &w->to_ns, &w->has_to)) !=
+            CLI_CONTINUE)
+        return status;
+    if (w->from_ns > w->to_ns)
+        return cli_usage_error(cmd, "--from (%llu ns) is after --to (%llu ns)",
+                               (cli_ull)w->from_ns, (cli_ull)w->to_ns);
+    return CLI_CONTINUE;
+}
+
+int cli_window_has(const cli_window *w, uint64_t ts) {
+    return ts >= w->from_ns && ts <= w->to_ns;
 }
 
 /* ==== errors and small helpers ======================================================= */
@@ -312,7 +462,16 @@ int cli_each_pid_dir(const char *root, int (*fn)(void *ctx, const char *pid_dir,
     return status;
 }
 
-int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t cap) {
+/* Whether the last component of path is pid_<pid>. */
+static int cli_is_pid_dir_of(const char *path, uint64_t pid) {
+    const char *base = strrchr(path, '/');
+    uint64_t v;
+    return cli_name_number(base ? base + 1 : path, "pid_", &v) && v == pid;
+}
+
+/* cli_pick_pid_dir, or the pid_* directory of process *pid when pid is not NULL. */
+static int cli_pick_pid(const cli_command *cmd, const char *path, const uint64_t *pid, char *buf,
+                        size_t cap) {
     char **pids = NULL;
     size_t n = 0, i;
     if (cli_pid_dirs(path, &pids, &n) != 0) {
@@ -320,16 +479,25 @@ int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t
         cli_error_errno(&e, path, "read directory", errno);
         return cli_report(&e);
     }
-    if (n == 1) {
-        snprintf(buf, cap, "%s", pids[0]);
+    for (i = 0; i < n; i++) {
+        if (pid ? !cli_is_pid_dir_of(pids[i], *pid) : n != 1) continue;
+        snprintf(buf, cap, "%s", pids[i]);
         cli_pid_dirs_free(pids, n);
         return CLI_EXIT_OK;
     }
-    fprintf(cli_err(), "atf %s: %s is a session_* directory of %llu processes: give one of\n",
-            cmd->name, path, (cli_ull)n);
+    if (pid)
+        fprintf(cli_err(), "atf %s: %s has no pid_%llu: give --pid with one of\n", cmd->name,
+                path, (cli_ull)*pid);
+    else
+        fprintf(cli_err(), "atf %s: %s is a session_* directory of %llu processes: give one "
+                           "of (or --pid N)\n", cmd->name, path, (cli_ull)n);
     for (i = 0; i < n; i++) fprintf(cli_err(), "  %s\n", pids[i]);
     cli_pid_dirs_free(pids, n);
     return CLI_EXIT_USAGE;
+}
+
+int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t cap) {
+    return cli_pick_pid(cmd, path, NULL, buf, cap);
 }
 
 /* A directory holding index.atf is a thread directory; one holding manifest.json or
@@ -808,10 +976,10 @@ static int cli_trace_open_thread(cli_trace *t, const char *tdir, int file) {
     cli_split_path(tdir, dir, base, sizeof dir);
     t->only_one = 1;
     t->slot = cli_name_number(base, "thread_", &v) ? (uint32_t)v : 0;
+    t->slot_named = !file && cli_name_number(base, "thread_", &v);
     cli_split_path(dir, pdir, pbase, sizeof pdir);
     if (cli_name_number(pbase, "pid_", &v)) t->pid = v;
-    if (!file && cli_name_number(base, "thread_", &v) &&
-        atf_session_reader_open(&t->reader, dir, NULL) == ATF_OK) {
+    if (t->slot_named && atf_session_reader_open(&t->reader, dir, NULL) == ATF_OK) {
         atf_session_thread *th = atf_session_reader_thread(&t->reader, t->slot);
         if (th && th->open_result == ATF_OK) return CLI_EXIT_OK;
         atf_session_reader_close(&t->reader);
@@ -821,16 +989,16 @@ static int cli_trace_open_thread(cli_trace *t, const char *tdir, int file) {
     return rc == ATF_OK ? CLI_EXIT_OK : cli_report(&t->reader.error);
 }
 
-int cli_trace_open(const cli_command *cmd, cli_trace *t, const char *path) {
+/* Opens PATH as cli_trace_open says, a session_* PATH as its pid_* directory of process
+ * *pid when pid is not NULL. t->pid stays 0 unless a pid_<N> name gives it. */
+static int cli_trace_open_at(const cli_command *cmd, cli_trace *t, const char *path,
+                             const uint64_t *pid) {
     char pid_dir[CLI_PATH_MAX], dir[CLI_PATH_MAX], base[CLI_PATH_MAX];
     const char *session = path;
     cli_kind kind;
     atf_error e;
     uint64_t v;
     int status;
-    memset(t, 0, sizeof *t);
-    t->path = path;
-    t->pid = 1;
     if (cli_classify(path, &kind, &e) != ATF_OK) return cli_report(&e);
     switch (kind) {
     case CLI_KIND_INDEX:
@@ -844,7 +1012,7 @@ int cli_trace_open(const cli_command *cmd, cli_trace *t, const char *path) {
     case CLI_KIND_THREAD:
         return cli_trace_open_thread(t, path, 0);
     case CLI_KIND_ROOT:
-        status = cli_pick_pid_dir(cmd, path, pid_dir, sizeof pid_dir);
+        status = cli_pick_pid(cmd, path, pid, pid_dir, sizeof pid_dir);
         if (status != CLI_EXIT_OK) return status;
         session = pid_dir;
         break;
@@ -866,6 +1034,10 @@ int cli_trace_open(const cli_command *cmd, cli_trace *t, const char *path) {
     return CLI_EXIT_OK;
 }
 
+int cli_trace_open(const cli_command *cmd, cli_trace *t, const char *path) {
+    return cli_trace_open_view(cmd, t, path, NULL);
+}
+
 size_t cli_opened_threads(const atf_session_reader *r) {
     size_t i, n = 0;
     for (i = 0; i < r->thread_count; i++) n += r->threads[i].open_result == ATF_OK;
@@ -874,27 +1046,85 @@ size_t cli_opened_threads(const atf_session_reader *r) {
 
 int cli_trace_is_session(const cli_trace *t) { return t->whole_session; }
 
-void cli_trace_close(cli_trace *t) { atf_session_reader_close(&t->reader); }
+void cli_trace_close(cli_trace *t) {
+    atf_session_reader_close(&t->reader);
+    free(t->slots);
+    free(t->fids);
+    t->slots = NULL;
+    t->fids = NULL;
+}
+
+int cli_trace_wanted(const cli_trace *t, uint32_t slot) {
+    size_t i;
+    if (t->only_one && slot != t->slot) return 0;
+    if (!t->slots) return 1;
+    for (i = 0; i < t->slot_count; i++)
+        if (t->slots[i] == slot) return 1;
+    return 0;
+}
 
 void cli_trace_filter(const cli_trace *t, atf_merge_filter *f) {
     memset(f, 0, sizeof *f);
-    if (t->only_one) {
+    if (t->slots) {
+        f->slots = t->slots;
+        f->slot_count = t->slot_count;
+    } else if (t->only_one) {
         f->slots = &t->slot;
         f->slot_count = 1;
     }
+    f->from_ns = t->window.from_ns;
+    f->to_ns = t->window.to_ns == UINT64_MAX ? 0 : t->window.to_ns;
 }
 
 int cli_trace_selected(const cli_trace *t, size_t i) {
     const atf_session_thread *th = &t->reader.threads[i];
-    return th->open_result == ATF_OK && (!t->only_one || th->slot == t->slot);
+    return th->open_result == ATF_OK && cli_trace_wanted(t, th->slot);
+}
+
+/* Counted by binary search when the thread's file is in time order, else one by one. */
+uint64_t cli_trace_thread_events(const cli_trace *t, size_t i) {
+    const atf_session_thread *th = &t->reader.threads[i];
+    const atf_index_reader *ix = &th->reader.index;
+    const cli_window *w = &t->window;
+    uint64_t lo = 0, hi = ix->event_count, k, n = 0;
+    atf_index_event ev;
+    if (!cli_trace_selected(t, i)) return 0;
+    if (!w->has_from && !w->has_to) return ix->event_count;
+    if (!th->out_of_order) {
+        if (w->has_from) lo = atf_index_reader_seek(ix, w->from_ns, NULL);
+        if (w->has_to && w->to_ns < UINT64_MAX) hi = atf_index_reader_seek(ix, w->to_ns + 1, NULL);
+        return hi > lo ? hi - lo : 0;
+    }
+    for (k = 0; k < ix->event_count; k++) {
+        atf_index_reader_get(ix, k, &ev);
+        n += (uint64_t)cli_window_has(w, ev.timestamp_ns);
+    }
+    return n;
 }
 
 uint64_t cli_trace_events(const cli_trace *t) {
     uint64_t n = 0;
     size_t i;
-    for (i = 0; i < t->reader.thread_count; i++)
-        if (cli_trace_selected(t, i)) n += t->reader.threads[i].reader.index.event_count;
+    for (i = 0; i < t->reader.thread_count; i++) n += cli_trace_thread_events(t, i);
     return n;
+}
+
+int cli_trace_focus(const cli_trace *t, uint64_t fid) {
+    size_t lo = 0, hi = t->fid_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->fids[mid] < fid) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->fid_count && t->fids[lo] == fid;
+}
+
+int cli_trace_names_function(const cli_trace *t, const char *f) {
+    uint64_t id;
+    size_t k;
+    for (k = 0; k < t->reader.symbol_count; k++)
+        if (t->reader.symbols[k].name && strcmp(t->reader.symbols[k].name, f) == 0) return 1;
+    return cli_parse_hex_id(f, &id);
 }
 
 const char *cli_trace_name(const cli_trace *t, uint64_t fid, char *hex, size_t cap) {
@@ -904,8 +1134,255 @@ const char *cli_trace_name(const cli_trace *t, uint64_t fid, char *hex, size_t c
     return hex;
 }
 
+/* ==== a trace seen through a view ===================================================== */
+/* "atf NAME: <text>" on stderr, without the usage (the options were well formed, the
+ * trace lacks what they name); returns CLI_EXIT_USAGE. */
+static int cli_view_error(const cli_command *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+static int cli_view_error(const cli_command *cmd, const char *fmt, ...) {
+    va_list ap;
+    fprintf(cli_err(), "atf %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(cli_err(), fmt, ap);
+    va_end(ap);
+    fputc('\n', cli_err());
+    return CLI_EXIT_USAGE;
+}
+
+uint64_t cli_trace_start(const cli_trace *t) {
+    uint64_t start = UINT64_MAX;
+    size_t i;
+    for (i = 0; i < t->reader.thread_count; i++) {
+        const atf_session_thread *th = &t->reader.threads[i];
+        if (th->open_result != ATF_OK || !th->reader.index.event_count) continue;
+        if (t->only_one && th->slot != t->slot) continue;
+        if (th->time_min_ns < start) start = th->time_min_ns;
+    }
+    return start == UINT64_MAX ? 0 : start;
+}
+
+/* --pid against a PATH that is not a session_* directory (there it picked the pid_*
+ * directory already): it must name the process PATH is of. */
+static int cli_trace_check_pid(const cli_command *cmd, const cli_trace *t, const cli_view *v,
+                               int pid_known) {
+    if (!v->has_pid || (pid_known && t->pid == v->pid)) return CLI_CONTINUE;
+    if (!pid_known)
+        return cli_view_error(cmd, "--pid: %s is in no pid_* directory", t->path);
+    return cli_view_error(cmd, "--pid: %s is pid_%llu's, not pid_%llu's", t->path,
+                          (cli_ull)t->pid, (cli_ull)v->pid);
+}
+
+/* --thread: each slot a thread of the trace that opened. */
+static int cli_trace_apply_threads(const cli_command *cmd, cli_trace *t, const cli_view *v) {
+    size_t i;
+    if (!v->threads.count) return CLI_CONTINUE;
+    t->slots = (uint32_t *)malloc(v->threads.count * sizeof *t->slots);
+    if (!t->slots) {
+        atf_error e;
+        cli_error_init(&e, ATF_E_NOMEM, t->path, 0, "--thread");
+        return cli_report(&e);
+    }
+    for (i = 0; i < v->threads.count; i++) {
+        uint64_t slot = v->threads.items[i];
+        if (t->only_one && !t->slot_named)
+            return cli_usage_error(cmd, "--thread is for a session or a thread_N directory; "
+                                        "%s is neither", t->path);
+        if (t->only_one && slot != t->slot)
+            return cli_view_error(cmd, "%s has no thread_%llu", t->path, (cli_ull)slot);
+        if (!t->only_one) {
+            int status = cli_check_slot(cmd, t->path, &t->reader, slot);
+            if (status != CLI_CONTINUE) return status;
+        }
+        t->slots[i] = (uint32_t)slot;
+    }
+    t->slot_count = v->threads.count;
+    return CLI_CONTINUE;
+}
+
+static int cli_fid_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* --function: every id the manifest names F, else F's own id (0x...). */
+static int cli_trace_apply_functions(const cli_command *cmd, cli_trace *t, const cli_view *v) {
+    const atf_session_reader *r = &t->reader;
+    size_t i, k, n = 0;
+    if (!v->functions.count) return CLI_CONTINUE;
+    t->fids = (uint64_t *)malloc((r->symbol_count + v->functions.count) * sizeof *t->fids);
+    if (!t->fids) {
+        atf_error e;
+        cli_error_init(&e, ATF_E_NOMEM, t->path, 0, "--function");
+        return cli_report(&e);
+    }
+    for (i = 0; i < v->functions.count; i++) {
+        const char *f = v->functions.items[i];
+        size_t before = n;
+        for (k = 0; k < r->symbol_count; k++)
+            if (r->symbols[k].name && strcmp(r->symbols[k].name, f) == 0) t->fids[n++] = r->symbols[k].function_id;
+        if (n == before && cli_parse_hex_id(f, &t->fids[n])) n++;
+        if (n == before && v->functions_lenient) continue; /* selects nothing here */
+        if (n == before)
+            return cli_view_error(cmd, "--function: %s has no function named '%s' (give a name "
+                                       "as atf stats prints it, or an id 0x...)", t->path, f);
+    }
+    qsort(t->fids, n, sizeof *t->fids, cli_fid_cmp);
+    for (i = k = 0; i < n; i++)
+        if (k == 0 || t->fids[k - 1] != t->fids[i]) t->fids[k++] = t->fids[i];
+    t->fid_count = k;
+    return CLI_CONTINUE;
+}
+
+/* The last event of the trace's threads (those PATH names; --thread aside), or 0. */
+static uint64_t cli_trace_end(const cli_trace *t) {
+    uint64_t end = 0;
+    size_t i;
+    for (i = 0; i < t->reader.thread_count; i++) {
+        const atf_session_thread *th = &t->reader.threads[i];
+        if (th->open_result != ATF_OK || !th->reader.index.event_count) continue;
+        if (t->only_one && th->slot != t->slot) continue;
+        if (th->time_max_ns > end) end = th->time_max_ns;
+    }
+    return end;
+}
+
+/* An exact anchor made one in ns: its value (in 1/timescale s) rounded down to the ns, so
+ * that the library reads its clock at the trace clock's resolution. 0 when that value
+ * does not fit an int64. */
+static int cli_anchor_in_ns(atf_session_anchor *a) {
+    const int64_t ns = 1000000000;
+    int64_t q = a->value / a->timescale, r = a->value % a->timescale, add;
+    if (a->timescale == ns) return 1;
+    if (r < 0) { /* floor division */
+        q--;
+        r += a->timescale;
+    }
+    if (q > INT64_MAX / ns || q < INT64_MIN / ns) return 0;
+    add = r * ns / a->timescale; /* r < 2^31: no overflow */
+    if (q * ns > INT64_MAX - add) return 0;
+    a->value = q * ns + add;
+    a->timescale = (int32_t)ns;
+    a->value_f = (double)a->value;
+    a->rate = 1e9;
+    return 1;
+}
+
+/* The anchors of the trace, on stderr after a message about --clock. */
+static int cli_clock_missing(const cli_command *cmd, const cli_trace *t, const char *name) {
+    size_t i;
+    fprintf(cli_err(), "atf %s: --clock: %s has no timing anchor named %s; ", cmd->name,
+            t->path, name);
+    if (!t->reader.anchor_count) fprintf(cli_err(), "it has none");
+    else fprintf(cli_err(), "its anchors:");
+    for (i = 0; i < t->reader.anchor_count; i++)
+        fprintf(cli_err(), "%s %s", i ? "," : "", t->reader.anchors[i].name);
+    fprintf(cli_err(), " (--clock trace|wall|NAME)\n");
+    return CLI_EXIT_USAGE;
+}
+
+/* --clock: the anchor it names, which must be exact and read the trace's every event. */
+static int cli_trace_apply_clock(const cli_command *cmd, cli_trace *t, const cli_view *v) {
+    const char *name = v->clock;
+    const atf_session_anchor *a;
+    int64_t first, last;
+    if (!name || strcmp(name, "trace") == 0) return CLI_CONTINUE;
+    if (strcmp(name, "wall") == 0) name = "wall_clock_ns";
+    if ((a = atf_session_reader_anchor(&t->reader, name)) == NULL)
+        return cli_clock_missing(cmd, t, name);
+    if (a->timescale <= 0)
+        return cli_view_error(cmd, "--clock: the anchor %s of %s is not exact (its value is "
+                                   "not an integer of its units)", name, t->path);
+    t->clock = *a;
+    if (!cli_anchor_in_ns(&t->clock) ||
+        atf_anchor_value_at(&t->clock, cli_trace_start(t), &first) != ATF_OK ||
+        atf_anchor_value_at(&t->clock, cli_trace_end(t), &last) != ATF_OK)
+        return cli_view_error(cmd, "--clock: the times of %s on %s do not fit 64-bit ns",
+                              t->path, name);
+    t->has_clock = 1;
+    t->clock_is_wall = strcmp(name, "wall_clock_ns") == 0;
+    t->clock_negative = first < 0;
+    t->clock_shift = (uint64_t)first - cli_trace_start(t);
+    return CLI_CONTINUE;
+}
+
+int cli_trace_open_view(const cli_command *cmd, cli_trace *t, const char *path,
+                        const cli_view *v) {
+    int status, pid_known;
+    memset(t, 0, sizeof *t);
+    t->path = path;
+    t->window.to_ns = UINT64_MAX;
+    status = cli_trace_open_at(cmd, t, path, v && v->has_pid ? &v->pid : NULL);
+    if (status == CLI_EXIT_OK) sym_name_functions(&t->reader, cli_err()); /* before names */
+    pid_known = t->pid != 0;
+    if (!pid_known) t->pid = 1;
+    if (status != CLI_EXIT_OK || !v) return status;
+    if ((status = cli_trace_check_pid(cmd, t, v, pid_known)) == CLI_CONTINUE &&
+        (status = cli_trace_apply_threads(cmd, t, v)) == CLI_CONTINUE &&
+        (status = cli_view_window(cmd, v, v->has_start ? v->start_ns : cli_trace_start(t),
+                                  &t->window)) == CLI_CONTINUE &&
+        (status = cli_trace_apply_functions(cmd, t, v)) == CLI_CONTINUE &&
+        (status = cli_trace_apply_clock(cmd, t, v)) == CLI_CONTINUE)
+        return CLI_EXIT_OK;
+    cli_trace_close(t);
+    return status;
+}
+
 uint32_t cli_thread_tid(const atf_session_thread *t) {
     return t->os_thread_id ? t->os_thread_id : t->slot;
+}
+
+/* ==== times on the view's clock ====================================================== */
+/* On an anchor in ns the library's reading (atf_anchor_value_at) is value + (ts - host_ns)
+ * exactly, a shift taken from it at open: one addition per time, which a large export
+ * makes millions of. Exact for every time whose reading fits an int64 (the trace's events
+ * all do: checked at open). */
+uint64_t cli_trace_time(const cli_trace *t, uint64_t ts) {
+    return t && t->has_clock ? ts + t->clock_shift : ts;
+}
+
+/* The magnitude of a time on t's clock; *neg when it is below 0. */
+static uint64_t cli_time_abs(const cli_trace *t, uint64_t ts, int *neg) {
+    uint64_t v = cli_trace_time(t, ts);
+    *neg = t && t->has_clock && v >= (uint64_t)1 << 63;
+    return *neg ? ~v + 1 : v;
+}
+
+char *cli_put_time(char *p, const cli_trace *t, uint64_t ts) {
+    int neg;
+    uint64_t v = cli_time_abs(t, ts, &neg);
+    if (neg) *p++ = '-';
+    return cli_put_u64(p, v);
+}
+
+char *cli_put_time_us(char *p, const cli_trace *t, uint64_t ts) {
+    int neg;
+    uint64_t v = cli_time_abs(t, ts, &neg);
+    if (neg) *p++ = '-';
+    return cli_put_us(p, v);
+}
+
+/* Days since 1970-01-01 as a proleptic Gregorian date (H. Hinnant's civil_from_days). */
+static void cli_civil_date(int64_t days, int64_t *y, unsigned *m, unsigned *d) {
+    int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+char *cli_put_time_text(char *p, const cli_trace *t, uint64_t ts) {
+    const int64_t ns_per_s = 1000000000, s_per_day = 86400;
+    int64_t v, secs, days, y;
+    unsigned mo, d, sod;
+    if (!t || !t->clock_is_wall) return cli_put_time(p, t, ts);
+    v = (int64_t)cli_trace_time(t, ts);
+    secs = v / ns_per_s - (v % ns_per_s < 0); /* floor */
+    days = secs / s_per_day - (secs % s_per_day < 0);
+    sod = (unsigned)(secs - days * s_per_day);
+    cli_civil_date(days, &y, &mo, &d);
+    return p + sprintf(p, "%04lld-%02u-%02uT%02u:%02u:%02u.%09lldZ", (cli_ll)y, mo, d, sod / 3600,
+                       sod / 60 % 60, sod % 60, (cli_ll)(v - secs * ns_per_s));
 }
 
 /* ==== damage of a session's threads ================================================== */
@@ -1006,7 +1483,9 @@ int cli_check_slot(const cli_command *cmd, const char *path, const atf_session_r
     return CLI_EXIT_USAGE;
 }
 
-size_t cli_warn_damage(const atf_session_reader *r, int only_one, uint32_t slot, int crash_left) {
+/* cli_warn_damage for the threads `sel` wants (NULL: only_one and slot say which). */
+static size_t cli_warn_damage_of(const atf_session_reader *r, const cli_trace *sel, int only_one,
+                                 uint32_t slot, int crash_left) {
     size_t i, n = 0;
     atf_error e;
     if (cli_manifest_problem(r, &e)) { /* names and counts are lost with it */
@@ -1014,10 +1493,20 @@ size_t cli_warn_damage(const atf_session_reader *r, int only_one, uint32_t slot,
         n++;
     }
     for (i = 0; i < r->thread_count; i++) {
-        if (only_one && r->threads[i].slot != slot) continue;
+        if (sel ? !cli_trace_wanted(sel, r->threads[i].slot)
+                : only_one && r->threads[i].slot != slot)
+            continue;
         if (!cli_thread_damage(r, &r->threads[i], crash_left, &e)) continue;
         cli_report_thread(r->threads[i].slot, &e);
         n++;
     }
     return n;
+}
+
+size_t cli_warn_damage(const atf_session_reader *r, int only_one, uint32_t slot, int crash_left) {
+    return cli_warn_damage_of(r, NULL, only_one, slot, crash_left);
+}
+
+size_t cli_trace_warn_damage(const cli_trace *t) {
+    return cli_warn_damage_of(&t->reader, t, 0, 0, cli_trace_is_session(t));
 }

@@ -76,13 +76,19 @@ typedef enum cli_opt_kind {
     CLI_OPT_FLAG = 0,               /* no value */
     CLI_OPT_U64 = 1,                /* a decimal number into *(uint64_t *)arg */
     CLI_OPT_STR = 2,                /* the text into *(const char **)arg */
-    CLI_OPT_U64_LIST = 3            /* repeatable: appended to *(cli_u64_list *)arg */
+    CLI_OPT_U64_LIST = 3,           /* repeatable: appended to *(cli_u64_list *)arg */
+    CLI_OPT_STR_LIST = 4            /* repeatable: appended to *(cli_str_list *)arg */
 } cli_opt_kind;
 
 typedef struct cli_u64_list {
     uint64_t items[CLI_LIST_MAX];
     size_t count;
 } cli_u64_list;
+
+typedef struct cli_str_list {
+    const char *items[CLI_LIST_MAX];
+    size_t count;
+} cli_str_list;
 
 typedef struct cli_flag {
     const char *name;               /* "--json" */
@@ -227,29 +233,140 @@ int cli_each_pid_dir(const char *root, int (*fn)(void *ctx, const char *pid_dir,
  * several, says on stderr which to give instead and returns the exit status. */
 int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t cap);
 
+/* ==== the view: the part of a trace a command shows ================================== */
+/* The options that choose it, shared by stats, tree, export and dump, parsed and checked
+ * here once (main.c's CLI_VIEW_*_TEXT describe them to users):
+ *   --from T, --to T  the window: only events with from <= timestamp <= to. T is ns on the
+ *                     trace clock, as dump prints it, or "+" a decimal number and a unit
+ *                     (s, ms, us, ns): that long after the trace's first event ("+1.5s",
+ *                     "+200ms"); the first event of every thread of PATH counts, whatever
+ *                     --thread picks, so "+1s" is the same instant with or without it.
+ *   --thread N        only thread_N; repeatable. A PATH that names one thread takes only
+ *                     its own slot.
+ *   --pid N           of a session_* PATH holding several pid_* directories, pid_N.
+ *   --function F      only the calls of F and what they call: the subtrees rooted at its
+ *                     calls (walk.h). F is a name as the tools print it (every id the
+ *                     manifest gives that name) or an id 0x...; repeatable.
+ *   --clock C         times on clock C: trace (the default), wall (the manifest's anchor
+ *                     "wall_clock_ns": ns since 1970, UTC) or any exact anchor's name, in
+ *                     ns (an anchor in other units is read to the ns).
+ * The trace seen is the whole trace cut to the window: what lies outside is not walked
+ * (the merge seeks to the window by binary search; opening a session still reads every
+ * timestamp once, in the library), and the walk's rules (walk.h) treat
+ * the edges as the ends of the trace: a return whose call came before the window is a
+ * return without a matching call, a call still open at its end is closed at its thread's
+ * last event in it. A window outside the trace shows nothing (and is no error). */
+enum {
+    CLI_VIEW_WINDOW = 1u << 0,      /* --from, --to */
+    CLI_VIEW_THREAD = 1u << 1,      /* --thread */
+    CLI_VIEW_PID = 1u << 2,         /* --pid */
+    CLI_VIEW_FUNCTION = 1u << 3,    /* --function */
+    CLI_VIEW_CLOCK = 1u << 4        /* --clock */
+};
+
+typedef struct cli_view {
+    const char *from, *to;          /* --from, --to as given; NULL: not given */
+    int has_pid;
+    uint64_t pid;
+    cli_u64_list threads;           /* --thread */
+    cli_str_list functions;         /* --function */
+    const char *clock;              /* --clock as given; NULL: not given */
+    /* Set by a command that shows several processes of one session_* directory, each
+     * opened on its own (export): */
+    int has_start;                  /* "+T" counts from start_ns (the session's first
+                                       event), not from PATH's first event */
+    uint64_t start_ns;
+    int functions_lenient;          /* --function: a name PATH does not know selects
+                                       nothing of it instead of being a usage error (then
+                                       fid_count may be 0: see cli_trace_names_function) */
+} cli_view;
+
+/* A window on the trace clock: from_ns <= ts <= to_ns (0 and UINT64_MAX when open). */
+typedef struct cli_window {
+    int has_from, has_to;
+    uint64_t from_ns, to_ns;
+} cli_window;
+
+/* cli_parse_args with the options `takes` of a view (in *v, zeroed first) after the
+ * command's own, for a command of one PATH (argv[1] afterwards). Checks what can be
+ * checked without the trace (a time's form, --thread and --pid in range, no empty
+ * name): CLI_CONTINUE, or the exit status after a usage message. */
+int cli_parse_view_args(const cli_command *cmd, int argc, char **argv, const cli_flag *flags,
+                        size_t nflags, cli_view *v, unsigned takes);
+/* --from and --to of v against a trace whose first event is at start_ns: CLI_CONTINUE, or
+ * CLI_EXIT_USAGE after saying why (a relative time past 2^64 ns, --from after --to). */
+int cli_view_window(const cli_command *cmd, const cli_view *v, uint64_t start_ns, cli_window *w);
+/* Whether ts lies in the window. */
+int cli_window_has(const cli_window *w, uint64_t ts);
+
 /* ==== a trace: any PATH but a lone detail or gaps file, as a session ================= */
-/* A pid_* directory opens as itself; a session_* directory as its only pid_* directory;
- * a thread_N directory or its index.atf as that thread of its session (names, thread
- * names and drop counts still come from the parent's manifest when it opens as a
- * session), else as a session of that one thread. */
+/* A pid_* directory opens as itself; a session_* directory as its only pid_* directory
+ * (or the one --pid names); a thread_N directory or its index.atf as that thread of its
+ * session (names, thread names and drop counts still come from the parent's manifest when
+ * it opens as a session), else as a session of that one thread. */
 typedef struct cli_trace {
     atf_session_reader reader;
     const char *path;               /* as the user typed it */
     int only_one;                   /* PATH named one thread: slot */
     uint32_t slot;
+    int slot_named;                 /*   by its thread_N directory (not a lone file) */
     uint64_t pid;                   /* from the pid_<N> directory name; 1 when unknown */
     int whole_session;              /* PATH was a pid_* or session_* directory */
+    /* the view, resolved against the trace by cli_trace_open_view */
+    cli_window window;              /* --from, --to on the trace clock */
+    uint32_t *slots;                /* --thread: only these (slot_count); NULL: all */
+    size_t slot_count;
+    uint64_t *fids;                 /* --function: these ids, sorted (fid_count); NULL */
+    size_t fid_count;
+    int has_clock;                  /* --clock names an anchor: */
+    int clock_is_wall;              /*   the wall clock */
+    int clock_negative;             /*   on which the trace's first event reads < 0 */
+    atf_session_anchor clock;       /*   the anchor, in ns (timescale 1e9) */
+    uint64_t clock_shift;           /*   its reading minus the trace time (int64 bits) */
 } cli_trace;
 
 /* Opens PATH; on failure (also when no thread of it opens) reports on stderr and returns
  * the exit status. */
 int cli_trace_open(const cli_command *cmd, cli_trace *t, const char *path);
+/* The same, then applies the view v (optional): --pid picks the pid_* directory, the rest
+ * is resolved against the trace. Exit status 2 after a usage message when v names what
+ * the trace lacks (a thread, a pid_* directory, a function, an anchor), 1 for a thread
+ * that is there but damaged; the trace is closed then. */
+int cli_trace_open_view(const cli_command *cmd, cli_trace *t, const char *path,
+                        const cli_view *v);
 void cli_trace_close(cli_trace *t);
-/* Whether thread i takes part: present, and the one asked for if any. */
+/* Whether slot is in the selection: the thread PATH names, and --thread. */
+int cli_trace_wanted(const cli_trace *t, uint32_t slot);
+/* Whether thread i takes part: present, and wanted. */
 int cli_trace_selected(const cli_trace *t, size_t i);
-/* The merge filter of the trace: every thread, or the one PATH named. */
+/* The merge filter of the trace: the wanted threads and the window. (The merge reads
+ * to_ns 0 as no bound: a reader of the window --to 0 stops after window.to_ns itself.) */
 void cli_trace_filter(const cli_trace *t, atf_merge_filter *f);
+/* The events of the selected threads in the window; of thread i alone. */
 uint64_t cli_trace_events(const cli_trace *t);
+uint64_t cli_trace_thread_events(const cli_trace *t, size_t i);
+/* Whether fid is one of --function's. */
+int cli_trace_focus(const cli_trace *t, uint64_t fid);
+/* Whether --function F selects anything of t: a name its manifest gives, or an id 0x.... */
+int cli_trace_names_function(const cli_trace *t, const char *f);
+/* The time of t's first event: of every thread of PATH that opened, whatever --thread
+ * picks (0 when none has events). What "+T" counts from (unless cli_view.has_start). */
+uint64_t cli_trace_start(const cli_trace *t);
+/* cli_warn_damage for the wanted threads of t. */
+size_t cli_trace_warn_damage(const cli_trace *t);
+
+/* ==== times on the view's clock (--clock) ============================================ */
+/* A trace-clock time ts on the clock of t (NULL: the trace clock): ts itself, or the
+ * anchored clock's reading in ns, an int64 given as its bits. */
+uint64_t cli_trace_time(const cli_trace *t, uint64_t ts);
+/* ts on that clock in decimal ns: unsigned on the trace clock, signed on an anchor's. */
+char *cli_put_time(char *p, const cli_trace *t, uint64_t ts);
+/* The same in microseconds with three decimals ("-12.345"), exactly. */
+char *cli_put_time_us(char *p, const cli_trace *t, uint64_t ts);
+/* For people: on the wall clock ISO 8601 UTC to the ns ("2025-01-31T12:34:56.123456789Z"),
+ * else as cli_put_time. At most CLI_TIME_TEXT_MAX bytes. */
+enum { CLI_TIME_TEXT_MAX = 40 };
+char *cli_put_time_text(char *p, const cli_trace *t, uint64_t ts);
 /* The function's name: the manifest's symbol, or its id as 0x%016llx (into hex[19+]). */
 const char *cli_trace_name(const cli_trace *t, uint64_t fid, char *hex, size_t cap);
 /* The OS thread id of a thread, or its slot when the files do not say. */

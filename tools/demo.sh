@@ -1,7 +1,8 @@
 #!/bin/sh
-# make demo: traces the multi-threaded sample program with the auto-tracer
-# (examples/instrument/), then looks at the session with the atf command and the query
-# example, and writes it for ui.perfetto.dev.
+# make demo: records the multi-threaded sample program with `atf record` (the auto-tracer
+# of examples/instrument/, preloaded: the program is only compiled with the hooks), then
+# looks at the session with the atf command and the query example, and writes it for
+# ui.perfetto.dev.
 set -e
 BUILD=${1:-build}
 ATF=$BUILD/atf
@@ -13,10 +14,25 @@ section() {
     echo "== $*"
 }
 
-section "recording: ATF_TRACE_DIR=$ROOT $BUILD/examples/sample_traced"
-echo "(sample.c compiled with -finstrument-functions, linked with atf_instrument.c)"
-ATF_TRACE_DIR="$ROOT" "$BUILD/examples/sample_traced"
-pid=$(ls -d "$ROOT"/session_*/pid_* | head -n 1)
+section "recording: $ATF record --output $ROOT -- $BUILD/examples/sample_hooked"
+echo "(sample.c compiled with -finstrument-functions and no tracer; atf record preloads"
+echo " $BUILD/libatf_instrument.so, which it finds next to $ATF)"
+# the program's output goes to stdout; record's summary (on stderr) is captured, shown,
+# and read for the session directory it names
+exec 3>&1
+summary=$("$ATF" record --output "$ROOT" -- "$BUILD/examples/sample_hooked" 2>&1 1>&3) || {
+    echo "$summary" >&2
+    exit 1
+}
+exec 3>&-
+echo "$summary"
+session=$(echo "$summary" | sed -n 's/^atf record: session //p')
+pid=$(ls -d "$session"/pid_* 2>/dev/null | head -n 1)
+if [ -z "$session" ] || [ -z "$pid" ]; then
+    echo "demo: no session directory in atf record's output" >&2
+    exit 1
+fi
+echo "its process: $pid"
 
 section "atf info $pid"
 "$ATF" info "$pid"

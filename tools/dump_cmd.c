@@ -12,16 +12,27 @@ enum { DUMP_KIND_WIDTH = 9,         /* "exception" */
        DUMP_NAME_PAD_MAX = 256 };   /* the name column is padded up to this width */
 
 typedef struct dump_opts {
-    int json, detail;
-    int has_from, has_to, has_limit, has_threads;
-    uint64_t from_ns, to_ns, limit;
-    cli_u64_list threads;           /* --thread SLOT, repeatable */
+    int json, detail, has_limit;
+    uint64_t limit;
+    cli_view view;                  /* --from, --to, --thread, --pid, --clock */
+    cli_window window;              /* --from, --to resolved */
+    const cli_trace *trace;         /* whose clock times are shown on; NULL: the trace clock */
 } dump_opts;
 
-/* Whether --from / --to let a record with timestamp ts through. */
-static int dump_keep(const dump_opts *o, uint64_t ts) {
-    return (!o->has_from || ts >= o->from_ns) && (!o->has_to || ts <= o->to_ns);
+/* The width of a time as dump prints it (on --clock's clock). */
+static size_t dump_time_width(const cli_trace *t, uint64_t ts) {
+    char buf[32];
+    return (size_t)(cli_put_time(buf, t, ts) - buf);
 }
+
+/* A time right-aligned in `width` columns. */
+static char *dump_put_time_right(char *p, const cli_trace *t, uint64_t ts, size_t width) {
+    size_t n = dump_time_width(t, ts);
+    return cli_put_time(cli_put_spaces(p, n < width ? width - n : 0), t, ts);
+}
+
+/* Whether --from / --to let a record with timestamp ts through. */
+static int dump_keep(const dump_opts *o, uint64_t ts) { return cli_window_has(&o->window, ts); }
 
 /* ==== index events: one row writer for files, threads and merged sessions ============ */
 /* Column widths of the table: each column as wide as its widest value or title. */
@@ -29,19 +40,21 @@ typedef struct dump_widths {
     size_t thread, seq, ts, tid, depth, detail, name;
 } dump_widths;
 
-/* Widens w for every event of one index file. */
-static void dump_widen(dump_widths *w, const atf_index_reader *r) {
-    uint64_t i, ts = 0, tid = 0, depth = 0, detail = 0;
+/* Widens w for every event of one index file (times on t's clock). */
+static void dump_widen(dump_widths *w, const atf_index_reader *r, const cli_trace *t) {
+    uint64_t i, ts = 0, ts_min = UINT64_MAX, tid = 0, depth = 0, detail = 0;
     atf_index_event ev;
     for (i = 0; i < r->event_count; i++) {
         atf_index_reader_get(r, i, &ev);
         if (ev.timestamp_ns > ts) ts = ev.timestamp_ns;
+        if (ev.timestamp_ns < ts_min) ts_min = ev.timestamp_ns;
         if (ev.thread_id > tid) tid = ev.thread_id;
         if (ev.call_depth > depth) depth = ev.call_depth;
         if (ev.detail_seq != ATF_NO_DETAIL && ev.detail_seq > detail) detail = ev.detail_seq;
     }
     w->seq = cli_max_size(w->seq, cli_digits(r->event_count ? r->event_count - 1 : 0));
-    w->ts = cli_max_size(w->ts, cli_digits(ts));
+    w->ts = cli_max_size(w->ts, dump_time_width(t, ts));
+    if (r->event_count) w->ts = cli_max_size(w->ts, dump_time_width(t, ts_min));
     w->tid = cli_max_size(w->tid, cli_digits(tid));
     w->depth = cli_max_size(w->depth, cli_digits(depth));
     w->detail = cli_max_size(w->detail, cli_digits(detail));
@@ -59,7 +72,8 @@ static dump_widths dump_widths_of(const cli_trace *t, const atf_merge_filter *f,
     w.detail = strlen("detail");
     w.name = DUMP_FID_WIDTH; /* an id without a symbol is shown in hex */
     for (k = 0; k < t->reader.symbol_count; k++)
-        w.name = cli_max_size(w.name, strlen(t->reader.symbols[k].name));
+        if (t->reader.symbols[k].name) /* NULL: listed by location only, shown in hex */
+            w.name = cli_max_size(w.name, strlen(t->reader.symbols[k].name));
     if (w.name > DUMP_NAME_PAD_MAX) w.name = DUMP_NAME_PAD_MAX; /* longer names go unpadded */
     for (k = 0; k < t->reader.thread_count; k++) {
         const atf_session_thread *th = &t->reader.threads[k];
@@ -67,7 +81,7 @@ static dump_widths dump_widths_of(const cli_trace *t, const atf_merge_filter *f,
         for (s = 0; s < f->slot_count && !selected; s++) selected = f->slots[s] == th->slot;
         if (th->open_result != ATF_OK || !selected) continue;
         if (merged) w.thread = cli_max_size(w.thread, cli_digits(th->slot));
-        dump_widen(&w, &th->reader.index);
+        dump_widen(&w, &th->reader.index, t);
     }
     return w;
 }
@@ -88,13 +102,13 @@ static void dump_table_title(const dump_widths *w, int names) {
 
 /* One event of thread `slot` (w->thread 0: no thread column) as a table row, or as a JSON
  * line when w is NULL; `name` is its function's name, NULL when the manifest has none. */
-static void dump_event(const dump_widths *w, uint32_t slot, uint64_t seq,
+static void dump_event(const cli_trace *t, const dump_widths *w, uint32_t slot, uint64_t seq,
                        const atf_index_event *ev, int layout, const char *name) {
     char line[CLI_LINE_MAX], *p = line;
     int has_tid = layout == ATF_LAYOUT_1;
     if (!w) {
         p = cli_put_u64(cli_put_str(p, "{\"seq\":"), seq);
-        p = cli_put_u64(cli_put_str(p, ",\"ts\":"), ev->timestamp_ns);
+        p = cli_put_time(cli_put_str(p, ",\"ts\":"), t, ev->timestamp_ns);
         p = cli_put_hex64(cli_put_str(p, ",\"fid\":\""), ev->function_id);
         p = cli_put_str(cli_put_str(p, "\",\"kind\":\""), atf_event_kind_str(ev->kind));
         if (has_tid) {
@@ -118,7 +132,7 @@ static void dump_event(const dump_widths *w, uint32_t slot, uint64_t seq,
     }
     if (w->thread) p = cli_put_str(cli_put_u64_right(p, slot, w->thread), "  ");
     p = cli_put_u64_right(p, seq, w->seq);
-    p = cli_put_u64_right(cli_put_str(p, "  "), ev->timestamp_ns, w->ts);
+    p = dump_put_time_right(cli_put_str(p, "  "), t, ev->timestamp_ns, w->ts);
     p = cli_put_hex64(cli_put_str(p, "  "), ev->function_id);
     p = cli_put_str_aligned(cli_put_str(p, "  "), atf_event_kind_str(ev->kind), DUMP_KIND_WIDTH, 0);
     p = cli_put_str(p, "  ");
@@ -170,16 +184,16 @@ static atf_result dump_events(cli_trace *t, const atf_merge_filter *f, const dum
             atf_index_reader_get(&th->reader.index, i, &ev);
             if (!dump_keep(o, ev.timestamp_ns)) continue;
             n++;
-            dump_event(o->json ? NULL : &w, UINT32_MAX, i, &ev, th->reader.index.layout,
+            dump_event(t, o->json ? NULL : &w, UINT32_MAX, i, &ev, th->reader.index.layout,
                        dump_name(t, ev.function_id, hex, sizeof hex));
         }
         return ATF_OK;
     }
     if (atf_merge_init(&m, &t->reader, f) != ATF_OK) return ATF_E_NOMEM;
     while ((!o->has_limit || n < o->limit) && atf_merge_next(&m, &it) == ATF_OK) {
-        if (o->has_to && it.event.timestamp_ns > o->to_ns) break; /* merged: none later is in */
+        if (!dump_keep(o, it.event.timestamp_ns)) break; /* --to 0: the merge has no bound */
         n++;
-        dump_event(o->json ? NULL : &w, it.slot, it.seq, &it.event, it.thread->reader.index.layout,
+        dump_event(t, o->json ? NULL : &w, it.slot, it.seq, &it.event, it.thread->reader.index.layout,
                    dump_name(t, it.event.function_id, hex, sizeof hex));
     }
     atf_merge_deinit(&m);
@@ -191,21 +205,23 @@ typedef struct dump_detail_widths {
     size_t seq, index_seq, type, ts, payload_len;
 } dump_detail_widths;
 
-static dump_detail_widths dump_detail_widths_of(const atf_detail_reader *r) {
+static dump_detail_widths dump_detail_widths_of(const atf_detail_reader *r, const cli_trace *t) {
     dump_detail_widths w;
-    uint64_t i, index_seq = 0, type = 0, ts = 0, len = 0;
+    uint64_t i, index_seq = 0, type = 0, ts = 0, ts_min = UINT64_MAX, len = 0;
     atf_detail_event ev;
     for (i = 0; i < r->event_count; i++) {
         atf_detail_reader_get(r, i, &ev);
         if (ev.header.index_seq > index_seq) index_seq = ev.header.index_seq;
         if (ev.header.type > type) type = ev.header.type;
         if (ev.header.timestamp_ns > ts) ts = ev.header.timestamp_ns;
+        if (ev.header.timestamp_ns < ts_min) ts_min = ev.header.timestamp_ns;
         if (ev.payload_len > len) len = ev.payload_len;
     }
     w.seq = cli_max_size(strlen("detail_seq"), cli_digits(r->event_count ? r->event_count - 1 : 0));
     w.index_seq = cli_max_size(strlen("index_seq"), cli_digits(index_seq));
     w.type = cli_max_size(strlen("type"), cli_digits(type));
-    w.ts = cli_max_size(strlen("ts"), cli_digits(ts));
+    w.ts = cli_max_size(strlen("ts"), dump_time_width(t, ts));
+    if (r->event_count) w.ts = cli_max_size(w.ts, dump_time_width(t, ts_min));
     w.payload_len = cli_max_size(strlen("payload_len"), cli_digits(len));
     return w;
 }
@@ -214,7 +230,7 @@ static dump_detail_widths dump_detail_widths_of(const atf_detail_reader *r) {
 static void dump_detail_table(const atf_detail_reader *r, const dump_opts *o) {
     static const char hex[] = "0123456789abcdef";
     char line[CLI_LINE_MAX], *p;
-    dump_detail_widths w = dump_detail_widths_of(r);
+    dump_detail_widths w = dump_detail_widths_of(r, o->trace);
     uint64_t i, n = 0;
     atf_detail_event ev;
     p = cli_put_str_aligned(line, "detail_seq", w.seq, 1);
@@ -236,7 +252,7 @@ static void dump_detail_table(const atf_detail_reader *r, const dump_opts *o) {
         *p++ = hex[(ev.header.flags >> 8) & 15u];
         *p++ = hex[(ev.header.flags >> 4) & 15u];
         *p++ = hex[ev.header.flags & 15u];
-        p = cli_put_u64_right(cli_put_str(p, "  "), ev.header.timestamp_ns, w.ts);
+        p = dump_put_time_right(cli_put_str(p, "  "), o->trace, ev.header.timestamp_ns, w.ts);
         p = cli_put_u64_right(cli_put_str(p, "  "), ev.payload_len, w.payload_len);
         cli_emit(line, p);
     }
@@ -254,49 +270,41 @@ static void dump_detail_json(const atf_detail_reader *r, const dump_opts *o) {
         p = cli_put_u64(cli_put_str(p, ",\"index_seq\":"), ev.header.index_seq);
         p = cli_put_u64(cli_put_str(p, ",\"type\":"), ev.header.type);
         p = cli_put_u64(cli_put_str(p, ",\"flags\":"), ev.header.flags);
-        p = cli_put_u64(cli_put_str(p, ",\"ts\":"), ev.header.timestamp_ns);
+        p = cli_put_time(cli_put_str(p, ",\"ts\":"), o->trace, ev.header.timestamp_ns);
         p = cli_put_u64(cli_put_str(p, ",\"payload_len\":"), ev.payload_len);
         cli_emit(line, cli_put_str(p, "}"));
     }
 }
 
-/* A lone detail file: its records. */
-static int dump_detail_file(const char *path, const dump_opts *o) {
+/* A lone detail file: its records; relative times count from its first one. */
+static int dump_detail_file(const cli_command *cmd, const char *path, dump_opts *o) {
     atf_detail_reader r;
+    atf_detail_event first;
+    int status;
+    if (o->view.threads.count || o->view.has_pid ||
+        (o->view.clock && strcmp(o->view.clock, "trace") != 0))
+        return cli_usage_error(cmd, "--thread, --pid and --clock are for a session (--clock: "
+                                    "the anchors of its manifest); %s is a lone detail file",
+                               path);
     if (atf_detail_reader_open(&r, path, NULL) != ATF_OK) return cli_report(&r.error);
-    if (o->json) dump_detail_json(&r, o);
-    else dump_detail_table(&r, o);
+    memset(&first, 0, sizeof first);
+    if (r.event_count) atf_detail_reader_get(&r, 0, &first);
+    status = cli_view_window(cmd, &o->view, first.header.timestamp_ns, &o->window);
+    if (status == CLI_CONTINUE) {
+        if (o->json) dump_detail_json(&r, o);
+        else dump_detail_table(&r, o);
+        status = CLI_EXIT_OK;
+    }
     atf_detail_reader_close(&r);
-    return CLI_EXIT_OK;
-}
-
-/* The --thread slots into the merge filter: CLI_CONTINUE, or the status of a slot that
- * names no thread that opened. */
-static int dump_select(const cli_command *cmd, cli_trace *t, const dump_opts *o,
-                       atf_merge_filter *f) {
-    static uint32_t slots[CLI_LIST_MAX];
-    size_t i;
-    cli_trace_filter(t, f);
-    for (i = 0; i < o->threads.count; i++) {
-        int status = cli_check_slot(cmd, t->path, &t->reader, o->threads.items[i]);
-        if (status != CLI_CONTINUE) return status;
-        slots[i] = (uint32_t)o->threads.items[i];
-    }
-    if (o->has_threads) {
-        f->slots = slots;
-        f->slot_count = o->threads.count;
-    }
-    f->from_ns = o->has_from ? o->from_ns : 0;
-    f->to_ns = o->has_to ? o->to_ns : 0; /* 0 is "no bound" to the merge: --to 0 is checked above */
-    return CLI_CONTINUE;
+    return status;
 }
 
 /* A trace: a session merged, or one thread with its detail records after --detail. */
-static int dump_trace(const cli_command *cmd, const char *path, const dump_opts *o) {
+static int dump_trace(const cli_command *cmd, const char *path, dump_opts *o) {
     cli_trace t;
     atf_merge_filter f;
     atf_error e;
-    int merged, status = cli_trace_open(cmd, &t, path);
+    int merged, status = cli_trace_open_view(cmd, &t, path, &o->view);
     if (status != CLI_EXIT_OK) return status;
     merged = cli_trace_is_session(&t);
     if (merged && o->detail) {
@@ -304,16 +312,9 @@ static int dump_trace(const cli_command *cmd, const char *path, const dump_opts 
         return cli_usage_error(cmd, "--detail is for files and thread directories; "
                                     "dump %s/thread_N for its detail records", path);
     }
-    if (!merged && o->has_threads) {
-        cli_trace_close(&t);
-        return cli_usage_error(cmd, "--thread is for a session pid_* directory; %s is not one",
-                               path);
-    }
-    status = dump_select(cmd, &t, o, &f);
-    if (status != CLI_CONTINUE) {
-        cli_trace_close(&t);
-        return status;
-    }
+    o->window = t.window;
+    o->trace = &t;
+    cli_trace_filter(&t, &f);
     status = CLI_EXIT_OK;
     if (dump_events(&t, &f, o, merged) != ATF_OK) {
         cli_error_init(&e, ATF_E_NOMEM, path, 0, "merge of out-of-order threads");
@@ -330,34 +331,28 @@ static int dump_trace(const cli_command *cmd, const char *path, const dump_opts 
             }
         }
     }
-    if (cli_warn_damage(&t.reader, t.only_one, t.slot, merged)) status = CLI_EXIT_DATA;
+    if (cli_trace_warn_damage(&t)) status = CLI_EXIT_DATA;
+    o->trace = NULL;
     cli_trace_close(&t);
     return status;
 }
 
 int cli_cmd_dump(const cli_command *cmd, int argc, char **argv) {
-    static dump_opts opts; /* static: the --thread list is large */
+    static dump_opts opts; /* static: the view's lists are large */
     dump_opts *o = &opts;
     const cli_flag flags[] = {
         { "--json", &o->json, CLI_OPT_FLAG, NULL },
         { "--detail", &o->detail, CLI_OPT_FLAG, NULL },
-        { "--from", &o->has_from, CLI_OPT_U64, &o->from_ns },
-        { "--to", &o->has_to, CLI_OPT_U64, &o->to_ns },
         { "--limit", &o->has_limit, CLI_OPT_U64, &o->limit },
-        { "--thread", &o->has_threads, CLI_OPT_U64_LIST, &o->threads },
     };
-    int nops = 0, rc;
+    int rc;
     cli_kind kind;
     atf_error e;
     memset(o, 0, sizeof *o);
-    rc = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 1, &nops);
+    rc = cli_parse_view_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], &o->view,
+                             CLI_VIEW_WINDOW | CLI_VIEW_THREAD | CLI_VIEW_PID | CLI_VIEW_CLOCK);
     if (rc != CLI_CONTINUE) return rc;
     if (cli_classify(argv[1], &kind, &e) != ATF_OK) return cli_report(&e);
-    if (kind == CLI_KIND_DETAIL) {
-        if (o->has_threads)
-            return cli_usage_error(cmd, "--thread is for a session pid_* directory; %s is not one",
-                                   argv[1]);
-        return dump_detail_file(argv[1], o);
-    }
+    if (kind == CLI_KIND_DETAIL) return dump_detail_file(cmd, argv[1], o);
     return dump_trace(cmd, argv[1], o);
 }

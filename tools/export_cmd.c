@@ -16,13 +16,82 @@
 
 enum { EXPORT_NAME_MAX = 2048 };                 /* bytes of a function name kept */
 
+/* ==== export: the detail record of a slice ============================================ */
+/* A call event that carries a detail record gives its slice arguments, in both viewer
+ * formats under the same names: a function payload (detail types CALL and RETURN that
+ * decode) as function_id, x0..x7, lr, fp, sp (each "0x" and 16 hex digits in Chrome, a
+ * pointer in Perfetto) and stack_size; any other record as detail_type and detail_bytes.
+ * A link that leads nowhere readable (damage `atf verify` reports) gives no arguments.
+ * The walk pushes a call's frame before its enter callback, so the callback finds the
+ * link on top of the thread's stack: one comparison per slice when there is no detail. */
+enum { EXPORT_REGS = 8 };
+
+typedef struct export_detail {
+    int is_function;                 /* the payload decoded as registers and a stack */
+    uint32_t type, bytes;            /* otherwise: its detail type and payload size */
+    atf_detail_payload fn;
+} export_detail;
+
+/* The detail link of the frame that thread ti just opened at depth `depth`. */
+static uint64_t export_detail_seq(const walk_ctx *w, size_t ti, size_t depth) {
+    return w->threads[ti].stack[depth].detail_seq;
+}
+
+/* Detail record `seq` of thread ti of s: 1 with *d filled, 0 when it cannot be read. */
+static int export_detail_of(const cli_trace *s, size_t ti, uint64_t seq, export_detail *d) {
+    const atf_thread_reader *t = &s->reader.threads[ti].reader;
+    atf_detail_event ev;
+    memset(d, 0, sizeof *d);
+    if (!t->has_detail || atf_detail_reader_get(&t->detail, seq, &ev) != ATF_OK) return 0;
+    d->type = ev.header.type;
+    d->bytes = ev.payload_len;
+    d->is_function = (ev.header.type == ATF_DETAIL_FUNCTION_CALL ||
+                      ev.header.type == ATF_DETAIL_FUNCTION_RETURN) &&
+                     atf_detail_payload_decode(ev.payload, ev.payload_len, &d->fn) == ATF_OK;
+    return 1;
+}
+
+/* ==== export: the process's name ====================================================== */
+enum { EXPORT_CMDLINE_MAX = 4096 };              /* bytes of a command line kept */
+
+/* The process as the viewers name it, as valid UTF-8 into buf: its program's file name
+ * (the manifest's command line up to its first space, without the directory), else
+ * "pid_N" as its directory is named. */
+static void export_process_name(const cli_trace *s, char *buf, size_t cap) {
+    const char *c = s->reader.cmdline, *base = c;
+    char prog[256];
+    size_t n = 0, i;
+    if (c) {
+        while (c[n] && c[n] != ' ') n++;
+        for (i = 0; i < n; i++)
+            if (c[i] == '/' || c[i] == '\\') base = c + i + 1;
+        n -= (size_t)(base - c);
+    }
+    if (n == 0) {
+        snprintf(buf, cap, "pid_%llu", (cli_ull)s->pid);
+        return;
+    }
+    if (n >= sizeof prog) n = sizeof prog - 1;
+    memcpy(prog, base, n);
+    prog[n] = '\0';
+    buf[cli_utf8_clean(prog, buf, cap - 1)] = '\0';
+}
+
+/* The pid the viewers show: the manifest's, else the one its pid_N directory is named
+ * after (1 when neither says). */
+static uint64_t export_pid(const cli_trace *s) {
+    return s->reader.pid ? s->reader.pid : s->pid;
+}
+
 /* ==== export: Chrome Trace Event Format ============================================== */
-/* {"traceEvents":[...],"displayTimeUnit":"ns"}: process_name, thread_name and
- * thread_sort_index metadata ("ph":"M"), then one B event per call and one E event per
- * closed frame, in time order; ts in microseconds with the nanoseconds as three
+/* {"traceEvents":[...],"displayTimeUnit":"ns"}: per process (export_pid), its
+ * process_name (export_process_name), thread_name (the thread's name, else
+ * thread_<slot>) and thread_sort_index metadata ("ph":"M"), then one B event per call and
+ * one E event per closed frame, in time order; the processes of a session one after
+ * the other; ts in microseconds with the nanoseconds as three
  * decimals. Every frame the walk opens it also closes, so each thread is balanced. A gap
  * is a thread-scoped instant event ("ph":"i","s":"t") after the E events of the frames
- * it cut. */
+ * it cut. A call with a detail record has its "args" on the B event (see above). */
 typedef struct export_text {
     char *s;
     size_t len;
@@ -34,6 +103,7 @@ typedef struct chrome_state {
     export_text *cache;              /* the JSON string of each name, quotes included */
     size_t count, cap;
     export_text *prefix;             /* per thread: ",\n{\"pid\":P,\"tid\":T,\"ts\":" */
+    const walk_ctx *walk;            /* the walk, for the detail link of a new frame */
     int nomem;
 } chrome_state;
 
@@ -64,11 +134,35 @@ static const export_text *chrome_name(chrome_state *c, uint64_t fid) {
     return &c->cache[*pos];
 }
 
+/* ,"args":{...} of a B event: detail record `seq` of thread ti (nothing when unreadable). */
+static void chrome_args(const cli_trace *s, size_t ti, uint64_t seq) {
+    static const char *const regs[EXPORT_REGS] = { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7" };
+    export_detail d;
+    char *p;
+    size_t i;
+    if (!export_detail_of(s, ti, seq, &d)) return;
+    if (!d.is_function) {
+        cli_printf(",\"args\":{\"detail_type\":%u,\"detail_bytes\":%u}", d.type, d.bytes);
+        return;
+    }
+    p = cli_reserve(512); /* 12 hex fields of at most 28 bytes each, and stack_size */
+    p = cli_put_hex64(cli_put_str(p, ",\"args\":{\"function_id\":\""), d.fn.function_id);
+    for (i = 0; i < EXPORT_REGS; i++) {
+        p = cli_put_str(cli_put_str(cli_put_str(p, "\",\""), regs[i]), "\":\"");
+        p = cli_put_hex64(p, d.fn.x[i]);
+    }
+    p = cli_put_hex64(cli_put_str(p, "\",\"lr\":\""), d.fn.lr);
+    p = cli_put_hex64(cli_put_str(p, "\",\"fp\":\""), d.fn.fp);
+    p = cli_put_hex64(cli_put_str(p, "\",\"sp\":\""), d.fn.sp);
+    p = cli_put_u64(cli_put_str(p, "\",\"stack_size\":"), d.fn.stack_size);
+    *p++ = '}';
+    cli_commit(p);
+}
+
 static void chrome_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth) {
     chrome_state *c = (chrome_state *)ctx;
     const export_text *name = chrome_name(c, fid), *pre = &c->prefix[ti];
     char *p;
-    (void)depth;
     if (!name) {
         c->nomem = 1;
         name = &c->cache[0]; /* never reached with an empty cache: see chrome_init */
@@ -76,11 +170,16 @@ static void chrome_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t
     p = cli_reserve(pre->len + 48 + name->len);
     memcpy(p, pre->s, pre->len);
     p += pre->len;
-    p = cli_put_us(p, ts);
+    p = cli_put_time_us(p, c->src, ts);
     memcpy(p, ",\"ph\":\"B\",\"name\":", 17);
     p += 17;
     memcpy(p, name->s, name->len);
     p += name->len;
+    if (export_detail_seq(c->walk, ti, depth) != ATF_NO_DETAIL) {
+        cli_commit(p);
+        chrome_args(c->src, ti, export_detail_seq(c->walk, ti, depth));
+        p = cli_reserve(1);
+    }
     *p++ = '}';
     cli_commit(p);
 }
@@ -97,7 +196,7 @@ static void chrome_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end
     p = cli_reserve(pre->len + 48);
     memcpy(p, pre->s, pre->len);
     p += pre->len;
-    p = cli_put_us(p, end_ns);
+    p = cli_put_time_us(p, c->src, end_ns);
     memcpy(p, ",\"ph\":\"E\"}", 10);
     p += 10;
     cli_commit(p);
@@ -109,7 +208,7 @@ static void chrome_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
     char *p = cli_reserve(pre->len + 48);
     memcpy(p, pre->s, pre->len);
     p += pre->len;
-    p = cli_put_us(p, ts);
+    p = cli_put_time_us(p, c->src, ts);
     cli_commit(p);
     cli_printf(",\"ph\":\"i\",\"s\":\"t\",\"name\":\"gap: %llu events lost\","
                           "\"args\":{\"index_lost\":%llu,\"detail_lost\":%llu,\"reason\":\"%s\"}}",
@@ -127,12 +226,14 @@ static void chrome_free(chrome_state *c, size_t threads) {
     walk_map_free(&c->names);
 }
 
-static atf_result export_chrome(cli_trace *s, cli_progress *p) {
+/* The process s: its metadata, then (unless no_calls) its events; first: the first
+ * process of the output. Between chrome_begin and chrome_end. */
+static atf_result chrome_process(cli_trace *s, cli_progress *p, int first, int no_calls) {
     atf_session_reader *r = &s->reader;
     chrome_state c;
     walk_ctx w;
     atf_result rc = ATF_OK;
-    char pname[64];
+    char pname[3 * 256];
     size_t i;
     memset(&c, 0, sizeof c);
     c.src = s;
@@ -143,8 +244,8 @@ static atf_result export_chrome(cli_trace *s, cli_progress *p) {
     }
     for (i = 0; i < r->thread_count; i++) {
         char buf[96];
-        int n = snprintf(buf, sizeof buf, ",\n{\"pid\":%llu,\"tid\":%u,\"ts\":", (cli_ull)s->pid,
-                         cli_thread_tid(&r->threads[i]));
+        int n = snprintf(buf, sizeof buf, ",\n{\"pid\":%llu,\"tid\":%u,\"ts\":",
+                         (cli_ull)export_pid(s), cli_thread_tid(&r->threads[i]));
         c.prefix[i].s = (char *)malloc((size_t)n + 1);
         if (!c.prefix[i].s) {
             chrome_free(&c, r->thread_count);
@@ -153,9 +254,9 @@ static atf_result export_chrome(cli_trace *s, cli_progress *p) {
         memcpy(c.prefix[i].s, buf, (size_t)n + 1);
         c.prefix[i].len = (size_t)n;
     }
-    snprintf(pname, sizeof pname, "pid_%llu", (cli_ull)s->pid);
-    cli_printf("{\"traceEvents\":[\n{\"pid\":%llu,\"tid\":0,\"ph\":\"M\",\"name\":\"process_name\","
-                     "\"args\":{\"name\":", (cli_ull)s->pid);
+    export_process_name(s, pname, sizeof pname);
+    cli_printf("%s{\"pid\":%llu,\"tid\":0,\"ph\":\"M\",\"name\":\"process_name\","
+               "\"args\":{\"name\":", first ? "" : ",\n", (cli_ull)export_pid(s));
     cli_json_str(pname);
     cli_print("}}");
     for (i = 0; i < r->thread_count; i++) {
@@ -165,15 +266,17 @@ static atf_result export_chrome(cli_trace *s, cli_progress *p) {
         if (t->name[0]) snprintf(tname, sizeof tname, "%s", t->name);
         else snprintf(tname, sizeof tname, "thread_%u", t->slot);
         cli_printf(",\n{\"pid\":%llu,\"tid\":%u,\"ph\":\"M\",\"name\":\"thread_name\",\"args\":{\"name\":",
-                      (cli_ull)s->pid, cli_thread_tid(t));
+                      (cli_ull)export_pid(s), cli_thread_tid(t));
         cli_json_str(tname);
         cli_printf("}},\n{\"pid\":%llu,\"tid\":%u,\"ph\":\"M\",\"name\":\"thread_sort_index\","
                          "\"args\":{\"sort_index\":%u}}",
-                      (cli_ull)s->pid, cli_thread_tid(t), t->slot);
+                      (cli_ull)export_pid(s), cli_thread_tid(t), t->slot);
     }
-    if (!walk_init(&w, r->thread_count)) rc = ATF_E_NOMEM;
+    if (no_calls) rc = ATF_OK;
+    else if (!walk_init(&w, r->thread_count)) rc = ATF_E_NOMEM;
     else {
         w.ctx = &c;
+        c.walk = &w;
         w.enter = chrome_enter;
         w.leave = chrome_leave;
         w.gap = chrome_gap;
@@ -181,25 +284,34 @@ static atf_result export_chrome(cli_trace *s, cli_progress *p) {
         walk_deinit(&w);
     }
     if (rc == ATF_OK && c.nomem) rc = ATF_E_NOMEM;
-    cli_print("\n],\"displayTimeUnit\":\"ns\"}\n");
     chrome_free(&c, r->thread_count);
     return rc;
 }
+
+static void chrome_begin(void) { cli_print("{\"traceEvents\":[\n"); }
+static void chrome_end(void) { cli_print("\n],\"displayTimeUnit\":\"ns\"}\n"); }
 
 /* ==== export: Perfetto protobuf ====================================================== */
 /* A Trace message written packet by packet (each TracePacket is field 1 of Trace, so a
  * stream of them is a valid Trace): one TrackDescriptor for the process, one per thread
  * (parented to the process), then one TrackEvent packet per slice begin/end on its
  * thread's track, with the function names interned: a name's EventName {iid, name} goes
- * in the InternedData of the first packet that uses it. All packets are on one sequence;
- * the first clears the incremental state, the others need it. A gap is a TYPE_INSTANT
+ * in the InternedData of the first packet that uses it. All packets of a process are on
+ * one sequence; its first clears the incremental state, the others need it. The
+ * processes of a session follow one another, each on a sequence of its own (1, 2, ...,
+ * so that its interned names are its own: a function id means another function in
+ * another process) with tracks numbered after the previous process's (process k's
+ * track is the uuid after the last thread track of process k-1; its thread i's is that
+ * + 1 + i), so that every uuid is unique in the file. A gap is a TYPE_INSTANT
  * event on its thread's track, named in place (TrackEvent.name), after the SLICE_END
- * events of the frames it cut.
+ * events of the frames it cut. A call with a detail record has it as debug annotations
+ * (named in place) on its SLICE_BEGIN event (see the detail section above).
  *
  * Field numbers, from google/perfetto protos/perfetto/trace/ (checked against the .proto
  * files: trace.proto, trace_packet.proto, track_event/track_event.proto,
  * track_event/track_descriptor.proto, track_event/process_descriptor.proto,
- * track_event/thread_descriptor.proto, interned_data/interned_data.proto). */
+ * track_event/thread_descriptor.proto, track_event/debug_annotation.proto,
+ * interned_data/interned_data.proto). */
 enum {
     PB_VARINT = 0, PB_LEN = 2,                    /* wire types */
     PF_TRACE_PACKET = 1,                          /* Trace.packet: repeated TracePacket */
@@ -218,6 +330,7 @@ enum {
     PF_TRACK_THREAD = 4,                          /* TrackDescriptor.thread: ThreadDescriptor */
     PF_TRACK_PARENT_UUID = 5,                     /* TrackDescriptor.parent_uuid: uint64 */
     PF_PROCESS_PID = 1,                           /* ProcessDescriptor.pid: int32 */
+    PF_PROCESS_CMDLINE = 2,                       /* ProcessDescriptor.cmdline: repeated string */
     PF_PROCESS_NAME = 6,                          /* ProcessDescriptor.process_name: string */
     PF_THREAD_PID = 1,                            /* ThreadDescriptor.pid: int32 */
     PF_THREAD_TID = 2,                            /* ThreadDescriptor.tid: int32 */
@@ -231,12 +344,20 @@ enum {
     PF_EVENT_NAME = 23,                           /* TrackEvent.name: string */
     PF_INTERNED_EVENT_NAMES = 2,                  /* InternedData.event_names: repeated EventName */
     PF_EVENT_NAME_IID_FIELD = 1,                  /* EventName.iid: uint64 */
-    PF_EVENT_NAME_NAME = 2                        /* EventName.name: string */
+    PF_EVENT_NAME_NAME = 2,                       /* EventName.name: string */
+    PF_EVENT_DEBUG_ANNOTATIONS = 4,               /* TrackEvent.debug_annotations: repeated
+                                                     DebugAnnotation */
+    PF_ANNOTATION_UINT = 3,                       /* DebugAnnotation.uint_value: uint64 */
+    PF_ANNOTATION_STRING = 6,                     /* DebugAnnotation.string_value: string */
+    PF_ANNOTATION_POINTER = 7,                    /* DebugAnnotation.pointer_value: uint64 */
+    PF_ANNOTATION_NAME = 10                       /* DebugAnnotation.name: string */
 };
 
-enum { PF_SEQUENCE_ID = 1 };                      /* our one packet sequence */
-enum { PF_PROCESS_UUID = 1 };                     /* track uuids: process 1, thread i: 2 + i */
-enum { PF_PACKET_MAX = EXPORT_NAME_MAX + 256 };       /* the largest packet we build */
+enum { PF_FIRST_UUID = 1 };                       /* track uuids: first process 1, its
+                                                     thread i: 2 + i */
+/* The annotations of a detail record: at most 13 of at most 35 bytes each. */
+enum { PF_DETAIL_MAX = 512 };
+enum { PF_PACKET_MAX = EXPORT_NAME_MAX + 256 + PF_DETAIL_MAX }; /* the largest packet we build */
 
 static size_t pb_varint(uint8_t *p, uint64_t v) {
     size_t n = 0;
@@ -276,8 +397,13 @@ static size_t pb_bytes(uint8_t *p, uint32_t field, const void *data, size_t len)
 
 typedef struct perfetto_state {
     const cli_trace *src;
+    uint64_t uuid;                 /* the process's track; thread i's: uuid + 1 + i */
+    uint32_t seq;                  /* the process's trusted_packet_sequence_id */
+    uint8_t seq_fields[16];        /* perfetto_sequence(seq, not first), encoded once */
+    size_t seq_len;
     walk_map iids;                 /* fid -> interned name id (1, 2, ...) */
     uint64_t next_iid;
+    const walk_ctx *walk;          /* the walk, for the detail link of a new frame */
     int nomem;
 } perfetto_state;
 
@@ -290,9 +416,10 @@ static void perfetto_packet(const uint8_t *pkt, size_t len) {
     cli_commit((const char *)p + n + len);
 }
 
-/* Sequence fields of every packet: first = the packet that clears the state. */
-static size_t perfetto_sequence(uint8_t *p, int first) {
-    size_t n = pb_uint(p, PF_PACKET_SEQUENCE_ID, PF_SEQUENCE_ID);
+/* Sequence fields of every packet of sequence seq: first = the packet that clears the
+ * state. At most 16 bytes. */
+static size_t perfetto_sequence(uint8_t *p, uint32_t seq, int first) {
+    size_t n = pb_uint(p, PF_PACKET_SEQUENCE_ID, seq);
     if (first) {
         n += pb_uint(p + n, PF_PACKET_SEQUENCE_FLAGS, PF_SEQ_INCREMENTAL_STATE_CLEARED);
         n += pb_uint(p + n, PF_PACKET_INCREMENTAL_STATE_CLEARED, 1);
@@ -303,13 +430,50 @@ static size_t perfetto_sequence(uint8_t *p, int first) {
     return n;
 }
 
-static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin, uint64_t fid) {
-    uint8_t pkt[PF_PACKET_MAX], te[40];
+/* One DebugAnnotation { name, value } as TrackEvent.debug_annotations: a varint value of
+ * field vfield, or the string s when s is not NULL. */
+static size_t pf_annotation(uint8_t *p, const char *name, uint32_t vfield, uint64_t v,
+                            const char *s) {
+    uint8_t a[64];
+    size_t n = pb_bytes(a, PF_ANNOTATION_NAME, name, strlen(name));
+    if (s) n += pb_bytes(a + n, PF_ANNOTATION_STRING, s, strlen(s));
+    else n += pb_uint(a + n, vfield, v);
+    return pb_bytes(p, PF_EVENT_DEBUG_ANNOTATIONS, a, n);
+}
+
+/* The annotations of detail record `seq` of thread ti into p (at most PF_DETAIL_MAX
+ * bytes; none when it cannot be read): the names and values of chrome_args. */
+static size_t pf_annotations(const cli_trace *s, size_t ti, uint64_t seq, uint8_t *p) {
+    static const char *const regs[EXPORT_REGS] = { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7" };
+    export_detail d;
+    char hex[24];
+    size_t n = 0, i;
+    if (!export_detail_of(s, ti, seq, &d)) return 0;
+    if (!d.is_function) {
+        n += pf_annotation(p + n, "detail_type", PF_ANNOTATION_UINT, d.type, NULL);
+        return n + pf_annotation(p + n, "detail_bytes", PF_ANNOTATION_UINT, d.bytes, NULL);
+    }
+    *cli_put_hex64(hex, d.fn.function_id) = '\0';
+    n += pf_annotation(p + n, "function_id", 0, 0, hex);
+    for (i = 0; i < EXPORT_REGS; i++)
+        n += pf_annotation(p + n, regs[i], PF_ANNOTATION_POINTER, d.fn.x[i], NULL);
+    n += pf_annotation(p + n, "lr", PF_ANNOTATION_POINTER, d.fn.lr, NULL);
+    n += pf_annotation(p + n, "fp", PF_ANNOTATION_POINTER, d.fn.fp, NULL);
+    n += pf_annotation(p + n, "sp", PF_ANNOTATION_POINTER, d.fn.sp, NULL);
+    return n + pf_annotation(p + n, "stack_size", PF_ANNOTATION_UINT, d.fn.stack_size, NULL);
+}
+
+/* A slice begin (with the annotations of detail record detail_seq unless ATF_NO_DETAIL)
+ * or end of fid on thread ti's track at ts. */
+static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin, uint64_t fid,
+                           uint64_t detail_seq) {
+    uint8_t pkt[PF_PACKET_MAX], te[40 + PF_DETAIL_MAX];
     size_t n, tn;
     uint64_t iid = 0;
     int is_new = 0;
+    ts = cli_trace_time(pf->src, ts); /* on --clock's clock */
     tn = pb_uint(te, PF_EVENT_TYPE, begin ? PF_TYPE_SLICE_BEGIN : PF_TYPE_SLICE_END);
-    tn += pb_uint(te + tn, PF_EVENT_TRACK_UUID, PF_PROCESS_UUID + 1 + (uint64_t)ti);
+    tn += pb_uint(te + tn, PF_EVENT_TRACK_UUID, pf->uuid + 1 + (uint64_t)ti);
     if (begin) {
         uint64_t *v = walk_map_put(&pf->iids, fid, &is_new);
         if (!v) {
@@ -319,14 +483,15 @@ static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin
         if (is_new) *v = ++pf->next_iid;
         iid = *v;
         tn += pb_uint(te + tn, PF_EVENT_NAME_IID, iid);
+        if (detail_seq != ATF_NO_DETAIL) tn += pf_annotations(pf->src, ti, detail_seq, te + tn);
     }
     if (!is_new) { /* the common packet, sized first and encoded in place */
-        size_t body = 1 + pb_varint_size(ts) + 4 + 1 + pb_varint_size(tn) + tn;
+        size_t body = 1 + pb_varint_size(ts) + pf->seq_len + 1 + pb_varint_size(tn) + tn;
         uint8_t *p = (uint8_t *)cli_reserve(body + 16), *q = p;
         *q++ = PF_TRACE_PACKET << 3 | PB_LEN;
         q += pb_varint(q, body);
         q += pb_uint(q, PF_PACKET_TIMESTAMP, ts);
-        q += perfetto_sequence(q, 0);
+        for (n = 0; n < pf->seq_len; n++) *q++ = pf->seq_fields[n];
         *q++ = PF_PACKET_TRACK_EVENT << 3 | PB_LEN;
         q += pb_varint(q, tn);
         for (n = 0; n < tn; n++) *q++ = te[n];
@@ -334,7 +499,7 @@ static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin
         return;
     }
     n = pb_uint(pkt, PF_PACKET_TIMESTAMP, ts);
-    n += perfetto_sequence(pkt + n, 0);
+    n += perfetto_sequence(pkt + n, pf->seq, 0);
     n += pb_bytes(pkt + n, PF_PACKET_TRACK_EVENT, te, tn);
     { /* InternedData { event_names: EventName { iid, name } } */
         uint8_t name[EXPORT_NAME_MAX], en[EXPORT_NAME_MAX + 32], idata[EXPORT_NAME_MAX + 48];
@@ -350,8 +515,8 @@ static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin
 }
 
 static void perfetto_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth) {
-    (void)depth;
-    perfetto_event((perfetto_state *)ctx, ti, ts, 1, fid);
+    perfetto_state *pf = (perfetto_state *)ctx;
+    perfetto_event(pf, ti, ts, 1, fid, export_detail_seq(pf->walk, ti, depth));
 }
 
 static void perfetto_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
@@ -359,39 +524,71 @@ static void perfetto_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t e
     (void)depth;
     (void)how;
     (void)outermost;
-    perfetto_event((perfetto_state *)ctx, ti, end_ns, 0, f->fid);
+    perfetto_event((perfetto_state *)ctx, ti, end_ns, 0, f->fid, ATF_NO_DETAIL);
 }
 
 static void perfetto_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
+    const perfetto_state *pf = (const perfetto_state *)ctx;
     uint8_t pkt[256], te[160];
     char name[96];
     size_t n, tn;
-    (void)ctx;
+    ts = cli_trace_time(pf->src, ts); /* on --clock's clock */
     snprintf(name, sizeof name, "gap: %llu events lost (%s)", (cli_ull)g->index_lost,
              atf_gap_reason_str(g->reason));
     tn = pb_uint(te, PF_EVENT_TYPE, PF_TYPE_INSTANT);
-    tn += pb_uint(te + tn, PF_EVENT_TRACK_UUID, PF_PROCESS_UUID + 1 + (uint64_t)ti);
+    tn += pb_uint(te + tn, PF_EVENT_TRACK_UUID, pf->uuid + 1 + (uint64_t)ti);
     tn += pb_bytes(te + tn, PF_EVENT_NAME, name, strlen(name));
     n = pb_uint(pkt, PF_PACKET_TIMESTAMP, ts);
-    n += perfetto_sequence(pkt + n, 0);
+    memcpy(pkt + n, pf->seq_fields, pf->seq_len);
+    n += pf->seq_len;
     n += pb_bytes(pkt + n, PF_PACKET_TRACK_EVENT, te, tn);
     perfetto_packet(pkt, n);
 }
 
+/* ProcessDescriptor.cmdline into p: the words of the command line (split at its spaces,
+ * as the manifest joins them), of its first EXPORT_CMDLINE_MAX bytes. Each word costs at
+ * most 3 bytes more than itself, and words are at least 2 bytes apart: p needs
+ * PF_CMDLINE_ROOM bytes. */
+enum { PF_CMDLINE_ROOM = EXPORT_CMDLINE_MAX * 3 };
+static size_t pf_cmdline(uint8_t *p, const char *cmdline) {
+    char clean[EXPORT_CMDLINE_MAX];
+    size_t len = cli_utf8_clean(cmdline, clean, sizeof clean), n = 0, at = 0;
+    while (at < len) {
+        size_t end = at;
+        while (end < len && clean[end] != ' ') end++;
+        if (end > at) n += pb_bytes(p + n, PF_PROCESS_CMDLINE, clean + at, end - at);
+        at = end + 1;
+    }
+    return n;
+}
+
+/* The process track (the first packet of its sequence): its pid, its name
+ * (export_process_name) and its command line. */
+static void perfetto_process(const perfetto_state *pf) {
+    const cli_trace *s = pf->src;
+    static uint8_t pkt[PF_CMDLINE_ROOM + 1024], desc[PF_CMDLINE_ROOM + 768],
+                   sub[PF_CMDLINE_ROOM + 512]; /* not on the stack: 12 KiB + each */
+    char name[3 * 256];
+    size_t n, dn, sn;
+    export_process_name(s, name, sizeof name);
+    sn = pb_int32(sub, PF_PROCESS_PID, (uint32_t)export_pid(s));
+    sn += pb_bytes(sub + sn, PF_PROCESS_NAME, name, strlen(name));
+    if (s->reader.cmdline) sn += pf_cmdline(sub + sn, s->reader.cmdline);
+    dn = pb_uint(desc, PF_TRACK_UUID, pf->uuid);
+    dn += pb_bytes(desc + dn, PF_TRACK_PROCESS, sub, sn);
+    n = perfetto_sequence(pkt, pf->seq, 1);
+    n += pb_bytes(pkt + n, PF_PACKET_TRACK_DESCRIPTOR, desc, dn);
+    perfetto_packet(pkt, n);
+}
+
 /* The descriptor packets: the process track, then one thread track per thread. */
-static void perfetto_descriptors(const cli_trace *s) {
+static void perfetto_descriptors(const perfetto_state *pf) {
+    const cli_trace *s = pf->src;
     const atf_session_reader *r = &s->reader;
     uint8_t pkt[512], desc[384], sub[256];
     char name[80];
     size_t n, dn, sn, i;
-    snprintf(name, sizeof name, "pid_%llu", (cli_ull)s->pid);
-    sn = pb_int32(sub, PF_PROCESS_PID, (uint32_t)s->pid);
-    sn += pb_bytes(sub + sn, PF_PROCESS_NAME, name, strlen(name));
-    dn = pb_uint(desc, PF_TRACK_UUID, PF_PROCESS_UUID);
-    dn += pb_bytes(desc + dn, PF_TRACK_PROCESS, sub, sn);
-    n = perfetto_sequence(pkt, 1);
-    n += pb_bytes(pkt + n, PF_PACKET_TRACK_DESCRIPTOR, desc, dn);
-    perfetto_packet(pkt, n);
+    perfetto_process(pf);
     for (i = 0; i < r->thread_count; i++) {
         const atf_session_thread *t = &r->threads[i];
         char clean[3 * 64];
@@ -400,27 +597,35 @@ static void perfetto_descriptors(const cli_trace *s) {
         if (t->name[0]) snprintf(name, sizeof name, "%s", t->name);
         else snprintf(name, sizeof name, "thread_%u", t->slot);
         cl = cli_utf8_clean(name, clean, sizeof clean);
-        sn = pb_int32(sub, PF_THREAD_PID, (uint32_t)s->pid);
+        sn = pb_int32(sub, PF_THREAD_PID, (uint32_t)export_pid(s));
         sn += pb_int32(sub + sn, PF_THREAD_TID, cli_thread_tid(t));
         sn += pb_bytes(sub + sn, PF_THREAD_NAME, clean, cl);
-        dn = pb_uint(desc, PF_TRACK_UUID, PF_PROCESS_UUID + 1 + (uint64_t)i);
-        dn += pb_uint(desc + dn, PF_TRACK_PARENT_UUID, PF_PROCESS_UUID);
+        dn = pb_uint(desc, PF_TRACK_UUID, pf->uuid + 1 + (uint64_t)i);
+        dn += pb_uint(desc + dn, PF_TRACK_PARENT_UUID, pf->uuid);
         dn += pb_bytes(desc + dn, PF_TRACK_THREAD, sub, sn);
-        n = perfetto_sequence(pkt, 0);
+        n = perfetto_sequence(pkt, pf->seq, 0);
         n += pb_bytes(pkt + n, PF_PACKET_TRACK_DESCRIPTOR, desc, dn);
         perfetto_packet(pkt, n);
     }
 }
 
-static atf_result export_perfetto(cli_trace *s, cli_progress *p) {
+/* The process s on sequence seq with its tracks from uuid on (the process's, then one
+ * per thread): its descriptors, then (unless no_calls) its events. */
+static atf_result perfetto_process_events(cli_trace *s, cli_progress *p, uint32_t seq,
+                                          uint64_t uuid, int no_calls) {
     perfetto_state pf;
     walk_ctx w;
     atf_result rc;
     memset(&pf, 0, sizeof pf);
     pf.src = s;
-    perfetto_descriptors(s);
+    pf.uuid = uuid;
+    pf.seq = seq;
+    pf.seq_len = perfetto_sequence(pf.seq_fields, seq, 0);
+    perfetto_descriptors(&pf);
+    if (no_calls) return ATF_OK;
     if (!walk_init(&w, s->reader.thread_count)) return ATF_E_NOMEM;
     w.ctx = &pf;
+    pf.walk = &w;
     w.enter = perfetto_enter;
     w.leave = perfetto_leave;
     w.gap = perfetto_gap;
@@ -438,6 +643,8 @@ static atf_result export_perfetto(cli_trace *s, cli_progress *p) {
  *           only nearly sorted), with its self time, how it ended and whether its call
  *           event carries a detail record;
  *   events  one row per index event of the selected threads, in merged time order.
+ * The processes of a session go into the one table one after the other, each in the
+ * order above (pid tells them apart; thread_slot is a slot of its process).
  * Times are TIMESTAMP(NANOS) not adjusted to UTC: the trace clock is not the epoch.
  * function_id is an INT64 holding the id's 64 bits, so an id >= 2^63 reads negative;
  * fid holds every id exactly, as the text "0x%016llx" that `atf stats --json` prints. */
@@ -565,13 +772,13 @@ static void pqx_slice(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns
     (void)outermost;
     memset(row, 0, sizeof row);
     if (!pqx_put_fn(x, row, SL_FID, f->fid)) return;
-    row[SL_PID].i = (int64_t)x->src->pid;
+    row[SL_PID].i = (int64_t)export_pid(x->src);
     row[SL_TID].i = cli_thread_tid(t);
     row[SL_SLOT].i = t->slot;
     pqx_text(&row[SL_THREAD_NAME], x->thread_names[ti]);
     row[SL_DEPTH].i = (int64_t)depth;
-    row[SL_START].i = (int64_t)f->start_ns;
-    row[SL_END].i = (int64_t)end_ns;
+    row[SL_START].i = (int64_t)cli_trace_time(x->src, f->start_ns); /* on --clock's clock */
+    row[SL_END].i = (int64_t)cli_trace_time(x->src, end_ns);
     row[SL_DUR].i = (int64_t)dur;
     row[SL_SELF].i = (int64_t)(dur > f->child_ns ? dur - f->child_ns : 0);
     pqx_text(&row[SL_ENDED_BY], pqx_ended_by(how));
@@ -599,12 +806,13 @@ static atf_result pqx_events(pqx_state *x, cli_trace *s, cli_progress *p) {
     cli_trace_filter(s, &f);
     if ((rc = atf_merge_init(&m, &s->reader, &f)) != ATF_OK) return rc;
     memset(row, 0, sizeof row);
-    row[EV_PID].i = (int64_t)s->pid;
-    while (atf_merge_next(&m, &it) == ATF_OK && !x->nomem) {
+    row[EV_PID].i = (int64_t)export_pid(s);
+    while (atf_merge_next(&m, &it) == ATF_OK && !x->nomem &&
+           it.event.timestamp_ns <= s->window.to_ns) { /* the merge reads --to 0 as no bound */
         if (!pqx_put_fn(x, row, EV_FID, it.event.function_id)) break;
         row[EV_SLOT].i = it.slot;
         row[EV_SEQ].i = (int64_t)it.seq;
-        row[EV_TS].i = (int64_t)it.event.timestamp_ns;
+        row[EV_TS].i = (int64_t)cli_trace_time(s, it.event.timestamp_ns); /* --clock's */
         pqx_text(&row[EV_KIND], atf_event_kind_str(it.event.kind));
         row[EV_DEPTH].i = it.event.call_depth;
         row[EV_DETAIL_SEQ].i = (int64_t)it.event.detail_seq; /* ATF_NO_DETAIL reads -1 */
@@ -615,20 +823,30 @@ static atf_result pqx_events(pqx_state *x, cli_trace *s, cli_progress *p) {
     return ATF_OK;
 }
 
-/* Writes table `events` (else slices) of s to f. A write error goes to *werr (the
- * caller names the output); the return is the trace's or memory's error. */
-static atf_result export_parquet(cli_trace *s, cli_progress *p, FILE *f, int events,
-                                 pq_error *werr) {
-    const atf_session_reader *r = &s->reader;
+/* Table `events` (else slices) opened on f. A write error goes to *werr (the caller
+ * names the output). */
+static atf_result pqx_open(pq_writer **w, FILE *f, int events, pq_error *werr) {
     pq_config cfg;
-    pqx_state x;
-    atf_result rc = ATF_OK;
-    size_t i;
     memset(&cfg, 0, sizeof cfg);
-    memset(&x, 0, sizeof x);
     cfg.row_group_rows = PQX_GROUP_ROWS;
     cfg.created_by = "atf export";
+    if (events) return pq_writer_open_file(w, f, pqx_event_columns, EV_COLUMNS, &cfg, werr);
+    return pq_writer_open_file(w, f, pqx_slice_columns, SL_COLUMNS, &cfg, werr);
+}
+
+/* The rows of process s in table `events` (else slices) of out; none when no_calls. The
+ * row's strings are copied by the writer, so the process may close afterwards. Returns
+ * the trace's or memory's error (a write error sticks in out). */
+static atf_result pqx_process(pq_writer *out, cli_trace *s, cli_progress *p, int events,
+                              int no_calls) {
+    const atf_session_reader *r = &s->reader;
+    pqx_state x;
+    atf_result rc;
+    size_t i;
+    if (no_calls) return ATF_OK;
+    memset(&x, 0, sizeof x);
     x.src = s;
+    x.out = out;
     x.thread_names = (char (*)[80])calloc(r->thread_count ? r->thread_count : 1,
                                           sizeof *x.thread_names);
     if (!x.thread_names) return ATF_E_NOMEM;
@@ -637,13 +855,8 @@ static atf_result export_parquet(cli_trace *s, cli_progress *p, FILE *f, int eve
         if (t->name[0]) snprintf(x.thread_names[i], sizeof x.thread_names[i], "%s", t->name);
         else snprintf(x.thread_names[i], sizeof x.thread_names[i], "thread_%u", t->slot);
     }
-    if (events) rc = pq_writer_open_file(&x.out, f, pqx_event_columns, EV_COLUMNS, &cfg, werr);
-    else rc = pq_writer_open_file(&x.out, f, pqx_slice_columns, SL_COLUMNS, &cfg, werr);
-    if (rc == ATF_OK) {
-        rc = events ? pqx_events(&x, s, p) : pqx_slices(&x, s, p);
-        if (rc == ATF_OK && x.nomem) rc = ATF_E_NOMEM;
-        pq_writer_close(x.out, werr);
-    }
+    rc = events ? pqx_events(&x, s, p) : pqx_slices(&x, s, p);
+    if (rc == ATF_OK && x.nomem) rc = ATF_E_NOMEM;
     free(x.fns);
     free(x.thread_names);
     walk_map_free(&x.index);
@@ -668,31 +881,278 @@ static int export_report_write(const pq_error *werr, const char *name) {
     return cli_report(&e);
 }
 
-/* Writes the trace to f: CLI_EXIT_OK, or CLI_EXIT_DATA after saying why. */
-static int export_to(cli_trace *src, export_kind kind, FILE *f, const char *name) {
-    FILE *before = cli_out_file();
+/* One output being written: a document (or a table) of one process or of several. */
+typedef struct export_job {
+    export_kind kind;
+    FILE *f;                        /* the output */
+    FILE *before;                   /* where the command's output went before */
+    const char *name;               /* the output in messages */
+    int several;                    /* of several processes: progress names each */
+    size_t processes;               /* processes written so far */
+    uint64_t next_uuid;             /* perfetto: the next process's track uuid */
+    pq_writer *pq;                  /* parquet: the table */
+    pq_error werr;                  /*   its write error */
+    atf_result rc;                  /* ATF_OK, or why the output could not begin */
+} export_job;
+
+/* Switches the output to f and writes the start of the document. */
+static void export_begin(export_job *j, export_kind kind, FILE *f, const char *name,
+                         int several) {
+    memset(j, 0, sizeof *j);
+    j->kind = kind;
+    j->f = f;
+    j->before = cli_out_file();
+    j->name = name;
+    j->several = several;
+    j->next_uuid = PF_FIRST_UUID;
+    cli_out_switch(f, NULL);
+    if (kind == EXPORT_CHROME) chrome_begin();
+    else if (kind != EXPORT_PERFETTO)
+        j->rc = pqx_open(&j->pq, f, kind == EXPORT_PARQUET_EVENTS, &j->werr);
+}
+
+/* Whether the output takes more: it began and no write to it failed. */
+static int export_writable(const export_job *j) {
+    return j->rc == ATF_OK && !cli_out_failed();
+}
+
+/* Writes process s (its tracks, and its calls unless no_calls): CLI_EXIT_OK, or
+ * CLI_EXIT_DATA after saying why (an error of the trace or of memory; a write error is
+ * export_end's to name). */
+static int export_process(export_job *j, cli_trace *s, int no_calls) {
+    char what[96];
     cli_progress p;
-    pq_error werr;
     atf_result rc;
     atf_error e;
-    int sys_errno = 0, status = CLI_EXIT_OK;
-    memset(&werr, 0, sizeof werr);
-    cli_out_switch(f, NULL);
-    cli_progress_init(&p, export_progress_text[kind], cli_trace_events(src), f);
-    if (kind == EXPORT_CHROME) rc = export_chrome(src, &p);
-    else if (kind == EXPORT_PERFETTO) rc = export_perfetto(src, &p);
-    else rc = export_parquet(src, &p, f, kind == EXPORT_PARQUET_EVENTS, &werr);
+    if (j->several)
+        snprintf(what, sizeof what, "%s pid_%llu", export_progress_text[j->kind],
+                 (cli_ull)export_pid(s));
+    else
+        snprintf(what, sizeof what, "%s", export_progress_text[j->kind]);
+    cli_progress_init(&p, what, no_calls ? 0 : cli_trace_events(s), j->f);
+    if (j->kind == EXPORT_CHROME) {
+        rc = chrome_process(s, &p, j->processes == 0, no_calls);
+    } else if (j->kind == EXPORT_PERFETTO) {
+        rc = perfetto_process_events(s, &p, (uint32_t)(j->processes + 1), j->next_uuid,
+                                     no_calls);
+        j->next_uuid += 1 + (uint64_t)s->reader.thread_count;
+    } else {
+        rc = pqx_process(j->pq, s, &p, j->kind == EXPORT_PARQUET_EVENTS, no_calls);
+    }
     cli_progress_end(&p);
-    if (!cli_out_switch(before, &sys_errno)) {
-        cli_error_errno(&e, name, "write", sys_errno);
+    j->processes++;
+    if (rc == ATF_OK) return CLI_EXIT_OK;
+    cli_error_init(&e, rc, s->path, 0, "export");
+    return cli_report(&e);
+}
+
+/* Writes the end of the document and switches the output back: CLI_EXIT_OK, or
+ * CLI_EXIT_DATA after saying what failed (writing the output, or beginning it). */
+static int export_end(export_job *j) {
+    int sys_errno = 0, status = CLI_EXIT_OK;
+    atf_error e;
+    if (j->kind == EXPORT_CHROME) chrome_end();
+    else if (j->pq && j->rc == ATF_OK) pq_writer_close(j->pq, &j->werr);
+    if (!cli_out_switch(j->before, &sys_errno)) {
+        cli_error_errno(&e, j->name, "write", sys_errno);
         status = cli_report(&e);
-    } else if (werr.result != ATF_OK) {
-        status = export_report_write(&werr, name);
+    } else if (j->werr.result != ATF_OK) {
+        status = export_report_write(&j->werr, j->name);
     }
-    if (rc != ATF_OK && rc != werr.result) {
-        cli_error_init(&e, rc, src->path, 0, "export");
+    if (j->rc != ATF_OK && j->rc != j->werr.result) {
+        cli_error_init(&e, j->rc, j->name, CLI_NO_OFFSET, "export");
         status = cli_report(&e);
     }
+    return status;
+}
+
+/* ==== export: every process of a session ============================================= */
+/* A session_* PATH holding several pid_* directories (a program that forked), without
+ * --pid, is exported whole: every process into the one output, in the order of their
+ * directory names (cli_pid_dirs), each opened, written and closed in turn, so memory
+ * stays that of one process. Each process is on its own track group as above: its pid,
+ * its process name and command line, its threads under it. A process that cannot be
+ * read is reported and left out, one with damaged threads is exported as the core
+ * reports it (the damage named on stderr after its part); either way the others are
+ * written and the exit status is 1. The view applies to each process:
+ *   --from/--to "+T" counts from the session's first event (of every process), so that
+ *            an instant means the same in every process;
+ *   --function F selects F's calls in each process that names a function F (function
+ *            ids are per process: the manifest of each says which is F); one that names
+ *            none shows its tracks without calls; a name no process knows is exit 2;
+ *   --thread N needs --pid (slots are per process): exit 2 without it;
+ *   --clock C must name an exact anchor of every process (each is read on its own).
+ * What can be refused is checked in a first pass over the processes (opening each
+ * without its window) before anything is written; it runs only when the view has one of
+ * --from, --to, --function and --clock. */
+typedef struct export_session {
+    const cli_command *cmd;
+    const char *path;               /* the session_* directory */
+    char **pids;                    /* its pid_* directories */
+    size_t count;
+    unsigned char *skip;            /* per process: the first pass could not open it */
+    cli_view *view;                 /* the view of each (has_start, functions_lenient) */
+    int damaged;                    /* a process could not be read, or had damage */
+    int refused;                    /* a process lacked what the view names */
+} export_session;
+
+/* The pid_* directories of PATH into *x when it is a session_* directory of more than
+ * one process and --pid picks none: 1, else 0 (PATH opens as one trace). */
+static int export_several(const char *path, const cli_view *v, export_session *x) {
+    cli_kind kind;
+    atf_error e;
+    memset(x, 0, sizeof *x);
+    if (v->has_pid || cli_classify(path, &kind, &e) != ATF_OK || kind != CLI_KIND_ROOT ||
+        cli_pid_dirs(path, &x->pids, &x->count) != 0)
+        return 0;
+    if (x->count > 1 && (x->skip = (unsigned char *)calloc(x->count, 1)) != NULL) return 1;
+    cli_pid_dirs_free(x->pids, x->count); /* no memory for the flags: the core says so */
+    memset(x, 0, sizeof *x);
+    return 0;
+}
+
+/* The processes listed after a message about x's session, on stderr; CLI_EXIT_USAGE. */
+static int export_list_pids(const export_session *x) {
+    size_t i;
+    for (i = 0; i < x->count; i++) fprintf(cli_err(), "  %s\n", x->pids[i]);
+    return CLI_EXIT_USAGE;
+}
+
+/* The first pass (see above): CLI_CONTINUE with x->view set for the export, or the
+ * exit status after a message. */
+static int export_first_pass(export_session *x, export_kind kind) {
+    const cli_view *v = x->view;
+    cli_view *pre = (cli_view *)malloc(sizeof *pre);
+    unsigned char *named = (unsigned char *)calloc(v->functions.count + 1, 1);
+    uint64_t start = UINT64_MAX;
+    int status = CLI_CONTINUE;
+    size_t i, k;
+    cli_window w;
+    if (!pre || !named) {
+        atf_error e;
+        cli_error_init(&e, ATF_E_NOMEM, x->path, CLI_NO_OFFSET, "first pass");
+        free(pre);
+        free(named);
+        return cli_report(&e);
+    }
+    *pre = *v;
+    pre->from = pre->to = NULL;
+    for (i = 0; i < x->count && status == CLI_CONTINUE; i++) {
+        cli_trace t;
+        int st = cli_trace_open_view(x->cmd, &t, x->pids[i], pre);
+        if (st == CLI_EXIT_USAGE) status = st;
+        if (st != CLI_EXIT_OK) { /* said; a damaged process is left out of the export */
+            x->skip[i] = 1;
+            x->damaged = 1;
+            continue;
+        }
+        if (kind == EXPORT_PERFETTO && t.clock_negative) {
+            fprintf(cli_err(), "atf %s: --clock %s: %s starts before that clock's zero, and "
+                               "perfetto times are unsigned\n", x->cmd->name, v->clock, x->pids[i]);
+            status = CLI_EXIT_USAGE;
+        }
+        if (cli_trace_events(&t) && cli_trace_start(&t) < start) start = cli_trace_start(&t);
+        for (k = 0; k < v->functions.count; k++)
+            named[k] |= (unsigned char)cli_trace_names_function(&t, v->functions.items[k]);
+        cli_trace_close(&t);
+    }
+    for (k = 0; k < v->functions.count && status == CLI_CONTINUE; k++) {
+        if (named[k]) continue;
+        fprintf(cli_err(), "atf %s: --function: no process of %s has a function named '%s' "
+                           "(give a name as atf stats --pid N prints it, or an id 0x...); its "
+                           "processes:\n", x->cmd->name, x->path, v->functions.items[k]);
+        status = export_list_pids(x);
+    }
+    free(pre);
+    free(named);
+    if (status != CLI_CONTINUE) return status;
+    x->view->has_start = 0;
+    x->view->start_ns = start == UINT64_MAX ? 0 : start;
+    return cli_view_window(x->cmd, x->view, x->view->start_ns, &w); /* --from after --to */
+}
+
+/* Every process of x that the first pass did not leave out into the output. Returns
+ * CLI_EXIT_OK, or CLI_EXIT_DATA when a process's export failed (said); what could not be
+ * read or lacked what the view names is in x->damaged and x->refused. */
+static int export_session_run(export_job *j, export_session *x) {
+    int status = CLI_EXIT_OK;
+    size_t i;
+    for (i = 0; i < x->count && export_writable(j); i++) {
+        cli_trace t;
+        int st;
+        if (x->skip[i]) continue;
+        st = cli_trace_open_view(x->cmd, &t, x->pids[i], x->view);
+        if (st != CLI_EXIT_OK) { /* said */
+            if (st == CLI_EXIT_USAGE) x->refused = 1;
+            else x->damaged = 1;
+            continue;
+        }
+        if (j->kind == EXPORT_PERFETTO && t.clock_negative) { /* the first pass said */
+            x->refused = 1;
+        } else {
+            st = export_process(j, &t, x->view->functions.count && !t.fid_count);
+            if (st != CLI_EXIT_OK && status == CLI_EXIT_OK) status = st;
+        }
+        if (cli_trace_warn_damage(&t)) x->damaged = 1;
+        cli_trace_close(&t);
+    }
+    return status;
+}
+
+/* ==== export: the command ============================================================ */
+/* Writes one trace (one != NULL) or every process of x to OUT (-o; stdout when NULL or
+ * "-"): CLI_EXIT_OK, or the exit status after saying why. A file left incomplete by an
+ * error is removed; what damage leaves out is not an error of the output. */
+static int export_write(export_kind kind, const char *outpath, cli_trace *one,
+                        export_session *x) {
+    int to_file = outpath && strcmp(outpath, "-") != 0, status;
+    const char *name = to_file ? outpath : "stdout";
+    export_job j;
+    atf_error e;
+    FILE *f = cli_out_file();
+    if (to_file && (f = fopen(outpath, "wb")) == NULL) {
+        cli_error_errno(&e, outpath, "cannot open for writing", errno);
+        return cli_report(&e);
+    }
+#if defined(_WIN32)
+    if (!to_file) _setmode(_fileno(f), _O_BINARY);
+#endif
+    export_begin(&j, kind, f, name, one == NULL);
+    if (!export_writable(&j)) status = CLI_EXIT_DATA; /* export_end says why */
+    else if (one) status = export_process(&j, one, 0);
+    else status = export_session_run(&j, x);
+    if (export_end(&j) != CLI_EXIT_OK) status = CLI_EXIT_DATA;
+    if (to_file && fclose(f) != 0 && status == CLI_EXIT_OK) {
+        cli_error_errno(&e, outpath, "write", errno);
+        status = cli_report(&e);
+    }
+    if (x && j.processes == 0 && status == CLI_EXIT_OK) /* no process could be read */
+        status = x->refused ? CLI_EXIT_USAGE : CLI_EXIT_DATA;
+    if (status != CLI_EXIT_OK && to_file && cli_is_file(outpath))
+        remove(outpath); /* no half-written file left (never a device such as /dev/null) */
+    return status;
+}
+
+/* Exports every process of the session_* directory x: see above. */
+static int export_session_all(const cli_command *cmd, const char *path, export_kind kind,
+                              const char *outpath, cli_view *view, export_session *x) {
+    int status;
+    x->cmd = cmd;
+    x->path = path;
+    x->view = view;
+    view->functions_lenient = 1;
+    if (view->threads.count) {
+        fprintf(cli_err(), "atf %s: --thread: %s holds %llu processes, each with its own "
+                           "thread numbers: give --pid N with --thread, N one of\n",
+                cmd->name, path, (cli_ull)x->count);
+        return export_list_pids(x);
+    }
+    if ((view->from || view->to || view->functions.count || view->clock) &&
+        (status = export_first_pass(x, kind)) != CLI_CONTINUE)
+        return status;
+    status = export_write(kind, outpath, NULL, x);
+    if (status == CLI_EXIT_OK && x->refused) status = CLI_EXIT_USAGE;
+    if (status == CLI_EXIT_OK && x->damaged) status = CLI_EXIT_DATA;
     return status;
 }
 
@@ -717,7 +1177,7 @@ static int export_kind_of(const cli_command *cmd, const char *format, const char
 
 int cli_cmd_export(const cli_command *cmd, int argc, char **argv) {
     const char *format = NULL, *table = NULL, *outpath = NULL;
-    int nops = 0, status, to_file;
+    int status, to_file;
     const cli_flag flags[] = {
         { "--format", NULL, CLI_OPT_STR, &format },
         { "--table", NULL, CLI_OPT_STR, &table },
@@ -725,37 +1185,36 @@ int cli_cmd_export(const cli_command *cmd, int argc, char **argv) {
         { "--output", NULL, CLI_OPT_STR, &outpath },
     };
     export_kind kind = EXPORT_CHROME;
+    export_session x;
+    cli_view view;
     cli_trace src;
-    atf_error e;
-    FILE *f;
-    status = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 1, &nops);
+    status = cli_parse_view_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], &view,
+                                 CLI_VIEW_WINDOW | CLI_VIEW_THREAD | CLI_VIEW_PID |
+                                     CLI_VIEW_FUNCTION | CLI_VIEW_CLOCK);
     if (status != CLI_CONTINUE) return status;
     if ((status = export_kind_of(cmd, format, table, &kind)) != CLI_CONTINUE) return status;
+    if (kind == EXPORT_PARQUET_EVENTS && view.functions.count)
+        return cli_usage_error(cmd, "--function selects calls: it is for slices, not for "
+                                    "--table events");
     if (outpath && !*outpath) return cli_usage_error(cmd, "-o needs a file name");
     to_file = outpath && strcmp(outpath, "-") != 0;
     if (kind != EXPORT_CHROME && !to_file && cli_isatty(cli_out_file()))
         return cli_usage_error(cmd, "binary output to a terminal: give -o OUT "
                                     "(or redirect stdout)");
-    if ((status = cli_trace_open(cmd, &src, argv[1])) != CLI_EXIT_OK) return status;
-    f = cli_out_file();
-    if (to_file && (f = fopen(outpath, "wb")) == NULL) {
-        cli_error_errno(&e, outpath, "cannot open for writing", errno);
-        status = cli_report(&e);
-        cli_trace_close(&src);
+    if (export_several(argv[1], &view, &x)) {
+        status = export_session_all(cmd, argv[1], kind, outpath, &view, &x);
+        cli_pid_dirs_free(x.pids, x.count);
+        free(x.skip);
         return status;
     }
-#if defined(_WIN32)
-    if (!to_file) _setmode(_fileno(f), _O_BINARY);
-#endif
-    status = export_to(&src, kind, f, to_file ? outpath : "stdout");
-    if (to_file && fclose(f) != 0 && status == CLI_EXIT_OK) {
-        cli_error_errno(&e, outpath, "write", errno);
-        status = cli_report(&e);
+    if ((status = cli_trace_open_view(cmd, &src, argv[1], &view)) != CLI_EXIT_OK) return status;
+    if (kind == EXPORT_PERFETTO && src.clock_negative) {
+        cli_trace_close(&src);
+        return cli_usage_error(cmd, "--clock %s: the trace starts before that clock's zero, "
+                                    "and perfetto times are unsigned", view.clock);
     }
-    if (status != CLI_EXIT_OK && to_file && cli_is_file(outpath))
-        remove(outpath); /* no half-written file left (never a device such as /dev/null) */
-    if (cli_warn_damage(&src.reader, src.only_one, src.slot, cli_trace_is_session(&src)))
-        status = CLI_EXIT_DATA;
+    status = export_write(kind, outpath, &src, NULL);
+    if (cli_trace_warn_damage(&src)) status = CLI_EXIT_DATA;
     cli_trace_close(&src);
     return status;
 }

@@ -1,5 +1,6 @@
 /* info_cmd.c - atf info: what a file, a thread directory, a session pid_* directory or a
- * session_* directory (each of its pid_* directories) holds, and its state.
+ * session_* directory (each of its pid_* directories) holds, and its state; a session's
+ * also as JSON (--json), one object per pid_* directory and line.
  * SPDX-License-Identifier: MIT */
 #include "core.h"
 #include "facts.h"
@@ -157,8 +158,8 @@ static int cli_info_dir(const char *dir) {
     return status;
 }
 
-static int cli_info_session(const char *dir);
-static int cli_info_root(const char *path);
+static int cli_info_session(const char *dir, int json);
+static int cli_info_root(const char *path, int json);
 
 /* A gaps.atf file typed as PATH: the gaps of its thread directory. */
 static int cli_info_gaps_file(const char *path) {
@@ -170,7 +171,7 @@ static int cli_info_gaps_file(const char *path) {
     return cli_info_gaps(dir, path);
 }
 
-static int cli_info_path(const char *path) {
+static int cli_info_path(const char *path, int json) {
     cli_kind kind;
     atf_error e;
     if (cli_classify(path, &kind, &e) != ATF_OK) return cli_report(&e);
@@ -179,20 +180,38 @@ static int cli_info_path(const char *path) {
     case CLI_KIND_DETAIL: return cli_info_detail(path);
     case CLI_KIND_GAPS: return cli_info_gaps_file(path);
     case CLI_KIND_THREAD: return cli_info_dir(path);
-    case CLI_KIND_PID: return cli_info_session(path);
-    case CLI_KIND_ROOT: return cli_info_root(path);
+    case CLI_KIND_PID: return cli_info_session(path, json);
+    case CLI_KIND_ROOT: return cli_info_root(path, json);
     }
     return CLI_EXIT_DATA;
 }
 
+/* --json describes sessions only: CLI_CONTINUE when every PATH that exists is a pid_* or
+ * session_* directory (a missing one is reported when its turn comes), else the usage
+ * error's status. */
+static int cli_info_json_paths(const cli_command *cmd, int nops, char **argv) {
+    int i;
+    for (i = 1; i <= nops; i++) {
+        cli_kind kind;
+        atf_error e;
+        if (cli_classify(argv[i], &kind, &e) == ATF_OK && kind != CLI_KIND_PID &&
+            kind != CLI_KIND_ROOT)
+            return cli_usage_error(cmd, "--json is for session directories (pid_* and "
+                                        "session_*): %s is not one", argv[i]);
+    }
+    return CLI_CONTINUE;
+}
+
 int cli_cmd_info(const cli_command *cmd, int argc, char **argv) {
-    int i, nops = 0, status = CLI_EXIT_OK;
-    int rc = cli_parse_args(cmd, argc, argv, NULL, 0, 1, 0, &nops);
+    int i, nops = 0, json = 0, status = CLI_EXIT_OK;
+    const cli_flag flags[] = { { "--json", &json, CLI_OPT_FLAG, NULL } };
+    int rc = cli_parse_args(cmd, argc, argv, flags, 1, 1, 0, &nops);
     if (rc != CLI_CONTINUE) return rc;
+    if (json && (rc = cli_info_json_paths(cmd, nops, argv)) != CLI_CONTINUE) return rc;
     for (i = 1; i <= nops; i++) {
         int s;
-        if (i > 1) cli_print("\n");
-        s = cli_info_path(argv[i]);
+        if (i > 1 && !json) cli_print("\n");
+        s = cli_info_path(argv[i], json);
         if (status == CLI_EXIT_OK) status = s;
     }
     return status;
@@ -260,88 +279,275 @@ static void cli_row_files(cli_thread_row *w, atf_session_thread *t) {
     }
 }
 
-static int cli_info_session(const char *dir) {
+/* The totals over a session's threads that opened. */
+typedef struct cli_info_totals {
+    uint64_t events, dropped, detail, gaps, lost;
+} cli_info_totals;
+
+/* The thread table's rows of r (calloc'd; NULL when out of memory) and the totals. */
+static cli_thread_row *cli_info_rows(atf_session_reader *r, cli_info_totals *tot) {
+    cli_thread_row *rows = (cli_thread_row *)calloc(r->thread_count ? r->thread_count : 1,
+                                                    sizeof *rows);
+    size_t i;
+    memset(tot, 0, sizeof *tot);
+    if (!rows) return NULL;
+    for (i = 0; i < r->thread_count; i++) {
+        atf_session_thread *t = &r->threads[i];
+        cli_thread_row *w = &rows[i];
+        snprintf(w->slot, sizeof w->slot, "%u", t->slot);
+        snprintf(w->tid, sizeof w->tid, "%u", t->os_thread_id);
+        snprintf(w->dropped, sizeof w->dropped, "%llu", (cli_ull)t->events_dropped);
+        w->name = t->name[0] ? t->name : "-";
+        tot->dropped += t->events_dropped;
+        if (t->open_result != ATF_OK) {
+            cli_row_unknown(w, t);
+            continue;
+        }
+        cli_row_files(w, t);
+        tot->gaps += t->reader.gap_count;
+        tot->lost += t->reader.events_lost;
+        tot->events += t->reader.index.event_count;
+        tot->detail += t->reader.has_detail ? t->reader.detail.event_count : 0;
+    }
+    return rows;
+}
+
+/* How many functions the manifest lists by location only (no name). */
+static size_t cli_info_unnamed(const atf_session_reader *r) {
+    size_t i, n = 0;
+    for (i = 0; i < r->symbol_count; i++) n += r->symbols[i].name == NULL;
+    return n;
+}
+
+/* "key:" padded to the column where cli_kv starts its values (16 + 1). */
+static void cli_info_key(const char *key) {
+    size_t n = strlen(key);
+    cli_printf("%s:%*s", key, (int)(n < 16 ? 16 - n : 0), "");
+}
+
+/* "key:" and text as cli_text writes it (control characters escaped), on one line. */
+static void cli_info_kv_text(const char *key, const char *text) {
+    cli_info_key(key);
+    cli_text(text);
+    cli_print("\n");
+}
+
+/* One line per module: "module: ID base 0x... size N [build_id HEX] path PATH". */
+static void cli_info_modules_text(const atf_session_reader *r) {
+    size_t i;
+    for (i = 0; i < r->module_count; i++) {
+        const atf_session_module *m = &r->modules[i];
+        char head[160];
+        snprintf(head, sizeof head, "%llu base 0x%016llx size %llu%s%s path ",
+                 (cli_ull)m->module_id, (cli_ull)m->base_address, (cli_ull)m->size,
+                 m->build_id[0] ? " build_id " : "", m->build_id);
+        cli_info_key("module");
+        cli_print(head);
+        cli_text(m->path);
+        cli_print("\n");
+    }
+}
+
+/* One line per timing anchor: "anchor: NAME host_ns N value V timescale T", an inexact
+ * one (timescale 0) with its value and rate as decimals. */
+static void cli_info_anchors_text(const atf_session_reader *r) {
+    size_t i;
+    for (i = 0; i < r->anchor_count; i++) {
+        const atf_session_anchor *a = &r->anchors[i];
+        cli_info_key("anchor");
+        cli_text(a->name);
+        if (a->timescale > 0)
+            cli_printf(" host_ns %llu value %lld timescale %ld\n", (cli_ull)a->host_ns,
+                       (cli_ll)a->value, (long)a->timescale);
+        else
+            cli_printf(" host_ns %llu value %.17g rate %.17g (inexact)\n", (cli_ull)a->host_ns,
+                       a->value_f, a->rate);
+    }
+}
+
+static void cli_info_session_text(const char *dir, const atf_session_reader *r,
+                                  cli_thread_row *rows, const cli_info_totals *tot) {
     static const char *titles[CLI_COLS] = { "slot", "os_tid", "events", "dropped", "gaps",
                                             "lost", "detail", "out_of_order", "index",
                                             "detail_file" };
-    atf_session_reader r;
-    cli_thread_row *rows;
-    atf_error e;
     char text[160];
     size_t i, c, width[CLI_COLS];
-    uint64_t events = 0, dropped = 0, detail = 0, gaps = 0, lost = 0;
+    const char *cells[CLI_COLS];
+    for (c = 0; c < CLI_COLS; c++) width[c] = strlen(titles[c]);
+    for (i = 0; i < r->thread_count; i++) {
+        cli_row_cells(&rows[i], cells);
+        for (c = 0; c < CLI_COLS; c++) width[c] = cli_max_size(width[c], strlen(cells[c]));
+    }
+    cli_kv("session", "%s", dir);
+    cli_kv("manifest", "%s", cli_manifest_text(r, text, sizeof text));
+    cli_kv("format_version", "%u", r->format_version);
+    cli_kv("layout", "%u (%s)", r->layout, cli_layout_text(r->layout));
+    cli_kv("clock_type", "%s (%u)", atf_clock_str(r->clock_type), r->clock_type);
+    if (r->time_start_ns == 0 && r->time_end_ns == 0) {
+        cli_kv("time_start_ns", "-");
+        cli_kv("time_end_ns", "-");
+        cli_kv("duration", "-");
+    } else {
+        cli_kv("time_start_ns", "%llu", (cli_ull)r->time_start_ns);
+        cli_kv("time_end_ns", "%llu", (cli_ull)r->time_end_ns);
+        cli_kv_duration(r->time_start_ns, r->time_end_ns);
+    }
+    cli_kv("threads", "%llu", (cli_ull)r->thread_count);
+    cli_kv("events", "%llu", (cli_ull)tot->events);
+    cli_kv("events_dropped", "%llu (manifest)", (cli_ull)tot->dropped);
+    cli_kv("gaps", "%llu (%llu events lost, from gaps.atf)", (cli_ull)tot->gaps,
+           (cli_ull)tot->lost);
+    cli_kv("detail_records", "%llu", (cli_ull)tot->detail);
+    if (cli_info_unnamed(r))
+        cli_kv("symbols", "%llu (%llu listed by location only, without a name)",
+               (cli_ull)r->symbol_count, (cli_ull)cli_info_unnamed(r));
+    else
+        cli_kv("symbols", "%llu", (cli_ull)r->symbol_count);
+    cli_info_kv_text("cmdline", r->cmdline ? r->cmdline : "-");
+    cli_info_modules_text(r);
+    cli_info_anchors_text(r);
+    cli_print("\n");
+    cli_print_row(titles, width, "name");
+    for (i = 0; i < r->thread_count; i++) {
+        cli_row_cells(&rows[i], cells);
+        cli_print_row(cells, width, rows[i].name);
+    }
+}
+
+/* ==== info --json ==================================================================== */
+/* A session as one JSON object on one line: what the text says, with numbers as numbers,
+ * "-" cells as null, and the modules, anchors and thread rows as arrays. */
+
+/* ,"key":VALUE where VALUE is s as a JSON string, or null when s is NULL or "-". */
+static void cli_info_json_str(const char *key, const char *s) {
+    cli_printf(",\"%s\":", key);
+    if (!s || strcmp(s, "-") == 0) cli_print("null");
+    else cli_json_str(s);
+}
+
+/* ,"key":N from a cell of digits, null for "-". */
+static void cli_info_json_num(const char *key, const char *cell) {
+    cli_printf(",\"%s\":%s", key, strcmp(cell, "-") == 0 ? "null" : cell);
+}
+
+/* A double as JSON: null when it is not finite (v - v is NaN for infinities and NaN; no
+ * isfinite, whose mingw macro narrows to float). */
+static void cli_info_json_double(const char *key, double v) {
+    if (v - v == 0.0) cli_printf(",\"%s\":%.17g", key, v);
+    else cli_printf(",\"%s\":null", key);
+}
+
+static void cli_info_threads_json(const atf_session_reader *r, const cli_thread_row *rows) {
+    size_t i;
+    cli_print(",\"threads\":[");
+    for (i = 0; i < r->thread_count; i++) {
+        const cli_thread_row *w = &rows[i];
+        cli_printf("%s{\"slot\":%s,\"os_tid\":%s", i ? "," : "", w->slot, w->tid);
+        cli_info_json_str("name", r->threads[i].name[0] ? r->threads[i].name : NULL);
+        cli_info_json_num("events", w->events);
+        cli_info_json_num("dropped", w->dropped);
+        cli_info_json_num("gaps", w->gaps);
+        cli_info_json_num("lost", w->lost);
+        cli_info_json_num("detail", w->detail);
+        cli_printf(",\"out_of_order\":%s",
+                   strcmp(w->order, "-") == 0 ? "null" : strcmp(w->order, "yes") == 0 ? "true" : "false");
+        cli_info_json_str("index", w->index);
+        cli_info_json_str("detail_file", w->detail_file);
+        cli_print("}");
+    }
+    cli_print("]");
+}
+
+static void cli_info_modules_json(const atf_session_reader *r) {
+    size_t i;
+    cli_print(",\"modules\":[");
+    for (i = 0; i < r->module_count; i++) {
+        const atf_session_module *m = &r->modules[i];
+        cli_printf("%s{\"module_id\":%llu", i ? "," : "", (cli_ull)m->module_id);
+        cli_info_json_str("path", m->path);
+        cli_printf(",\"base_address\":\"0x%016llx\",\"size\":%llu", (cli_ull)m->base_address,
+                   (cli_ull)m->size);
+        cli_info_json_str("build_id", m->build_id[0] ? m->build_id : NULL);
+        cli_print("}");
+    }
+    cli_print("]");
+}
+
+/* An exact anchor's value is the integer; an inexact one's (timescale 0) the double. */
+static void cli_info_anchors_json(const atf_session_reader *r) {
+    size_t i;
+    cli_print(",\"anchors\":[");
+    for (i = 0; i < r->anchor_count; i++) {
+        const atf_session_anchor *a = &r->anchors[i];
+        cli_print(i ? ",{\"name\":" : "{\"name\":");
+        cli_json_str(a->name);
+        cli_printf(",\"host_ns\":%llu", (cli_ull)a->host_ns);
+        if (a->timescale > 0) cli_printf(",\"value\":%lld", (cli_ll)a->value);
+        else cli_info_json_double("value", a->value_f);
+        cli_printf(",\"timescale\":%ld", (long)a->timescale);
+        cli_info_json_double("rate", a->rate);
+        cli_print("}");
+    }
+    cli_print("]");
+}
+
+static void cli_info_session_json(const char *dir, const atf_session_reader *r,
+                                  const cli_thread_row *rows, const cli_info_totals *tot) {
+    cli_print("{\"session\":");
+    cli_json_str(dir);
+    cli_info_json_str("manifest", atf_manifest_state_str(r->manifest));
+    cli_info_json_str("state", r->state[0] ? r->state : NULL);
+    cli_printf(",\"format_version\":%u,\"layout\":%u,\"clock_type\":", r->format_version,
+               r->layout);
+    cli_json_str(atf_clock_str(r->clock_type));
+    if (r->time_start_ns == 0 && r->time_end_ns == 0)
+        cli_print(",\"time_start_ns\":null,\"time_end_ns\":null");
+    else
+        cli_printf(",\"time_start_ns\":%llu,\"time_end_ns\":%llu", (cli_ull)r->time_start_ns,
+                   (cli_ull)r->time_end_ns);
+    cli_printf(",\"events\":%llu,\"events_dropped\":%llu,\"gaps\":%llu,"
+               "\"events_lost\":%llu,\"detail_records\":%llu,\"symbols\":%llu,"
+               "\"symbols_by_location_only\":%llu",
+               (cli_ull)tot->events, (cli_ull)tot->dropped,
+               (cli_ull)tot->gaps, (cli_ull)tot->lost, (cli_ull)tot->detail,
+               (cli_ull)r->symbol_count, (cli_ull)cli_info_unnamed(r));
+    cli_info_json_str("cmdline", r->cmdline);
+    cli_info_modules_json(r);
+    cli_info_anchors_json(r);
+    cli_info_threads_json(r, rows);
+    cli_print("}\n");
+}
+
+static int cli_info_session(const char *dir, int json) {
+    atf_session_reader r;
+    cli_thread_row *rows;
+    cli_info_totals tot;
+    atf_error e;
     int status = CLI_EXIT_OK;
     if (atf_session_reader_open(&r, dir, NULL) != ATF_OK) return cli_report(&r.error);
-    rows = (cli_thread_row *)calloc(r.thread_count ? r.thread_count : 1, sizeof *rows);
+    rows = cli_info_rows(&r, &tot);
     if (!rows) {
         cli_error_init(&e, ATF_E_NOMEM, dir, 0, "thread table");
         atf_session_reader_close(&r);
         return cli_report(&e);
     }
-    for (c = 0; c < CLI_COLS; c++) width[c] = strlen(titles[c]);
-    for (i = 0; i < r.thread_count; i++) {
-        atf_session_thread *t = &r.threads[i];
-        cli_thread_row *w = &rows[i];
-        const char *cells[CLI_COLS];
-        snprintf(w->slot, sizeof w->slot, "%u", t->slot);
-        snprintf(w->tid, sizeof w->tid, "%u", t->os_thread_id);
-        snprintf(w->dropped, sizeof w->dropped, "%llu", (cli_ull)t->events_dropped);
-        w->name = t->name[0] ? t->name : "-";
-        dropped += t->events_dropped;
-        if (t->open_result != ATF_OK) {
-            cli_row_unknown(w, t);
-        } else {
-            cli_row_files(w, t);
-            gaps += t->reader.gap_count;
-            lost += t->reader.events_lost;
-            events += t->reader.index.event_count;
-            detail += t->reader.has_detail ? t->reader.detail.event_count : 0;
-        }
-        cli_row_cells(w, cells);
-        for (c = 0; c < CLI_COLS; c++) width[c] = cli_max_size(width[c], strlen(cells[c]));
-    }
-    cli_kv("session", "%s", dir);
-    cli_kv("manifest", "%s", cli_manifest_text(&r, text, sizeof text));
-    cli_kv("format_version", "%u", r.format_version);
-    cli_kv("layout", "%u (%s)", r.layout, cli_layout_text(r.layout));
-    cli_kv("clock_type", "%s (%u)", atf_clock_str(r.clock_type), r.clock_type);
-    if (r.time_start_ns == 0 && r.time_end_ns == 0) {
-        cli_kv("time_start_ns", "-");
-        cli_kv("time_end_ns", "-");
-        cli_kv("duration", "-");
-    } else {
-        cli_kv("time_start_ns", "%llu", (cli_ull)r.time_start_ns);
-        cli_kv("time_end_ns", "%llu", (cli_ull)r.time_end_ns);
-        cli_kv_duration(r.time_start_ns, r.time_end_ns);
-    }
-    cli_kv("threads", "%llu", (cli_ull)r.thread_count);
-    cli_kv("events", "%llu", (cli_ull)events);
-    cli_kv("events_dropped", "%llu (manifest)", (cli_ull)dropped);
-    cli_kv("gaps", "%llu (%llu events lost, from gaps.atf)", (cli_ull)gaps, (cli_ull)lost);
-    cli_kv("detail_records", "%llu", (cli_ull)detail);
-    cli_kv("symbols", "%llu", (cli_ull)r.symbol_count);
-    cli_print("\n");
-    cli_print_row(titles, width, "name");
-    for (i = 0; i < r.thread_count; i++) {
-        const char *cells[CLI_COLS];
-        cli_row_cells(&rows[i], cells);
-        cli_print_row(cells, width, rows[i].name);
-    }
+    if (json) cli_info_session_json(dir, &r, rows, &tot);
+    else cli_info_session_text(dir, &r, rows, &tot);
     free(rows);
     if (cli_warn_damage(&r, 0, 0, 1)) status = CLI_EXIT_DATA;
     atf_session_reader_close(&r);
     return status;
 }
 
-/* One pid_* directory of a session_* directory, after a blank line from the one before. */
+/* One pid_* directory of a session_* directory; in text after a blank line from the one
+ * before, in JSON on a line of its own. ctx: the json flag. */
 static int cli_info_pid(void *ctx, const char *pid_dir, size_t i) {
-    (void)ctx;
-    if (i) cli_print("\n");
-    return cli_info_session(pid_dir);
+    int json = *(const int *)ctx;
+    if (i && !json) cli_print("\n");
+    return cli_info_session(pid_dir, json);
 }
 
 /* A session_* directory: each of its pid_* directories. */
-static int cli_info_root(const char *path) {
-    return cli_each_pid_dir(path, cli_info_pid, NULL);
+static int cli_info_root(const char *path, int json) {
+    return cli_each_pid_dir(path, cli_info_pid, &json);
 }
-

@@ -67,13 +67,14 @@ static int kt_anchor(const char *session, atf_session_anchor *out) {
     atf_session_reader r;
     atf_manifest_state state;
     atf_error e;
-    size_t i;
-    int opened, found = 0;
+    const atf_session_anchor *a = NULL;
+    int opened, found;
     if (cli_is_file(session)) cli_parent_dir(session, dir, sizeof dir);
     else snprintf(dir, sizeof dir, "%s", session);
     opened = atf_session_reader_open(&r, dir, NULL) == ATF_OK;
-    for (i = 0; opened && i < r.anchor_count && !found; i++)
-        if (strcmp(r.anchors[i].name, "wall_clock_ns") == 0) *out = r.anchors[i], found = 1;
+    if (opened) a = atf_session_reader_anchor(&r, "wall_clock_ns");
+    found = a != NULL;
+    if (found) *out = *a;
     state = r.manifest;
     e = r.manifest_error;
     if (opened) atf_session_reader_close(&r);
@@ -100,11 +101,11 @@ static int kt_map(kt_mapping *m, const atf_ktrace_reader *r, const char *session
     ok = m->anchor.host_ns <= (uint64_t)INT64_MAX && m->timestamp_ns <= (uint64_t)INT64_MAX;
     host = (int64_t)m->anchor.host_ns;
     ts = (int64_t)m->timestamp_ns;
-    if (ok && m->anchor.value_exact && m->anchor.rate == 1e9) {
+    if (ok && m->anchor.timescale == 1000000000 && m->anchor.value >= 0) {
         /* the usual case, exact in integers */
-        ok = kt_sub(m->ktrace_wall_ns, m->anchor.value_u64, &delta);
+        ok = kt_sub(m->ktrace_wall_ns, (uint64_t)m->anchor.value, &delta);
     } else if (ok) {
-        long double d = ((long double)m->ktrace_wall_ns - (long double)m->anchor.value) *
+        long double d = ((long double)m->ktrace_wall_ns - (long double)m->anchor.value_f) *
                         1e9L / (long double)m->anchor.rate;
         ok = d > -9.2e18L && d < 9.2e18L;
         delta = !ok ? 0 : d >= 0 ? (int64_t)(d + 0.5L) : -(int64_t)(0.5L - d);
@@ -125,8 +126,8 @@ static const char *kt_section(const atf_ktrace_chunk *c) {
 }
 
 static void kt_anchor_value(const atf_session_anchor *a) {
-    if (a->value_exact) cli_printf("%llu", (cli_ull)a->value_u64);
-    else cli_printf("%.17g", a->value);
+    if (a->timescale > 0) cli_printf("%lld", (cli_ll)a->value);
+    else cli_printf("%.17g", a->value_f);
 }
 
 static void kt_print_json(const atf_ktrace_reader *r, const kt_chunks *c, const kt_mapping *m) {

@@ -19,9 +19,123 @@ static int cli_cmd_help(const cli_command *cmd, int argc, char **argv);
     "JSON are named on stderr (\"atf: thread_N: FILE: offset N: what\") after the\n" \
     "results of the rest, and the exit status is 1.\n"
 
+/* The options of a view (core.h), for the commands that take them. */
+#define CLI_VIEW_WINDOW_TEXT \
+    "  --from T, --to T  only events with from <= ts <= to; T: ns on the trace clock\n" \
+    "                 (as dump prints it), or +N and a unit (s, ms, us, ns) after the\n" \
+    "                 trace's first event: +1.5s, +200ms, +10us, +500ns\n"
+#define CLI_VIEW_THREAD_TEXT \
+    "  --thread N     only thread_N; repeatable\n"
+#define CLI_VIEW_PID_TEXT \
+    "  --pid N        pid_N, of a session_* PATH holding several processes\n"
+#define CLI_VIEW_FUNCTION_TEXT \
+    "  --function F   only F's calls and what they call (the subtrees rooted at F's\n" \
+    "                 calls); F: a name as stats prints it, or an id 0x...; repeatable\n"
+#define CLI_VIEW_CLOCK_TEXT \
+    "  --clock C      times on clock C: trace (default), wall (the manifest's anchor\n" \
+    "                 wall_clock_ns: ns since 1970, UTC) or any anchor's name (in ns):\n" \
+    "                 the trace time + the anchor's value - host_ns, exactly. Exit\n" \
+    "                 status 2 when there is no such exact anchor.\n"
+/* What a window shows, for stats, tree and export. */
+#define CLI_VIEW_EDGES_TEXT \
+    "A window is the whole trace cut to it, found by binary search: a return whose\n" \
+    "call came before it has no matching call, a call open at its end is closed at\n" \
+    "its thread's last event in it. A window outside the trace shows nothing (exit 0).\n"
+
+/* C99 promises string literals of 4095 bytes only: a longer usage text is kept in parts,
+ * joined into its buffer by cli_usage_texts() before any command runs. */
+static char cli_export_usage[8192];
+static const char *const cli_export_usage_parts[] = {
+    "usage: atf export --format chrome|perfetto|parquet [--table slices|events] [-o OUT]\n"
+    "                  [--from T] [--to T] [--thread N]... [--pid N] [--function F]...\n"
+    "                  [--clock C] PATH\n"
+    "\n"
+    "Writes the trace for a trace viewer (ui.perfetto.dev, chrome://tracing) or, as\n"
+    "Parquet, for a query engine (DuckDB, pandas, Spark):\n"
+    "  chrome    Trace Event Format JSON: {\"traceEvents\":[...]}, a B event per call and\n"
+    "            an E event per return, ts in microseconds (nanoseconds as decimals),\n"
+    "            pid the process's (its manifest's, else its pid_N directory's), tid\n"
+    "            the OS thread id, the process's program name (else pid_N) and\n"
+    "            thread names as metadata events\n"
+    "  perfetto  Perfetto protobuf Trace: a track per thread under its process's\n"
+    "            (pid, program name, command line), SLICE_BEGIN/SLICE_END events with\n"
+    "            interned names, timestamps in nanoseconds\n"
+    "            A call that carries a detail record has it as the slice's arguments\n"
+    "            (chrome \"args\", perfetto debug annotations): function_id, x0..x7, lr,\n"
+    "            fp, sp and stack_size, or detail_type and detail_bytes for a record\n"
+    "            that is not a function payload\n"
+    "  parquet   one Parquet table (docs/PARQUET.md lists the columns):\n"
+    "            --table slices (default): a row per call, in the order calls end:\n"
+    "              pid, tid, thread_slot, thread_name, function_id, fid, name, module,\n"
+    "              depth, start_ns, end_ns, dur_ns, self_ns, ended_by (return, unwound,\n"
+    "              end: open at the end, gap: cut by a gap), has_detail (INT32 1: the\n"
+    "              call event carries a detail record, else 0)\n"
+    "            --table events: a row per index event, in merged time order (of\n"
+    "              each process: see below): pid, thread_slot, seq, ts_ns,\n"
+    "              function_id, fid, name, kind, depth, detail_seq (-1: no detail)\n"
+    "            start_ns, end_ns, ts_ns are TIMESTAMP(NANOS) of the trace clock (not\n"
+    "            UTC); function_id is the id's 64 bits as a signed INT64 (ids >= 2^63\n"
+    "            read negative), fid the id exactly as atf stats --json spells it (\"0x\"\n"
+    "            and 16 hex digits); gaps are not rows\n"
+    "\n"
+    "  -o OUT    output file (default: stdout; for perfetto and parquet only when\n"
+    "            stdout is not a terminal)\n"
+    "  --table T parquet's table: slices or events\n"
+    "\n",
+    "Which part of the trace (for every format):\n"
+    CLI_VIEW_WINDOW_TEXT
+    CLI_VIEW_THREAD_TEXT
+    CLI_VIEW_PID_TEXT
+    CLI_VIEW_FUNCTION_TEXT
+    "                 (not for --table events; depth stays the thread's stack depth)\n"
+    CLI_VIEW_CLOCK_TEXT
+    "                 Every time written is then on clock C: chrome's ts (us, to the ns),\n"
+    "                 perfetto's timestamps (unsigned: a trace starting before C's zero\n"
+    "                 is refused), parquet's start_ns, end_ns and ts_ns (with wall: ns\n"
+    "                 since 1970, UTC).\n"
+    CLI_VIEW_EDGES_TEXT
+    "\n"
+    "Every thread's slices are balanced: frames still open at the end are closed at the\n"
+    "thread's last event, returns without a matching call are left out, a return of an\n"
+    "outer frame closes the frames above it. Nothing is paired across a gap (events the\n"
+    "recorder lost): the frames open there end at the thread's last event before it, and\n"
+    "the gap itself is an instant event named \"gap: N events lost\" on the thread (chrome:\n"
+    "\"ph\":\"i\" with args index_lost, detail_lost, reason; perfetto: TYPE_INSTANT) at\n"
+    "the time of the first lost event; a return after it whose call came before it is\n"
+    "left out. Output streams with bounded memory.\n"
+    CLI_TRACE_PATH_TEXT
+    "\n"
+    "A session_* PATH of several processes (a program that forked, as atf record\n"
+    "records it) is exported whole unless --pid picks one: every process into the one\n"
+    "output, one after the other, each on its own track group (chrome: its pid and\n"
+    "process_name; perfetto: its process track with its threads' under it, on a\n"
+    "packet sequence of its own; parquet: its rows, told apart by pid). There:\n"
+    "  --from/--to +T  count from the first event of the whole session\n"
+    "  --function F    F's calls in each process that has a function F (function ids\n"
+    "                  are per process); a name no process has: exit status 2\n"
+    "  --thread N      needs --pid (thread numbers are per process): exit status 2\n"
+    "  --clock C       needs the anchor in every process\n"
+    "A process that cannot be read or is damaged is named on stderr, the others are\n"
+    "written, and the exit status is 1.\n"
+    "\n"
+    "Exit status: 0 ok, 1 the trace cannot be read or is damaged or OUT cannot be\n"
+    "written, 2 usage error.\n"
+};
+
+static void cli_usage_texts(void) {
+    size_t i, n = 0;
+    if (cli_export_usage[0]) return;
+    for (i = 0; i < sizeof cli_export_usage_parts / sizeof cli_export_usage_parts[0]; i++) {
+        size_t len = strlen(cli_export_usage_parts[i]);
+        if (n + len >= sizeof cli_export_usage) break; /* never: the buffer holds them */
+        memcpy(cli_export_usage + n, cli_export_usage_parts[i], len + 1);
+        n += len;
+    }
+}
+
 static const cli_command cli_commands[] = {
     { "info", cli_cmd_info, "header, event count, time range, footer and CRC state",
-      "usage: atf info PATH...\n"
+      "usage: atf info [--json] PATH...\n"
       "\n"
       "Prints, for each file, the layout, version, arch, os, thread id, clock, flags,\n"
       "event count, time range, events offset, footer state (how the event count was\n"
@@ -36,7 +150,14 @@ static const cli_command cli_commands[] = {
       "manifest), gaps and events lost in them (from its gaps.atf), detail records,\n"
       "whether its timestamps ever decrease, the recovery and CRC state of its index.atf\n"
       "and detail.atf (\"unreadable\" or \"missing\" when its files did not open), and its\n"
-      "name. A session_* directory shows each of its pid_* directories.\n"
+      "name. Before the rows: the recorded command line, one \"module:\" line per module\n"
+      "(id, base address, size, build id when known, path) and one \"anchor:\" line per\n"
+      "timing anchor (name, host_ns, value, timescale; value and rate as decimals for an\n"
+      "inexact one). A session_* directory shows each of its pid_* directories.\n"
+      "\n"
+      "  --json    for session directories only: one JSON object per pid_* directory and\n"
+      "            line, with the same facts (\"-\" as null; modules, anchors and threads\n"
+      "            as arrays)\n"
       "\n"
       "A damaged session is reported on stderr, after what could be read: each thread\n"
       "whose files cannot be read or were left by a crash (\"atf: thread_N: FILE: offset\n"
@@ -47,8 +168,8 @@ static const cli_command cli_commands[] = {
       "match, a gaps.atf is damaged, or a session has a damaged thread or manifest,\n"
       "2 usage error.\n" },
     { "dump", cli_cmd_dump, "print the events, as a table or as JSON lines",
-      "usage: atf dump [--json] [--detail] [--from NS] [--to NS] [--limit N]\n"
-      "                [--thread SLOT]... PATH\n"
+      "usage: atf dump [--json] [--detail] [--from T] [--to T] [--limit N]\n"
+      "                [--thread N]... [--pid N] [--clock C] PATH\n"
       "\n"
       "Prints every index event as a table (seq, ts, fid, kind, tid, depth, detail).\n"
       "For a session pid_* directory (or a session_* directory holding one) the events\n"
@@ -67,10 +188,14 @@ static const cli_command cli_commands[] = {
       "                 {\"detail_seq\":N,\"index_seq\":N,\"type\":N,\"flags\":N,\"ts\":N,\n"
       "                  \"payload_len\":N}\n"
       "                 (files and thread directories only)\n"
-      "  --from NS      only events with timestamp >= NS\n"
-      "  --to NS        only events with timestamp <= NS\n"
       "  --limit N      at most N events\n"
-      "  --thread SLOT  only the thread thread_SLOT of a session; repeatable\n"
+      CLI_VIEW_WINDOW_TEXT
+      "                 (detail records too; in a detail.atf PATH + counts from its\n"
+      "                 first record)\n"
+      CLI_VIEW_THREAD_TEXT
+      CLI_VIEW_PID_TEXT
+      CLI_VIEW_CLOCK_TEXT
+      "                 Every ts is then on clock C (negative before its zero).\n"
       "\n"
       "For a detail.atf PATH only the detail records are printed. The threads of a\n"
       "session that cannot be read are named on stderr after the events of the others.\n"
@@ -239,6 +364,7 @@ static const cli_command cli_commands[] = {
       "damage are printed) or the session has no wall_clock_ns anchor, 2 usage error.\n" },
     { "stats", cli_cmd_stats, "per-function calls, total and self time; per-thread figures",
       "usage: atf stats PATH [--sort self|total|calls|name] [--limit N] [--json]\n"
+      "                 [--from T] [--to T] [--thread N]... [--pid N] [--function F]...\n"
       "\n"
       "Per function: calls, total (inclusive) time, self time, and min/avg/max time per\n"
       "call; per thread: events, events dropped while recording (from the manifest) and\n"
@@ -254,9 +380,19 @@ static const cli_command cli_commands[] = {
       "                \"self_ns\":N,\"min_ns\":N,\"max_ns\":N}],\n"
       "               \"threads\":[{\"slot\":N,\"tid\":N,\"events\":N,\"dropped\":N,\n"
       "                \"start_ns\":N,\"end_ns\":N,\"gaps\":N,\"events_lost\":N,\n"
-      "                \"cut_by_gap\":N}]}\n"
-      "              gaps and events_lost: the thread's gaps.atf (where the recorder lost\n"
-      "              events); cut_by_gap: its frames closed at a gap\n"
+      "                \"cut_by_gap\":N,\"name\":...}]}\n"
+      "              events, start_ns, end_ns: the thread's events shown (in the window);\n"
+      "              gaps and events_lost: the gaps met among them (its gaps.atf: where\n"
+      "              the recorder lost events); cut_by_gap: its frames closed at a gap;\n"
+      "              dropped: the manifest's count for the whole recording\n"
+      "\n"
+      "Which part of the trace:\n"
+      CLI_VIEW_WINDOW_TEXT
+      CLI_VIEW_THREAD_TEXT
+      CLI_VIEW_PID_TEXT
+      CLI_VIEW_FUNCTION_TEXT
+      "                 (their times are those of the whole trace)\n"
+      CLI_VIEW_EDGES_TEXT
       "\n"
       "Calls and returns are paired per thread. Total time counts the outermost call of a\n"
       "recursive function once; min/avg/max are per call. A return with no matching call\n"
@@ -268,7 +404,8 @@ static const cli_command cli_commands[] = {
       "the gap whose call came before it is ignored as a return without a matching call.\n"
       "Exit status: 0 ok, 1 the trace cannot be read, 2 usage error.\n" },
     { "tree", cli_cmd_tree, "the call tree of each thread, with durations",
-      "usage: atf tree PATH [--thread SLOT] [--max-depth N]\n"
+      "usage: atf tree PATH [--max-depth N] [--from T] [--to T] [--thread N]... [--pid N]\n"
+      "                [--function F]... [--clock C]\n"
       "\n"
       "The call tree of each thread, in time order, indented by depth:\n"
       "  a call with callees opens with \"name {\" and closes with \"} name\" and its\n"
@@ -276,9 +413,21 @@ static const cli_command cli_commands[] = {
       "  the line's event in microseconds since the first event shown, duration in\n"
       "  microseconds. Consecutive identical calls are shown one by one.\n"
       "\n"
-      "  --thread SLOT  only thread SLOT (default: every thread, one after the other)\n"
       "  --max-depth N  hide calls nested N or more levels deep (default 0: show all);\n"
       "                 their time stays in their callers' durations\n"
+      "\n"
+      "Which part of the trace (every thread, one after the other, by default):\n"
+      CLI_VIEW_WINDOW_TEXT
+      CLI_VIEW_THREAD_TEXT
+      CLI_VIEW_PID_TEXT
+      CLI_VIEW_FUNCTION_TEXT
+      "                 (each indented from its root, F's call; --max-depth counts from\n"
+      "                 there)\n"
+      CLI_VIEW_CLOCK_TEXT
+      "                 The first column is then the time on clock C: wall as UTC to the\n"
+      "                 ns (2025-01-31T12:34:56.123456789Z), any other in ns.\n"
+      CLI_VIEW_EDGES_TEXT
+      "A thread's header line counts the events shown.\n"
       "\n"
       "Marks: \"(unwound)\" a frame closed by the return of an outer frame, \"(open at end)\"\n"
       "a frame still open when the thread's events end (closed at its last event), \"!\" a\n"
@@ -289,48 +438,9 @@ static const cli_command cli_commands[] = {
       "a return with no matching call). The thread's header line counts its gaps.\n"
       CLI_TRACE_PATH_TEXT
       "Exit status: 0 ok, 1 the trace cannot be read or is damaged, 2 usage error (also\n"
-      "when there is no thread SLOT).\n" },
+      "when the trace has no thread, process, function or anchor the options name).\n" },
     { "export", cli_cmd_export, "convert to Chrome JSON, a Perfetto trace or a Parquet table",
-      "usage: atf export --format chrome|perfetto|parquet [--table slices|events] [-o OUT]\n"
-      "                  PATH\n"
-      "\n"
-      "Writes the trace for a trace viewer (ui.perfetto.dev, chrome://tracing) or, as\n"
-      "Parquet, for a query engine (DuckDB, pandas, Spark):\n"
-      "  chrome    Trace Event Format JSON: {\"traceEvents\":[...]}, a B event per call and\n"
-      "            an E event per return, ts in microseconds (nanoseconds as decimals),\n"
-      "            pid from the pid_N directory, tid the OS thread id, thread names as\n"
-      "            metadata events\n"
-      "  perfetto  Perfetto protobuf Trace: a track per thread, SLICE_BEGIN/SLICE_END\n"
-      "            events with interned names, timestamps in nanoseconds\n"
-      "  parquet   one Parquet table (docs/PARQUET.md lists the columns):\n"
-      "            --table slices (default): a row per call, in the order calls end:\n"
-      "              pid, tid, thread_slot, thread_name, function_id, fid, name, module,\n"
-      "              depth, start_ns, end_ns, dur_ns, self_ns, ended_by (return, unwound,\n"
-      "              end: open at the end, gap: cut by a gap), has_detail (INT32 1: the\n"
-      "              call event carries a detail record, else 0)\n"
-      "            --table events: a row per index event, in merged time order: pid,\n"
-      "              thread_slot, seq, ts_ns, function_id, fid, name, kind, depth,\n"
-      "              detail_seq (-1: no detail)\n"
-      "            start_ns, end_ns, ts_ns are TIMESTAMP(NANOS) of the trace clock (not\n"
-      "            UTC); function_id is the id's 64 bits as a signed INT64 (ids >= 2^63\n"
-      "            read negative), fid the id exactly as atf stats --json spells it (\"0x\"\n"
-      "            and 16 hex digits); gaps are not rows\n"
-      "\n"
-      "  -o OUT    output file (default: stdout; for perfetto and parquet only when\n"
-      "            stdout is not a terminal)\n"
-      "  --table T parquet's table: slices or events\n"
-      "\n"
-      "Every thread's slices are balanced: frames still open at the end are closed at the\n"
-      "thread's last event, returns without a matching call are left out, a return of an\n"
-      "outer frame closes the frames above it. Nothing is paired across a gap (events the\n"
-      "recorder lost): the frames open there end at the thread's last event before it, and\n"
-      "the gap itself is an instant event named \"gap: N events lost\" on the thread (chrome:\n"
-      "\"ph\":\"i\" with args index_lost, detail_lost, reason; perfetto: TYPE_INSTANT) at\n"
-      "the time of the first lost event; a return after it whose call came before it is\n"
-      "left out. Output streams with bounded memory.\n"
-      CLI_TRACE_PATH_TEXT
-      "Exit status: 0 ok, 1 the trace cannot be read or is damaged or OUT cannot be\n"
-      "written, 2 usage error.\n" },
+      cli_export_usage },
     { "help", cli_cmd_help, "show the help of atf or of one command",
       "usage: atf help [COMMAND]\n" },
 };
@@ -416,6 +526,7 @@ static int cli_dispatch(int argc, char **argv) {
 
 int cli_main(FILE *out, FILE *err, int argc, char **argv) {
     int status, written;
+    cli_usage_texts();
     cli_io_begin(out, err);
     status = cli_dispatch(argc, argv);
     written = cli_io_end();

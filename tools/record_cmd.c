@@ -188,6 +188,37 @@ static int rec_count_file(const char *path, const struct stat *st, int flag, str
     return 0;
 }
 
+static const char *rec_plural(size_t n, const char *one, const char *many) {
+    return n == 1 ? one : many;
+}
+
+/* A process of the session that ended without closing its trace (SIGKILL, an unhandled
+ * SIGINT or SIGTERM, _exit, a crash) left its manifest "recording" and its files open:
+ * finalized here as `atf recover` would, once that process is gone. A process still
+ * running (a daemon the program started) is left alone. */
+static void rec_finish_unclosed(const char *pid_dir) {
+    atf_session_reader r;
+    atf_recover_report rep;
+    pid_t pid;
+    int recording;
+    if (atf_session_reader_open(&r, pid_dir, NULL) != ATF_OK) return; /* reported later */
+    recording = strcmp(r.state, "recording") == 0;
+    pid = (pid_t)r.pid;
+    atf_session_reader_close(&r);
+    if (!recording) return;
+    if (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)) {
+        fprintf(cli_err(), "atf record: %s: process %d is still running; run `atf recover` "
+                           "on it once it has exited\n", pid_dir, (int)pid);
+        return;
+    }
+    if (atf_recover_session_dir(pid_dir, NULL, &rep) == ATF_OK)
+        fprintf(cli_err(), "atf record: %s: the process ended without closing its trace "
+                           "(killed, or _exit): recovered\n", pid_dir);
+    else
+        cli_report(&rep.error);
+    atf_recover_report_deinit(&rep);
+}
+
 /* "session DIR" and one line of totals on stderr (a process's directory that does not
  * open is reported and left out of them). A session left empty by a program that could
  * not be run is removed instead. */
@@ -202,6 +233,7 @@ static void rec_summarize(const char *dir, int status) {
     }
     for (i = 0; i < n; i++) {
         atf_session_reader r;
+        rec_finish_unclosed(pids[i]);
         if (atf_session_reader_open(&r, pids[i], NULL) != ATF_OK) {
             cli_report(&r.error);
             continue;
@@ -216,9 +248,9 @@ static void rec_summarize(const char *dir, int status) {
     rec_disk_bytes = 0;
     nftw(dir, rec_count_file, 16, FTW_PHYS);
     fprintf(cli_err(), "atf record: session %s\n", dir);
-    fprintf(cli_err(), "atf record: %zu process(es), %zu thread(s), %llu events, %llu lost, "
-                       "%s, %llu KiB on disk\n",
-            t.processes, t.threads, (cli_ull)t.events, (cli_ull)t.lost,
+    fprintf(cli_err(), "atf record: %zu %s, %zu %s, %llu events, %llu lost, %s, %llu KiB on disk\n",
+            t.processes, rec_plural(t.processes, "process", "processes"), t.threads,
+            rec_plural(t.threads, "thread", "threads"), (cli_ull)t.events, (cli_ull)t.lost,
             cli_fmt_dur(dur, sizeof dur, t.last_ns - t.first_ns),
             (cli_ull)((rec_disk_bytes + 1023) / 1024));
     if (t.processes == 0)

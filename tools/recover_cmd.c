@@ -107,11 +107,19 @@ static void rec_print(const atf_recover_report *rep, int dry_run, int lone) {
     }
 }
 
-/* The manifest is left as it is; says so when it does not tell of a closed session. */
-static void rec_manifest_note(const char *dir) {
+/* The manifest: rewritten by recovery (a session killed while recording), or left as it
+ * is, said when it does not tell of a closed session. */
+static void rec_manifest_note(const char *dir, int rewritten, int dry_run) {
     atf_session_reader r;
-    int opened = atf_session_reader_open(&r, dir, NULL) == ATF_OK;
-    if (r.manifest != ATF_MANIFEST_MISSING && strcmp(r.state, "closed") != 0)
+    int opened;
+    if (rewritten) {
+        cli_printf("%s %s/manifest.json (state recovered: each thread's counts, finalized and "
+                   "the time range from the files)\n", dry_run ? "would rewrite" : "rewrote", dir);
+        return;
+    }
+    opened = atf_session_reader_open(&r, dir, NULL) == ATF_OK;
+    if (r.manifest != ATF_MANIFEST_MISSING && strcmp(r.state, "closed") != 0 &&
+        strcmp(r.state, "recovered") != 0)
         cli_printf("note %s/manifest.json: state %s, left as is (its counts may lag the files)\n",
                    dir, r.state[0] ? r.state : "unknown");
     if (opened) atf_session_reader_close(&r);
@@ -128,8 +136,8 @@ static int rec_path(const char *path, cli_kind kind, const atf_recover_options *
     rec_print(&rep, opt->dry_run, kind == CLI_KIND_GAPS);
     if (rc != ATF_OK && rep.failed == 0) cli_report(&rep.error); /* failed before any item */
     status = rc != ATF_OK || rep.failed ? CLI_EXIT_DATA : CLI_EXIT_OK;
+    if (kind == CLI_KIND_PID) rec_manifest_note(path, rep.manifest_rewritten, opt->dry_run);
     atf_recover_report_deinit(&rep);
-    if (kind == CLI_KIND_PID) rec_manifest_note(path);
     return status;
 }
 

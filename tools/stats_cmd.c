@@ -145,17 +145,26 @@ static void stats_json(const stats_table *st, const walk_ctx *w, const cli_trace
     for (i = 0; i < s->reader.thread_count; i++) {
         const atf_session_thread *t = &s->reader.threads[i];
         const walk_thread *wt = &w->threads[i];
-        if (s->only_one && t->slot != s->slot) continue;
+        if (!cli_trace_wanted(s, t->slot)) continue;
         cli_printf("%s\n{\"slot\":%u,\"tid\":%u,\"events\":%llu,\"dropped\":%llu,"
-                         "\"start_ns\":%llu,\"end_ns\":%llu,\"gaps\":%llu,\"events_lost\":%llu,"
-                         "\"cut_by_gap\":%llu}",
-                      first ? "" : ",", t->slot, t->os_thread_id, (cli_ull)wt->events,
-                      (cli_ull)t->events_dropped, (cli_ull)wt->first_ns, (cli_ull)wt->last_ns,
-                      (cli_ull)t->reader.gap_count, (cli_ull)t->reader.events_lost,
-                      (cli_ull)wt->cut_by_gap);
+                   "\"start_ns\":%llu,\"end_ns\":%llu,\"gaps\":%llu,\"events_lost\":%llu,"
+                   "\"cut_by_gap\":%llu,\"name\":",
+                   first ? "" : ",", t->slot, t->os_thread_id, (cli_ull)wt->events,
+                   (cli_ull)t->events_dropped, (cli_ull)wt->first_ns, (cli_ull)wt->last_ns,
+                   (cli_ull)wt->gaps, (cli_ull)wt->lost, (cli_ull)wt->cut_by_gap);
+        cli_json_str(t->name);
+        cli_print("}");
         first = 0;
     }
     cli_print("]}\n");
+}
+
+/* The threads the output lists: those wanted, also when their files are missing. */
+static size_t stats_thread_count(const cli_trace *s) {
+    size_t i, n = 0;
+    for (i = 0; i < s->reader.thread_count; i++)
+        n += (size_t)cli_trace_wanted(s, s->reader.threads[i].slot);
+    return n;
 }
 
 static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace *s,
@@ -180,13 +189,13 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
         cli_text(stats_fn_name(f));
         cli_print("\n");
     }
-    cli_printf("\nthreads: %llu\n", (cli_ull)(s->only_one ? 1 : s->reader.thread_count));
+    cli_printf("\nthreads: %llu\n", (cli_ull)stats_thread_count(s));
     cli_printf("%6s %10s %12s %10s %20s %20s %12s  %s\n", "slot", "tid", "events", "dropped",
                   "start_ns", "end_ns", "span", "name");
     for (i = 0; i < s->reader.thread_count; i++) {
         const atf_session_thread *t = &s->reader.threads[i];
         const walk_thread *wt = &w->threads[i];
-        if (s->only_one && t->slot != s->slot) continue;
+        if (!cli_trace_wanted(s, t->slot)) continue;
         cli_printf("%6u %10u %12llu %10llu %20llu %20llu %12s  ", t->slot,
                       t->os_thread_id, (cli_ull)wt->events, (cli_ull)t->events_dropped,
                       (cli_ull)wt->first_ns, (cli_ull)wt->last_ns,
@@ -197,10 +206,10 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
         unwound += wt->unwound;
         open_at_end += wt->open_at_end;
         too_deep += wt->too_deep;
-        gaps += t->reader.gap_count;
-        lost += t->reader.events_lost;
+        gaps += wt->gaps;
+        lost += wt->lost;
         cut += wt->cut_by_gap;
-        gap_threads += t->reader.gap_count != 0;
+        gap_threads += wt->gaps != 0;
     }
     if (gaps)
         cli_printf("\ngaps: %llu in %llu thread%s, %llu events lost while recording (nothing "
@@ -249,22 +258,24 @@ static int stats_print(cli_trace *src, const char *key, uint64_t limit, int json
 int cli_cmd_stats(const cli_command *cmd, int argc, char **argv) {
     const char *key = "self";
     uint64_t limit = 0;
-    int json = 0, nops = 0, status;
+    int json = 0, status;
     const cli_flag flags[] = {
         { "--json", &json, CLI_OPT_FLAG, NULL },
         { "--sort", NULL, CLI_OPT_STR, &key },
         { "--limit", NULL, CLI_OPT_U64, &limit },
     };
+    cli_view view;
     cli_trace src;
-    status = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 1, &nops);
+    status = cli_parse_view_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], &view,
+                                 CLI_VIEW_WINDOW | CLI_VIEW_THREAD | CLI_VIEW_PID |
+                                     CLI_VIEW_FUNCTION);
     if (status != CLI_CONTINUE) return status;
     if (strcmp(key, "self") && strcmp(key, "total") && strcmp(key, "calls") && strcmp(key, "name"))
         return cli_usage_error(cmd, "unknown sort key '%s'", key);
     if (limit > SIZE_MAX) return cli_usage_error(cmd, "--limit: %llu is too large", (cli_ull)limit);
-    if ((status = cli_trace_open(cmd, &src, argv[1])) != CLI_EXIT_OK) return status;
+    if ((status = cli_trace_open_view(cmd, &src, argv[1], &view)) != CLI_EXIT_OK) return status;
     status = stats_print(&src, key, limit, json);
-    if (cli_warn_damage(&src.reader, src.only_one, src.slot, cli_trace_is_session(&src)))
-        status = CLI_EXIT_DATA;
+    if (cli_trace_warn_damage(&src)) status = CLI_EXIT_DATA;
     cli_trace_close(&src);
     return status;
 }

@@ -8,20 +8,24 @@
 
 typedef struct tree_state {
     const cli_trace *src;
-    uint64_t base_ns;            /* time 0 of the first column */
+    const walk_ctx *walk;        /* lines are indented by depth in a --function subtree */
+    uint64_t base_ns;            /* time 0 of the first column (on the trace clock) */
+    size_t time_width;           /* of the first column */
     size_t max_depth;            /* 0 = all */
     int has_pending;             /* a call printed only once we know if it has callees */
     uint64_t pending_fid, pending_ts;
     size_t pending_depth;
 } tree_state;
 
-/* The time and duration columns of a line (duration blank when has_dur is 0). */
+/* The time and duration columns of a line (duration blank when has_dur is 0): the time in
+ * microseconds since the first event shown, or with --clock on that clock. */
 static void tree_columns(const tree_state *t, uint64_t ts, int has_dur, uint64_t dur) {
-    char num[32], *p = cli_reserve(64), *end;
+    char num[CLI_TIME_TEXT_MAX], *p = cli_reserve(96), *end;
     size_t n;
-    end = cli_put_us(num, ts > t->base_ns ? ts - t->base_ns : 0);
+    if (t->src->has_clock) end = cli_put_time_text(num, t->src, ts);
+    else end = cli_put_us(num, ts > t->base_ns ? ts - t->base_ns : 0);
     n = (size_t)(end - num);
-    p = cli_put_spaces(p, n < 16 ? 16 - n : 0);
+    p = cli_put_spaces(p, n < t->time_width ? t->time_width - n : 0);
     memcpy(p, num, n);
     p = cli_put_spaces(p + n, 2);
     end = has_dur ? cli_put_us(num, dur) : num;
@@ -58,7 +62,7 @@ static int tree_hidden(const tree_state *t, size_t depth) { return t->max_depth 
 
 static void tree_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth) {
     tree_state *t = (tree_state *)ctx;
-    (void)ti;
+    depth = walk_depth_in_subtree(t->walk, ti, depth);
     if (tree_hidden(t, depth)) return;
     tree_flush_pending(t);
     t->has_pending = 1;
@@ -74,8 +78,8 @@ static void tree_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_n
                      : how == WALK_LEAVE_AT_END ? "  (open at end)"
                      : how == WALK_LEAVE_AT_GAP ? "  (cut by a gap)" : "";
     uint64_t dur = end_ns > f->start_ns ? end_ns - f->start_ns : 0;
-    (void)ti;
     (void)outermost;
+    depth = walk_depth_in_subtree(t->walk, ti, depth);
     if (tree_hidden(t, depth)) return;
     if (t->has_pending && t->pending_depth == depth) { /* no callee shown: one line */
         t->has_pending = 0;
@@ -88,7 +92,7 @@ static void tree_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_n
 
 static void tree_unmatched(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth) {
     tree_state *t = (tree_state *)ctx;
-    (void)ti;
+    depth = walk_depth_in_subtree(t->walk, ti, depth);
     if (tree_hidden(t, depth)) return;
     tree_flush_pending(t);
     tree_line(t, ts, 0, 0, depth, "! return from ", fid, " with no matching call (ignored)");
@@ -117,19 +121,30 @@ static uint64_t tree_base(cli_trace *src) {
     return base;
 }
 
-/* The header line of a thread. */
-static void tree_thread_header(const atf_session_thread *t, int first) {
+/* The title of the time column. */
+static const char *tree_time_title(const tree_state *tr, char *buf, size_t cap) {
+    if (!tr->src->has_clock) snprintf(buf, cap, "time_us");
+    else if (tr->src->clock_is_wall) snprintf(buf, cap, "time (UTC)");
+    else snprintf(buf, cap, "time_ns (%s)", tr->src->clock.name);
+    return buf;
+}
+
+/* The header line of a thread, with the events it shows (those in the window). */
+static void tree_thread_header(const tree_state *tr, const atf_session_thread *t,
+                               uint64_t events, int first) {
+    char title[96];
     cli_printf("%sthread %u  tid %u", first ? "" : "\n", t->slot, t->os_thread_id);
     if (t->name[0]) {
         cli_print("  ");
         cli_text(t->name);
     }
-    cli_printf("  %llu events", (cli_ull)t->reader.index.event_count);
+    cli_printf("  %llu events", (cli_ull)events);
     if (t->events_dropped) cli_printf("  %llu dropped", (cli_ull)t->events_dropped);
     if (t->reader.gap_count)
         cli_printf("  %llu gap%s, %llu events lost", (cli_ull)t->reader.gap_count,
                    t->reader.gap_count == 1 ? "" : "s", (cli_ull)t->reader.events_lost);
-    cli_printf("\n%16s  %14s  %s\n", "time_us", "duration_us", "call");
+    cli_printf("\n%*s  %14s  %s\n", (int)tr->time_width,
+               tree_time_title(tr, title, sizeof title), "duration_us", "call");
 }
 
 /* The counts under a thread's tree. */
@@ -155,7 +170,9 @@ static atf_result tree_print(cli_trace *src, size_t max_depth) {
     if (!walk_init(&w, src->reader.thread_count)) return ATF_E_NOMEM;
     memset(&tr, 0, sizeof tr);
     tr.src = src;
+    tr.walk = &w;
     tr.base_ns = tree_base(src);
+    tr.time_width = !src->has_clock ? 16 : src->clock_is_wall ? 30 : 20;
     tr.max_depth = max_depth;
     w.ctx = &tr;
     w.enter = tree_enter;
@@ -166,7 +183,7 @@ static atf_result tree_print(cli_trace *src, size_t max_depth) {
     for (k = 0; k < src->reader.thread_count && rc == ATF_OK && !cli_out_failed(); k++) {
         const atf_session_thread *t = &src->reader.threads[k];
         if (!cli_trace_selected(src, k)) continue;
-        tree_thread_header(t, first);
+        tree_thread_header(&tr, t, cli_trace_thread_events(src, k), first);
         first = 0;
         rc = walk_run(&w, src, &t->slot, &p);
         tree_flush_pending(&tr);
@@ -178,41 +195,28 @@ static atf_result tree_print(cli_trace *src, size_t max_depth) {
 }
 
 int cli_cmd_tree(const cli_command *cmd, int argc, char **argv) {
-    uint64_t slot = 0, max_depth = 0;
-    int has_slot = 0, nops = 0, status;
+    uint64_t max_depth = 0;
+    int status;
     const cli_flag flags[] = {
-        { "--thread", &has_slot, CLI_OPT_U64, &slot },
         { "--max-depth", NULL, CLI_OPT_U64, &max_depth },
     };
+    cli_view view;
     cli_trace src;
     atf_result rc;
     atf_error e;
-    status = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 1, &nops);
+    status = cli_parse_view_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], &view,
+                                 CLI_VIEW_WINDOW | CLI_VIEW_THREAD | CLI_VIEW_PID |
+                                     CLI_VIEW_FUNCTION | CLI_VIEW_CLOCK);
     if (status != CLI_CONTINUE) return status;
-    if (slot > UINT32_MAX || max_depth > SIZE_MAX)
-        return cli_usage_error(cmd, "--thread or --max-depth out of range");
-    if ((status = cli_trace_open(cmd, &src, argv[1])) != CLI_EXIT_OK) return status;
-    if (has_slot) {
-        status = src.only_one && src.slot != slot ? CLI_EXIT_USAGE
-               : cli_check_slot(cmd, argv[1], &src.reader, slot);
-        if (status == CLI_EXIT_USAGE && src.only_one && src.slot != slot)
-            fprintf(cli_err(), "atf %s: %s has no thread_%llu\n", cmd->name, argv[1],
-                    (cli_ull)slot);
-        if (status != CLI_CONTINUE) {
-            cli_trace_close(&src);
-            return status;
-        }
-        src.only_one = 1;
-        src.slot = (uint32_t)slot;
-    }
+    if (max_depth > SIZE_MAX) return cli_usage_error(cmd, "--max-depth out of range");
+    if ((status = cli_trace_open_view(cmd, &src, argv[1], &view)) != CLI_EXIT_OK) return status;
     rc = tree_print(&src, (size_t)max_depth);
     status = CLI_EXIT_OK;
     if (rc != ATF_OK) {
         cli_error_init(&e, rc, argv[1], 0, "tree");
         status = cli_report(&e);
     }
-    if (cli_warn_damage(&src.reader, src.only_one, src.slot, cli_trace_is_session(&src)))
-        status = CLI_EXIT_DATA;
+    if (cli_trace_warn_damage(&src)) status = CLI_EXIT_DATA;
     cli_trace_close(&src);
     return status;
 }

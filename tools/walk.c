@@ -148,13 +148,32 @@ void walk_deinit(walk_ctx *w) {
     memset(w, 0, sizeof *w);
 }
 
+/* Whether what happens now in thread t reaches the callbacks: always, or with --function
+ * inside a call of one of its functions. */
+static int walk_shown(const walk_ctx *w, const walk_thread *t) {
+    return t->focus || !w->src || !w->src->fid_count;
+}
+
+size_t walk_depth_in_subtree(const walk_ctx *w, size_t ti, size_t depth) {
+    return depth - w->threads[ti].focus_base;
+}
+
 static void walk_pop(walk_ctx *w, size_t ti, uint64_t end_ns, int how) {
     walk_thread *t = &w->threads[ti];
     walk_frame f = t->stack[--t->depth];
     uint64_t dur = end_ns > f.start_ns ? end_ns - f.start_ns : 0;
     if (f.outermost) walk_fidset_del(&t->active, f.fid);
     if (t->depth) t->stack[t->depth - 1].child_ns += dur;
-    if (w->leave) w->leave(w->ctx, ti, &f, end_ns, t->depth, how, (int)f.outermost);
+    if (w->leave && walk_shown(w, t))
+        w->leave(w->ctx, ti, &f, end_ns, t->depth, how, (int)f.outermost);
+    if (f.focus && --t->focus == 0) t->focus_base = 0;
+}
+
+/* A frame just pushed at depth d: with --function, a call of one of its functions roots a
+ * subtree (when no outer one is open). */
+static void walk_focus(walk_ctx *w, walk_thread *t, walk_frame *f, size_t d) {
+    f->focus = (uint32_t)(w->src && w->src->fid_count && cli_trace_focus(w->src, f->fid));
+    if (f->focus && t->focus++ == 0) t->focus_base = d;
 }
 
 /* One index event of thread ti; detail_seq is its detail link (kept by a call's frame). */
@@ -193,7 +212,8 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
         f->child_ns = 0;
         f->outermost = (uint64_t)added;
         f->detail_seq = detail_seq;
-        if (w->enter) w->enter(w->ctx, ti, fid, ts, t->depth - 1);
+        walk_focus(w, t, f, t->depth - 1);
+        if (w->enter && walk_shown(w, t)) w->enter(w->ctx, ti, fid, ts, t->depth - 1);
     } else if (kind == ATF_EVENT_RETURN || kind == ATF_EVENT_EXCEPTION) {
         if (t->skipped) {
             t->skipped--;
@@ -205,7 +225,8 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
         }
         if (!walk_fidset_has(&t->active, fid)) {
             t->unmatched++;
-            if (w->unmatched) w->unmatched(w->ctx, ti, fid, ts, t->depth);
+            if (w->unmatched && walk_shown(w, t))
+                w->unmatched(w->ctx, ti, fid, ts, t->depth);
             return;
         }
         while (t->stack[t->depth - 1].fid != fid) {
@@ -224,6 +245,7 @@ static void walk_gap(walk_ctx *w, size_t ti, const atf_gap *g, uint64_t next_ts)
     walk_thread *t = &w->threads[ti];
     uint64_t at = g->first_lost_ns;
     t->gaps++;
+    t->lost += g->index_lost;
     while (t->depth) {
         t->cut_by_gap++;
         walk_pop(w, ti, t->last_ns, WALK_LEAVE_AT_GAP);
@@ -244,14 +266,32 @@ static void walk_finish_thread(walk_ctx *w, size_t ti) {
     t->skipped = 0;
 }
 
-/* Runs every event of the source's selected threads (or only slot *only) through the
- * walk in merged time order, then closes what is still open. ATF_E_NOMEM on failure. */
+/* Whether gap g, met before an event of the window, is in it: after an earlier event of
+ * the thread in the window it is; before the first one, only when its first lost event
+ * is known to be no earlier than --from (the loss may as well lie before the window). */
+static int walk_gap_in_window(const cli_trace *s, const walk_thread *t, const atf_gap *g) {
+    return t->events || !s->window.has_from || g->first_lost_ns >= s->window.from_ns;
+}
+
+/* Whether the gaps of thread th past its last event are in the trace's window: they
+ * follow that event, so when it is. */
+static int walk_end_in_window(const cli_trace *s, const atf_session_thread *th) {
+    const cli_window *win = &s->window;
+    if (!win->has_from && !win->has_to) return 1;
+    return th->reader.index.event_count && cli_window_has(win, th->time_max_ns);
+}
+
+/* Runs every event of the source's selected threads (or only slot *only) in its window
+ * through the walk in merged time order, then closes what is still open. ATF_E_NOMEM on
+ * failure. The merge seeks to the window; events past its end stop the walk (the merge
+ * itself stops there, except for --to 0, which it reads as no bound). */
 atf_result walk_run(walk_ctx *w, cli_trace *s, const uint32_t *only, cli_progress *p) {
     atf_merge m;
     atf_merge_item it;
     atf_merge_filter f;
     atf_result rc;
     size_t i;
+    w->src = s;
     cli_trace_filter(s, &f);
     if (only) {
         f.slots = only;
@@ -259,9 +299,11 @@ atf_result walk_run(walk_ctx *w, cli_trace *s, const uint32_t *only, cli_progres
     }
     rc = atf_merge_init(&m, &s->reader, &f);
     if (rc != ATF_OK) return rc;
-    while (atf_merge_next(&m, &it) == ATF_OK) {
+    w->probes += m.probes;
+    while (atf_merge_next(&m, &it) == ATF_OK && it.event.timestamp_ns <= s->window.to_ns) {
         size_t ti = (size_t)(it.thread - s->reader.threads);
-        if (it.gap) walk_gap(w, ti, it.gap, it.event.timestamp_ns);
+        if (it.gap && walk_gap_in_window(s, &w->threads[ti], it.gap))
+            walk_gap(w, ti, it.gap, it.event.timestamp_ns);
         walk_event(w, ti, it.event.kind, it.event.function_id, it.event.timestamp_ns,
                    it.event.detail_seq);
         CLI_PROGRESS_TICK(p);
@@ -273,6 +315,7 @@ atf_result walk_run(walk_ctx *w, cli_trace *s, const uint32_t *only, cli_progres
         size_t k = t->gap_count;
         if (only ? th->slot != *only || th->open_result != ATF_OK : !cli_trace_selected(s, i))
             continue;
+        if (!walk_end_in_window(s, th)) continue;
         while (k > 0 && t->gaps[k - 1].index_seq >= t->index.event_count) k--;
         for (; k < t->gap_count; k++) walk_gap(w, i, &t->gaps[k], UINT64_MAX);
     }

@@ -20,6 +20,12 @@
  *     before the gap are forgotten with their frames;
  *   - calls nested deeper than WALK_MAX_DEPTH frames are counted and skipped together
  *     with their returns, so memory stays bounded whatever the input.
+ * The walk sees the trace through its view (core.h): only the events of the window, from
+ * the merge's seek, as if the trace held nothing else, so its edges are the trace's ends
+ * above (the gaps past a thread's last event count when that event is in the window);
+ * with --function every frame is paired as always, but only the subtrees rooted at the
+ * calls of those functions reach the callbacks (depths stay those of the whole stack;
+ * walk_depth_in_subtree counts them from the subtree's root), and every gap.
  * Memory is O(distinct functions + threads x (stack depth + functions on the stack));
  * nothing grows with the number of events. */
 #ifndef ATF_TOOLS_WALK_H
@@ -71,6 +77,7 @@ typedef struct walk_frame {
     uint64_t child_ns;           /* time spent in direct callees */
     uint64_t outermost;          /* no other frame of fid below it on the stack */
     uint64_t detail_seq;         /* the call event's detail link; ATF_NO_DETAIL: none */
+    uint32_t focus;              /* a call of a --function function */
 } walk_frame;
 
 typedef struct walk_thread {
@@ -84,13 +91,18 @@ typedef struct walk_thread {
     uint64_t open_at_end;        /* frames closed at the thread's last timestamp */
     uint64_t too_deep;           /* calls skipped for depth */
     uint64_t gaps;               /* gaps met (where the recorder lost events) */
+    uint64_t lost;               /* index events lost in them */
     uint64_t cut_by_gap;         /* frames closed at the last event before a gap */
+    size_t focus;                /* frames on the stack with focus set */
+    size_t focus_base;           /* the depth of the outermost of them (0: none) */
 } walk_thread;
 
 typedef struct walk_ctx {
     walk_thread *threads;        /* one per thread of the reader, same order */
     size_t count;
     int nomem;
+    uint64_t probes;             /* binary-search probes of the merges' seeks to the window */
+    const cli_trace *src;        /* the trace being walked (set by walk_run) */
     void *ctx;
     /* a frame opens at depth `depth` (0 = outermost) */
     void (*enter)(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth);
@@ -106,8 +118,12 @@ typedef struct walk_ctx {
 /* 0 when out of memory. */
 int walk_init(walk_ctx *w, size_t thread_count);
 void walk_deinit(walk_ctx *w);
-/* Runs every event of the trace's selected threads (or only slot *only) through the walk
- * in merged time order, then closes what is still open. ATF_E_NOMEM on failure. */
+/* Runs every event of the trace's selected threads (or only slot *only) in its window
+ * through the walk in merged time order, then closes what is still open. ATF_E_NOMEM on
+ * failure. */
 atf_result walk_run(walk_ctx *w, cli_trace *s, const uint32_t *only, cli_progress *p);
+/* A depth a callback of thread ti was given, counted from the root of the --function
+ * subtree it is in (0 for the root); the depth itself without --function. */
+size_t walk_depth_in_subtree(const walk_ctx *w, size_t ti, size_t depth);
 
 #endif /* ATF_TOOLS_WALK_H */

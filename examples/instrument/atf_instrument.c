@@ -16,7 +16,15 @@
  *     (module 0 is the executable, the others follow in load order; modules loaded later
  *     are added when one of their functions is first seen). A destructor names the
  *     functions and closes the session, which finalizes the files and the manifest.
- *   - A thread attaches on its first event and detaches when it exits.
+ *   - A thread attaches on its first event and detaches when it exits; its pthread name
+ *     (pthread_getname_np) goes to the manifest then and again at its exit (the main
+ *     thread's at the destructor), the command line (/proc/self/cmdline) at the start,
+ *     and a second "wall_clock_ns" anchor at exit.
+ *   - The first call of a function anywhere (the slow path) registers its module with
+ *     the session when it is new to it (path, range, build id from its PT_NOTE) and
+ *     where the function lives (address minus load bias: the ELF symbol value). The
+ *     drain rewrites the manifest within 100 ms, so a process killed with SIGKILL leaves
+ *     a manifest (`atf recover` completes it) that locates every function it had called.
  *   - function_id = (module_id << 32) | symbol_index, where symbol indices are handed out
  *     per module in first-call order. The hot path finds the id in a per-thread
  *     direct-mapped cache, then in a global hash table read without locks; only the very
@@ -152,9 +160,25 @@ typedef struct inst_table {
 typedef struct inst_module {
     uintptr_t lo, hi, bias;      /* mapped range, load bias (address - ELF vaddr) */
     char *path;                  /* file of the module ("" when unknown) */
+    char build_id[65];           /* NT_GNU_BUILD_ID in hex, "" when it has none */
+    int announced;               /* registered with the session (atf_session_add_module) */
     uintptr_t *fns;              /* function addresses by symbol_index */
     size_t count, cap;
 } inst_module;
+
+/* What the first call of a function tells the session, copied under inst_lock and told
+ * after it is released: the session's calls take the session lock, which a thread inside
+ * the library holds while it may run an instrumented function (an allocator built with
+ * the hooks): taking it under inst_lock could deadlock against such a thread. */
+typedef struct inst_news {
+    int module;                  /* the module is new to the session: */
+    uint32_t module_id;          /*   its id, file, range and build id */
+    const char *path;            /*   (module paths live until exit) */
+    uintptr_t lo, hi;
+    char build_id[65];
+    int function;                /* a function: its id and offset in the module */
+    uint64_t id, offset;
+} inst_news;
 
 static int inst_state;
 static atf_session *inst_session;
@@ -210,6 +234,42 @@ NOI static char *inst_strdup(const char *s) {
     return p;
 }
 
+/* The NT_GNU_BUILD_ID note of a loaded module, from its PT_NOTE segments (in memory: no
+ * file is read), as lowercase hex into out[65]; "" when it has none. */
+NOI static void inst_build_id(const struct dl_phdr_info *info, char *out) {
+    static const char hex[] = "0123456789abcdef";
+    size_t i, k;
+    out[0] = '\0';
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+        size_t left = ph->p_memsz, align = ph->p_align == 8 ? 8 : 4;
+        if (ph->p_type != PT_NOTE) continue;
+        while (left >= sizeof(ElfW(Nhdr))) {
+            ElfW(Nhdr) n;
+            const size_t name = sizeof n; /* name, then desc, each padded to `align` */
+            size_t desc, next;
+            memcpy(&n, p, sizeof n);
+            if (n.n_namesz > left || n.n_descsz > left) break; /* no overflow below */
+            desc = name + ((n.n_namesz + align - 1) & ~(align - 1));
+            next = desc + ((n.n_descsz + align - 1) & ~(align - 1));
+            if (desc + n.n_descsz > left) break; /* the last one may end unpadded */
+            if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 && memcmp(p + name, "GNU", 4) == 0 &&
+                n.n_descsz >= 1 && n.n_descsz <= 32) {
+                for (k = 0; k < n.n_descsz; k++) {
+                    out[2 * k] = hex[p[desc + k] >> 4];
+                    out[2 * k + 1] = hex[p[desc + k] & 15];
+                }
+                out[2 * k] = '\0';
+                return;
+            }
+            if (next >= left) break;
+            p += next;
+            left -= next;
+        }
+    }
+}
+
 NOI static int inst_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg) {
     inst_scan *s = (inst_scan *)arg;
     uintptr_t lo = UINTPTR_MAX, hi = 0;
@@ -244,6 +304,7 @@ NOI static int inst_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg) {
     m->lo = lo;
     m->hi = hi;
     m->bias = (uintptr_t)info->dlpi_addr;
+    inst_build_id(info, m->build_id);
     m->path = inst_strdup(name);
     if (!m->path) return 1;
     s->n++;
@@ -355,10 +416,52 @@ NOI static int inst_table_add(uintptr_t a, uint64_t id) {
 
 NOI static int inst_filter_wants(size_t mi, uintptr_t a);
 
+/* Under inst_lock: module mi, when the session has not heard of it yet. */
+NOI static void inst_news_module(size_t mi, inst_news *n) {
+    inst_module *m = &inst_modules[mi];
+    if (m->announced) return;
+    m->announced = 1;
+    n->module = 1;
+    n->module_id = (uint32_t)mi;
+    n->path = m->path;
+    n->lo = m->lo;
+    n->hi = m->hi;
+    memcpy(n->build_id, m->build_id, sizeof n->build_id);
+}
+
+/* Under inst_lock: function `id` at address a of module mi (and the module, when new). */
+NOI static void inst_news_take(size_t mi, uintptr_t a, uint64_t id, inst_news *n) {
+    inst_module *m = &inst_modules[mi];
+    inst_news_module(mi, n);
+    n->function = 1;
+    n->id = id;
+    n->offset = (uint64_t)(a - m->bias); /* the ELF symbol value space */
+}
+
+/* Tells the session what inst_news_take copied: the manifest then lists the module and
+ * where the function lives while recording (names come at exit). Not under inst_lock. */
+NOI static void inst_announce(const inst_news *n) {
+    if (n->module &&
+        atf_session_add_module(inst_session, n->module_id, n->path, n->lo, n->hi - n->lo) == ATF_OK &&
+        n->build_id[0])
+        atf_session_set_module_build_id(inst_session, n->module_id, n->build_id);
+    if (n->function)
+        atf_session_add_function(inst_session, n->id, (uint32_t)(n->id >> 32), n->offset);
+}
+
+/* Module mi, when the session has not heard of it yet. Only where no hook can run
+ * meanwhile (a forked child's only thread, exit). */
+NOI static void inst_announce_module(size_t mi) {
+    inst_news n;
+    memset(&n, 0, sizeof n);
+    inst_news_module(mi, &n);
+    inst_announce(&n);
+}
+
 /* The first call of a function anywhere: give it the next index of its module, or, when
  * the filters leave it out, INST_ID_SKIP (decided once, here: its name is resolved on
- * this slow path only). */
-COLD NOI static uint64_t inst_assign(uintptr_t a) {
+ * this slow path only). *news receives what the session is to learn of it. */
+COLD NOI static uint64_t inst_assign(uintptr_t a, inst_news *news) {
     uint64_t id = INST_ID_UNRESOLVED;
     int scanned = 0;
     pthread_mutex_lock(&inst_lock);
@@ -392,6 +495,7 @@ COLD NOI static uint64_t inst_assign(uintptr_t a) {
         id = ((uint64_t)mi << 32) | (uint64_t)m->count;
         m->fns[m->count++] = a;
         inst_table_add(a, id); /* on failure the next lookup assigns again: harmless */
+        inst_news_take(mi, a, id, news);
         break;
     }
     pthread_mutex_unlock(&inst_lock);
@@ -401,7 +505,12 @@ COLD NOI static uint64_t inst_assign(uintptr_t a) {
 /* A miss of the per-thread cache: the global table, else the first call anywhere. */
 COLD NOI static uint64_t inst_id_miss(inst_entry *c, uintptr_t a) {
     uint64_t id;
-    if (!inst_table_find(__atomic_load_n(&inst_fns, __ATOMIC_ACQUIRE), a, &id)) id = inst_assign(a);
+    if (!inst_table_find(__atomic_load_n(&inst_fns, __ATOMIC_ACQUIRE), a, &id)) {
+        inst_news news;
+        memset(&news, 0, sizeof news);
+        id = inst_assign(a, &news);
+        inst_announce(&news);
+    }
     c->addr = a;
     c->id = id;
     return id;
@@ -416,6 +525,14 @@ NOI static inline uint64_t inst_id(inst_thread *t, uintptr_t a) {
 /* ---- threads ----------------------------------------------------------------------- */
 NOI static void inst_barrier_setup(void);
 NOI static void inst_child_open(void);
+
+/* The calling thread's pthread name (what pthread_setname_np set, else the program's
+ * name) for its slot in the manifest. The session must be open and the thread attached. */
+NOI static void inst_name_thread(void) {
+    char name[64];
+    if (pthread_getname_np(pthread_self(), name, sizeof name) == 0)
+        atf_session_name_thread(inst_session, name);
+}
 
 /* A thread's first event: a record (busy already set) and a writer of the session.
  * NULL when not running, or when called from inside this path. */
@@ -451,6 +568,7 @@ COLD NOI static inst_thread *inst_attach(void) {
         atf_writer *w;
         inst_tls = t;
         w = atf_session_writer(inst_session);
+        if (w) inst_name_thread(); /* again at its exit: it may set its name later */
         pthread_setspecific(inst_key, t);
         /* the closer clears every t->w under the lock once the state left RUNNING: a
          * writer made meanwhile must not outlive that (busy keeps the session open until
@@ -471,7 +589,10 @@ COLD NOI static inst_thread *inst_attach(void) {
 NOI static void inst_thread_exit(void *p) {
     inst_thread *t = (inst_thread *)p;
     inst_busy_set(t);
-    if (inst_writer(t)) atf_session_detach(inst_session);
+    if (inst_writer(t)) {
+        inst_name_thread();
+        atf_session_detach(inst_session);
+    }
     __atomic_store_n(&t->w, NULL, __ATOMIC_RELAXED);
     inst_tls = &inst_dead;
     inst_busy_clear(t);
@@ -676,8 +797,8 @@ NOI static const char *inst_module_file(size_t mi) {
     return mi == inst_unknown ? "" : inst_modules[mi].path;
 }
 
-/* Registers every module that has functions (and the executable) and every function's
- * name. Runs at exit, when no hook is running. */
+/* Registers the modules the session has not heard of (the executable even without
+ * functions) and every function's name. Runs at exit, when no hook is running. */
 NOI static size_t inst_resolve(void) {
     size_t mi, i, functions = 0;
     char buf[512];
@@ -685,7 +806,7 @@ NOI static size_t inst_resolve(void) {
         inst_module *m = &inst_modules[mi];
         inst_elf elf;
         if (!m->count && mi != 0) continue;
-        atf_session_add_module(inst_session, (uint32_t)mi, m->path, m->lo, m->hi - m->lo);
+        inst_announce_module(mi); /* the executable without functions: not known yet */
         if (!m->count) continue;
         inst_elf_open(&elf, inst_module_file(mi));
         for (i = 0; i < m->count; i++)
@@ -861,6 +982,50 @@ NOI static void inst_sum_stats(inst_totals *tot) {
     }
 }
 
+/* The command line from /proc/self/cmdline, its arguments joined by spaces, for the
+ * manifest ("cmdline"). */
+NOI static void inst_set_cmdline(void) {
+    char *buf = (char *)malloc(65536);
+    ssize_t n = 0, k;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (buf && fd >= 0)
+        while (n < 65535 && (k = read(fd, buf + n, (size_t)(65535 - n))) > 0) n += k;
+    if (fd >= 0) close(fd);
+    if (buf && n > 0) {
+        ssize_t i;
+        while (n > 0 && buf[n - 1] == '\0') n--; /* the last argument's terminator */
+        for (i = 0; i < n; i++)
+            if (buf[i] == '\0') buf[i] = ' ';
+        buf[n] = '\0';
+        atf_session_set_cmdline(inst_session, buf);
+    }
+    free(buf);
+}
+
+/* A second "wall_clock_ns" anchor, at exit: the wall clock read between two reads of the
+ * trace clock and paired with their midpoint, so that tools can tell how the two clocks
+ * drifted apart over the run. */
+NOI static void inst_wall_anchor(void) {
+    uint64_t before = atf_now_ns(), wall = atf_wall_ns(), after = atf_now_ns();
+    atf_session_add_anchor_exact(inst_session, "wall_clock_ns", before + (after - before) / 2,
+                                 (int64_t)wall, 1000000000);
+}
+
+/* Every module and function assigned so far, for a session that has not heard of them
+ * (a forked child's: the ids are the parent's, the session is new). */
+NOI static void inst_announce_known(void) {
+    size_t mi, i;
+    for (mi = 0; mi < inst_module_count; mi++) {
+        inst_module *m = &inst_modules[mi];
+        for (i = 0; i < m->count; i++) {
+            inst_news n;
+            memset(&n, 0, sizeof n);
+            inst_news_take(mi, m->fns[i], ((uint64_t)mi << 32) | (uint64_t)i, &n);
+            inst_announce(&n);
+        }
+    }
+}
+
 /* The child of a fork has the forking thread only, and none of the parent's drain. It
  * gives up the inherited session (the parent's files and thread records are not its
  * own; the threads of those records are not in the child) and keeps the address -> id
@@ -868,6 +1033,7 @@ NOI static void inst_sum_stats(inst_totals *tot) {
  * in the parent's session directory: a child that only execs makes no directory. */
 NOI static void inst_atfork_child(void) {
     inst_thread *t;
+    size_t i;
     int state = inst_load_state();
     pthread_mutex_init(&inst_lock, NULL);
     inst_free = NULL;
@@ -879,6 +1045,7 @@ NOI static void inst_atfork_child(void) {
     }
     inst_tls = NULL;
     pthread_setspecific(inst_key, NULL); /* its record is on the free list now */
+    for (i = 0; i < inst_module_count; i++) inst_modules[i].announced = 0; /* a new session */
     if (state == INST_RUNNING) {
         snprintf(inst_parent_dir, sizeof inst_parent_dir, "%s", atf_session_path(inst_session));
         atf_session_abandon_after_fork(inst_session);
@@ -912,6 +1079,7 @@ COLD NOI static void inst_child_open(void) {
     inst_cfg.session_name = name;
     inst_barrier_setup(); /* the membarrier registration is the parent's process's */
     if (atf_session_open_ex(&inst_session, root, &inst_cfg, &e) == ATF_OK) {
+        inst_set_cmdline();
         inst_set_state(INST_RUNNING);
     } else {
         char line[800];
@@ -921,6 +1089,8 @@ COLD NOI static void inst_child_open(void) {
     }
     inst_cfg.session_name = NULL;
     pthread_mutex_unlock(&inst_lock);
+    /* what the parent's session knew: the child is its only thread, inside a hook */
+    if (inst_load_state() == INST_RUNNING) inst_announce_known();
 }
 
 /* Whether the hooks the program calls are this copy's. They are not when this copy is
@@ -975,6 +1145,7 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
         inst_set_state(INST_OFF);
         return;
     }
+    inst_set_cmdline();
     inst_set_state(INST_RUNNING);
 }
 
@@ -1003,6 +1174,8 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
         inst_set_state(INST_OFF);
         return;
     }
+    inst_name_thread(); /* the exiting thread (main, mostly): its name as it is now */
+    inst_wall_anchor();
     inst_sum_stats(&tot);
     functions = inst_resolve();
     inst_filters_free();

@@ -92,6 +92,9 @@ unsigned long fib(unsigned n) {
 
 static void *worker(void *arg) {
     job *j = (job *)arg;
+    char name[16];
+    snprintf(name, sizeof name, "worker-%u", j->id);
+    pthread_setname_np(pthread_self(), name); /* the tracer puts it in the manifest */
     fill_block(j->data, BLOCK, 2463534242u + j->id);
     sort_block(j->data, BLOCK);
     j->primes = count_primes(j->data, BLOCK);

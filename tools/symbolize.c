@@ -1,0 +1,372 @@
+/* symbolize.c - names, offline, the functions a manifest lists by location only (see
+ * symbolize.h): ELF64 little-endian symbol tables and build ids, read with stdio.
+ * SPDX-License-Identifier: MIT */
+#include "symbolize.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== ELF64, the little of it we read ================================================ */
+/* From the System V gABI (ELF-64 Object File Format) and the GNU build-id note. Offsets
+ * are of the fields in the file, all little-endian here. */
+enum {
+    ELF_EHDR_SIZE = 64,              /* Elf64_Ehdr */
+    ELF_SHDR_SIZE = 64,              /* Elf64_Shdr */
+    ELF_PHDR_SIZE = 56,              /* Elf64_Phdr */
+    ELF_SYM_SIZE = 24,               /* Elf64_Sym */
+    ELF_CLASS64 = 2, ELF_DATA_LSB = 1,    /* e_ident[4], e_ident[5] */
+    ELF_SHT_SYMTAB = 2, ELF_SHT_STRTAB = 3, ELF_SHT_NOTE = 7, ELF_SHT_DYNSYM = 11,
+    ELF_PT_NOTE = 4,
+    ELF_STT_FUNC = 2, ELF_STT_GNU_IFUNC = 10,
+    ELF_SHN_UNDEF = 0,
+    ELF_NT_GNU_BUILD_ID = 3
+};
+
+/* Limits that keep a hostile file from costing much: a section count far above any real
+ * file's, and notes (a build id is 20 bytes) read only when small. (e_phnum is 16 bits.) */
+enum { SYM_MAX_SECTIONS = 1 << 20, SYM_MAX_NOTES_BYTES = 1 << 16 };
+/* Functions looked at below the last one starting at or before an offset, for a symbol
+ * that holds it (symbols rarely nest; this bounds the cost when they do). */
+enum { SYM_SCAN_BACK = 64 };
+
+static uint16_t sym_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+static uint32_t sym_le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t sym_le64(const uint8_t *p) {
+    return (uint64_t)sym_le32(p) | (uint64_t)sym_le32(p + 4) << 32;
+}
+
+/* ==== reading: a file or bytes in memory, every range checked ======================== */
+typedef struct sym_src {
+    FILE *f;                         /* the file, or NULL for mem */
+    const uint8_t *mem;
+    uint64_t size;
+} sym_src;
+
+/* 1 when the n bytes at off are all inside the source and were read into buf. */
+static int sym_read(const sym_src *s, uint64_t off, void *buf, uint64_t n) {
+    if (off > s->size || n > s->size - off) return 0;
+    if (!s->f) {
+        if (n) memcpy(buf, s->mem + off, (size_t)n);
+        return 1;
+    }
+    if (off > (uint64_t)LONG_MAX || fseek(s->f, (long)off, SEEK_SET) != 0) return 0;
+    return fread(buf, 1, (size_t)n, s->f) == (size_t)n;
+}
+
+/* The n bytes at off in a malloc'd buffer (one byte more, set to 0), or NULL: out of the
+ * source (*rc ATF_E_CORRUPT) or out of memory (*rc ATF_E_NOMEM). */
+static uint8_t *sym_read_alloc(const sym_src *s, uint64_t off, uint64_t n, atf_result *rc) {
+    uint8_t *p;
+    *rc = ATF_E_CORRUPT;
+    if (off > s->size || n > s->size - off || n >= SIZE_MAX) return NULL;
+    p = (uint8_t *)malloc((size_t)n + 1);
+    if (!p) {
+        *rc = ATF_E_NOMEM;
+        return NULL;
+    }
+    p[n] = 0;
+    if (!sym_read(s, off, p, n)) {
+        free(p);
+        *rc = s->f ? ATF_E_IO : ATF_E_CORRUPT;
+        return NULL;
+    }
+    *rc = ATF_OK;
+    return p;
+}
+
+/* ==== sections ======================================================================== */
+typedef struct sym_section {
+    uint32_t type, link;
+    uint64_t offset, size, entsize;
+} sym_section;
+
+typedef struct sym_elf {
+    const sym_src *src;
+    sym_section *sections;
+    size_t section_count;
+    uint64_t phoff;
+    uint16_t phentsize, phnum;
+} sym_elf;
+
+static void sym_section_decode(const uint8_t *h, sym_section *s) {
+    s->type = sym_le32(h + 4);
+    s->offset = sym_le64(h + 24);
+    s->size = sym_le64(h + 32);
+    s->link = sym_le32(h + 40);
+    s->entsize = sym_le64(h + 56);
+}
+
+/* The section count: e_shnum, or section 0's sh_size when e_shnum is 0 (more than
+ * 0xff00 sections). 0 when there is none or it cannot be read. */
+static uint64_t sym_section_count(const sym_src *s, uint64_t shoff, uint16_t shnum) {
+    uint8_t h[ELF_SHDR_SIZE];
+    if (shoff == 0) return 0;
+    if (shnum) return shnum;
+    if (!sym_read(s, shoff, h, sizeof h)) return 0;
+    return sym_le64(h + 32);
+}
+
+/* The header and section headers of the ELF64 little-endian file at s into *e. */
+static atf_result sym_elf_open(sym_elf *e, const sym_src *s) {
+    uint8_t h[ELF_EHDR_SIZE], *table;
+    uint64_t shoff, count, i;
+    uint16_t shentsize;
+    atf_result rc;
+    memset(e, 0, sizeof *e);
+    e->src = s;
+    if (!sym_read(s, 0, h, sizeof h) || memcmp(h, "\177ELF", 4) != 0 || h[4] != ELF_CLASS64 ||
+        h[5] != ELF_DATA_LSB)
+        return ATF_E_MAGIC;
+    e->phoff = sym_le64(h + 32);
+    e->phentsize = sym_le16(h + 54);
+    e->phnum = sym_le16(h + 56);
+    shoff = sym_le64(h + 40);
+    shentsize = sym_le16(h + 58);
+    count = sym_section_count(s, shoff, sym_le16(h + 60));
+    if (count == 0) return ATF_OK; /* no sections: the program headers may still say */
+    if (shentsize < ELF_SHDR_SIZE || count > SYM_MAX_SECTIONS) return ATF_E_CORRUPT;
+    table = sym_read_alloc(s, shoff, count * shentsize, &rc);
+    if (!table) return rc;
+    e->sections = (sym_section *)calloc((size_t)count, sizeof *e->sections);
+    if (!e->sections) {
+        free(table);
+        return ATF_E_NOMEM;
+    }
+    for (i = 0; i < count; i++) sym_section_decode(table + i * shentsize, &e->sections[i]);
+    e->section_count = (size_t)count;
+    free(table);
+    return ATF_OK;
+}
+
+static void sym_elf_close(sym_elf *e) { free(e->sections); }
+
+/* The first section of type `type`, or NULL. */
+static const sym_section *sym_find_section(const sym_elf *e, uint32_t type) {
+    size_t i;
+    for (i = 0; i < e->section_count; i++)
+        if (e->sections[i].type == type) return &e->sections[i];
+    return NULL;
+}
+
+/* ==== the build id ==================================================================== */
+/* The notes in n bytes at p: the GNU build id's bytes as lowercase hex into m->build_id
+ * (at most 32 bytes of it). 1 when found. */
+static int sym_notes_build_id(sym_module *m, const uint8_t *p, uint64_t n) {
+    static const char hex[] = "0123456789abcdef";
+    uint64_t at = 0;
+    while (n - at >= 12) {
+        uint64_t namesz = sym_le32(p + at), descsz = sym_le32(p + at + 4);
+        uint32_t type = sym_le32(p + at + 8);
+        uint64_t name_at = at + 12, desc_at = name_at + ((namesz + 3) & ~(uint64_t)3);
+        uint64_t next = desc_at + ((descsz + 3) & ~(uint64_t)3);
+        if (desc_at > n || descsz > n - desc_at) return 0; /* a note past the end */
+        if (type == ELF_NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + name_at, "GNU", 4) == 0 &&
+            descsz > 0) {
+            size_t i, len = descsz > 32 ? 32 : (size_t)descsz;
+            for (i = 0; i < len; i++) {
+                m->build_id[2 * i] = hex[p[desc_at + i] >> 4];
+                m->build_id[2 * i + 1] = hex[p[desc_at + i] & 15];
+            }
+            m->build_id[2 * len] = '\0';
+            return 1;
+        }
+        if (next >= n) return 0; /* that was the last one (n - at must not wrap) */
+        at = next;
+    }
+    return 0;
+}
+
+/* The notes of n bytes at off, when small enough to be notes: 1 when a build id was in. */
+static int sym_read_notes(sym_module *m, const sym_src *s, uint64_t off, uint64_t n) {
+    atf_result rc;
+    uint8_t *p;
+    int found;
+    if (n == 0 || n > SYM_MAX_NOTES_BYTES) return 0;
+    p = sym_read_alloc(s, off, n, &rc);
+    if (!p) return 0;
+    found = sym_notes_build_id(m, p, n);
+    free(p);
+    return found;
+}
+
+/* The build id from the note sections, else from the PT_NOTE program headers (a file
+ * stripped of its section headers). Nothing found leaves it "". */
+static void sym_build_id(sym_module *m, const sym_elf *e) {
+    uint8_t ph[ELF_PHDR_SIZE];
+    size_t i;
+    for (i = 0; i < e->section_count; i++)
+        if (e->sections[i].type == ELF_SHT_NOTE &&
+            sym_read_notes(m, e->src, e->sections[i].offset, e->sections[i].size))
+            return;
+    if (e->phoff == 0 || e->phentsize < ELF_PHDR_SIZE) return;
+    for (i = 0; i < e->phnum; i++) {
+        if (!sym_read(e->src, e->phoff + (uint64_t)i * e->phentsize, ph, sizeof ph)) return;
+        if (sym_le32(ph) == ELF_PT_NOTE && sym_read_notes(m, e->src, sym_le64(ph + 8),
+                                                          sym_le64(ph + 32)))
+            return;
+    }
+}
+
+/* ==== the function symbols ============================================================ */
+static int sym_func_cmp(const void *a, const void *b) {
+    const sym_func *x = (const sym_func *)a, *y = (const sym_func *)b;
+    if (x->value != y->value) return x->value < y->value ? -1 : 1;
+    if (x->size != y->size) return x->size > y->size ? -1 : 1; /* the larger first */
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* Whether entry h of a symbol table names a defined function with a name inside m's
+ * string table (which ends with a NUL of its own: see sym_read_alloc). */
+static int sym_is_function(const sym_module *m, const uint8_t *h) {
+    uint32_t name = sym_le32(h);
+    unsigned type = h[4] & 15u;
+    return (type == ELF_STT_FUNC || type == ELF_STT_GNU_IFUNC) &&
+           sym_le16(h + 6) != ELF_SHN_UNDEF && name > 0 && name < m->strtab_size &&
+           m->strtab[name] != '\0';
+}
+
+/* The functions of symbol table `tab` (its strings in section tab->link) into m. */
+static atf_result sym_load_functions(sym_module *m, const sym_elf *e, const sym_section *tab) {
+    const sym_section *str;
+    uint64_t entsize = tab->entsize ? tab->entsize : (uint64_t)ELF_SYM_SIZE, count, i;
+    uint8_t *syms;
+    atf_result rc;
+    if (entsize < ELF_SYM_SIZE || tab->link >= e->section_count) return ATF_E_CORRUPT;
+    str = &e->sections[tab->link];
+    if (str->type != ELF_SHT_STRTAB) return ATF_E_CORRUPT;
+    m->strtab = (char *)sym_read_alloc(e->src, str->offset, str->size, &rc);
+    if (!m->strtab) return rc;
+    m->strtab_size = (size_t)str->size;
+    count = tab->size / entsize;
+    syms = sym_read_alloc(e->src, tab->offset, count * entsize, &rc);
+    if (!syms) return rc;
+    m->funcs = (sym_func *)malloc((size_t)(count ? count : 1) * sizeof *m->funcs);
+    if (!m->funcs) {
+        free(syms);
+        return ATF_E_NOMEM;
+    }
+    for (i = 0; i < count; i++) {
+        const uint8_t *h = syms + i * entsize;
+        sym_func *f;
+        if (!sym_is_function(m, h)) continue;
+        f = &m->funcs[m->count++];
+        f->name = sym_le32(h);
+        f->value = sym_le64(h + 8);
+        f->size = sym_le64(h + 16);
+    }
+    free(syms);
+    qsort(m->funcs, m->count, sizeof *m->funcs, sym_func_cmp);
+    return ATF_OK;
+}
+
+static atf_result sym_module_load(sym_module *m, const sym_src *s) {
+    const sym_section *tab;
+    sym_elf e;
+    atf_result rc;
+    memset(m, 0, sizeof *m);
+    rc = sym_elf_open(&e, s);
+    if (rc == ATF_OK) {
+        sym_build_id(m, &e);
+        tab = sym_find_section(&e, ELF_SHT_SYMTAB);
+        if (!tab) tab = sym_find_section(&e, ELF_SHT_DYNSYM);
+        if (tab) rc = sym_load_functions(m, &e, tab);
+    }
+    sym_elf_close(&e);
+    if (rc != ATF_OK) sym_module_close(m);
+    return rc;
+}
+
+atf_result sym_module_open_memory(sym_module *m, const void *data, size_t size) {
+    sym_src s;
+    s.f = NULL;
+    s.mem = (const uint8_t *)data;
+    s.size = size;
+    return sym_module_load(m, &s);
+}
+
+atf_result sym_module_open(sym_module *m, const char *path) {
+    sym_src s;
+    long size;
+    atf_result rc;
+    memset(m, 0, sizeof *m);
+    s.mem = NULL;
+    s.f = fopen(path, "rb");
+    if (!s.f) return ATF_E_IO;
+    if (fseek(s.f, 0, SEEK_END) != 0 || (size = ftell(s.f)) < 0) {
+        fclose(s.f);
+        return ATF_E_IO;
+    }
+    s.size = (uint64_t)size;
+    rc = sym_module_load(m, &s);
+    fclose(s.f);
+    return rc;
+}
+
+void sym_module_close(sym_module *m) {
+    free(m->funcs);
+    free(m->strtab);
+    memset(m, 0, sizeof *m);
+}
+
+const char *sym_module_lookup(const sym_module *m, uint64_t offset) {
+    size_t lo = 0, hi = m->count, i, stop;
+    while (lo < hi) { /* lo: the first function starting after offset */
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->funcs[mid].value <= offset) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return NULL;
+    for (i = lo; i > 0 && m->funcs[i - 1].value == offset; i--) {} /* exact: the first, the largest */
+    if (i < lo) return m->strtab + m->funcs[i].name;
+    stop = lo > SYM_SCAN_BACK ? lo - SYM_SCAN_BACK : 0;
+    for (i = lo; i > stop; i--) {
+        const sym_func *f = &m->funcs[i - 1];
+        if (offset - f->value < f->size) return m->strtab + f->name;
+    }
+    return NULL;
+}
+
+/* ==== naming a session's functions ==================================================== */
+/* Whether r has a function listed by location only in module `id`. */
+static int sym_module_wanted(const atf_session_reader *r, uint64_t id) {
+    size_t i;
+    for (i = 0; i < r->symbol_count; i++)
+        if (!r->symbols[i].name && r->symbols[i].has_offset && r->symbols[i].module_id == id)
+            return 1;
+    return 0;
+}
+
+/* Names the functions of module `mod` that r lists by location only; returns how many. */
+static size_t sym_name_module(atf_session_reader *r, const atf_session_module *mod, FILE *err) {
+    sym_module m;
+    size_t i, named = 0;
+    if (!mod->path[0] || sym_module_open(&m, mod->path) != ATF_OK) return 0;
+    if (mod->build_id[0] && m.build_id[0] && strcmp(mod->build_id, m.build_id) != 0) {
+        fprintf(err, "atf: %s: build id %s does not match the manifest's %s: its functions "
+                     "stay unnamed\n", mod->path, m.build_id, mod->build_id);
+        sym_module_close(&m);
+        return 0;
+    }
+    for (i = 0; i < r->symbol_count; i++) {
+        const atf_session_symbol *y = &r->symbols[i];
+        const char *name;
+        if (y->name || !y->has_offset || y->module_id != mod->module_id) continue;
+        name = sym_module_lookup(&m, y->offset);
+        if (name && atf_session_reader_name_symbol(r, y->function_id, name) == ATF_OK) named++;
+    }
+    sym_module_close(&m);
+    return named;
+}
+
+size_t sym_name_functions(atf_session_reader *r, FILE *err) {
+    size_t i, named = 0;
+    for (i = 0; i < r->module_count; i++)
+        if (sym_module_wanted(r, r->modules[i].module_id))
+            named += sym_name_module(r, &r->modules[i], err);
+    return named;
+}
