@@ -59,6 +59,32 @@ check "tree names worker" grep -q "worker" "$OUT"
 expect 0 "chrome export of the killed session" "$ATF" export --format chrome -o "$TMP/k.json" "$dir"
 check "chrome export names fib" grep -q '"name":"fib"' "$TMP/k.json"
 
+# atf record finishes what a killed program left: recovered once it is gone, then named
+"$ATF" record --output "$TMP/rec" -- "$PROG" 1 100000000 >/dev/null 2>"$TMP/rec_err" &
+rec=$!
+kpid=
+tries=0
+while [ $tries -lt 300 ]; do
+    m=$(ls "$TMP"/rec/session_*/pid_*/manifest.json 2>/dev/null | head -n 1)
+    if [ -n "$m" ] && grep -q '"offset"' "$m"; then
+        kpid=$(basename "$(dirname "$m")" | sed 's/^pid_//')
+        break
+    fi
+    sleep 0.1
+    tries=$((tries + 1))
+done
+sleep 1
+[ -n "$kpid" ] && kill -9 "$kpid" 2>/dev/null
+wait "$rec"
+status=$?
+if [ "$status" = 137 ]; then pass; else fail "record of a killed program: exit $status, expected 137"; fi
+check "record says it recovered the killed process" grep -q "ended without closing its trace.*recovered" "$TMP/rec_err"
+check "record's summary counts events" grep -qE "^atf record: 1 process, 2 threads, [1-9][0-9]* events" "$TMP/rec_err"
+rdir=$(ls -d "$TMP"/rec/session_*/pid_* 2>/dev/null | head -n 1)
+expect 0 "verify --strict after record recovered it" "$ATF" verify --strict "$rdir"
+expect 0 "stats after record recovered it" "$ATF" stats --json "$rdir"
+check "stats names fib after record recovered it" grep -q '"name":"fib"' "$OUT"
+
 # info: how many the manifest gave by location only
 expect 0 "info of the killed session" "$ATF" info --json "$dir"
 check "info counts functions by location only" sh -c "! grep -q '\"symbols_by_location_only\":0,' '$OUT'"
