@@ -757,11 +757,23 @@ out_has "verify session_* directory of two" "^OK $R1/pid_1 \(session: "
 out_has "verify session_* directory of two" "^OK $S1 \(session: "
 expect 0 "info session_* directory of two" "$ATF" info "$R1"
 out_has "info session_* directory of two" "^session: +$R1/pid_1$"
-for c in dump stats tree "export --format chrome"; do
+for c in dump stats tree; do
     # shellcheck disable=SC2086
     expect 2 "$c session_* directory of two" "$ATF" $c "$R1"
     err_has "$c session_* directory of two" "^  $R1/pid_1$"
 done
+# export writes every process, each as a process of its own: the copy in pid_1 (whose
+# manifest names the original's pid) goes by its directory's pid, with as many calls
+expect 0 "export session_* directory of two" "$ATF" export --format chrome "$R1"
+P1=${S1##*/pid_}
+out_has "export session_* directory of two" '^\{"pid":1,"tid":0,"ph":"M","name":"process_name",'
+out_has "export session_* directory of two" "^\\{\"pid\":$P1,\"tid\":0,\"ph\":\"M\",\"name\":\"process_name\","
+n1=$(grep -c '^{"pid":1,"tid":[0-9]*,"ts":[0-9.]*,"ph":"B"' "$OUT")
+n2=$(grep -c "^{\"pid\":$P1,\"tid\":[0-9]*,\"ts\":[0-9.]*,\"ph\":\"B\"" "$OUT")
+if [ "$n1" -gt 0 ] && [ "$n1" -eq "$n2" ]; then pass; else
+    fail "export session_* directory of two: $n1 and $n2 calls, expected the same (> 0)"; fi
+expect 2 "export --thread session_* directory of two" "$ATF" export --format chrome --thread 0 "$R1"
+err_has "export --thread session_* directory of two" "^  $R1/pid_1$"
 rm -rf "$R1/pid_1"
 
 # ---- recover ----------------------------------------------------------------------------

@@ -8,7 +8,9 @@
  * in both viewer formats (equal to what was recorded) and Chrome output byte for byte as
  * before for a trace without detail; process and thread names in both, and what `atf
  * info` says of a session's command line, modules and anchors (text and --json); PATH
- * kinds and command-line handling. */
+ * kinds and command-line handling; a session_* directory of several processes (made with
+ * fork() here, and one `atf record` makes of examples/instrument/forks.c) exported whole,
+ * each process counted against `atf stats --json --pid N`. */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 
@@ -2884,6 +2886,29 @@ static void test_export_processes(void) {
     CHECK(o.out_len == 0); /* refused before anything is written */
     run_free(&o);
 
+    /* a copied pid_* directory (its manifest names the child's pid): a process of its
+     * own, by its directory's pid */
+    {
+        char copy[1200], cmd[2600];
+        snprintf(copy, sizeof copy, "%s/pid_1", p.root);
+        snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", p.dir[1], copy);
+        CHECK_EQ(0, system(cmd));
+        CHECK_EQ(0, chrome_view(&v, p.root, NULL, NULL, NULL, NULL));
+        CHECK_EQ(3, v.n);
+        CHECK_EQ(12, pv_begins(&v, p.pid[0]));
+        CHECK_EQ(3, pv_begins(&v, p.pid[1]));
+        CHECK_EQ(3, pv_begins(&v, 1));
+        o = run(cli_main, "export", "--format", "perfetto", p.root, (const char *)NULL);
+        CHECK_EQ(0, o.status);
+        pv_perfetto(&v, (const uint8_t *)o.out, o.out_len, 3);
+        CHECK_EQ(3, v.n);
+        CHECK_EQ(3, pv_begins(&v, 1));
+        CHECK_EQ(3, pv_begins(&v, p.pid[1]));
+        run_free(&o);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", copy);
+        CHECK_EQ(0, system(cmd));
+    }
+
     /* a damaged process is named, the other still exported whole: exit status 1 */
     {
         char index[1200];
@@ -2923,7 +2948,7 @@ static void test_export_processes(void) {
  * tests/instrument_checks.sh), exported whole: each process's slices equal its stats. */
 static void test_export_forks_recorded(void) {
     const char *atf = getenv("ATF"), *build = getenv("BUILD");
-    char prog[1024], so[1024], out_dir[1024], cmd[4096], **sessions = NULL, **pids = NULL;
+    char prog[1024], so[1024], out_dir[1024], cmd[4096], session[1024], **pids = NULL;
     size_t npids = 0, i;
     run_result o;
     proc_view chrome, perfetto;
@@ -2954,24 +2979,23 @@ static void test_export_forks_recorded(void) {
         if (!fgets(line, sizeof line, ls)) line[0] = '\0';
         pclose(ls);
         line[strcspn(line, "\n")] = '\0';
-        snprintf(cmd, sizeof cmd, "%s", line);
+        snprintf(session, sizeof session, "%s", line);
     }
-    (void)sessions;
-    CHECK_EQ(0, cli_pid_dirs(cmd, &pids, &npids));
+    CHECK_EQ(0, cli_pid_dirs(session, &pids, &npids));
     CHECK_EQ(4, npids);
-    o = run(cli_main, "export", "--format", "chrome", cmd, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "chrome", session, (const char *)NULL);
     CHECK_EQ(0, o.status);
     pv_chrome(&chrome, o.out, o.out_len);
     run_free(&o);
-    o = run(cli_main, "export", "--format", "perfetto", cmd, (const char *)NULL);
+    o = run(cli_main, "export", "--format", "perfetto", session, (const char *)NULL);
     CHECK_EQ(0, o.status);
     pv_perfetto(&perfetto, (const uint8_t *)o.out, o.out_len, PROCS_MAX);
     run_free(&o);
     CHECK_EQ(npids, chrome.n);
     CHECK_EQ(npids, perfetto.n);
     for (i = 0; i < npids; i++) {
-        uint64_t pid = strtoull(strrchr(pids[i], '_') + 1, NULL, 10), calls, events;
-        stats_of_pid(cmd, pid, &calls, &events);
+        uint64_t pid = strtoull(strrchr(pids[i], '/') + 5, NULL, 10), calls, events; /* pid_N */
+        stats_of_pid(session, pid, &calls, &events);
         CHECK(calls > 0);
         CHECK(pv_has(&chrome, pid));
         CHECK_EQ(calls, pv_begins(&chrome, pid));

@@ -190,8 +190,15 @@ mkdir -p "$R"
 cp -r "$S" "$R/pid_101"
 cp -r "$S2" "$R/pid_202"
 for c in stats tree "export --format chrome" "dump --json"; do
-    # shellcheck disable=SC2086
-    expect 2 "two processes: $c" "$ATF" $c "$R"
+    if [ "$c" = "export --format chrome" ]; then # every process, each with its name
+        expect 0 "two processes: $c" "$ATF" $c "$R"
+        out_has "two processes: $c" '"name":"process_name","args":\{"name":"pid_101"\}'
+        out_has "two processes: $c" '"name":"process_name","args":\{"name":"pid_202"\}'
+        expect 2 "two processes: $c --thread" "$ATF" $c --thread 0 "$R"
+    else
+        # shellcheck disable=SC2086
+        expect 2 "two processes: $c" "$ATF" $c "$R"
+    fi
     err_has "two processes: $c" "^  $R/pid_202$"
     # shellcheck disable=SC2086
     "$ATF" $c "$R/pid_202" >"$W/pid.out"

@@ -398,6 +398,21 @@ static int cli_name_number(const char *name, const char *prefix, uint64_t *v) {
     return strncmp(name, prefix, n) == 0 && cli_parse_u64(name + n, v) && *v <= UINT32_MAX;
 }
 
+/* A process directory's name: pid_<pid>, or pid_<pid>_<K> (the same pid recorded again
+ * after an exec); its pid into *pid. */
+static int cli_pid_dir_name(const char *name, uint64_t *pid) {
+    char head[32];
+    const char *second;
+    uint64_t k;
+    if (strncmp(name, "pid_", 4) != 0) return 0;
+    second = strchr(name + 4, '_');
+    if (!second) return cli_name_number(name, "pid_", pid);
+    if ((size_t)(second - name) >= sizeof head || !cli_parse_u64(second + 1, &k)) return 0;
+    memcpy(head, name, (size_t)(second - name));
+    head[second - name] = '\0';
+    return cli_name_number(head, "pid_", pid);
+}
+
 static int cli_path_cmp(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -418,7 +433,7 @@ int cli_pid_dirs(const char *dir, char ***paths, size_t *count) {
     while ((ent = readdir(d)) != NULL) {
         char path[CLI_PATH_MAX];
         uint64_t pid;
-        if (!cli_name_number(ent->d_name, "pid_", &pid)) continue;
+        if (!cli_pid_dir_name(ent->d_name, &pid)) continue;
         if (snprintf(path, sizeof path, "%s/%s", dir, ent->d_name) >= (int)sizeof path ||
             !cli_is_dir(path))
             continue;
@@ -462,11 +477,11 @@ int cli_each_pid_dir(const char *root, int (*fn)(void *ctx, const char *pid_dir,
     return status;
 }
 
-/* Whether the last component of path is pid_<pid>. */
+/* Whether the last component of path is pid_<pid> (or pid_<pid>_<K>). */
 static int cli_is_pid_dir_of(const char *path, uint64_t pid) {
     const char *base = strrchr(path, '/');
     uint64_t v;
-    return cli_name_number(base ? base + 1 : path, "pid_", &v) && v == pid;
+    return cli_pid_dir_name(base ? base + 1 : path, &v) && v == pid;
 }
 
 /* cli_pick_pid_dir, or the pid_* directory of process *pid when pid is not NULL. */
@@ -978,7 +993,7 @@ static int cli_trace_open_thread(cli_trace *t, const char *tdir, int file) {
     t->slot = cli_name_number(base, "thread_", &v) ? (uint32_t)v : 0;
     t->slot_named = !file && cli_name_number(base, "thread_", &v);
     cli_split_path(dir, pdir, pbase, sizeof pdir);
-    if (cli_name_number(pbase, "pid_", &v)) t->pid = v;
+    if (cli_pid_dir_name(pbase, &v)) t->pid = v;
     if (t->slot_named && atf_session_reader_open(&t->reader, dir, NULL) == ATF_OK) {
         atf_session_thread *th = atf_session_reader_thread(&t->reader, t->slot);
         if (th && th->open_result == ATF_OK) return CLI_EXIT_OK;
@@ -1021,7 +1036,7 @@ static int cli_trace_open_at(const cli_command *cmd, cli_trace *t, const char *p
     }
     t->whole_session = 1;
     cli_split_path(session, dir, base, sizeof dir);
-    if (cli_name_number(base, "pid_", &v)) t->pid = v;
+    if (cli_pid_dir_name(base, &v)) t->pid = v;
     if (atf_session_reader_open(&t->reader, session, NULL) != ATF_OK)
         return cli_report(&t->reader.error);
     if (cli_opened_threads(&t->reader) == 0) { /* no thread opens: nothing to read */

@@ -240,7 +240,9 @@ int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t
  *                     trace clock, as dump prints it, or "+" a decimal number and a unit
  *                     (s, ms, us, ns): that long after the trace's first event ("+1.5s",
  *                     "+200ms"); the first event of every thread of PATH counts, whatever
- *                     --thread picks, so "+1s" is the same instant with or without it.
+ *                     --thread picks, so "+1s" is the same instant with or without it
+ *                     (export of every process of a session_* PATH: of every process,
+ *                     through cli_view.has_start).
  *   --thread N        only thread_N; repeatable. A PATH that names one thread takes only
  *                     its own slot.
  *   --pid N           of a session_* PATH holding several pid_* directories, pid_N.

@@ -84,12 +84,11 @@ static uint64_t export_pid(const cli_trace *s) {
 }
 
 /* ==== export: Chrome Trace Event Format ============================================== */
-/* {"traceEvents":[...],"displayTimeUnit":"ns"}: per process (export_pid), its
- * process_name (export_process_name), thread_name (the thread's name, else
- * thread_<slot>) and thread_sort_index metadata ("ph":"M"), then one B event per call and
- * one E event per closed frame, in time order; the processes of a session one after
- * the other; ts in microseconds with the nanoseconds as three
- * decimals. Every frame the walk opens it also closes, so each thread is balanced. A gap
+/* {"traceEvents":[...],"displayTimeUnit":"ns"}: per process (export_pid; those of a
+ * session one after the other), its process_name (export_process_name), thread_name (the
+ * thread's name, else thread_<slot>) and thread_sort_index metadata ("ph":"M"), then one
+ * B event per call and one E event per closed frame, in time order; ts in microseconds
+ * with the nanoseconds as three decimals. Every frame the walk opens it also closes, so each thread is balanced. A gap
  * is a thread-scoped instant event ("ph":"i","s":"t") after the E events of the frames
  * it cut. A call with a detail record has its "args" on the B event (see above). */
 typedef struct export_text {
@@ -991,6 +990,7 @@ typedef struct export_session {
     char **pids;                    /* its pid_* directories */
     size_t count;
     unsigned char *skip;            /* per process: the first pass could not open it */
+    uint64_t *shown;                /* per process: the pid it was written with, or 0 */
     cli_view *view;                 /* the view of each (has_start, functions_lenient) */
     int damaged;                    /* a process could not be read, or had damage */
     int refused;                    /* a process lacked what the view names */
@@ -1005,10 +1005,34 @@ static int export_several(const char *path, const cli_view *v, export_session *x
     if (v->has_pid || cli_classify(path, &kind, &e) != ATF_OK || kind != CLI_KIND_ROOT ||
         cli_pid_dirs(path, &x->pids, &x->count) != 0)
         return 0;
-    if (x->count > 1 && (x->skip = (unsigned char *)calloc(x->count, 1)) != NULL) return 1;
+    if (x->count > 1 && (x->skip = (unsigned char *)calloc(x->count, 1)) != NULL &&
+        (x->shown = (uint64_t *)calloc(x->count, sizeof *x->shown)) != NULL)
+        return 1;
+    free(x->skip);
     cli_pid_dirs_free(x->pids, x->count); /* no memory for the flags: the core says so */
     memset(x, 0, sizeof *x);
     return 0;
+}
+
+/* N of the pid_N (or pid_N_K: the same pid after an exec) directory path, as
+ * cli_pid_dirs lists them (joined with '/'). */
+static uint64_t export_dir_pid(const char *path) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strncmp(base, "pid_", 4) == 0 ? strtoull(base + 4, NULL, 10) : 0;
+}
+
+/* The pid process i of x is written with: export_pid, unless another process has a claim
+ * to that pid (its pid_N directory is named after it, or an earlier process was written
+ * with it), as when a pid_* directory was copied: then its own directory's N, so that
+ * every process of the output is a process of its own in the viewers. */
+static uint64_t export_session_pid(const export_session *x, size_t i, const cli_trace *t) {
+    uint64_t pid = export_pid(t);
+    size_t k;
+    for (k = 0; k < x->count; k++)
+        if (k != i && (export_dir_pid(x->pids[k]) == pid || x->shown[k] == pid))
+            return export_dir_pid(x->pids[i]);
+    return pid;
 }
 
 /* The processes listed after a message about x's session, on stderr; CLI_EXIT_USAGE. */
@@ -1066,7 +1090,7 @@ static int export_first_pass(export_session *x, export_kind kind) {
     free(pre);
     free(named);
     if (status != CLI_CONTINUE) return status;
-    x->view->has_start = 0;
+    x->view->has_start = 1;
     x->view->start_ns = start == UINT64_MAX ? 0 : start;
     return cli_view_window(x->cmd, x->view, x->view->start_ns, &w); /* --from after --to */
 }
@@ -1090,6 +1114,7 @@ static int export_session_run(export_job *j, export_session *x) {
         if (j->kind == EXPORT_PERFETTO && t.clock_negative) { /* the first pass said */
             x->refused = 1;
         } else {
+            t.reader.pid = x->shown[i] = export_session_pid(x, i, &t); /* what export_pid reads */
             st = export_process(j, &t, x->view->functions.count && !t.fid_count);
             if (st != CLI_EXIT_OK && status == CLI_EXIT_OK) status = st;
         }
@@ -1205,6 +1230,7 @@ int cli_cmd_export(const cli_command *cmd, int argc, char **argv) {
         status = export_session_all(cmd, argv[1], kind, outpath, &view, &x);
         cli_pid_dirs_free(x.pids, x.count);
         free(x.skip);
+        free(x.shown);
         return status;
     }
     if ((status = cli_trace_open_view(cmd, &src, argv[1], &view)) != CLI_EXIT_OK) return status;

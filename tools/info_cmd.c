@@ -21,12 +21,17 @@ static void cli_info_time_range(uint64_t count, uint64_t first, uint64_t last) {
     cli_kv_duration(first, last);
 }
 
+/* The layouts as docs/FORMAT.md names them. */
+static const char *cli_layout_text(uint32_t layout) {
+    return layout == ATF_LAYOUT_1 ? "the deployed layout, version byte 1"
+         : layout == ATF_LAYOUT_2 ? "the specification's layout, version byte 2" : "unknown";
+}
+
 static void cli_info_identity(const char *path, const char *kind, int layout, uint8_t version,
                               uint8_t arch, uint8_t os, uint32_t thread_id) {
     cli_kv("file", "%s", path);
     cli_kv("kind", "%s", kind);
-    cli_kv("layout", "%d (%s)", layout,
-           layout == ATF_LAYOUT_1 ? "deployed structs of TRACE_SCHEMA.md" : "atf-format-spec.txt");
+    cli_kv("layout", "%d (%s)", layout, cli_layout_text((uint32_t)layout));
     cli_kv("version", "%u", version);
     cli_kv("arch", "%s (%u)", atf_arch_str(arch), arch);
     cli_kv("os", "%s (%u)", atf_os_str(os), os);
@@ -217,10 +222,6 @@ int cli_cmd_info(const cli_command *cmd, int argc, char **argv) {
     return status;
 }
 
-static const char *cli_layout_text(uint32_t layout) {
-    return layout == ATF_LAYOUT_1 ? "deployed structs of TRACE_SCHEMA.md"
-         : layout == ATF_LAYOUT_2 ? "atf-format-spec.txt" : "unknown";
-}
 
 /* ==== info =========================================================================== */
 /* One row of the thread table, as text cells. */
