@@ -35,7 +35,7 @@ enum { REC_EXIT_FAILED = 125, REC_EXIT_CANNOT_RUN = 126, REC_EXIT_NOT_FOUND = 12
 typedef struct rec_options {
     const char *output, *overflow, *preload, *filter, *notrace;
     uint64_t ring_events, depth;
-    int has_ring_events, has_depth, no_follow;
+    int has_ring_events, has_depth;
 } rec_options;
 
 /* The index of the first "--" in argv, or argc when there is none. */
@@ -120,7 +120,6 @@ static void rec_set_env(const rec_options *o, const char *preload, const char *n
     }
     if (o->filter) setenv("ATF_TRACE_FILTER", o->filter, 1);
     if (o->notrace) setenv("ATF_TRACE_NOTRACE", o->notrace, 1);
-    if (o->no_follow) setenv("ATF_TRACE_FOLLOW", "0", 1);
     if (o->has_depth) {
         snprintf(num, sizeof num, "%llu", (cli_ull)o->depth);
         setenv("ATF_TRACE_DEPTH", num, 1);
@@ -274,7 +273,6 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
         { "--filter", NULL, CLI_OPT_STR, &o.filter },
         { "--notrace", NULL, CLI_OPT_STR, &o.notrace },
         { "--depth", &o.has_depth, CLI_OPT_U64, &o.depth },
-        { "--no-follow", &o.no_follow, CLI_OPT_FLAG, NULL },
     };
     memset(&o, 0, sizeof o);
     o.output = "traces";
