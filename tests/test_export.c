@@ -19,6 +19,7 @@
 #include "../tools/embed.h"
 
 #include "harness.h"
+#include "cli_run.h"
 #include "json_decode.h"
 #include "parquet_decode.h"
 #include "proto_decode.h"
@@ -143,62 +144,6 @@ static void make_nested(rec *r, uint32_t layout) {
     w = rec_thread(r, 4242, "main", layout);
     write_nested(w);
     rec_close(r);
-}
-
-/* ==== running commands =============================================================== */
-typedef int (*cmd_fn)(FILE *out, FILE *err, int argc, char **argv);
-
-typedef struct run_result {
-    int status;
-    char *out, *err;
-    size_t out_len;
-} run_result;
-
-static char *slurp(FILE *f, size_t *len) {
-    long n;
-    char *buf;
-    fflush(f);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (!buf) return NULL;
-    if (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
-    buf[n] = '\0';
-    if (len) *len = (size_t)n;
-    return buf;
-}
-
-/* Runs fn with the NULL-terminated arguments, capturing stdout and stderr. */
-static run_result run(cmd_fn fn, const char *name, ...) {
-    char *argv[32];
-    int argc = 0;
-    va_list ap;
-    const char *a;
-    run_result r;
-    FILE *out = tmpfile(), *err = tmpfile();
-    argv[argc++] = (char *)name;
-    va_start(ap, name);
-    while ((a = va_arg(ap, const char *)) != NULL && argc < 31) argv[argc++] = (char *)a;
-    va_end(ap);
-    argv[argc] = NULL;
-    memset(&r, 0, sizeof r);
-    if (!out || !err) {
-        harness__fail(__FILE__, __LINE__, "tmpfile failed");
-        r.status = -1;
-        return r;
-    }
-    r.status = fn(out, err, argc, argv);
-    r.out = slurp(out, &r.out_len);
-    r.err = slurp(err, NULL);
-    fclose(out);
-    fclose(err);
-    return r;
-}
-
-static void run_free(run_result *r) {
-    free(r->out);
-    free(r->err);
 }
 
 /* A "ts" literal in microseconds ("1234.567") back to nanoseconds. */

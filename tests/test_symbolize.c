@@ -11,6 +11,7 @@
 #include "../tools/embed.h"
 
 #include "harness.h"
+#include "cli_run.h"
 #include "scratch_dir.h"
 
 #include <stdlib.h>
@@ -357,56 +358,9 @@ static void test_self_damaged(void) {
 }
 
 /* ==== a session named offline ========================================================= */
-typedef struct run_result {
-    int status;
-    char *out, *err;
-} run_result;
-
 /* Runs `atf argv...` in-process, its output and messages captured. */
 static run_result run_atf(int argc, const char **argv) {
-    run_result r;
-    FILE *out = tmpfile(), *err = tmpfile();
-    memset(&r, 0, sizeof r);
-    if (!out || !err) {
-        harness__fail(__FILE__, __LINE__, "tmpfile failed");
-        if (out) fclose(out);
-        if (err) fclose(err);
-        return r;
-    }
-    r.status = cli_main(out, err, argc, (char **)argv);
-    fflush(out);
-    fflush(err);
-    rewind(out);
-    rewind(err);
-    {
-        FILE *fs[2];
-        char **bufs[2];
-        size_t k;
-        fs[0] = out, fs[1] = err, bufs[0] = &r.out, bufs[1] = &r.err;
-        for (k = 0; k < 2; k++) {
-            size_t cap = 4096, n = 0, got;
-            char *b = (char *)malloc(cap);
-            while (b && (got = fread(b + n, 1, cap - n - 1, fs[k])) > 0) {
-                n += got;
-                if (cap - n - 1 == 0) {
-                    char *more = (char *)realloc(b, cap * 2);
-                    if (!more) break;
-                    b = more;
-                    cap *= 2;
-                }
-            }
-            if (b) b[n] = '\0';
-            *bufs[k] = b;
-        }
-    }
-    fclose(out);
-    fclose(err);
-    return r;
-}
-
-static void run_free(run_result *r) {
-    free(r->out);
-    free(r->err);
+    return run_argv(cli_main, argc, (char **)argv);
 }
 
 static size_t count_lines(const char *s) {
