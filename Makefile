@@ -197,13 +197,31 @@ $(BUILD)/examples/forks_hooked: $(INSTR)/forks.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
 
-$(BUILD)/examples/libshlib_part.so: $(INSTR)/shlib_part.c
+$(BUILD)/examples/libshlib_part.so: $(INSTR)/shlib_part.c $(INSTR)/shlib_part.map
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -finstrument-functions -fPIC -shared -o $@ $<
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -fPIC -shared -o $@ $< \
+	  -Wl,--version-script=$(INSTR)/shlib_part.map
 
 $(BUILD)/examples/shlib_main: $(INSTR)/shlib_main.c $(BUILD)/examples/libshlib_part.so
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< -L$(BUILD)/examples -lshlib_part \
 	  -Wl,-rpath,'$$ORIGIN'
+
+# longjmp.c (calls left by longjmp, a handler on sigaltstack, a coroutine) for the
+# preloaded tracer; exits.c (processes ending with _exit, _Exit, after vfork) both ways
+all: $(BUILD)/examples/longjmp_hooked $(BUILD)/examples/exits_hooked $(BUILD)/examples/exits_traced
+
+$(BUILD)/examples/longjmp_hooked: $(INSTR)/longjmp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
+
+$(BUILD)/examples/exits_hooked: $(INSTR)/exits.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
+
+$(BUILD)/examples/exits_traced: $(INSTR)/exits.c $(INSTR_OBJ)
+	@mkdir -p $(dir $@) $(BUILD)/obj
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/exits_traced.o $<
+	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/exits_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
 
 # ---- other platforms and configurations ---------------------------------------------
 #   make test-arm64    every harness cross-built for arm64 (static), run under qemu-aarch64

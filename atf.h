@@ -1329,8 +1329,20 @@ ATFDEF const char *atf_recover_kind_str(atf_recover_kind k);
  * A manifest entry whose directory (or index.atf) is missing is kept with `missing` set
  * and skipped by the merge. The merge yields every selected event of every thread in
  * (timestamp, slot, seq) order, also when a thread's file is not time-ordered (files of
- * the original tracer are not): such a thread is detected at open and merged through a
- * stably sorted permutation built on first use. */
+ * the original tracer are not; nor are those of a writer fed timestamps out of order):
+ * such a thread is merged through a stably sorted permutation built on first use.
+ *
+ * Opening costs O(threads) whatever the size of the files: of each index.atf it reads
+ * the header, the first and the last event. Whether a file is time-ordered costs a pass
+ * over all its timestamps, so it is settled later, once per thread and reader: by
+ * atf_merge_init for the threads it selects, or on request by
+ * atf_session_reader_check_order. A merge cannot do without it, not even one that seeks
+ * into a narrow window: one event anywhere in a file that is not ordered may fall inside
+ * any window, and a binary search would miss it. Nor can a merge check the order as it
+ * reads: before it hands out a thread's first event it must know that no later event of
+ * that thread is earlier. Nothing on disk can stand in for the pass (no header or footer
+ * field says a file is ordered, their time range is not a bound of the events, and this
+ * library's own writer stores the timestamps its caller gives, in the caller's order). */
 typedef enum atf_manifest_state {
     ATF_MANIFEST_OK = 0,          /* manifest read and complete */
     ATF_MANIFEST_MISSING = 1,     /* no manifest.json: threads found by scanning */
@@ -1355,12 +1367,22 @@ typedef struct atf_session_thread {
     /* the manifest's per-thread counters (0 when unknown; see atf_thread_stats) */
     uint64_t events_written, events_dropped, detail_written, detail_dropped;
     uint64_t events_lost_io, gaps, waits, timeouts;
-    int out_of_order;            /* timestamps decrease somewhere in index.atf */
-    uint64_t time_min_ns;        /* smallest and largest timestamp in index.atf */
-    uint64_t time_max_ns;        /*   (0, 0 when it has no events) */
+    /* Whether timestamps decrease somewhere in index.atf: ATF_ORDER_UNKNOWN from the open
+     * (which reads only the first and last events) until the thread is checked
+     * (atf_session_reader_check_order; atf_merge_init checks the threads it selects),
+     * then 0 or 1. 0 from the open for a file of at most one event and for a thread whose
+     * files did not open. Anything but 0 means: not known to be in time order. */
+    int out_of_order;
+    /* Unchecked: the timestamps of the first and of the last event of index.atf (for an
+     * ordered file its smallest and largest). Checked: its smallest and largest
+     * timestamps. 0, 0 when it has no events. */
+    uint64_t time_min_ns;
+    uint64_t time_max_ns;
     atf_thread_reader reader;    /* open when open_result is ATF_OK */
     uint64_t *order;             /* private: sorted permutation for out-of-order files */
 } atf_session_thread;
+
+enum { ATF_ORDER_UNKNOWN = -1 }; /* atf_session_thread.out_of_order before the check */
 
 /* A function of the manifest (atf_session_add_symbol, atf_session_add_function): its
  * name, its location, or both. An entry with neither, or without function_id, is skipped. */
@@ -1402,7 +1424,10 @@ typedef struct atf_session_reader {
     uint32_t format_version;             /* from the manifest, 0 when unknown */
     uint32_t layout, clock_type;         /* from the manifest, else the first thread's file */
     uint64_t time_start_ns, time_end_ns; /* the manifest's when it is OK and has them (the
-                                            original tracer wrote 0), else the files' */
+                                            original tracer wrote 0), else the smallest
+                                            time_min_ns and the largest time_max_ns of
+                                            the threads, kept up to date as threads are
+                                            checked */
     atf_session_thread *threads;         /* sorted by slot, one per slot */
     size_t thread_count;
     atf_session_symbol *symbols;         /* sorted by function_id */
@@ -1428,6 +1453,8 @@ typedef struct atf_session_reader {
                                             what was wrong there; code ATF_OK otherwise */
     atf_error error;                     /* first error; also set by an open that succeeds
                                             when a thread's files failed to open */
+    int range_from_threads;              /* private: time_start_ns/time_end_ns follow the
+                                            threads' time_min_ns/time_max_ns */
 } atf_session_reader;
 
 /* Opens the pid_* directory `dir`. Succeeds whenever dir holds a readable manifest.json
@@ -1438,10 +1465,24 @@ typedef struct atf_session_reader {
  * thread whose files are present but invalid is skipped by the merge. Fails
  * (ATF_E_NOT_FOUND) only when there is neither, or with ATF_E_ARG / ATF_E_NOMEM; then
  * nothing needs closing, and r->error, r->manifest and r->manifest_error still say what was
- * found. Not thread-safe per reader. */
+ * found. O(threads): the threads' order is left unknown (see above). Not thread-safe per
+ * reader. */
 ATFDEF atf_result atf_session_reader_open(atf_session_reader *r, const char *dir,
                                           const atf_reader_options *opt /* optional */);
 ATFDEF void atf_session_reader_close(atf_session_reader *r);
+/* Checks whether thread t of r (NULL: every thread) is time-ordered: sets its out_of_order
+ * to 0 or 1 and its time_min_ns/time_max_ns to its smallest and largest timestamps, and
+ * updates the session's time range when it comes from the threads. One pass over the
+ * timestamps of each thread not checked yet, O(1) for one already checked or whose files
+ * did not open. A mapped file is read through a descriptor of its own, in 256 KiB reads,
+ * so that the pass maps no page of it into the process (a merge that then seeks into a
+ * narrow window maps only what it reads); a file that no longer shows the first and last
+ * events the open read there (replaced since) is read through the mapping instead.
+ * Returns t's out_of_order (NULL: 1 when any thread is out of order, else 0). Never
+ * fails. Not thread-safe against other calls on the same reader: it writes the threads'
+ * fields. */
+ATFDEF int atf_session_reader_check_order(atf_session_reader *r,
+                                          atf_session_thread *t /* optional */);
 /* Calls fn(ctx, slot) for every thread_<N> directory of the pid_* directory `pid_dir`
  * (N decimal without leading zeros, at most UINT32_MAX), in directory order. Returns 0,
  * or the OS error that kept the directory from being read (errno; GetLastError() on
@@ -1468,7 +1509,9 @@ ATFDEF const atf_session_anchor *atf_session_reader_anchor(const atf_session_rea
 ATFDEF atf_result atf_anchor_value_at(const atf_session_anchor *a, uint64_t t_ns, int64_t *out);
 
 /* First position p in [0, count] whose event has timestamp >= t, by binary search over a
- * time-ordered index file: O(log n) probes. `probes` (optional) receives their number. */
+ * time-ordered index file (out_of_order 0 after atf_session_reader_check_order; on any
+ * other file the answer means nothing): O(log n) probes. `probes` (optional) receives
+ * their number. */
 ATFDEF uint64_t atf_index_reader_seek(const atf_index_reader *r, uint64_t t_ns, uint64_t *probes);
 
 /* Zero is the default for every field: every thread, every kind, all time. */
@@ -1519,10 +1562,12 @@ typedef struct atf_merge {
     atf_session_reader *reader;
 } atf_merge;
 
-/* Prepares a merge over `r`, which must stay open and outlive it. Builds the sorted
- * permutations of the out-of-order threads it selects, once per reader (ATF_E_NOMEM if
- * that fails): not thread-safe against other calls on the same reader. Afterwards any
- * number of merges may run over one reader, each used by one thread at a time. */
+/* Prepares a merge over `r`, which must stay open and outlive it. Checks the order of the
+ * threads it selects that are not checked yet (atf_session_reader_check_order: one pass
+ * over their timestamps) and builds the sorted permutations of those out of order, each
+ * once per reader (ATF_E_NOMEM if that fails): not thread-safe against other calls on
+ * the same reader. Afterwards any number of merges may run over one reader, each used by
+ * one thread at a time. */
 ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r,
                                  const atf_merge_filter *f /* optional */);
 /* Private: the slow path of atf_merge_next (a new run); 0 at the end. */
@@ -7644,12 +7689,13 @@ ATF__PRIVATE void atf__recover_manifest_thread(const atf_session_thread *t, atf_
 }
 
 /* The rewritten manifest's text; 0 when memory ran out. */
-ATF__PRIVATE int atf__recover_manifest_text(const atf_session_reader *r, atf__text *t) {
+ATF__PRIVATE int atf__recover_manifest_text(atf_session_reader *r, atf__text *t) {
     atf_session *s = atf__session_from_manifest(r);
     atf__manifest_thread *th = NULL;
     atf__manifest_facts f;
     size_t i;
     int ok = 0;
+    atf_session_reader_check_order(r, NULL); /* each thread's smallest and largest time */
     if (s && (!r->thread_count ||
               (th = (atf__manifest_thread *)ATF_MALLOC(r->thread_count * sizeof *th)) != NULL)) {
         for (i = 0; i < r->thread_count; i++) atf__recover_manifest_thread(&r->threads[i], &th[i]);
@@ -8096,6 +8142,17 @@ ATF__PRIVATE int atf__json_double(const atf__json *j, size_t i, double *out) {
  * stay below the runner-up's, one comparison per event in the inline atf_merge_next, so
  * bursty interleavings cost close to a sequential scan. */
 #if defined(ATF__OS_WINDOWS)
+/* A file opened for reading in sequence (the order check), or ATF__FD_NONE. */
+ATF__PRIVATE atf__fd atf__fd_open_read(const char *path) {
+    wchar_t *w = atf__utf8_to_wide(path);
+    HANDLE h;
+    if (!w) return ATF__FD_NONE;
+    h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                    NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL);
+    ATF_FREE(w);
+    return h;
+}
+
 ATFDEF int atf_session_scan_threads(const char *pid_dir, void (*fn)(void *ctx, uint32_t slot),
                                     void *ctx) {
     char pattern[1100];
@@ -8126,6 +8183,12 @@ ATFDEF int atf_session_scan_threads(const char *pid_dir, void (*fn)(void *ctx, u
 }
 #else
 #  include <dirent.h>
+ATF__PRIVATE atf__fd atf__fd_open_read(const char *path) {
+    int fd;
+    do fd = open(path, O_RDONLY | O_CLOEXEC); while (fd < 0 && errno == EINTR);
+    return fd;
+}
+
 /* Whether dir/name is a directory (a file named thread_3 is no thread). */
 ATF__PRIVATE int atf__is_subdir(const char *dir, const char *name) {
     char path[1100];
@@ -8464,21 +8527,29 @@ ATF__PRIVATE int atf__session_reader_join(atf_session_reader *r, atf__thread_lis
     return 1;
 }
 
-/* One pass over an index file: whether its timestamps ever decrease, and their range. */
-ATF__PRIVATE void atf__session_thread_times(atf_session_thread *t) {
+/* What the open knows of a thread's order: its first and last timestamps, O(1). A file
+ * of at most one event is ordered; any other is unknown until checked. */
+ATF__PRIVATE void atf__session_thread_ends(atf_session_thread *t) {
     const atf_index_reader *ix = &t->reader.index;
-    uint64_t i, n = ix->event_count, prev = 0, lo = UINT64_MAX, hi = 0;
-    int unordered = 0;
-    for (i = 0; i < n; i++) {
-        uint64_t ts = atf__load_le64(ix->events + i * ATF_INDEX_EVENT_SIZE);
-        unordered |= ts < prev;
-        lo = ts < lo ? ts : lo;
-        hi = ts > hi ? ts : hi;
-        prev = ts;
+    uint64_t n = ix->event_count;
+    t->time_min_ns = n ? atf__load_le64(ix->events) : 0;
+    t->time_max_ns = n ? atf__load_le64(ix->events + (n - 1) * ATF_INDEX_EVENT_SIZE) : 0;
+    t->out_of_order = n > 1 ? ATF_ORDER_UNKNOWN : 0;
+}
+
+/* The session's range from its threads' (when the manifest did not give it). */
+ATF__PRIVATE void atf__session_reader_range(atf_session_reader *r) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t i;
+    if (!r->range_from_threads) return;
+    for (i = 0; i < r->thread_count; i++) {
+        const atf_session_thread *t = &r->threads[i];
+        if (t->open_result != ATF_OK || !t->reader.index.event_count) continue;
+        lo = t->time_min_ns < lo ? t->time_min_ns : lo;
+        hi = t->time_max_ns > hi ? t->time_max_ns : hi;
     }
-    t->out_of_order = unordered;
-    t->time_min_ns = n ? lo : 0;
-    t->time_max_ns = hi;
+    r->time_start_ns = lo == UINT64_MAX ? 0 : lo;
+    r->time_end_ns = hi;
 }
 
 /* Opens every listed or found thread. A thread without index.atf is `missing`; one whose
@@ -8486,7 +8557,6 @@ ATF__PRIVATE void atf__session_thread_times(atf_session_thread *t) {
 ATF__PRIVATE atf_result atf__session_reader_open_threads(atf_session_reader *r,
                                                          const atf_reader_options *opt) {
     size_t i, present = 0;
-    uint64_t lo = UINT64_MAX, hi = 0;
     for (i = 0; i < r->thread_count; i++) {
         atf_session_thread *t = &r->threads[i];
         char dir[1100];
@@ -8510,18 +8580,13 @@ ATF__PRIVATE atf_result atf__session_reader_open_threads(atf_session_reader *r,
         if (!t->os_thread_id) t->os_thread_id = t->reader.index.header.thread_id;
         if (!r->clock_type) r->clock_type = t->reader.index.header.clock_type;
         if (!r->layout) r->layout = (uint32_t)t->reader.index.layout;
-        atf__session_thread_times(t);
-        if (t->reader.index.event_count) {
-            lo = t->time_min_ns < lo ? t->time_min_ns : lo;
-            hi = t->time_max_ns > hi ? t->time_max_ns : hi;
-        }
+        atf__session_thread_ends(t);
     }
     /* The manifest's range when it has one and lists everything (the original tracer
-     * wrote 0), else the files' own. */
-    if (r->manifest != ATF_MANIFEST_OK || (r->time_start_ns == 0 && r->time_end_ns == 0)) {
-        r->time_start_ns = lo == UINT64_MAX ? 0 : lo;
-        r->time_end_ns = hi;
-    }
+     * wrote 0), else the threads' own. */
+    r->range_from_threads = r->manifest != ATF_MANIFEST_OK ||
+                            (r->time_start_ns == 0 && r->time_end_ns == 0);
+    atf__session_reader_range(r);
     /* a manifest that was read is the session's account of itself, threads or not; a
      * thread directory is enough to say what is wrong with each thread */
     if (present || r->thread_count || r->manifest == ATF_MANIFEST_OK ||
@@ -8580,6 +8645,99 @@ ATFDEF void atf_session_reader_close(atf_session_reader *r) {
     ATF_FREE(r->recording_error);
     ATF_FREE(r->cmdline);
     memset(r, 0, sizeof *r);
+}
+
+/* The order of a thread's file, settled on first need (see the section's head): one pass
+ * over its timestamps, in pieces, says whether they ever decrease and gives their range. */
+typedef struct atf__order_pass {
+    uint64_t prev, lo, hi;
+    int unordered;
+} atf__order_pass;
+
+ATF__PRIVATE void atf__order_pass_add(atf__order_pass *o, const uint8_t *events, uint64_t n) {
+    uint64_t i, prev = o->prev, lo = o->lo, hi = o->hi;
+    int unordered = o->unordered;
+    for (i = 0; i < n; i++) {
+        uint64_t ts = atf__load_le64(events + i * ATF_INDEX_EVENT_SIZE);
+        unordered |= ts < prev;
+        lo = ts < lo ? ts : lo;
+        hi = ts > hi ? ts : hi;
+        prev = ts;
+    }
+    o->prev = prev;
+    o->lo = lo;
+    o->hi = hi;
+    o->unordered = unordered;
+}
+
+/* Bytes the pass reads per call when it reads the file (8192 events); a file whose events
+ * fit one read is read through the mapping. A multiple of 32; the fuzz target makes it
+ * small, to reach the chunked reads with small inputs. */
+#ifndef ATF__ORDER_CHUNK
+#  define ATF__ORDER_CHUNK (256u * 1024u)
+#endif
+
+/* The pass over a mapped index file through read calls rather than the mapping: touching
+ * the mapping would map every page of the file into the process (its resident size grows
+ * by the file's size), and mapping a page costs more than copying it (x86-64 Linux, a
+ * 64 MB file in the page cache: 10 ms read, 85 ms through the mapping). A merge that
+ * seeks into a narrow window then maps only the pages it reads. 0 when the file cannot
+ * be opened or read, or does not show the events the mapping shows at both ends
+ * (replaced since the open): the caller reads the mapping then. */
+ATF__PRIVATE int atf__order_pass_file(atf__order_pass *o, const atf_index_reader *ix) {
+    uint64_t n = ix->event_count, done = 0, per = ATF__ORDER_CHUNK / ATF_INDEX_EVENT_SIZE;
+    uint64_t at = (uint64_t)(ix->events - ix->image.data);
+    uint8_t *buf;
+    atf__fd fd = atf__fd_open_read(ix->path);
+    int ok;
+    if (fd == ATF__FD_NONE) return 0;
+    buf = (uint8_t *)ATF_MALLOC(ATF__ORDER_CHUNK);
+    ok = buf != NULL;
+    while (ok && done < n) {
+        uint64_t k = n - done < per ? n - done : per;
+        ok = atf__fd_pread(fd, buf, (size_t)(k * ATF_INDEX_EVENT_SIZE),
+                           at + done * ATF_INDEX_EVENT_SIZE) == 0 &&
+             (done || atf__load_le64(buf) == atf__load_le64(ix->events));
+        if (ok) atf__order_pass_add(o, buf, k);
+        done += k;
+    }
+    ATF_FREE(buf);
+    atf__fd_close(fd);
+    return ok && o->prev == atf__load_le64(ix->events + (n - 1) * ATF_INDEX_EVENT_SIZE);
+}
+
+/* Settles t's order and range (once; O(1) when already done). */
+ATF__PRIVATE void atf__session_thread_check(atf_session_thread *t) {
+    const atf_index_reader *ix = &t->reader.index;
+    atf__order_pass o;
+    if (t->out_of_order != ATF_ORDER_UNKNOWN || t->open_result != ATF_OK) return;
+    memset(&o, 0, sizeof o);
+    o.lo = UINT64_MAX;
+    if (ix->image.kind != ATF__IMAGE_MAPPED ||
+        ix->event_count * ATF_INDEX_EVENT_SIZE <= ATF__ORDER_CHUNK || !atf__order_pass_file(&o, ix)) {
+        memset(&o, 0, sizeof o);
+        o.lo = UINT64_MAX;
+        atf__order_pass_add(&o, ix->events, ix->event_count);
+    }
+    t->out_of_order = o.unordered;
+    t->time_min_ns = o.lo;
+    t->time_max_ns = o.hi;
+}
+
+ATFDEF int atf_session_reader_check_order(atf_session_reader *r, atf_session_thread *t) {
+    size_t i;
+    int any = 0;
+    ATF_ASSERT(r);
+    if (t) {
+        atf__session_thread_check(t);
+    } else {
+        for (i = 0; i < r->thread_count; i++) {
+            atf__session_thread_check(&r->threads[i]);
+            any |= r->threads[i].out_of_order == 1;
+        }
+    }
+    atf__session_reader_range(r);
+    return t ? t->out_of_order : any;
 }
 
 /* The first entry of function_id in r->symbols (sorted), or NULL. */
@@ -8918,6 +9076,7 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_
         atf_session_thread *t = &r->threads[i];
         atf__merge_cursor *c;
         if (t->open_result != ATF_OK || !atf__merge_selected(f, t->slot)) continue;
+        atf__session_thread_check(t);
         if (atf__thread_build_order(t) != ATF_OK) {
             atf_merge_deinit(m);
             return ATF_E_NOMEM;
@@ -8932,6 +9091,7 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_
         c->end = t->reader.index.event_count;
         if (m->to_ns && m->to_ns < UINT64_MAX) c->end = atf__cursor_search(c, c->end, m->to_ns + 1, &ignored);
     }
+    atf__session_reader_range(r); /* the threads just checked */
     atf__merge_keys(m);
     return atf_merge_seek(m, m->from_ns);
 }

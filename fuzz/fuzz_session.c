@@ -3,16 +3,20 @@
  * Input: a 10-byte frame, then the parts it announces, back to back.
  *   byte 0      bit 0: write manifest.json; bits 1..3: write thread k's index.atf;
  *               bit 4: map files (default: read them); bit 5: verify_crc;
- *               bit 6: slots 0, 2, 7 instead of 0, 1, 2
+ *               bit 6: slots 0, 2, 7 instead of 0, 1, 2; bit 7: merge through the filter
+ *               first, before anything has checked the threads' order
  *   byte 1      merge filter: bits 1..3 the kinds wanted (none set: all);
  *               bit 4: only the first thread's slot; bit 5: an upper time bound
  *   bytes 2..9  u16 little-endian lengths of the manifest and of the three index files
  *               (clamped to what the input holds)
- * The directory is opened; when it opens, the whole session is merged (every event of
- * every present thread exactly once, in (timestamp, slot, seq) order), merged again
- * through the filter, and sought to several times; each result is checked against a
- * count made directly from the thread readers. See fuzz_common.h for the replay. */
+ * The directory is opened; when it opens, each thread's order must be unknown and its
+ * range the ends of its file; the whole session is merged (every event of every present
+ * thread exactly once, in (timestamp, slot, seq) order), merged again through the filter,
+ * and sought to several times; each result is checked against a count made directly from
+ * the thread readers, and the order and range the check settles against a scan of the
+ * files. See fuzz_common.h for the replay. */
 #define ATF_IMPLEMENTATION
+#define ATF__ORDER_CHUNK 64u /* a mapped file of 3 events or more is checked in reads of 2 */
 #include "atf.h"
 #include "fuzz_common.h"
 
@@ -54,6 +58,50 @@ static uint64_t count_direct(const atf_session_reader *r, const atf_merge_filter
     return n;
 }
 
+/* A thread as the open leaves it (checked 0: not yet checked), or as the check leaves it
+ * (1): out_of_order and the range against a scan of its file. Returns whether the scan
+ * found the file out of order. */
+static int check_order_fields(const atf_session_thread *t, int checked) {
+    const atf_index_reader *ix = &t->reader.index;
+    uint64_t n = t->open_result == ATF_OK ? ix->event_count : 0, k, lo = UINT64_MAX, hi = 0, prev = 0;
+    int unordered = 0;
+    for (k = 0; k < n; k++) {
+        uint64_t ts = atf__load_le64(atf_index_reader_raw(ix, k));
+        unordered |= ts < prev;
+        lo = ts < lo ? ts : lo;
+        hi = ts > hi ? ts : hi;
+        prev = ts;
+    }
+    if (n == 0) {
+        FUZZ_CHECK(t->out_of_order == 0 && t->time_min_ns == 0 && t->time_max_ns == 0);
+    } else if (!checked && n > 1) {
+        FUZZ_CHECK(t->out_of_order == ATF_ORDER_UNKNOWN);
+        FUZZ_CHECK(t->time_min_ns == atf__load_le64(atf_index_reader_raw(ix, 0)));
+        FUZZ_CHECK(t->time_max_ns == prev);
+    } else if (t->out_of_order != ATF_ORDER_UNKNOWN) { /* checked, or one event */
+        FUZZ_CHECK(t->out_of_order == unordered);
+        FUZZ_CHECK(t->time_min_ns == lo && t->time_max_ns == hi);
+    } else {
+        FUZZ_CHECK(!checked);
+    }
+    return unordered;
+}
+
+/* After every thread is checked: the session's range, when it comes from the threads, is
+ * the smallest and largest timestamp of any file. */
+static void check_session_range(const atf_session_reader *r) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t i;
+    if (!r->range_from_threads) return;
+    for (i = 0; i < r->thread_count; i++) {
+        const atf_session_thread *t = &r->threads[i];
+        if (t->open_result != ATF_OK || !t->reader.index.event_count) continue;
+        lo = t->time_min_ns < lo ? t->time_min_ns : lo;
+        hi = t->time_max_ns > hi ? t->time_max_ns : hi;
+    }
+    FUZZ_CHECK(r->time_start_ns == (lo == UINT64_MAX ? 0 : lo) && r->time_end_ns == hi);
+}
+
 /* Takes every remaining item of m, checking order and the filter; returns their number. */
 static uint64_t drain_merge(atf_merge *m, const atf_merge_filter *f, uint64_t from) {
     atf_merge_item item;
@@ -79,6 +127,16 @@ static uint64_t drain_merge(atf_merge *m, const atf_merge_filter *f, uint64_t fr
     return n;
 }
 
+/* Merges the session through filt, from its start and after a seek to probe. */
+static void merge_filtered(atf_session_reader *r, const atf_merge_filter *filt, uint64_t probe) {
+    atf_merge m;
+    FUZZ_CHECK(atf_merge_init(&m, r, filt) == ATF_OK);
+    FUZZ_CHECK(drain_merge(&m, filt, filt->from_ns) == count_direct(r, filt, filt->from_ns));
+    FUZZ_CHECK(atf_merge_seek(&m, probe) == ATF_OK);
+    FUZZ_CHECK(drain_merge(&m, filt, probe) == count_direct(r, filt, probe));
+    atf_merge_deinit(&m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const uint32_t slots_a[3] = { 0, 1, 2 }, slots_b[3] = { 0, 2, 7 };
     const uint32_t *slots;
@@ -92,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     atf_merge m;
     atf_result rc;
     uint32_t first_slot;
+    int any;
     uint64_t probe[4];
     if (size < 10) return 0;
     flags = data[0];
@@ -146,11 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (r.threads[k].open_result != ATF_OK && !r.threads[k].missing)
             FUZZ_CHECK(r.error.code != ATF_OK);
     first_slot = r.thread_count ? r.threads[0].slot : 0;
-
-    /* everything */
-    memset(&all, 0, sizeof all);
-    FUZZ_CHECK(atf_merge_init(&m, &r, NULL) == ATF_OK);
-    FUZZ_CHECK(drain_merge(&m, &all, 0) == count_direct(&r, &all, 0));
+    for (k = 0; k < r.thread_count; k++) check_order_fields(&r.threads[k], 0);
 
     /* seek: to 0, to the times of a few events, past everything */
     probe[0] = 0;
@@ -164,13 +219,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (probe[2] == 0) probe[2] = UINT64_MAX;
         break;
     }
-    for (k = 0; k < 4; k++) {
-        FUZZ_CHECK(atf_merge_seek(&m, probe[k]) == ATF_OK);
-        FUZZ_CHECK(drain_merge(&m, &all, probe[k]) == count_direct(&r, &all, probe[k]));
-    }
-    atf_merge_deinit(&m);
-
-    /* through a filter */
     memset(&filt, 0, sizeof filt);
     filt.kinds = fbyte & 0x0Eu;
     if (fbyte & 0x10u) {
@@ -179,11 +227,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     filt.from_ns = probe[1] > 1 ? probe[1] / 2 : 0;
     if (fbyte & 0x20u) filt.to_ns = probe[2] > 2 ? probe[2] - 2 : 1;
-    FUZZ_CHECK(atf_merge_init(&m, &r, &filt) == ATF_OK);
-    FUZZ_CHECK(drain_merge(&m, &filt, filt.from_ns) == count_direct(&r, &filt, filt.from_ns));
-    FUZZ_CHECK(atf_merge_seek(&m, probe[1]) == ATF_OK);
-    FUZZ_CHECK(drain_merge(&m, &filt, probe[1]) == count_direct(&r, &filt, probe[1]));
+    if (flags & 0x80u) merge_filtered(&r, &filt, probe[1]);
+
+    /* everything */
+    memset(&all, 0, sizeof all);
+    FUZZ_CHECK(atf_merge_init(&m, &r, NULL) == ATF_OK);
+    for (k = 0; k < r.thread_count; k++) check_order_fields(&r.threads[k], 1);
+    FUZZ_CHECK(drain_merge(&m, &all, 0) == count_direct(&r, &all, 0));
+    for (k = 0; k < 4; k++) {
+        FUZZ_CHECK(atf_merge_seek(&m, probe[k]) == ATF_OK);
+        FUZZ_CHECK(drain_merge(&m, &all, probe[k]) == count_direct(&r, &all, probe[k]));
+    }
     atf_merge_deinit(&m);
+
+    /* through a filter */
+    if (!(flags & 0x80u)) merge_filtered(&r, &filt, probe[1]);
+    any = 0;
+    for (k = 0; k < r.thread_count; k++) any |= check_order_fields(&r.threads[k], 1);
+    FUZZ_CHECK(atf_session_reader_check_order(&r, NULL) == any);
+    check_session_range(&r);
 
     (void)atf_session_reader_symbol(&r, 0);
     atf_session_reader_close(&r);

@@ -256,6 +256,9 @@ int main(int argc, char **argv) {
         put_session("same_file_twice_gap_slots", 0x4B, 0x12, "{\"threads\":[{\"id\":0},{\"id\":7}]}",
                     &a, NULL, &a);
         put_session("unordered_alone_verify", 0x22, 0x04, NULL, &c, NULL, NULL);
+        /* a window merged first, before anything checked the order (flags bit 7) */
+        put_session("window_first_scan_mmap", 0x9E, 0x30, NULL, &a, &b, &c);
+        put_session("window_first_unordered_read", 0x88, 0x00, NULL, NULL, NULL, &c);
         put_session("crashed_and_missing", 0x07, 0x00,
                     "{\"threads\":[{\"id\":0},{\"id\":1},{\"id\":5}],\"format_version\":2}",
                     &crashed, &b, NULL);

@@ -166,10 +166,14 @@ if $CC -std=c99 -O2 -g -D_GNU_SOURCE -finstrument-functions -o "$TMP/instrument_
     run "exit with threads running" env ATF_TRACE_DIR="$TMP/exit" "$TMP/instrument_exit"
     n=$(ls -d "$TMP/exit"/session_*/pid_* 2>/dev/null | wc -l | tr -d ' ')
     if [ "$n" -eq 2 ]; then pass; else fail "exit: $n pid directories, expected 2 (the parent's and the forked child's)"; fi
-    # the parent's session is the one closed (the child ends with _exit, which closes none)
-    d=$(grep -l '"state": *"closed"' "$TMP/exit"/session_*/pid_*/manifest.json 2>/dev/null)
-    d=${d%/manifest.json}
-    [ -n "$d" ] && verify_session "exit with threads running" "$d" 5
+    # both are closed (the child ends with _exit, which the tracer finalizes too); the
+    # parent's is the one with more than one thread
+    check "exit: every manifest closed" sh -c "for m in '$TMP/exit'/session_*/pid_*/manifest.json; do grep -q '\"state\": *\"closed\"' \"\$m\" || exit 1; done"
+    d=
+    for p in "$TMP/exit"/session_*/pid_*; do
+        [ "$(ls -d "$p"/thread_* 2>/dev/null | wc -l)" -gt 1 ] && d=$p
+    done
+    if [ -n "$d" ]; then verify_session "exit with threads running" "$d" 5; else fail "exit: no pid directory with the parent's threads"; fi
 else
     fail "build instrument_exit"
     show

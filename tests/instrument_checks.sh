@@ -3,9 +3,13 @@
 # built with -finstrument-functions and linked without a tracer, recorded with its exit
 # status passed through (also a signal's), a program linked with the tracer (the preloaded
 # copy stays off), options reaching the tracer, every process of a forking program in its own
-# pid_* directory of one session (each verifies --strict), a program whose code is
-# partly in a shared library (names from both modules), and the filters (ATF_TRACE_FILTER,
-# ATF_TRACE_NOTRACE, ATF_TRACE_DEPTH through --filter, --notrace, --depth).
+# pid_* directory of one session (each verifies --strict), processes that run no
+# instrumented function (no directory), processes ending with _exit/_Exit (finalized;
+# a vfork child leaves its parent's trace alone), ATF_TRACE_FOLLOW=0, a program whose
+# code is partly in a shared library (names from both modules, without symbol versions),
+# the filters (ATF_TRACE_FILTER, ATF_TRACE_NOTRACE, ATF_TRACE_DEPTH through --filter,
+# --notrace, --depth), calls left by longjmp (closed where they were left, not where an
+# outer call returns), and a failed finalization's message.
 # Ends with the line "instrument: N passed, M failed"; exits non-zero on failure.
 ATF=${ATF:-build/atf}
 BUILD=${BUILD:-build}
@@ -40,6 +44,17 @@ verify_pids() {
 }
 # functions_of FILE: the function names of an `atf stats --json` output, sorted.
 functions_of() { sed -n 's/^{"fid":"[^"]*","name":"\([^"]*\)".*/\1/p' "$1" | LC_ALL=C sort; }
+# no_exceptions NAME DIR: no call of DIR (a pid_* directory) was closed by the tracer
+# (exception events: only a longjmp makes them)
+no_exceptions() {
+    if "$ATF" dump "$2" >"$TMP/dump" 2>"$ERR" && ! grep -q ' exception ' "$TMP/dump"; then pass
+    else fail "$1: exception events in a trace without longjmp"; fi
+}
+# outer_calls FILE: the names of the calls `atf tree --max-depth N` printed in FILE, in
+# order, on one line
+outer_calls() {
+    awk '/^ +[0-9]/ { for (i = 1; i <= NF; i++) if ($i ~ /^[a-z_]+$/) { printf "%s ", $i; break } }' "$1"
+}
 # stats NAME SESSION: `atf stats --json` of the session's only pid_* directory into $TMP/stats.
 stats() {
     if "$ATF" stats --json "$2" >"$TMP/stats" 2>"$ERR"; then pass; else fail "$1: atf stats"; show; fi
@@ -52,6 +67,8 @@ mkdir -p "$TMP"
 check "libatf_instrument.so exports the entry hook" sh -c "nm -D --defined-only '$SO' | grep -q ' T __cyg_profile_func_enter\$'"
 check "libatf_instrument.so exports the exit hook" sh -c "nm -D --defined-only '$SO' | grep -q ' T __cyg_profile_func_exit\$'"
 check "libatf_instrument.so calls no hook itself" sh -c "! nm -D '$SO' | grep -q ' U __cyg_profile'"
+check "libatf_instrument.so interposes _exit" sh -c "nm -D --defined-only '$SO' | grep -q ' T _exit\$'"
+check "libatf_instrument.so interposes _Exit" sh -c "nm -D --defined-only '$SO' | grep -q ' T _Exit\$'"
 
 # ---- atf record on the sample -----------------------------------------------------------
 "$EX/sample" >"$TMP/sample.plain" 2>/dev/null
@@ -76,6 +93,7 @@ check "record sample: the command line in the manifest" grep -q '"cmdline":"[^"]
 build_id_of() { readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *//p' | head -n 1; }
 bid=$(build_id_of "$EX/sample_hooked")
 if [ -n "$bid" ]; then check "record sample: the module's build id" grep -q "\"build_id\":\"$bid\"" "$m"; fi
+no_exceptions "record sample" "$(dirname "$m")"
 
 # a program linked with the tracer: the preloaded copy stays off, one session, one pid_*
 expect 0 "record sample_traced" "$ATF" record --output "$TMP/linked" -- "$EX/sample_traced"
@@ -91,6 +109,27 @@ expect 143 "record: a signal is 128+N" "$ATF" record --output "$TMP/status" -- s
 expect 127 "record: a missing program is 127" "$ATF" record --output "$TMP/status" -- "$TMP/no_such_program"
 expect 2 "record: no program is a usage error" "$ATF" record --output "$TMP/status"
 expect 125 "record: a missing library is 125" "$ATF" record --preload "$TMP/none.so" -- "$EX/sample_hooked"
+
+# ---- the session opens at the process's first event ------------------------------------
+# the shell and sed run no instrumented function: no pid_* directory of theirs
+expect 0 "record sh -c 'sed; program'" "$ATF" record --output "$TMP/lazy" -- \
+    sh -c "echo x | sed s/x/y/ >/dev/null && '$EX/sample_hooked'"
+check "record sh -c 'sed; program': the program's output" cmp "$OUT" "$TMP/sample.plain"
+s=$(session_of)
+n=$(ls -d "$s"/pid_* 2>/dev/null | wc -l | tr -d ' ')
+if [ "$n" -eq 1 ]; then pass; else fail "record sh -c 'sed; program': $n pid_* directories, expected 1"; fi
+verify_pids "record sh -c 'sed; program'" "$s"
+# a shell that execs the program: the program's pid_* in record's session, no other session
+expect 0 "record sh -c 'exec program'" "$ATF" record --output "$TMP/lazyexec" -- sh -c "exec '$EX/sample_hooked'"
+n=$(ls -d "$TMP/lazyexec"/session_* 2>/dev/null | wc -l | tr -d ' ')
+if [ "$n" -eq 1 ]; then pass; else fail "record sh -c 'exec program': $n session directories, expected 1"; fi
+s=$(session_of)
+n=$(ls -d "$s"/pid_* 2>/dev/null | wc -l | tr -d ' ')
+if [ "$n" -eq 1 ]; then pass; else fail "record sh -c 'exec program': $n pid_* directories, expected 1"; fi
+verify_pids "record sh -c 'exec program'" "$s"
+# preloaded into a program that runs no instrumented function: not even the root is made
+expect 0 "preload into true" env ATF_TRACE_DIR="$TMP/none" LD_PRELOAD="$SO" true
+check "preload into true: no directory" test ! -e "$TMP/none"
 
 # ---- options that become the tracer's environment ---------------------------------------
 if [ -z "$FORKS_SKIPPED" ]; then
@@ -118,6 +157,48 @@ fib_calls_per_pid "$s"
 if [ "$(cat "$TMP/fib_calls")" = "465 930 1395 1860 " ]; then pass; else
     fail "record forks: fib calls per process $(cat "$TMP/fib_calls"), expected 465 930 1395 1860"; fi
 check "record forks: every manifest closed" sh -c "for m in '$s'/pid_*/manifest.json; do grep -q '\"state\": *\"closed\"' \"\$m\" || exit 1; done"
+# ATF_TRACE_FOLLOW=0: the children record nothing, the parent all of its 4 rounds
+expect 0 "record forks, ATF_TRACE_FOLLOW=0" env ATF_TRACE_FOLLOW=0 "$ATF" record --output "$TMP/nofollow" -- "$EX/forks_hooked"
+check "record forks, ATF_TRACE_FOLLOW=0: the children said ok" grep -q "children ok" "$OUT"
+s=$(session_of)
+fib_calls_per_pid "$s"
+if [ "$(cat "$TMP/fib_calls")" = "1860 " ]; then pass; else
+    fail "record forks, ATF_TRACE_FOLLOW=0: fib calls per process $(cat "$TMP/fib_calls"), expected 1860"; fi
+verify_pids "record forks, ATF_TRACE_FOLLOW=0" "$s"
+fi
+
+# ---- processes that end with _exit or _Exit --------------------------------------------
+# exits.c: the parent (3 rounds of fib(12), 465 calls each), a child ending with _exit (1
+# round), one ending with _Exit (2 rounds), a vfork child ending with _exit at once (no
+# directory, and the parent's trace goes on). The tracer finalizes each trace itself: every
+# manifest "closed", none left for `atf record` to recover.
+# exits_closed NAME SESSION: 3 processes, each closed by the tracer, 465 930 1395 fib calls
+exits_closed() {
+    n=$(ls -d "$2"/pid_* 2>/dev/null | wc -l | tr -d ' ')
+    if [ "$n" -eq 3 ]; then pass; else fail "$1: $n pid_* directories, expected 3"; fi
+    check "$1: every manifest closed by the tracer" sh -c "for m in '$2'/pid_*/manifest.json; do grep -q '\"state\": *\"closed\"' \"\$m\" || exit 1; done"
+    fib_calls_per_pid "$2"
+    if [ "$(cat "$TMP/fib_calls")" = "465 930 1395 " ]; then pass; else
+        fail "$1: fib calls per process $(cat "$TMP/fib_calls"), expected 465 930 1395"; fi
+    verify_pids "$1" "$2"
+}
+if [ -z "$FORKS_SKIPPED" ]; then
+expect 0 "record exits_hooked" "$ATF" record --output "$TMP/exits" -- "$EX/exits_hooked"
+check "record exits_hooked: the children said ok" grep -q "children ok" "$OUT"
+check "record exits_hooked: nothing to recover" sh -c "! grep -q recovered '$ERR'"
+exits_closed "record exits_hooked" "$(session_of)"
+# the parent ending with _exit(3) too
+expect 3 "record exits_hooked _exit" "$ATF" record --output "$TMP/exits_exit" -- "$EX/exits_hooked" _exit
+check "record exits_hooked _exit: nothing to recover" sh -c "! grep -q recovered '$ERR'"
+exits_closed "record exits_hooked _exit" "$(session_of)"
+# the tracer linked in: its own _exit and _Exit, no `atf record` to recover anything
+expect 3 "exits_traced _exit" env ATF_TRACE_DIR="$TMP/exits_linked" ATF_TRACE_QUIET=1 "$EX/exits_traced" _exit
+exits_closed "exits_traced _exit" "$(ls -d "$TMP/exits_linked"/session_* 2>/dev/null | head -n 1)"
+# _exit from a signal handler: left to `atf record`, which recovers it (no hang)
+expect 4 "record exits_hooked handler" "$ATF" record --output "$TMP/exits_handler" -- "$EX/exits_hooked" handler
+n=$(grep -c "recovered" "$ERR")
+if [ "$n" -eq 1 ]; then pass; else fail "record exits_hooked handler: $n processes recovered, expected the parent"; fi
+verify_pids "record exits_hooked handler" "$(session_of)"
 fi
 
 # ---- a program whose code is partly in a shared library -------------------------------------
@@ -128,10 +209,18 @@ s=$(ls -d "$TMP/shlib"/session_* 2>/dev/null | head -n 1)
 verify_pids "preload shlib" "$s"
 stats "preload shlib" "$s"
 functions_of "$TMP/stats" >"$TMP/stats.names"
-for f in main mix_many shlib_mix shlib_round; do
+for f in main mix_many shlib_mix shlib_round shlib_sum; do
     check "preload shlib: stats names $f" grep -qx "$f" "$TMP/stats.names"
 done
 check "preload shlib: the library is a module" grep -q 'libshlib_part.so"' "$s"/pid_*/manifest.json
+check "preload shlib: no symbol version in a name" sh -c "! grep -q '\"name\":\"[^\"]*@' '$s'/pid_*/manifest.json"
+no_exceptions "preload shlib" "$(ls -d "$s"/pid_* | head -n 1)"
+# a versioned symbol (shlib_sum@@SHLIB_1 in the library's symbol table) matches its name
+expect 0 "record --filter shlib_sum" "$ATF" record --output "$TMP/versioned" --filter shlib_sum -- "$EX/shlib_main"
+stats "record --filter shlib_sum" "$(session_of)"
+functions_of "$TMP/stats" | tr '\n' ' ' >"$TMP/names"
+if [ "$(cat "$TMP/names")" = "shlib_sum " ]; then pass; else
+    fail "record --filter shlib_sum: recorded $(cat "$TMP/names"), expected shlib_sum"; fi
 
 # ---- filters -------------------------------------------------------------------------
 expect 0 "record --filter" "$ATF" record --output "$TMP/filter" --filter 'fib,is_pr?me' -- "$EX/sample_hooked"
@@ -168,6 +257,62 @@ verify_pids "record --filter fib --depth 3" "$s"
 fib_calls_per_pid "$s"
 if [ "$(cat "$TMP/fib_calls")" = "7 14 21 28 " ]; then pass; else
     fail "record --filter fib --depth 3: fib calls per process $(cat "$TMP/fib_calls"), expected 7 14 21 28"; fi
+fi
+
+# ---- calls left by longjmp ------------------------------------------------------------
+# longjmp.c: three rounds of mid -> deep x6 -> longjmp back to main, tally() between them;
+# every mid and tally sits right under main, and no call is closed by main's return
+expect 0 "record longjmp" "$ATF" record --output "$TMP/longjmp" -- "$EX/longjmp_hooked"
+check "record longjmp: its output" grep -q "longjmp: 3 rounds" "$OUT"
+s=$(session_of)
+verify_pids "record longjmp" "$s"
+expect 0 "record longjmp: tree" "$ATF" tree --max-depth 2 "$s"
+outer_calls "$OUT" >"$TMP/outer"
+if [ "$(cat "$TMP/outer")" = "main mid tally mid tally mid main " ]; then pass; else
+    fail "record longjmp: the calls under main are $(cat "$TMP/outer"), expected main mid tally mid tally mid main"; fi
+expect 0 "record longjmp: tree, all of it" "$ATF" tree "$s"
+check "record longjmp: no call closed by an outer return" sh -c "! grep -q unwound '$OUT'"
+expect 0 "record longjmp: stats" "$ATF" stats "$s"
+check "record longjmp: stats find nothing unbalanced" sh -c "! grep -q 'unbalanced' '$OUT'"
+check "record longjmp: 18 calls of deep" grep -qE '^ +18 .* deep$' "$OUT"
+# out of a SIGUSR1 handler on sigaltstack (siglongjmp): the handler's calls are closed with
+# the calls they interrupted
+expect 0 "record longjmp altstack" "$ATF" record --output "$TMP/longjmp_alt" -- "$EX/longjmp_hooked" altstack
+s=$(session_of)
+verify_pids "record longjmp altstack" "$s"
+expect 0 "record longjmp altstack: tree" "$ATF" tree --max-depth 3 "$s"
+outer_calls "$OUT" >"$TMP/outer"
+if [ "$(cat "$TMP/outer")" = "main sig_rounds sig_mid sig_mid sig_mid sig_rounds main " ]; then pass; else
+    fail "record longjmp altstack: the outer calls are $(cat "$TMP/outer"), expected main sig_rounds sig_mid x3 sig_rounds main"; fi
+expect 0 "record longjmp altstack: tree, all of it" "$ATF" tree "$s"
+check "record longjmp altstack: no call closed by an outer return" sh -c "! grep -q unwound '$OUT'"
+# a coroutine: nothing is closed by the tracer (its calls return in their own order)
+"$EX/longjmp_hooked" coroutine >"$TMP/coroutine.plain" 2>/dev/null
+expect 0 "record longjmp coroutine" "$ATF" record --output "$TMP/longjmp_co" -- "$EX/longjmp_hooked" coroutine
+check "record longjmp coroutine: same output as untraced" cmp "$OUT" "$TMP/coroutine.plain"
+s=$(session_of)
+verify_pids "record longjmp coroutine" "$s"
+no_exceptions "record longjmp coroutine" "$(ls -d "$s"/pid_* | head -n 1)"
+# a program without longjmp, with inlined copies of instrumented functions (gcd inlined
+# into itself and into round_work): no call closed by the tracer
+expect 0 "busy_traced" env ATF_TRACE_DIR="$TMP/busy" ATF_TRACE_QUIET=1 "$EX/busy_traced" 1 8
+no_exceptions "busy_traced" "$(ls -d "$TMP/busy"/session_*/pid_* 2>/dev/null | head -n 1)"
+
+# ---- a trace that cannot be finalized ----------------------------------------------------
+# its pid_* directory removed while the program runs: the message names the file and errno
+rm -rf "$TMP/gone"
+env ATF_TRACE_DIR="$TMP/gone" ATF_TRACE_DEPTH=2 "$EX/busy_traced" 1 4000 >/dev/null 2>"$TMP/gone.err" &
+gpid=$!
+tries=0
+while [ $tries -lt 100 ] && [ -z "$(ls -d "$TMP/gone"/session_*/pid_* 2>/dev/null)" ]; do
+    sleep 0.05
+    tries=$((tries + 1))
+done
+rm -rf "$TMP/gone"
+wait $gpid
+if grep -q "^atf_instrument: .*$TMP/gone/.*(errno [0-9]*: " "$TMP/gone.err"; then pass; else
+    fail "a trace whose directory was removed: no path and errno in the message"
+    sed -n '1,3s/^/    stderr: /p' "$TMP/gone.err"
 fi
 
 # ---- killed while recording, then recovered ---------------------------------------------------

@@ -2,12 +2,13 @@
  * Built by tests/examples_check.sh with -finstrument-functions and atf_instrument.o.
  *
  * Three threads call instrumented functions without end; one of them also forks a child
- * that runs instrumented code and exits (the child records into a pid_* directory of its
- * own and leaves the parent's files alone); a short-lived thread exits early (its slot is finalized before
- * the end). Once every running thread has made progress (not after a fixed delay: under
- * a sanitizer a thread's first event, which allocates its ring, can take long), main
- * calls exit() with the threads still running: the tracer must close the session without
- * a crash and with files that verify. */
+ * that runs instrumented code and ends with _exit (the child records into a pid_*
+ * directory of its own, which the tracer's _exit finalizes, and leaves the parent's files
+ * alone); a short-lived thread exits early (its slot is finalized before the end). Once
+ * every running thread has made progress (not after a fixed delay: under a sanitizer a
+ * thread's first event, which allocates its ring, can take long), main calls exit() with
+ * the threads still running: the tracer must close the session without a crash and with
+ * files that verify. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -288,6 +288,24 @@ static uint64_t fx_min_ts(const fx_session *s) {
     return v;
 }
 
+/* The smallest first timestamp and the largest last one of the threads' files: the
+ * session's range as the open sees it, before any thread's order is checked. */
+static uint64_t fx_first_ts(const fx_session *s) {
+    uint64_t v = UINT64_MAX;
+    size_t i;
+    for (i = 0; i < s->count; i++)
+        if (s->t[i].n && s->t[i].ev[0].ts < v) v = s->t[i].ev[0].ts;
+    return v;
+}
+
+static uint64_t fx_last_ts(const fx_session *s) {
+    uint64_t v = 0;
+    size_t i;
+    for (i = 0; i < s->count; i++)
+        if (s->t[i].n && s->t[i].ev[s->t[i].n - 1].ts > v) v = s->t[i].ev[s->t[i].n - 1].ts;
+    return v;
+}
+
 static uint64_t fx_max_ts(const fx_session *s) {
     uint64_t v = 0;
     size_t i, k;
@@ -549,11 +567,19 @@ static void test_merge_interleaved_ties_and_layouts(void) {
         CHECK_EQ(s.t[i].slot * 3 + 1, t->events_dropped);
         CHECK(t->in_manifest);
         CHECK(!t->missing);
-        CHECK(!t->out_of_order);
+        CHECK_EQ(ATF_ORDER_UNKNOWN, t->out_of_order); /* the open reads the two ends only */
+        CHECK_EQ(s.t[i].ev[0].ts, t->time_min_ns);
+        CHECK_EQ(s.t[i].ev[s.t[i].n - 1].ts, t->time_max_ns);
         CHECK_EQ(s.t[i].n, t->reader.index.event_count);
         snprintf(name, sizeof name, "worker %u", s.t[i].slot);
         CHECK(strcmp(name, t->name) == 0);
         CHECK(atf_session_reader_thread(&r, s.t[i].slot) == t);
+    }
+    CHECK_EQ(0, atf_session_reader_check_order(&r, NULL));
+    for (i = 0; i < r.thread_count && i < 6; i++) {
+        CHECK(!r.threads[i].out_of_order);
+        CHECK_EQ(s.t[i].ev[0].ts, r.threads[i].time_min_ns);
+        CHECK_EQ(s.t[i].ev[s.t[i].n - 1].ts, r.threads[i].time_max_ns);
     }
     CHECK(atf_session_reader_thread(&r, 1) == NULL);
     session_merge_matches(&r, &s, NULL, "all threads");
@@ -578,10 +604,17 @@ static void test_merge_out_of_order_thread(void) {
     CHECK_EQ(ATF_MANIFEST_MISSING, r.manifest);
     CHECK_EQ(4, r.thread_count);
     for (i = 0; i < r.thread_count; i++)
+        CHECK_EQ(ATF_ORDER_UNKNOWN, r.threads[i].out_of_order);
+    CHECK_EQ(fx_first_ts(&s), r.time_start_ns); /* the files' ends, until checked */
+    CHECK_EQ(fx_last_ts(&s), r.time_end_ns);
+    session_merge_matches(&r, &s, NULL, "out of order"); /* checks every thread it merges */
+    for (i = 0; i < r.thread_count; i++)
         CHECK_EQ(i == 0 || i == 2 || i == 3, r.threads[i].out_of_order);
     CHECK_EQ(fx_min_ts(&s), r.time_start_ns);
     CHECK_EQ(fx_max_ts(&s), r.time_end_ns);
-    session_merge_matches(&r, &s, NULL, "out of order");
+    CHECK_EQ(1, atf_session_reader_check_order(&r, NULL)); /* checked already: the same */
+    CHECK_EQ(0, atf_session_reader_check_order(&r, &r.threads[1]));
+    CHECK_EQ(1, atf_session_reader_check_order(&r, &r.threads[2]));
     /* twice: the permutation built by the first merge is reused */
     session_merge_matches(&r, &s, NULL, "out of order again");
     /* two merges side by side over one reader */
@@ -700,7 +733,10 @@ static void test_original_tracer_manifest(void) {
     CHECK_EQ(1, r.format_version);
     CHECK_EQ(1, r.clock_type);  /* the manifest's value wins over the files' */
     CHECK_EQ(1, r.layout);      /* from the files */
-    CHECK_EQ(fx_min_ts(&s), r.time_start_ns); /* 0 in the manifest: from the files */
+    CHECK_EQ(fx_first_ts(&s), r.time_start_ns); /* 0 in the manifest: from the files */
+    CHECK_EQ(fx_last_ts(&s), r.time_end_ns);
+    CHECK_EQ(1, atf_session_reader_check_order(&r, NULL));
+    CHECK_EQ(fx_min_ts(&s), r.time_start_ns);   /* the files' true range, once checked */
     CHECK_EQ(fx_max_ts(&s), r.time_end_ns);
     CHECK_EQ(2, r.thread_count);
     for (i = 0; i < r.thread_count; i++) {
@@ -1526,12 +1562,13 @@ static void test_seek(void) {
     s.t[5].n = 0; /* an empty thread too */
     fx_write_all(&s);
     CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
-    CHECK(r.threads[2].out_of_order);
+    CHECK_EQ(ATF_ORDER_UNKNOWN, r.threads[2].out_of_order);
     ref = ref_build(&s, NULL);
     for (i = 0; i < s.count; i++) bound += ceil_log2_plus1(s.t[i].n);
     lo = fx_min_ts(&s);
     hi = fx_max_ts(&s);
     CHECK_RESULT(ATF_OK, atf_merge_init(&m, &r, NULL));
+    CHECK_EQ(1, r.threads[2].out_of_order); /* checked by the merge */
     for (i = 0; i < 1000; i++) {
         uint64_t t = i == 0 ? 0 : i == 1 ? UINT64_MAX : i == 2 ? hi : i == 3 ? lo
                    : i % 4 == 0 ? ref.v[rng_below(ref.n)].ts /* an existing instant */
@@ -1606,6 +1643,290 @@ static void test_seek(void) {
     free(ref.v);
     atf_session_reader_close(&r);
     fx_end(&s);
+}
+
+/* ---- the order of a file, checked lazily ------------------------------------------------ */
+/* Hides disorder where the open does not look: the first and last events stay as they
+ * were, event n/4 is stamped `late` and event 3n/4 `early`. A binary search over the file
+ * misses both. */
+static void fx_hide_disorder(fx_thread *t, uint64_t late, uint64_t early) {
+    t->ev[t->n / 4].ts = late;
+    t->ev[t->n * 3 / 4].ts = early;
+}
+
+static uint64_t fx_thread_min(const fx_thread *t) {
+    uint64_t v = UINT64_MAX;
+    size_t k;
+    for (k = 0; k < t->n; k++) v = t->ev[k].ts < v ? t->ev[k].ts : v;
+    return v;
+}
+
+static uint64_t fx_thread_max(const fx_thread *t) {
+    uint64_t v = 0;
+    size_t k;
+    for (k = 0; k < t->n; k++) v = t->ev[k].ts > v ? t->ev[k].ts : v;
+    return v;
+}
+
+/* Opens s with the open's own view checked: every thread unknown, its range the ends of
+ * its file. */
+static int open_unchecked(atf_session_reader *r, const fx_session *s, const atf_reader_options *o) {
+    size_t i;
+    atf_result rc = atf_session_reader_open(r, s->dir, o);
+    CHECK_RESULT(ATF_OK, rc);
+    if (rc != ATF_OK) return 0;
+    CHECK_EQ(s->count, r->thread_count);
+    for (i = 0; i < r->thread_count && i < s->count; i++) {
+        const fx_thread *t = &s->t[i];
+        CHECK_EQ(ATF_ORDER_UNKNOWN, r->threads[i].out_of_order);
+        CHECK_EQ(t->ev[0].ts, r->threads[i].time_min_ns);
+        CHECK_EQ(t->ev[t->n - 1].ts, r->threads[i].time_max_ns);
+    }
+    CHECK_EQ(fx_first_ts(s), r->time_start_ns); /* no manifest: the threads' range */
+    CHECK_EQ(fx_last_ts(s), r->time_end_ns);
+    return 1;
+}
+
+/* A file that looks ordered at both ends and is not, merged, filtered and sought into
+ * first thing after the open (nothing checked its order before): the merge checks it, and
+ * only the threads it selects. Slot 1 is large enough to be read through the file when
+ * mapped; read into memory it is checked there. */
+static void test_order_checked_when_merged(void) {
+    fx_session s;
+    atf_session_reader r;
+    atf_merge_filter f;
+    const uint32_t only1[] = {1}, only02[] = {0, 2};
+    uint64_t hi;
+    int mapped;
+    rng_seed(31);
+    CHECK(fx_begin(&s));
+    fx_add(&s, 0, 1, 3000, 1000, 3, 0);
+    fx_add(&s, 1, 2, 20000, 1000, 3, 0);
+    fx_add(&s, 2, 1, 3000, 1000, 3, 0);
+    hi = fx_max_ts(&s);
+    fx_hide_disorder(&s.t[1], hi - 5, 500);
+    fx_write_all(&s);
+    for (mapped = 0; mapped < 2; mapped++) {
+        atf_reader_options o;
+        memset(&o, 0, sizeof o);
+        o.no_mmap = !mapped;
+        /* a window at the end, slot 1 only: its event n/4 is in it */
+        memset(&f, 0, sizeof f);
+        f.slots = only1;
+        f.slot_count = 1;
+        f.from_ns = hi - 20;
+        if (open_unchecked(&r, &s, &o)) {
+            ref_list ref = ref_build(&s, &f);
+            CHECK(ref.n > 0);
+            free(ref.v);
+            session_merge_matches(&r, &s, &f, "window of a file out of order");
+            CHECK_EQ(1, r.threads[1].out_of_order);
+            CHECK_EQ(500, r.threads[1].time_min_ns);
+            CHECK_EQ(fx_thread_max(&s.t[1]), r.threads[1].time_max_ns);
+            CHECK_EQ(ATF_ORDER_UNKNOWN, r.threads[0].out_of_order); /* not selected */
+            CHECK_EQ(ATF_ORDER_UNKNOWN, r.threads[2].out_of_order);
+            CHECK_EQ(500, r.time_start_ns); /* the session's range follows the check */
+            CHECK_EQ(fx_max_ts(&s), r.time_end_ns);
+            atf_session_reader_close(&r);
+        }
+        /* an upper bound below every first event: the early event alone */
+        memset(&f, 0, sizeof f);
+        f.to_ns = 600;
+        if (open_unchecked(&r, &s, &o)) {
+            session_merge_matches(&r, &s, &f, "bound below the first events");
+            atf_session_reader_close(&r);
+        }
+        /* both bounds, the other slots: they are checked and ordered */
+        memset(&f, 0, sizeof f);
+        f.slots = only02;
+        f.slot_count = 2;
+        f.from_ns = 1500;
+        f.to_ns = 4000;
+        if (open_unchecked(&r, &s, &o)) {
+            session_merge_matches(&r, &s, &f, "ordered slots, both bounds");
+            CHECK_EQ(0, r.threads[0].out_of_order);
+            CHECK_EQ(0, r.threads[2].out_of_order);
+            CHECK_EQ(ATF_ORDER_UNKNOWN, r.threads[1].out_of_order);
+            atf_session_reader_close(&r);
+        }
+        /* seeks, unfiltered and filtered, first thing after the open */
+        if (open_unchecked(&r, &s, &o)) {
+            seeks_match(&r, &s, NULL, 300, "seeks into a file out of order");
+            atf_session_reader_close(&r);
+        }
+        memset(&f, 0, sizeof f);
+        f.from_ns = 800;
+        f.to_ns = hi - 2;
+        f.kinds = (1u << ATF_EVENT_CALL) | (1u << ATF_EVENT_EXCEPTION);
+        if (open_unchecked(&r, &s, &o)) {
+            seeks_match(&r, &s, &f, 300, "filtered seeks into a file out of order");
+            atf_session_reader_close(&r);
+        }
+        /* on request: one thread, then all */
+        if (open_unchecked(&r, &s, &o)) {
+            CHECK_EQ(0, atf_session_reader_check_order(&r, &r.threads[2]));
+            CHECK_EQ(ATF_ORDER_UNKNOWN, r.threads[1].out_of_order);
+            CHECK_EQ(fx_first_ts(&s), r.time_start_ns);
+            CHECK_EQ(1, atf_session_reader_check_order(&r, NULL));
+            CHECK_EQ(0, r.threads[0].out_of_order);
+            CHECK_EQ(1, r.threads[1].out_of_order);
+            CHECK_EQ(fx_thread_min(&s.t[0]), r.threads[0].time_min_ns);
+            CHECK_EQ(fx_thread_max(&s.t[0]), r.threads[0].time_max_ns);
+            CHECK_EQ(500, r.threads[1].time_min_ns);
+            CHECK_EQ(500, r.time_start_ns);
+            CHECK_EQ(fx_max_ts(&s), r.time_end_ns);
+            session_merge_matches(&r, &s, NULL, "after the check");
+            atf_session_reader_close(&r);
+        }
+    }
+    fx_end(&s);
+}
+
+/* Threads with at most one event are ordered from the open; a thread whose files did not
+ * open stays 0 and the check leaves it alone. */
+static void test_order_of_tiny_and_missing_threads(void) {
+    fx_session s;
+    atf_session_reader r;
+    text man = {NULL, 0, 0};
+    const uint32_t extra[] = {9};
+    rng_seed(32);
+    CHECK(fx_begin(&s));
+    fx_add(&s, 0, 1, 0, 1000, 3, 0);
+    fx_add(&s, 1, 2, 1, 1000, 3, 0);
+    fx_add(&s, 2, 1, 2, 1000, 3, 0);
+    s.t[2].ev[1].ts = s.t[2].ev[0].ts - 1;
+    fx_write_all(&s);
+    fx_manifest_modern(&s, extra, 1, 0, &man); /* slot 9 listed, never written */
+    fx_write_manifest_text(&s, man.p, man.len);
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+    CHECK_EQ(4, r.thread_count);
+    if (r.thread_count == 4) {
+        CHECK_EQ(0, r.threads[0].out_of_order);
+        CHECK_EQ(0, r.threads[0].time_min_ns);
+        CHECK_EQ(0, r.threads[0].time_max_ns);
+        CHECK_EQ(0, r.threads[1].out_of_order);
+        CHECK_EQ(s.t[1].ev[0].ts, r.threads[1].time_min_ns);
+        CHECK_EQ(s.t[1].ev[0].ts, r.threads[1].time_max_ns);
+        CHECK_EQ(ATF_ORDER_UNKNOWN, r.threads[2].out_of_order);
+        CHECK(r.threads[3].missing);
+        CHECK_EQ(0, r.threads[3].out_of_order);
+        CHECK_EQ(0, atf_session_reader_check_order(&r, &r.threads[3]));
+        CHECK_EQ(1, atf_session_reader_check_order(&r, NULL));
+        CHECK_EQ(s.t[2].ev[1].ts, r.threads[2].time_min_ns);
+        CHECK_EQ(s.t[2].ev[0].ts, r.threads[2].time_max_ns);
+        CHECK_EQ(0, r.threads[3].out_of_order);
+        session_merge_matches(&r, &s, NULL, "tiny threads");
+    }
+    atf_session_reader_close(&r);
+    free(man.p);
+    fx_end(&s);
+}
+
+#if !defined(_WIN32) /* a mapped file cannot be renamed over there */
+/* The check reads a mapped file through a descriptor of its own: when the file at the
+ * path is no longer the one mapped (replaced by a rename after the open), the check sees
+ * other ends and reads the mapping instead. */
+static void test_order_check_reads_the_open_file(void) {
+    fx_session s;
+    atf_session_reader r;
+    char path[400], tmp[420];
+    int variant;
+    for (variant = 0; variant < 2; variant++) {
+        fx_thread other;
+        size_t k;
+        rng_seed(33);
+        CHECK(fx_begin(&s));
+        fx_add(&s, 0, 1, 20000, 1000, 3, 0);
+        fx_hide_disorder(&s.t[0], fx_max_ts(&s) - 5, 500);
+        fx_write_all(&s);
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+        /* the same events in order, one end moved: variant 0 the first, 1 the last */
+        other = s.t[0];
+        other.ev = (fx_ev *)malloc(other.n * sizeof *other.ev);
+        memcpy(other.ev, s.t[0].ev, other.n * sizeof *other.ev);
+        for (k = 0; k < other.n; k++) other.ev[k].ts = 1000 + k;
+        if (variant == 0) other.ev[0].ts = 999;
+        else other.ev[other.n - 1].ts += 7;
+        snprintf(path, sizeof path, "%s/thread_0/index.atf", s.dir);
+        snprintf(tmp, sizeof tmp, "%s.new", path);
+        fx_write_index(tmp, &other);
+        CHECK_EQ(0, rename(tmp, path));
+        CHECK_EQ(1, atf_session_reader_check_order(&r, NULL)); /* the mapped file's answer */
+        CHECK_EQ(500, r.threads[0].time_min_ns);
+        session_merge_matches(&r, &s, NULL, "merge of the mapped file");
+        atf_session_reader_close(&r);
+        free(other.ev);
+        fx_end(&s);
+    }
+}
+#endif
+
+#if defined(__linux__)
+#include <fcntl.h>
+
+/* Drops the pages of thread k's index.atf from the page cache (those not mapped), so
+ * that a fault maps what the kernel reads around it, not a large cached folio. */
+static void fx_evict_index(const fx_session *s, size_t k) {
+    char path[400];
+    int fd;
+    snprintf(path, sizeof path, "%s/thread_%u/index.atf", s->dir, s->t[k].slot);
+    fd = open(path, O_RDONLY);
+    if (fd < 0) return;
+    if (fdatasync(fd) == 0) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+}
+
+/* Resident pages of mapped files in this process (RssFile + RssShmem, /proc/self/statm's
+ * third field); 0 when it cannot be read. */
+static uint64_t resident_file_pages(void) {
+    unsigned long size = 0, resident = 0, shared = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    if (fscanf(f, "%lu %lu %lu", &size, &resident, &shared) != 3) shared = 0;
+    fclose(f);
+    return shared;
+}
+#endif
+
+/* Opening maps in O(1) pages of each file however large it is (the header and both ends),
+ * the order check none (it reads through a descriptor), and a merge that seeks into a
+ * narrow window near the end O(log n) pages per file; a full merge maps them all, which
+ * shows that the count sees the pages the reader touches. Linux only: it counts resident
+ * pages of mapped files. */
+static void test_open_maps_only_the_ends(void) {
+#if defined(__linux__)
+    fx_session s;
+    atf_session_reader r;
+    atf_merge_filter f;
+    uint64_t before, opened, all_pages, n = 300000;
+    rng_seed(34);
+    CHECK(fx_begin(&s));
+    fx_add(&s, 0, 1, (size_t)n, 1000, 3, 0);
+    fx_add(&s, 1, 2, (size_t)n, 1000, 3, 0);
+    fx_write_all(&s);
+    fx_evict_index(&s, 0);
+    fx_evict_index(&s, 1);
+    all_pages = 2 * n * 32 / 4096; /* 4687 */
+    before = resident_file_pages();
+    CHECK(before > 0);
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, s.dir, NULL));
+    opened = resident_file_pages() - before;
+    CHECK(opened < all_pages / 16);
+    CHECK_EQ(0, atf_session_reader_check_order(&r, NULL));
+    CHECK(resident_file_pages() - before < opened + 8);
+    fx_evict_index(&s, 0);
+    fx_evict_index(&s, 1);
+    memset(&f, 0, sizeof f);
+    f.from_ns = fx_max_ts(&s) - 30;
+    session_merge_matches(&r, &s, &f, "window at the end");
+    CHECK(resident_file_pages() - before < all_pages / 2);
+    session_merge_matches(&r, &s, NULL, "everything");
+    CHECK(resident_file_pages() - before >= all_pages - 64);
+    atf_session_reader_close(&r);
+    fx_end(&s);
+#else
+    printf("  open_maps_only_the_ends: skipped (counts pages through /proc/self/statm)\n");
+#endif
 }
 
 static void test_detail_links_from_merge(void) {
@@ -1810,6 +2131,12 @@ static const test_case tests[] = {
     {"invalid_thread_file_does_not_sink_the_session", test_invalid_thread_file_does_not_sink_the_session},
     {"filters", test_filters},
     {"seek", test_seek},
+    {"order_checked_when_merged", test_order_checked_when_merged},
+    {"order_of_tiny_and_missing_threads", test_order_of_tiny_and_missing_threads},
+#if !defined(_WIN32)
+    {"order_check_reads_the_open_file", test_order_check_reads_the_open_file},
+#endif
+    {"open_maps_only_the_ends", test_open_maps_only_the_ends},
     {"detail_links_from_merge", test_detail_links_from_merge},
     {"crc_verified_through_session", test_crc_verified_through_session},
     {"many_threads_random_interleaving", test_many_threads_random_interleaving},

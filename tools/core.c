@@ -1097,15 +1097,15 @@ int cli_trace_selected(const cli_trace *t, size_t i) {
 }
 
 /* Counted by binary search when the thread's file is in time order, else one by one. */
-uint64_t cli_trace_thread_events(const cli_trace *t, size_t i) {
-    const atf_session_thread *th = &t->reader.threads[i];
+uint64_t cli_trace_thread_events(cli_trace *t, size_t i) {
+    atf_session_thread *th = &t->reader.threads[i];
     const atf_index_reader *ix = &th->reader.index;
     const cli_window *w = &t->window;
     uint64_t lo = 0, hi = ix->event_count, k, n = 0;
     atf_index_event ev;
     if (!cli_trace_selected(t, i)) return 0;
     if (!w->has_from && !w->has_to) return ix->event_count;
-    if (!th->out_of_order) {
+    if (!atf_session_reader_check_order(&t->reader, th)) {
         if (w->has_from) lo = atf_index_reader_seek(ix, w->from_ns, NULL);
         if (w->has_to && w->to_ns < UINT64_MAX) hi = atf_index_reader_seek(ix, w->to_ns + 1, NULL);
         return hi > lo ? hi - lo : 0;
@@ -1117,7 +1117,7 @@ uint64_t cli_trace_thread_events(const cli_trace *t, size_t i) {
     return n;
 }
 
-uint64_t cli_trace_events(const cli_trace *t) {
+uint64_t cli_trace_events(cli_trace *t) {
     uint64_t n = 0;
     size_t i;
     for (i = 0; i < t->reader.thread_count; i++) n += cli_trace_thread_events(t, i);

@@ -345,8 +345,8 @@ int cli_trace_selected(const cli_trace *t, size_t i);
  * to_ns 0 as no bound: a reader of the window --to 0 stops after window.to_ns itself.) */
 void cli_trace_filter(const cli_trace *t, atf_merge_filter *f);
 /* The events of the selected threads in the window; of thread i alone. */
-uint64_t cli_trace_events(const cli_trace *t);
-uint64_t cli_trace_thread_events(const cli_trace *t, size_t i);
+uint64_t cli_trace_events(cli_trace *t);
+uint64_t cli_trace_thread_events(cli_trace *t, size_t i);
 /* Whether fid is one of --function's. */
 int cli_trace_focus(const cli_trace *t, uint64_t fid);
 /* Whether --function F selects anything of t: a name its manifest gives, or an id 0x.... */

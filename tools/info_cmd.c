@@ -292,6 +292,7 @@ static cli_thread_row *cli_info_rows(atf_session_reader *r, cli_info_totals *tot
     size_t i;
     memset(tot, 0, sizeof *tot);
     if (!rows) return NULL;
+    atf_session_reader_check_order(r, NULL); /* the out_of_order column */
     for (i = 0; i < r->thread_count; i++) {
         atf_session_thread *t = &r->threads[i];
         cli_thread_row *w = &rows[i];

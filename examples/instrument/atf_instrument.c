@@ -12,10 +12,18 @@
  *   LD_PRELOAD=./libatf_instrument.so ./prog
  *
  * How it works
- *   - A constructor opens the session and lists the loaded modules with dl_iterate_phdr
+ *   - A constructor reads the settings and lists the loaded modules with dl_iterate_phdr
  *     (module 0 is the executable, the others follow in load order; modules loaded later
- *     are added when one of their functions is first seen). A destructor names the
- *     functions and closes the session, which finalizes the files and the manifest.
+ *     are added when one of their functions is first seen). The process's first event
+ *     opens the session (its start time and anchors are taken then), so a process the
+ *     preload reaches that runs no instrumented function (a shell, sed) makes no
+ *     directory. A destructor names the functions and closes the session, which
+ *     finalizes the files and the manifest; so do _exit() and _Exit(), which this file
+ *     interposes: a process ending so (a forked child, mostly) runs no destructor. Not
+ *     from a signal handler (what the handler interrupted may hold a lock that closing
+ *     takes), nor in a vfork() child (it runs on its parent's memory); and no signal
+ *     handler of its own: a process killed by a signal leaves its trace as a crash does
+ *     (`atf record` completes it; the manifest already locates every function called).
  *   - A thread attaches on its first event and detaches when it exits; its pthread name
  *     (pthread_getname_np) goes to the manifest then and again at its exit (the main
  *     thread's at the destructor), the command line (/proc/self/cmdline) at the start,
@@ -40,7 +48,18 @@
  *     (CLOCK_BOOTTIME ns) before writing, so the files are as with atf_now_ns() stamps.
  *   - Names are resolved once, at exit, never on the hot path: the module's ELF symbol
  *     table (.symtab, which has static functions too; else .dynsym), then dladdr(), else
- *     "module+0xoffset".
+ *     "module+0xoffset". A symbol version is dropped ("f@@V_2" is f, for the filters
+ *     too); of several symbols at one address, a global one is taken, a versioned one
+ *     first (the name callers use), then the first by name.
+ *   - longjmp (and siglongjmp) leave calls without their exit hooks. Each thread keeps a
+ *     shadow stack of its open calls (inst_frame): where each one's frame is (the CFA of
+ *     the function body that called the entry hook: the hook's own plus a frame size the
+ *     unwinder tells once per call site, which also tells inlined copies apart), its id
+ *     and call site. A call where an open one was or above, on the thread's stack, or a
+ *     return of a call that is not on top, shows that the calls above were left: they
+ *     are closed then with exception events (readers pair them like returns), so the
+ *     call tree stays the program's. A thread that switches stacks with calls open on
+ *     both (coroutines) is not repaired.
  *   - Guards: a per-thread busy flag stops recursion (hooks reached from inside a hook,
  *     or from a signal handler that interrupted one); events before the constructor
  *     and after the destructor are ignored; at exit the closer clears
@@ -49,7 +68,9 @@
  *     exits cannot touch freed memory, and the hot path reads no global state.
  *   - fork(): the child gives up the session it inherited (atf_session_abandon_after_fork:
  *     the parent's files and drain are left alone) and its first event opens a session
- *     of its own in the same session directory, pid_<child>/; so do its own children.
+ *     of its own in the same session directory, pid_<child>/; so do its own children
+ *     (unless ATF_TRACE_FOLLOW=0). A program a child execs is a process of its own,
+ *     traced when the preload reaches it (LD_PRELOAD is in its environment).
  *   - Filters are decided once per function, at its first call (the slow path, where its
  *     name is read from the module's symbol table); a function left out gets the id flag
  *     INST_ID_SKIP in the tables, so each of its calls costs a cache hit and one test.
@@ -73,6 +94,8 @@
  *   ATF_TRACE_NOTRACE      never record functions matching these (after the filter)
  *   ATF_TRACE_DEPTH        record only calls at most this deep (per thread, counting
  *                          the functions the filters keep); default: no limit
+ *   ATF_TRACE_FOLLOW=0     record nothing in the children fork() makes (default 1: each
+ *                          child records into a pid_<child>/ of its own)
  *
  * Linux (ELF, glibc or musl), x86-64 and arm64, gcc and clang. Every function here is
  * no_instrument_function, and so is everything of atf.h a hook reaches.
@@ -98,6 +121,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +130,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <unwind.h>
 
 #define NOI __attribute__((no_instrument_function))
 #define COLD __attribute__((noinline, cold))
@@ -124,8 +149,9 @@ INST_EXPORT void __cyg_profile_func_enter(void *fn, void *site) NOI;
 INST_EXPORT void __cyg_profile_func_exit(void *fn, void *site) NOI;
 
 /* ---- state ------------------------------------------------------------------------- */
-/* INST_FORKED: a child of a traced process, whose first event opens its own session */
-enum { INST_IDLE = 0, INST_RUNNING = 1, INST_STOPPING = 2, INST_OFF = 3, INST_FORKED = 4 };
+/* INST_PENDING: set up, no session yet; the first event opens one (pid_<pid>/ under
+ * inst_root, or, in a forked child, next to the parent's pid_<parent>/) */
+enum { INST_IDLE = 0, INST_RUNNING = 1, INST_STOPPING = 2, INST_OFF = 3, INST_PENDING = 4 };
 
 #define INST_CACHE 512                    /* per-thread direct-mapped cache entries */
 #define INST_ID_SKIP (1ull << 63)         /* filtered out: never recorded (module ids stay
@@ -133,7 +159,48 @@ enum { INST_IDLE = 0, INST_RUNNING = 1, INST_STOPPING = 2, INST_OFF = 3, INST_FO
 #define INST_ID_UNRESOLVED 0xFFFFFFFF00000000ull /* only when memory ran out: has the skip
                                                     flag, so such calls are not recorded */
 
-typedef struct inst_entry { uintptr_t addr; uint64_t id; } inst_entry;
+/* An entry of the id tables. By function (the exit hook's): key = the function's
+ * address. By call site (the entry hook's): key = the return address of that call of the
+ * entry hook, one per instrumented function body and one per copy the compiler inlined
+ * elsewhere; with the offsets of the call's place on the stack (see inst_frame). */
+typedef struct inst_entry {
+    uintptr_t key;
+    uint64_t id;
+    uint32_t store, probe;       /* by call site: INST_POS + store is the call's place,
+                                    INST_POS + probe the highest place it may close at
+                                    once: the place for a call of the function's body,
+                                    place - 1 for an inlined copy (inst_site_offsets) */
+} inst_entry;
+
+/* The shadow stack: for each open call (of a function the filters keep) up to
+ * INST_SHADOW deep, its place on the stack, its id and its call site (the entry hook's
+ * return address). The place is the canonical frame address (CFA: the caller's stack
+ * pointer at the call) of the function body the entry hook is called from, plus 1: the
+ * hook's own CFA (INST_POS) plus that body's frame size there, which the unwinder tells
+ * once per call site (inst_site_offsets). The stack grows down, so a call made while a
+ * frame is open sits below it, except that copies of functions the compiler inlined into
+ * a body (itself too: recursive inlining) share its frame and so its place. Hence, at a
+ * new call: open calls below its place were left without their exit hooks (longjmp);
+ * at its place, one from the same call site was left (a call site is open at most once
+ * per frame), and so were all there when the new call enters a function body and none
+ * there is of the same function (else it is an inlined copy inside that one). The entry
+ * hook closes such calls, and everything above them, with exception events (readers pair
+ * them like returns); so does the exit hook of a call that is not on top (what is above
+ * it was left). Entry 0 is a sentinel above every place. */
+#define INST_SHADOW 256
+typedef struct inst_frame { uintptr_t pos; uint64_t id; uintptr_t site; } inst_frame;
+/* The entry hook's CFA: the stack pointer of the function that called it, at the call.
+ * clang on arm64 gives its frame pointer, 16 bytes lower (the frame record on top). */
+#if defined(__clang__) && defined(__aarch64__)
+#  define INST_POS() ((uintptr_t)__builtin_dwarf_cfa() + 16)
+#else
+#  define INST_POS() ((uintptr_t)__builtin_dwarf_cfa())
+#endif
+/* The offsets of a call site the unwinder cannot place (no unwind tables): a place above
+ * every call the body makes (their CFAs are at most INST_POS) and below its caller, and
+ * a probe that closes nothing at that place (it may be an inlined copy). */
+#define INST_SITE_UNKNOWN_STORE 2u
+#define INST_SITE_UNKNOWN_PROBE 1u
 
 /* One per thread that produced an event. Records are never freed (the closer reads busy
  * flags without a lock); a record whose thread exited is reused by a later thread. */
@@ -145,7 +212,13 @@ typedef struct inst_thread {
                                     0 in a forked child returning from the parent's) */
     long max_depth;              /* record only calls with depth <= max_depth */
     struct inst_thread *next_all, *next_free;
-    inst_entry cache[INST_CACHE];
+    uintptr_t stack_lo;          /* the thread's own stack: [stack_lo, stack_lo + */
+    size_t stack_size;           /*   stack_size), 0 when unknown (no longjmp repair) */
+    int switched;                /* it switches stacks: no longjmp repair
+                                    (inst_unwind_enter) */
+    inst_entry cache[INST_CACHE];  /* by function, for the exit hook */
+    inst_entry sites[INST_CACHE];  /* by call site, for the entry hook */
+    inst_frame shadow[INST_SHADOW + 1]; /* [k]: the open call at depth k (see above) */
 } inst_thread;
 
 /* The global address -> id table: open addressing, readers without locks. A full table
@@ -183,11 +256,19 @@ typedef struct inst_news {
 static int inst_state;
 static atf_session *inst_session;
 static atf_session_config inst_cfg;             /* what every process of the tree opens with */
+static char inst_root[1024];                    /* the session root (ATF_TRACE_DIR) */
+static char inst_name[256];                     /* the session directory name, "" = new */
 static char inst_parent_dir[1024];              /* forked: <root>/<session>/pid_<parent> */
+static pid_t inst_pid;                          /* the process this memory is (set at start
+                                                   and in a forked child; not in a vfork
+                                                   child, which shares the parent's) */
+static int inst_follow = 1;                     /* ATF_TRACE_FOLLOW: trace forked children */
 static pthread_mutex_t inst_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t inst_key;
 static inst_thread *inst_threads, *inst_free;   /* under inst_lock */
-static inst_table *inst_fns;                    /* published with release stores */
+static inst_table *inst_fns;                    /* by function; published with release
+                                                   stores */
+static inst_table *inst_sites;                  /* by call site; the same way */
 static inst_module *inst_modules;               /* under inst_lock; index = module_id */
 static size_t inst_module_count, inst_module_cap;
 static size_t inst_unknown = (size_t)-1;        /* module for addresses in no module */
@@ -371,32 +452,36 @@ NOI static size_t inst_hash(uintptr_t a, unsigned bits) {
     return (size_t)(((uint64_t)a * 0x9E3779B97F4A7C15ull) >> (64u - bits));
 }
 
-NOI static int inst_table_find(inst_table *t, uintptr_t a, uint64_t *id) {
+/* The entry whose key is a into *out. */
+NOI static int inst_table_find(inst_table *t, uintptr_t a, inst_entry *out) {
     size_t mask, i;
     if (!t) return 0;
     mask = ((size_t)1 << t->bits) - 1;
     for (i = inst_hash(a, t->bits);; i = (i + 1) & mask) {
-        uintptr_t k = __atomic_load_n(&t->e[i].addr, __ATOMIC_ACQUIRE);
+        uintptr_t k = __atomic_load_n(&t->e[i].key, __ATOMIC_ACQUIRE);
         if (k == a) {
-            *id = t->e[i].id;
+            *out = t->e[i];
             return 1;
         }
         if (!k) return 0;
     }
 }
 
-/* Under inst_lock. The id is in place before the release store of the key makes the
- * entry visible to readers. */
-NOI static void inst_table_put(inst_table *t, uintptr_t a, uint64_t id) {
-    size_t mask = ((size_t)1 << t->bits) - 1, i = inst_hash(a, t->bits);
-    while (t->e[i].addr) i = (i + 1) & mask;
-    t->e[i].id = id;
-    __atomic_store_n(&t->e[i].addr, a, __ATOMIC_RELEASE);
+/* Under inst_lock. The entry is in place before the release store of its key makes it
+ * visible to readers. */
+NOI static void inst_table_put(inst_table *t, const inst_entry *e) {
+    size_t mask = ((size_t)1 << t->bits) - 1, i = inst_hash(e->key, t->bits);
+    while (t->e[i].key) i = (i + 1) & mask;
+    t->e[i].id = e->id;
+    t->e[i].store = e->store;
+    t->e[i].probe = e->probe;
+    __atomic_store_n(&t->e[i].key, e->key, __ATOMIC_RELEASE);
     t->used++;
 }
 
-NOI static int inst_table_add(uintptr_t a, uint64_t id) {
-    inst_table *t = inst_fns;
+/* Under inst_lock: adds e to the table *root, replaced by one twice the size when full. */
+NOI static int inst_table_add(inst_table **root, const inst_entry *e) {
+    inst_table *t = *root;
     if (!t || (t->used + 1) * 2 > ((size_t)1 << t->bits)) {
         unsigned bits = t ? t->bits + 1 : 12;
         inst_table *n = (inst_table *)calloc(1, sizeof *n + (sizeof(inst_entry) << bits));
@@ -406,12 +491,20 @@ NOI static int inst_table_add(uintptr_t a, uint64_t id) {
         n->older = t;
         if (t)
             for (i = 0; i < ((size_t)1 << t->bits); i++)
-                if (t->e[i].addr) inst_table_put(n, t->e[i].addr, t->e[i].id);
-        __atomic_store_n(&inst_fns, n, __ATOMIC_RELEASE);
+                if (t->e[i].key) inst_table_put(n, &t->e[i]);
+        __atomic_store_n(root, n, __ATOMIC_RELEASE);
         t = n;
     }
-    inst_table_put(t, a, id);
+    inst_table_put(t, e);
     return 1;
+}
+
+NOI static int inst_fns_add(uintptr_t a, uint64_t id) {
+    inst_entry e;
+    memset(&e, 0, sizeof e);
+    e.key = a;
+    e.id = id;
+    return inst_table_add(&inst_fns, &e);
 }
 
 NOI static int inst_filter_wants(size_t mi, uintptr_t a);
@@ -462,13 +555,17 @@ NOI static void inst_announce_module(size_t mi) {
  * the filters leave it out, INST_ID_SKIP (decided once, here: its name is resolved on
  * this slow path only). *news receives what the session is to learn of it. */
 COLD NOI static uint64_t inst_assign(uintptr_t a, inst_news *news) {
+    inst_entry found;
     uint64_t id = INST_ID_UNRESOLVED;
     int scanned = 0;
     pthread_mutex_lock(&inst_lock);
     for (;;) {
         size_t mi;
         inst_module *m;
-        if (inst_table_find(inst_fns, a, &id)) break;
+        if (inst_table_find(inst_fns, a, &found)) {
+            id = found.id;
+            break;
+        }
         mi = inst_module_of(a);
         if (mi == (size_t)-1 && !scanned) { /* loaded after the last scan? */
             pthread_mutex_unlock(&inst_lock);
@@ -481,7 +578,7 @@ COLD NOI static uint64_t inst_assign(uintptr_t a, inst_news *news) {
         if (mi == (size_t)-1) break;
         if (inst_filtering && !inst_filter_wants(mi, a)) {
             id = INST_ID_SKIP;
-            inst_table_add(a, id);
+            inst_fns_add(a, id);
             break;
         }
         m = &inst_modules[mi];
@@ -494,7 +591,7 @@ COLD NOI static uint64_t inst_assign(uintptr_t a, inst_news *news) {
         }
         id = ((uint64_t)mi << 32) | (uint64_t)m->count;
         m->fns[m->count++] = a;
-        inst_table_add(a, id); /* on failure the next lookup assigns again: harmless */
+        inst_fns_add(a, id); /* on failure the next lookup assigns again: harmless */
         inst_news_take(mi, a, id, news);
         break;
     }
@@ -502,29 +599,112 @@ COLD NOI static uint64_t inst_assign(uintptr_t a, inst_news *news) {
     return id;
 }
 
-/* A miss of the per-thread cache: the global table, else the first call anywhere. */
-COLD NOI static uint64_t inst_id_miss(inst_entry *c, uintptr_t a) {
+/* The id of function a from the global table, else assigned (its first call anywhere). */
+COLD NOI static uint64_t inst_id_of(uintptr_t a) {
+    inst_entry found;
+    inst_news news;
     uint64_t id;
-    if (!inst_table_find(__atomic_load_n(&inst_fns, __ATOMIC_ACQUIRE), a, &id)) {
-        inst_news news;
-        memset(&news, 0, sizeof news);
-        id = inst_assign(a, &news);
-        inst_announce(&news);
-    }
-    c->addr = a;
-    c->id = id;
+    if (inst_table_find(__atomic_load_n(&inst_fns, __ATOMIC_ACQUIRE), a, &found)) return found.id;
+    memset(&news, 0, sizeof news);
+    id = inst_assign(a, &news);
+    inst_announce(&news);
     return id;
+}
+
+/* A miss of the per-thread cache by function (the exit hook's). */
+COLD NOI static inst_entry *inst_id_miss(inst_entry *c, uintptr_t a) {
+    uint64_t id = inst_id_of(a);
+    c->key = a;
+    c->id = id;
+    return c;
 }
 
 NOI static inline uint64_t inst_id(inst_thread *t, uintptr_t a) {
     inst_entry *c = &t->cache[((a >> 4) ^ (a >> 13)) & (INST_CACHE - 1)];
-    if (LIKELY(c->addr == a)) return c->id;
-    return inst_id_miss(c, a);
+    if (LIKELY(c->key == a)) return c->id;
+    return inst_id_miss(c, a)->id;
+}
+
+/* Where a call site of the entry hook places its calls (inst_frame): the unwinder walks
+ * from here to the frame that called the hook (its instruction pointer is `ret`), whose
+ * function (its unwind region) is either the function called, fn (its body, or a copy
+ * of fn inlined into itself: inst_unwind_enter finds those out), or one that inlined a
+ * copy of fn; the next frame's CFA is that frame's own. store: that CFA + 1 - pos;
+ * probe: the same, less 1 for an inlined copy. INST_SITE_UNKNOWN_* when the unwinder
+ * cannot tell. Not under inst_lock: the unwinder takes the loader's lock. */
+typedef struct inst_site_walk { uintptr_t ret, start, cfa; int found, frames; } inst_site_walk;
+
+NOI static _Unwind_Reason_Code inst_site_step(struct _Unwind_Context *ctx, void *arg) {
+    inst_site_walk *wk = (inst_site_walk *)arg;
+    if (wk->found) { /* the caller of the hook's caller: its stack pointer at the call */
+        wk->cfa = (uintptr_t)_Unwind_GetCFA(ctx);
+        return _URC_END_OF_STACK;
+    }
+    if ((uintptr_t)_Unwind_GetIP(ctx) == wk->ret) {
+        wk->found = 1;
+        wk->start = (uintptr_t)_Unwind_GetRegionStart(ctx);
+    }
+    return ++wk->frames < 16 ? _URC_NO_REASON : _URC_END_OF_STACK;
+}
+
+COLD NOI static void inst_site_offsets(uintptr_t pos, uintptr_t ret, uintptr_t fn,
+                                       inst_entry *e) {
+    inst_site_walk wk;
+    memset(&wk, 0, sizeof wk);
+    wk.ret = ret;
+    _Unwind_Backtrace(inst_site_step, &wk);
+    e->store = INST_SITE_UNKNOWN_STORE;
+    e->probe = INST_SITE_UNKNOWN_PROBE;
+    if (wk.cfa <= pos || wk.cfa - pos >= ((uintptr_t)1 << 30)) return;
+    e->store = (uint32_t)(wk.cfa - pos) + 1;
+    e->probe = e->store - (wk.start == fn ? 0 : 1);
+}
+
+/* A miss of the per-thread cache by call site (the entry hook's, at pos, called with
+ * the return address ret for function fn): the global table, else the first call from
+ * there anywhere. */
+COLD NOI static inst_entry *inst_site_miss(inst_entry *c, uintptr_t ret, uintptr_t fn,
+                                           uintptr_t pos) {
+    inst_entry e;
+    if (!inst_table_find(__atomic_load_n(&inst_sites, __ATOMIC_ACQUIRE), ret, &e)) {
+        e.key = ret;
+        e.id = inst_id_of(fn);
+        inst_site_offsets(pos, ret, fn, &e);
+        pthread_mutex_lock(&inst_lock);
+        {
+            inst_entry found;
+            if (inst_table_find(inst_sites, ret, &found)) e = found; /* another thread's */
+            else inst_table_add(&inst_sites, &e); /* on failure: looked up again later */
+        }
+        pthread_mutex_unlock(&inst_lock);
+    }
+    *c = e;
+    return c;
+}
+
+/* Under inst_lock: call site ret is an inlined copy (when it is in the table). Other
+ * threads may read the old probe meanwhile: they find out the same. */
+NOI static void inst_site_mark_inlined(uintptr_t ret) {
+    inst_table *t = inst_sites;
+    size_t mask, i;
+    if (!t) return;
+    mask = ((size_t)1 << t->bits) - 1;
+    for (i = inst_hash(ret, t->bits); t->e[i].key; i = (i + 1) & mask)
+        if (t->e[i].key == ret) {
+            __atomic_store_n(&t->e[i].probe, t->e[i].store - 1, __ATOMIC_RELAXED);
+            return;
+        }
+}
+
+NOI static inline inst_entry *inst_site(inst_thread *t, uintptr_t ret, uintptr_t fn,
+                                        uintptr_t pos) {
+    inst_entry *c = &t->sites[((ret >> 4) ^ (ret >> 13)) & (INST_CACHE - 1)];
+    if (LIKELY(c->key == ret)) return c;
+    return inst_site_miss(c, ret, fn, pos);
 }
 
 /* ---- threads ----------------------------------------------------------------------- */
-NOI static void inst_barrier_setup(void);
-NOI static void inst_child_open(void);
+NOI static void inst_session_open(void);
 
 /* The calling thread's pthread name (what pthread_setname_np set, else the program's
  * name) for its slot in the manifest. The session must be open and the thread attached. */
@@ -534,14 +714,33 @@ NOI static void inst_name_thread(void) {
         atf_session_name_thread(inst_session, name);
 }
 
-/* A thread's first event: a record (busy already set) and a writer of the session.
- * NULL when not running, or when called from inside this path. */
+/* Where the calling thread's stack lies, for the longjmp repair (inst_unwind_enter). */
+NOI static void inst_stack_bounds(inst_thread *t) {
+    pthread_attr_t a;
+    void *lo;
+    size_t size;
+    t->stack_lo = 0;
+    t->stack_size = 0;
+    if (pthread_getattr_np(pthread_self(), &a) != 0) return;
+    if (pthread_attr_getstack(&a, &lo, &size) == 0) {
+        t->stack_lo = (uintptr_t)lo;
+        t->stack_size = size;
+    }
+    pthread_attr_destroy(&a);
+}
+
+/* A thread's first event: a record (busy already set) and a writer of the session, which
+ * the process's first event opens. NULL when not running, when called from inside this
+ * path, or in the child of a vfork() (which runs on the parent's memory until it execs or
+ * exits: it must neither open a session nor attach to the parent's). */
 COLD NOI static inst_thread *inst_attach(void) {
     inst_thread *t = NULL;
     int cs;
     if (inst_tls_guard) return NULL;
-    inst_tls_guard = 1; /* also while a forked child opens its session */
-    if (inst_load_state() == INST_FORKED) inst_child_open();
+    if (inst_load_state() != INST_RUNNING && inst_load_state() != INST_PENDING) return NULL;
+    if (getpid() != inst_pid) return NULL;
+    inst_tls_guard = 1; /* also while the session is being opened */
+    if (inst_load_state() == INST_PENDING) inst_session_open();
     if (inst_load_state() != INST_RUNNING) {
         inst_tls_guard = 0;
         return NULL;
@@ -561,11 +760,14 @@ COLD NOI static inst_thread *inst_attach(void) {
             t->w = NULL;
             t->depth = 0;
             t->max_depth = inst_max_depth;
+            t->shadow[0].pos = UINTPTR_MAX;
+            t->switched = 0;
         }
     }
     pthread_mutex_unlock(&inst_lock);
     if (t) {
         atf_writer *w;
+        inst_stack_bounds(t);
         inst_tls = t;
         w = atf_session_writer(inst_session);
         if (w) inst_name_thread(); /* again at its exit: it may set its name later */
@@ -603,15 +805,110 @@ NOI static void inst_thread_exit(void *p) {
 }
 
 /* ---- the hooks --------------------------------------------------------------------- */
+/* The shadow stack entry on top at depth d: the sentinel (0) when no call is open (d <= 0
+ * in a forked child returning from the parent's calls), the deepest tracked one past
+ * INST_SHADOW (deeper calls sit below it). */
+NOI static inline long inst_top(long d) {
+    return (unsigned long)d <= INST_SHADOW ? d : d < 0 ? 0 : INST_SHADOW;
+}
+
+/* Closes the open calls m..top of the shadow stack (the program left them: see
+ * inst_frame), innermost first: an exception event at `ts` for each that was recorded.
+ * Calls deeper than INST_SHADOW (untracked) are left to the readers, which close them
+ * with the tracked call below them. The depth becomes m - 1. */
+NOI static long inst_close_frames(inst_thread *t, atf_writer *w, long top, long m, uint64_t ts) {
+    long k;
+    if (t->depth > INST_SHADOW) { /* the recorded ones past the shadow */
+        uint32_t below = (uint32_t)(t->max_depth < INST_SHADOW ? t->max_depth : INST_SHADOW);
+        if (w->depth > below) w->depth = below;
+    }
+    for (k = top; k >= m; k--)
+        if (k <= t->max_depth) atf_writer_exception(w, t->shadow[k].id, ts);
+    t->depth = m - 1;
+    return m - 1;
+}
+
+NOI static inline int inst_on_stack(const inst_thread *t, uintptr_t pos) {
+    return pos - t->stack_lo < t->stack_size;
+}
+
+/* A call from site `site` at place `pos` whose probe (see inst_entry) is at or above the
+ * top of the shadow stack: the entry hook's check (inst_frame says which calls it
+ * closes). Places are compared on the thread's own stack only: a call there below the
+ * place is over for sure, and so is every call made after it (they ran inside it: a
+ * signal handler on sigaltstack that longjmp'ed out, say). A place off the thread's
+ * stack (a signal handler on sigaltstack, a coroutine) changes nothing. A call on
+ * another stack still open under one on the thread's own that is not over means the
+ * thread switches stacks with calls open on both (coroutines): their calls return in an
+ * order the shadow stack cannot follow, so it is repaired no more. A call site taken
+ * for a function's body that turns out to be an inlined copy (one of the same function
+ * is open at its place) is marked as such in *e (and the global table). Returns the
+ * depth after. */
+COLD NOI static long inst_unwind_enter(inst_thread *t, atf_writer *w, inst_entry *e,
+                                       uintptr_t pos, uintptr_t site, uint64_t ts) {
+    long top = inst_top(t->depth), k, j, m = top + 1;
+    int other = 0, same_site = 0, same_fn = 0;
+    if (t->switched || !inst_on_stack(t, pos)) return t->depth;
+    for (k = top; k > 0; k--) { /* below the place: over */
+        uintptr_t p = t->shadow[k].pos;
+        if (!inst_on_stack(t, p)) {
+            other = 1;
+            continue;
+        }
+        if (p >= pos) break;
+        m = k;
+    }
+    for (j = k; j > 0 && t->shadow[j].pos == pos; j--) { /* at the place: j + 1 .. k */
+        if (t->shadow[j].site == site) {
+            m = j;
+            same_site = 1;
+        }
+        same_fn |= t->shadow[j].id == e->id;
+    }
+    if (j < k && !same_site && e->probe == e->store) { /* a call of the function's body */
+        if (!same_fn) {
+            m = j + 1;
+        } else { /* an inlined copy of a function in itself */
+            e->probe = e->store - 1;
+            pthread_mutex_lock(&inst_lock);
+            inst_site_mark_inlined(site);
+            pthread_mutex_unlock(&inst_lock);
+        }
+    }
+    if (m <= top) return inst_close_frames(t, w, top, m, ts);
+    if (other && k > 0) t->switched = 1;
+    return t->depth;
+}
+
+/* A return of `id` that is not the shadow stack's top (the exit hook's check; depth 1 to
+ * INST_SHADOW): the calls above its own were left, unless one right above it is on
+ * another stack (a coroutine it started or resumed: the thread switches stacks, as
+ * above). When it is not on the shadow stack at all, nothing is closed. */
+COLD NOI static long inst_unwind_exit(inst_thread *t, atf_writer *w, uint64_t id, uint64_t ts) {
+    long d = t->depth, j;
+    if (t->switched) return d;
+    for (j = d - 1; j > 0 && t->shadow[j].id != id; j--) {}
+    if (j == 0) return d;
+    if (inst_on_stack(t, t->shadow[j].pos) != inst_on_stack(t, t->shadow[j + 1].pos)) {
+        t->switched = 1;
+        return d;
+    }
+    inst_close_frames(t, w, d, j + 1, ts);
+    return j;
+}
+
 /* Per event: the thread's record (one TLS load), the busy flag, the writer pointer (NULL
- * also once the session is closing, so no global state is read), the id from the
- * per-thread cache (with its INST_ID_SKIP flag: filtered out) and the depth, a tick stamp (the drain converts it to the trace clock) and the
- * ring push. The entry is stamped after the lookup, the exit before it, so that the
- * time between the two is the function's as closely as the hooks allow. */
+ * also once the session is closing, so no global state is read), the id from a
+ * per-thread cache (with its INST_ID_SKIP flag: filtered out; the entry hook's by call
+ * site, with the call's place on the stack), the shadow stack's top (one compare: calls
+ * left by a longjmp), the depth, a tick stamp (the drain converts it to the trace clock)
+ * and the ring push. The entry is stamped after the lookup, the exit right after it (a
+ * call left out reads no clock), so that the time between the two is the function's as
+ * closely as the hooks allow. */
 void __cyg_profile_func_enter(void *fn, void *site) {
     inst_thread *t = inst_tls;
     atf_writer *w;
-    (void)site;
+    (void)site; /* of an inlined copy, the site of the function it is inlined in */
     if (UNLIKELY(!t)) {
         if (!(t = inst_attach())) return;
     } else {
@@ -620,9 +917,23 @@ void __cyg_profile_func_enter(void *fn, void *site) {
     }
     w = inst_writer(t);
     if (LIKELY(w != NULL)) {
-        uint64_t id = inst_id(t, (uintptr_t)fn);
-        if (LIKELY(!(id & INST_ID_SKIP)) && LIKELY(++t->depth <= t->max_depth))
-            atf_writer_call(w, id, atf_ticks());
+        uintptr_t hook = INST_POS(), ret = (uintptr_t)__builtin_return_address(0);
+        inst_entry *e = inst_site(t, ret, (uintptr_t)fn, hook);
+        uint64_t id = e->id;
+        uintptr_t pos = hook + e->store;
+        long d = t->depth;
+        /* also for a call left out: a longjmp may have landed in it */
+        if (UNLIKELY(hook + e->probe >= t->shadow[inst_top(d)].pos))
+            d = inst_unwind_enter(t, w, e, pos, ret, atf_ticks());
+        if (LIKELY(!(id & INST_ID_SKIP))) {
+            t->depth = ++d;
+            if (LIKELY((unsigned long)(d - 1) < INST_SHADOW)) {
+                t->shadow[d].pos = pos;
+                t->shadow[d].id = id;
+                t->shadow[d].site = ret;
+            }
+            if (LIKELY(d <= t->max_depth)) atf_writer_call(w, id, atf_ticks());
+        }
     }
     inst_busy_clear(t);
 }
@@ -639,15 +950,29 @@ void __cyg_profile_func_exit(void *fn, void *site) {
     }
     w = inst_writer(t);
     if (LIKELY(w != NULL)) {
-        uint64_t ts = atf_ticks(), id = inst_id(t, (uintptr_t)fn);
-        if (LIKELY(!(id & INST_ID_SKIP)) && LIKELY(t->depth-- <= t->max_depth))
-            atf_writer_return(w, id, ts);
+        uint64_t id = inst_id(t, (uintptr_t)fn);
+        if (LIKELY(!(id & INST_ID_SKIP))) {
+            uint64_t ts = atf_ticks();
+            long d = t->depth;
+            if (LIKELY((unsigned long)(d - 1) < INST_SHADOW) && UNLIKELY(t->shadow[d].id != id))
+                d = inst_unwind_exit(t, w, id, ts);
+            t->depth = d - 1;
+            if (LIKELY(d <= t->max_depth)) atf_writer_return(w, id, ts);
+        }
     }
     inst_busy_clear(t);
 }
 
 /* ---- names: ELF symbol tables ------------------------------------------------------ */
-typedef struct inst_sym { uint64_t value, size; const char *name; int local; } inst_sym;
+/* A function symbol. A versioned one (.symver: "name@@VERSION", the default version,
+ * or "name@VERSION") is named without its version: `len` is the length before the '@'. */
+typedef struct inst_sym {
+    uint64_t value, size;
+    const char *name;
+    size_t len;
+    int rank;                    /* on a tie: global before local; of those, the default
+                                    version, then another version, then plain names */
+} inst_sym;
 typedef struct inst_elf {
     void *map;
     size_t size;
@@ -658,7 +983,16 @@ typedef struct inst_elf {
 NOI static int inst_sym_cmp(const void *a, const void *b) {
     const inst_sym *x = (const inst_sym *)a, *y = (const inst_sym *)b;
     if (x->value != y->value) return x->value < y->value ? -1 : 1;
-    return x->local - y->local;
+    if (x->rank != y->rank) return x->rank - y->rank;
+    return strcmp(x->name, y->name); /* the same name whatever the order in the file */
+}
+
+/* The rank of a symbol (see inst_sym), and its name's length without the version. */
+NOI static int inst_sym_rank(const char *name, int local, size_t *len) {
+    const char *at = strchr(name, '@');
+    int rank = at == NULL ? 2 : at[1] == '@' ? 0 : 1;
+    *len = at && at != name ? (size_t)(at - name) : strlen(name);
+    return (local ? 3 : 0) + rank;
 }
 
 /* Section header i into *sh, checked against the file. */
@@ -697,7 +1031,8 @@ NOI static void inst_elf_collect(inst_elf *e, uint64_t shoff, uint64_t shnum, ui
         e->syms[e->n].value = s.st_value;
         e->syms[e->n].size = s.st_size;
         e->syms[e->n].name = name;
-        e->syms[e->n].local = ELF64_ST_BIND(s.st_info) == STB_LOCAL;
+        e->syms[e->n].rank = inst_sym_rank(name, ELF64_ST_BIND(s.st_info) == STB_LOCAL,
+                                           &e->syms[e->n].len);
         e->n++;
     }
     qsort(e->syms, e->n, sizeof *e->syms, inst_sym_cmp);
@@ -749,9 +1084,10 @@ NOI static void inst_elf_close(inst_elf *e) {
 }
 
 /* The name of the function at file address v: exact match, else the symbol containing
- * it ("name+0x10" in buf). NULL when no symbol covers v. */
+ * it ("name+0x10" in buf), without a symbol version. NULL when no symbol covers v. */
 NOI static const char *inst_elf_name(const inst_elf *e, uint64_t v, char *buf, size_t cap) {
     size_t lo = 0, hi = e->n, i;
+    const inst_sym *sym;
     while (lo < hi) { /* first symbol with value > v */
         size_t mid = lo + (hi - lo) / 2;
         if (e->syms[mid].value <= v) lo = mid + 1;
@@ -759,11 +1095,16 @@ NOI static const char *inst_elf_name(const inst_elf *e, uint64_t v, char *buf, s
     }
     if (lo == 0) return NULL;
     i = lo - 1;
-    while (i > 0 && e->syms[i - 1].value == e->syms[i].value) i--; /* globals first */
-    if (e->syms[i].value == v) return e->syms[i].name;
-    if (v - e->syms[i].value < e->syms[i].size) {
-        snprintf(buf, cap, "%s+0x%llx", e->syms[i].name,
-                 (unsigned long long)(v - e->syms[i].value));
+    while (i > 0 && e->syms[i - 1].value == e->syms[i].value) i--; /* the best rank */
+    sym = &e->syms[i];
+    if (sym->value == v && sym->name[sym->len] == '\0') return sym->name;
+    if (sym->value == v) {
+        snprintf(buf, cap, "%.*s", (int)sym->len, sym->name);
+        return buf;
+    }
+    if (v - sym->value < sym->size) {
+        snprintf(buf, cap, "%.*s+0x%llx", (int)sym->len, sym->name,
+                 (unsigned long long)(v - sym->value));
         return buf;
     }
     return NULL;
@@ -1030,12 +1371,14 @@ NOI static void inst_announce_known(void) {
  * gives up the inherited session (the parent's files and thread records are not its
  * own; the threads of those records are not in the child) and keeps the address -> id
  * tables (same address space, same ids). Its first event opens a session of its own
- * in the parent's session directory: a child that only execs makes no directory. */
+ * in the parent's session directory: a child that only execs makes no directory. With
+ * ATF_TRACE_FOLLOW=0 it records nothing. */
 NOI static void inst_atfork_child(void) {
     inst_thread *t;
     size_t i;
     int state = inst_load_state();
     pthread_mutex_init(&inst_lock, NULL);
+    inst_pid = getpid();
     inst_free = NULL;
     for (t = inst_threads; t; t = t->next_all) {
         __atomic_store_n(&t->w, NULL, __ATOMIC_RELAXED);
@@ -1050,46 +1393,55 @@ NOI static void inst_atfork_child(void) {
         snprintf(inst_parent_dir, sizeof inst_parent_dir, "%s", atf_session_path(inst_session));
         atf_session_abandon_after_fork(inst_session);
         inst_session = NULL;
-        inst_set_state(INST_FORKED);
-    } else if (state != INST_FORKED) { /* a parent that was not recording, or stopping */
-        inst_set_state(INST_OFF);
-    }
+        inst_set_state(inst_follow ? INST_PENDING : INST_OFF);
+    } else if (state != INST_PENDING || !inst_follow) {
+        inst_set_state(INST_OFF); /* the parent was not recording, or stopping */
+    } /* a parent that had not recorded yet: the child opens a session as it would */
 }
 
-/* A forked child's first event: its session, pid_<child>/ in the session directory of
- * inst_parent_dir. On failure the child records nothing. */
-COLD NOI static void inst_child_open(void) {
-    char root[1024], *name, *pid;
+/* The process's first event: its session, pid_<pid>/ in the session directory inst_name
+ * under inst_root (a new session_<date>_<time> when inst_name is ""), or in a forked
+ * child next to its parent's (inst_parent_dir). On failure the process records nothing. */
+COLD NOI static void inst_session_open(void) {
+    char root[sizeof inst_root], *name = NULL, *pid;
     atf_error e;
+    atf_result rc;
     pthread_mutex_lock(&inst_lock);
-    if (inst_load_state() != INST_FORKED) {
+    if (inst_load_state() != INST_PENDING) {
         pthread_mutex_unlock(&inst_lock);
         return;
     }
-    snprintf(root, sizeof root, "%s", inst_parent_dir);
-    pid = strrchr(root, '/');
-    if (pid) *pid = '\0';
-    name = strrchr(root, '/');
-    if (!pid || !name) {
-        inst_set_state(INST_OFF);
-        pthread_mutex_unlock(&inst_lock);
-        return;
+    if (inst_parent_dir[0]) { /* <root>/<session>/pid_<parent> */
+        snprintf(root, sizeof root, "%s", inst_parent_dir);
+        pid = strrchr(root, '/');
+        if (pid) *pid = '\0';
+        name = strrchr(root, '/');
+        if (!pid || !name) {
+            inst_set_state(INST_OFF);
+            pthread_mutex_unlock(&inst_lock);
+            return;
+        }
+        *name++ = '\0';
+    } else {
+        memcpy(root, inst_root, sizeof root);
+        if (inst_name[0]) name = inst_name;
     }
-    *name++ = '\0';
-    inst_cfg.session_name = name;
-    inst_barrier_setup(); /* the membarrier registration is the parent's process's */
-    if (atf_session_open_ex(&inst_session, root, &inst_cfg, &e) == ATF_OK) {
+    inst_cfg.session_name = name; /* NULL: a new session_<date>_<time> */
+    inst_barrier_setup(); /* per process: a forked child registers again */
+    rc = atf_session_open_ex(&inst_session, root, &inst_cfg, &e);
+    inst_cfg.session_name = NULL;
+    if (rc == ATF_OK) {
         inst_set_cmdline();
         inst_set_state(INST_RUNNING);
     } else {
         char line[800];
-        fprintf(stderr, "atf_instrument: no trace of pid %d: %s\n", (int)getpid(),
-                atf_error_format(&e, line, sizeof line));
+        fprintf(stderr, "atf_instrument: no trace of pid %d: cannot open a session under %s: "
+                        "%s\n", (int)getpid(), root, atf_error_format(&e, line, sizeof line));
         inst_set_state(INST_OFF);
     }
-    inst_cfg.session_name = NULL;
     pthread_mutex_unlock(&inst_lock);
-    /* what the parent's session knew: the child is its only thread, inside a hook */
+    /* what the session is to know already (a forked child's: the parent's functions);
+     * this thread is the only one past the lock, inside a hook */
     if (inst_load_state() == INST_RUNNING) inst_announce_known();
 }
 
@@ -1104,24 +1456,45 @@ NOI static int inst_hooks_are_ours(void) {
     return found.dli_fbase == self.dli_fbase;
 }
 
+/* _exit and _Exit of the C library, which the ones below end the process with. */
+typedef void (*inst_exit_fn)(int);
+static inst_exit_fn inst_real_exit, inst_real_Exit;
+
+/* Sets everything up, opens nothing: the first event opens the session, so that a
+ * process the preload reaches that never runs an instrumented function (a shell, sed)
+ * leaves no directory. */
 __attribute__((constructor(101))) NOI static void inst_start(void) {
     const char *root = getenv("ATF_TRACE_DIR"), *e = getenv("ATF_TRACE");
+    const char *name = getenv("ATF_TRACE_SESSION");
     atf_session_config *cfg = &inst_cfg;
-    atf_result rc;
-    atf_error open_error;
+    /* through a union: ISO C has no conversion from void * to a function pointer */
+    union { void *p; inst_exit_fn f; } real;
+    real.p = dlsym(RTLD_NEXT, "_exit");
+    inst_real_exit = real.f;
+    real.p = dlsym(RTLD_NEXT, "_Exit");
+    inst_real_Exit = real.f;
+    inst_pid = getpid();
     if ((e && strcmp(e, "0") == 0) || !inst_hooks_are_ours()) {
         inst_set_state(INST_OFF);
         return;
     }
     if (!root || !root[0]) root = "traces";
+    if (!name) name = ""; /* "": a new session_<date>_<time> */
+    if (strlen(root) >= sizeof inst_root || strlen(name) >= sizeof inst_name) {
+        fprintf(stderr, "atf_instrument: no trace: ATF_TRACE_DIR or ATF_TRACE_SESSION is "
+                        "too long\n");
+        inst_set_state(INST_OFF);
+        return;
+    }
+    memcpy(inst_root, root, strlen(root) + 1);
+    memcpy(inst_name, name, strlen(name) + 1);
     memset(cfg, 0, sizeof *cfg);
     cfg->index_ring_events = 1u << 20;
     cfg->stamp_clock = ATF_STAMP_TICKS; /* the hooks stamp atf_ticks(); the drain converts */
     if ((e = getenv("ATF_TRACE_RING_EVENTS")) != NULL && atoll(e) > 0)
         cfg->index_ring_events = (uint64_t)atoll(e);
     cfg->overflow = inst_overflow_policy(getenv("ATF_TRACE_OVERFLOW"));
-    cfg->session_name = getenv("ATF_TRACE_SESSION"); /* NULL: a new session_<time> */
-    if (cfg->session_name && !cfg->session_name[0]) cfg->session_name = NULL;
+    inst_follow = !((e = getenv("ATF_TRACE_FOLLOW")) != NULL && strcmp(e, "0") == 0);
     inst_fns = (inst_table *)calloc(1, sizeof *inst_fns + (sizeof(inst_entry) << 12));
     if (!inst_fns) {
         inst_set_state(INST_OFF);
@@ -1130,25 +1503,16 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
     inst_fns->bits = 12;
     inst_filters_setup();
     inst_rescan(); /* module 0: the executable */
-    inst_barrier_setup();
     if (pthread_key_create(&inst_key, inst_thread_exit) != 0 ||
         pthread_atfork(NULL, NULL, inst_atfork_child) != 0) {
         inst_set_state(INST_OFF);
         return;
     }
-    rc = atf_session_open_ex(&inst_session, root, cfg, &open_error);
-    cfg->session_name = NULL; /* read only while opening; a forked child sets its own */
-    if (rc != ATF_OK) {
-        char line[800];
-        fprintf(stderr, "atf_instrument: no trace: cannot open a session under %s: %s\n", root,
-                atf_error_format(&open_error, line, sizeof line));
-        inst_set_state(INST_OFF);
-        return;
-    }
-    inst_set_cmdline();
-    inst_set_state(INST_RUNNING);
+    inst_set_state(INST_PENDING);
 }
 
+/* Finalizes the session: at exit (a destructor) and at _exit/_Exit (below). Only in the
+ * process that opened it: a vfork() child shares the parent's memory, state included. */
 __attribute__((destructor(101))) NOI static void inst_stop(void) {
     inst_thread *head, *t;
     const char *quiet = getenv("ATF_TRACE_QUIET");
@@ -1158,7 +1522,8 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
     inst_totals tot;
     char gaps[64] = "";
     atf_result rc;
-    if (inst_load_state() != INST_RUNNING) return;
+    atf_error close_error;
+    if (inst_load_state() != INST_RUNNING || getpid() != inst_pid) return;
     pthread_mutex_lock(&inst_lock);
     if (inst_load_state() != INST_RUNNING) {
         pthread_mutex_unlock(&inst_lock);
@@ -1180,16 +1545,57 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
     functions = inst_resolve();
     inst_filters_free();
     threads = atf_session_thread_count(inst_session);
-    rc = atf_session_close(inst_session);
+    rc = atf_session_close_ex(inst_session, &close_error);
     inst_session = NULL;
     inst_set_state(INST_OFF);
     if (tot.gaps)
         snprintf(gaps, sizeof gaps, " in %llu gap(s)", (unsigned long long)tot.gaps);
-    if (rc != ATF_OK)
-        fprintf(stderr, "atf_instrument: %s: %s\n", dir, atf_result_str(rc));
-    else if (!quiet || strcmp(quiet, "0") == 0)
+    if (rc != ATF_OK) {
+        char line[800];
+        fprintf(stderr, "atf_instrument: the trace in %s may be incomplete: %s\n", dir,
+                atf_error_format(&close_error, line, sizeof line));
+    } else if (!quiet || strcmp(quiet, "0") == 0) {
         fprintf(stderr, "atf_instrument: %u thread(s), %zu function(s) traced into %s: "
                         "%llu events recorded, %llu lost%s\n",
                 (unsigned)threads, functions, dir, (unsigned long long)tot.written,
                 (unsigned long long)tot.lost, gaps);
+    }
 }
+
+/* Whether the calling thread may be inside a signal handler: it blocks a signal that has
+ * a handler (the kernel blocks a signal while its handler runs, unless SA_NODEFER). */
+NOI static int inst_maybe_in_handler(void) {
+    sigset_t blocked;
+    int sig;
+    if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) != 0) return 1;
+    for (sig = 1; sig < NSIG; sig++) {
+        struct sigaction sa;
+        if (sigismember(&blocked, sig) != 1 || sigaction(sig, NULL, &sa) != 0) continue;
+        if ((sa.sa_flags & SA_SIGINFO) || (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN))
+            return 1;
+    }
+    return 0;
+}
+
+/* _exit() and _Exit() end a process without running destructors: a forked child that
+ * ends so (the usual way after fork) would leave its trace unfinalized. These finalize it
+ * as the destructor does, then end the process through the C library's function. Not in a
+ * vfork() child (inst_stop checks the pid), and not where finalizing could hang the
+ * process: from a signal handler (what it interrupted may hold a lock finalizing takes,
+ * the allocator's; seen as a blocked signal that has a handler) or from inside a hook. A
+ * trace left so is what a killed process leaves: `atf record` or `atf recover` completes
+ * it, and its manifest already locates every function called. */
+INST_EXPORT void _exit(int status) NOI;
+INST_EXPORT void _Exit(int status) NOI;
+
+NOI __attribute__((noreturn)) static void inst_exit_through(inst_exit_fn real, int status) {
+    inst_thread *t = inst_tls;
+    if (inst_load_state() == INST_RUNNING && getpid() == inst_pid &&
+        !(t && __atomic_load_n(&t->busy, __ATOMIC_RELAXED)) && !inst_maybe_in_handler())
+        inst_stop();
+    if (real) real(status);
+    for (;;) syscall(SYS_exit_group, status); /* no C library function found */
+}
+
+void _exit(int status) { inst_exit_through(inst_real_exit, status); }
+void _Exit(int status) { inst_exit_through(inst_real_Exit, status); }
