@@ -165,6 +165,13 @@ fib_calls_per_pid "$s"
 if [ "$(cat "$TMP/fib_calls")" = "1860 " ]; then pass; else
     fail "record forks, ATF_TRACE_FOLLOW=0: fib calls per process $(cat "$TMP/fib_calls"), expected 1860"; fi
 verify_pids "record forks, ATF_TRACE_FOLLOW=0" "$s"
+# record --no-follow is the same setting
+expect 0 "record forks --no-follow" "$ATF" record --no-follow --output "$TMP/nofollow2" -- "$EX/forks_hooked"
+s=$(session_of)
+fib_calls_per_pid "$s"
+if [ "$(cat "$TMP/fib_calls")" = "1860 " ]; then pass; else
+    fail "record forks --no-follow: fib calls per process $(cat "$TMP/fib_calls"), expected 1860"; fi
+check "record forks --no-follow: the summary counts 1 process" grep -qE '^atf record: 1 process, 1 thread, ' "$ERR"
 fi
 
 # ---- processes that end with _exit or _Exit --------------------------------------------
@@ -313,6 +320,27 @@ wait $gpid
 if grep -q "^atf_instrument: .*$TMP/gone/.*(errno [0-9]*: " "$TMP/gone.err"; then pass; else
     fail "a trace whose directory was removed: no path and errno in the message"
     sed -n '1,3s/^/    stderr: /p' "$TMP/gone.err"
+fi
+
+# ---- a full disk --------------------------------------------------------------------------
+# `atf record` of the sample on a 1 MiB tmpfs (a mount namespace of its own: nothing is
+# left mounted): the trace cannot be written whole, nor its manifest completed, and the
+# summary must say so instead of "0 lost". Left out where no tmpfs can be mounted.
+full=$(cd "$TMP" && pwd -P)/full
+mkdir -p "$full"
+if unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$full'" 2>/dev/null ||
+   unshare -rm sh -c "mount -t tmpfs -o size=1m tmpfs '$full'" 2>/dev/null; then
+    how=-m
+    unshare -m true 2>/dev/null || how=-rm
+    expect 0 "record on a full disk: the program's status" unshare $how sh -c \
+        "mount -t tmpfs -o size=1m tmpfs '$full' && exec '$ATF' record --output '$full' -- '$EX/sample_hooked'"
+    check "record on a full disk: no count of lost events" \
+        grep -qE '^atf record: 1 process, [0-9]+ threads?, [0-9]+ events, lost unknown, ' "$ERR"
+    check "record on a full disk: the trace is called incomplete" \
+        grep -q '^atf record: the trace of 1 process is incomplete' "$ERR"
+    check "record on a full disk: the error's errno" grep -q '(errno 28: ' "$ERR"
+else
+    echo "instrument: the full-disk check left out (no tmpfs mount allowed here)"
 fi
 
 # ---- killed while recording, then recovered ---------------------------------------------------

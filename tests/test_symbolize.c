@@ -162,6 +162,26 @@ static void test_lookup(void) {
     CHECK(strcmp(fe_lookup(&f, 0x1041, buf, sizeof buf), "big") == 0);
 }
 
+/* Versioned names (.symver) read as the tracer names them: without the version, and on
+ * one address the default version ("@@") before another, before a plain name. */
+static void test_versions(void) {
+    static const fe_sym syms[] = {
+        {"plain_alias", 2, 1, 0x1000, 0x10},
+        {"open@V_1", 2, 1, 0x1000, 0x10},
+        {"open@@V_2", 2, 1, 0x1000, 0x10},
+        {"close@V_1", 2, 1, 0x2000, 0x10},  /* no default version: its own name */
+        {"@V_3", 2, 1, 0x3000, 0x10},       /* nothing before the '@': kept whole */
+    };
+    static fe_file f;
+    char buf[64];
+    fe_build(&f, syms, sizeof syms / sizeof syms[0], 2, NULL, 0);
+    CHECK(strcmp(fe_lookup(&f, 0x1004, buf, sizeof buf), "open") == 0);
+    CHECK(strcmp(fe_lookup(&f, 0x2000, buf, sizeof buf), "close") == 0);
+    CHECK(strcmp(fe_lookup(&f, 0x3000, buf, sizeof buf), "@V_3") == 0);
+    fe_build(&f, syms, 1, 2, NULL, 0);
+    CHECK(strcmp(fe_lookup(&f, 0x1000, buf, sizeof buf), "plain_alias") == 0);
+}
+
 /* ==== damaged files =================================================================== */
 /* Opens data and, when it opens, looks up offsets all over: whatever the bytes, no crash
  * (the sanitizers watch), and every name found is a NUL-terminated string. */
@@ -482,6 +502,7 @@ static void test_session_named_offline(void) {
 
 static const test_case tests[] = {
     {"lookup", test_lookup},
+    {"versions", test_versions},
     {"damaged_fields", test_damaged_fields},
     {"not_elf", test_not_elf},
     {"self", test_self},

@@ -35,7 +35,7 @@ enum { REC_EXIT_FAILED = 125, REC_EXIT_CANNOT_RUN = 126, REC_EXIT_NOT_FOUND = 12
 typedef struct rec_options {
     const char *output, *overflow, *preload, *filter, *notrace;
     uint64_t ring_events, depth;
-    int has_ring_events, has_depth;
+    int has_ring_events, has_depth, no_follow;
 } rec_options;
 
 /* The index of the first "--" in argv, or argc when there is none. */
@@ -120,6 +120,7 @@ static void rec_set_env(const rec_options *o, const char *preload, const char *n
     }
     if (o->filter) setenv("ATF_TRACE_FILTER", o->filter, 1);
     if (o->notrace) setenv("ATF_TRACE_NOTRACE", o->notrace, 1);
+    if (o->no_follow) setenv("ATF_TRACE_FOLLOW", "0", 1);
     if (o->has_depth) {
         snprintf(num, sizeof num, "%llu", (cli_ull)o->depth);
         setenv("ATF_TRACE_DEPTH", num, 1);
@@ -162,13 +163,26 @@ static int rec_run(const rec_options *o, const char *preload, const char *name, 
 /* ---- the summary ------------------------------------------------------------------ */
 typedef struct rec_totals {
     size_t processes, threads;
+    size_t incomplete;               /* processes whose counts cannot be trusted */
     uint64_t events, lost, first_ns, last_ns;
 } rec_totals;
+
+/* Whether r's trace is whole: its manifest completed (by the tracer, or by recovery) and
+ * every thread readable. A manifest still "recording" once record has tried to finish it
+ * (a full disk, a process still running) holds no count of what was lost. */
+static int rec_is_complete(const atf_session_reader *r) {
+    size_t i;
+    if (strcmp(r->state, "closed") != 0 && strcmp(r->state, "recovered") != 0) return 0;
+    for (i = 0; i < r->thread_count; i++)
+        if (r->threads[i].open_result != ATF_OK) return 0;
+    return 1;
+}
 
 static void rec_add_process(rec_totals *t, const atf_session_reader *r) {
     size_t i;
     t->processes++;
     t->threads += r->thread_count;
+    if (!rec_is_complete(r)) t->incomplete++;
     for (i = 0; i < r->thread_count; i++) {
         const atf_session_thread *th = &r->threads[i];
         if (th->open_result == ATF_OK) t->events += th->reader.index.event_count;
@@ -224,7 +238,7 @@ static void rec_finish_unclosed(const char *pid_dir) {
  * not be run is removed instead. */
 static void rec_summarize(const char *dir, int status) {
     rec_totals t;
-    char **pids = NULL, dur[32];
+    char **pids = NULL, dur[32], lost[32];
     size_t n = 0, i;
     memset(&t, 0, sizeof t);
     if (cli_pid_dirs(dir, &pids, &n) != 0) {
@@ -236,6 +250,7 @@ static void rec_summarize(const char *dir, int status) {
         rec_finish_unclosed(pids[i]);
         if (atf_session_reader_open(&r, pids[i], NULL) != ATF_OK) {
             cli_report(&r.error);
+            t.incomplete++;
             continue;
         }
         rec_add_process(&t, &r);
@@ -248,11 +263,19 @@ static void rec_summarize(const char *dir, int status) {
     rec_disk_bytes = 0;
     nftw(dir, rec_count_file, 16, FTW_PHYS);
     fprintf(cli_err(), "atf record: session %s\n", dir);
-    fprintf(cli_err(), "atf record: %zu %s, %zu %s, %llu events, %llu lost, %s, %llu KiB on disk\n",
+    if (t.incomplete == 0)
+        snprintf(lost, sizeof lost, "%llu lost", (cli_ull)t.lost);
+    else
+        snprintf(lost, sizeof lost, "lost unknown");
+    fprintf(cli_err(), "atf record: %zu %s, %zu %s, %llu events, %s, %s, %llu KiB on disk\n",
             t.processes, rec_plural(t.processes, "process", "processes"), t.threads,
-            rec_plural(t.threads, "thread", "threads"), (cli_ull)t.events, (cli_ull)t.lost,
+            rec_plural(t.threads, "thread", "threads"), (cli_ull)t.events, lost,
             cli_fmt_dur(dur, sizeof dur, t.last_ns - t.first_ns),
             (cli_ull)((rec_disk_bytes + 1023) / 1024));
+    if (t.incomplete > 0)
+        fprintf(cli_err(), "atf record: the trace of %zu %s is incomplete (see above): "
+                           "the counts are only what the files hold\n",
+                t.incomplete, rec_plural(t.incomplete, "process", "processes"));
     if (t.processes == 0)
         fprintf(cli_err(), "atf record: no process was traced (is the program dynamically "
                            "linked?)\n");
@@ -273,6 +296,7 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
         { "--filter", NULL, CLI_OPT_STR, &o.filter },
         { "--notrace", NULL, CLI_OPT_STR, &o.notrace },
         { "--depth", &o.has_depth, CLI_OPT_U64, &o.depth },
+        { "--no-follow", &o.no_follow, CLI_OPT_FLAG, NULL },
     };
     memset(&o, 0, sizeof o);
     o.output = "traces";

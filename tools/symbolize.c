@@ -217,7 +217,20 @@ static int sym_func_cmp(const void *a, const void *b) {
     const sym_func *x = (const sym_func *)a, *y = (const sym_func *)b;
     if (x->value != y->value) return x->value < y->value ? -1 : 1;
     if (x->size != y->size) return x->size > y->size ? -1 : 1; /* the larger first */
+    if (x->version != y->version) return x->version - y->version; /* as the tracer ranks */
     return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* How name (in m's strtab) is versioned (see sym_func), after which its version is cut
+ * off in place, so that "f@@V_2" reads f as the tracer names it. A string the linker
+ * shares as another's tail holds the same '@', so cutting it there is right for both. */
+static int sym_cut_version(sym_module *m, size_t name) {
+    char *at = strchr(m->strtab + name, '@');
+    int version;
+    if (!at || at == m->strtab + name) return 2;
+    version = at[1] == '@' ? 0 : 1;
+    *at = '\0';
+    return version;
 }
 
 /* Whether entry h of a symbol table names a defined function with a name inside m's
@@ -258,7 +271,10 @@ static atf_result sym_load_functions(sym_module *m, const sym_elf *e, const sym_
         f->name = sym_le32(h);
         f->value = sym_le64(h + 8);
         f->size = sym_le64(h + 16);
+        f->version = 2;
     }
+    /* cut only once every name is known: a cut would empty "@V" names read later */
+    for (i = 0; i < m->count; i++) m->funcs[i].version = sym_cut_version(m, m->funcs[i].name);
     free(syms);
     qsort(m->funcs, m->count, sizeof *m->funcs, sym_func_cmp);
     return ATF_OK;
@@ -326,7 +342,10 @@ const char *sym_module_lookup(const sym_module *m, uint64_t offset) {
     stop = lo > SYM_SCAN_BACK ? lo - SYM_SCAN_BACK : 0;
     for (i = lo; i > stop; i--) {
         const sym_func *f = &m->funcs[i - 1];
-        if (offset - f->value < f->size) return m->strtab + f->name;
+        if (offset - f->value >= f->size) continue;
+        while (f > m->funcs && f[-1].value == f->value && f[-1].size == f->size)
+            f--; /* of aliases, the first in sym_func_cmp's order */
+        return m->strtab + f->name;
     }
     return NULL;
 }

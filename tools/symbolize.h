@@ -21,6 +21,8 @@
 typedef struct sym_func {
     uint64_t value, size;
     size_t name;                     /* offset of its NUL-terminated name in strtab */
+    int version;                     /* 0 "f@@V" (the default version), 1 "f@V", 2 "f";
+                                        the name itself stops before the '@' */
 } sym_func;
 
 /* What a module file says about functions. */
