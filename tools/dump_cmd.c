@@ -8,8 +8,7 @@
 
 enum { DUMP_KIND_WIDTH = 9,         /* "exception" */
        DUMP_FID_WIDTH = 18,         /* "0x" + 16 digits */
-       DUMP_FLAGS_WIDTH = 6,        /* "0x" + 4 digits */
-       DUMP_NAME_PAD_MAX = 256 };   /* the name column is padded up to this width */
+       DUMP_FLAGS_WIDTH = 6 };      /* "0x" + 4 digits */
 
 typedef struct dump_opts {
     int json, detail, has_limit;
@@ -37,7 +36,7 @@ static int dump_keep(const dump_opts *o, uint64_t ts) { return cli_window_has(&o
 /* ==== index events: one row writer for files, threads and merged sessions ============ */
 /* Column widths of the table: each column as wide as its widest value or title. */
 typedef struct dump_widths {
-    size_t thread, seq, ts, tid, depth, detail, name;
+    size_t thread, seq, ts, tid, depth, detail;
 } dump_widths;
 
 /* Widens w for every event of one index file (times on t's clock). */
@@ -70,11 +69,6 @@ static dump_widths dump_widths_of(const cli_trace *t, const atf_merge_filter *f,
     w.tid = strlen("tid");
     w.depth = strlen("depth");
     w.detail = strlen("detail");
-    w.name = DUMP_FID_WIDTH; /* an id without a symbol is shown in hex */
-    for (k = 0; k < t->reader.symbol_count; k++)
-        if (t->reader.symbols[k].name) /* NULL: listed by location only, shown in hex */
-            w.name = cli_max_size(w.name, strlen(t->reader.symbols[k].name));
-    if (w.name > DUMP_NAME_PAD_MAX) w.name = DUMP_NAME_PAD_MAX; /* longer names go unpadded */
     for (k = 0; k < t->reader.thread_count; k++) {
         const atf_session_thread *th = &t->reader.threads[k];
         int selected = !f->slots;
@@ -96,7 +90,7 @@ static void dump_table_title(const dump_widths *w, int names) {
     p = cli_put_str_aligned(cli_put_str(p, "  "), "tid", w->tid, 1);
     p = cli_put_str_aligned(cli_put_str(p, "  "), "depth", w->depth, 1);
     p = cli_put_str_aligned(cli_put_str(p, "  "), "detail", w->detail, 1);
-    if (names) p = cli_put_str_aligned(cli_put_str(p, "  "), "name", w->name, 0);
+    if (names) p = cli_put_str(p, "  name"); /* the last column: never padded */
     cli_emit(line, p);
 }
 
@@ -151,9 +145,8 @@ static void dump_event(const cli_trace *t, const dump_widths *w, uint32_t slot, 
         return;
     }
     cli_write(line, (size_t)(cli_put_str(p, "  ") - line));
-    cli_text(name); /* padded as its bytes, so rows of ASCII names line up */
-    p = cli_put_spaces(line, strlen(name) < w->name ? w->name - strlen(name) : 0);
-    cli_emit(line, p);
+    cli_text(name);
+    cli_print("\n");
 }
 
 /* The name of fid when the manifest has names (NULL otherwise). */
