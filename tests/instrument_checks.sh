@@ -366,6 +366,10 @@ wait $kpid 2>/dev/null
 p=$(ls -d "$K"/session_*/pid_* 2>/dev/null | head -n 1)
 m="$p/manifest.json"
 check "killed: the manifest was left recording" grep -q '"state":"recording"' "$m"
+# readable as a crash leaves it, but never called OK: not a thread, not the session
+expect 0 "killed: verify before recovery" "$ATF" verify "$p"
+check "killed: verify calls the session recovered" grep -q "^recovered $p (session: manifest ok (state recording)" "$OUT"
+check "killed: verify calls no thread OK" sh -c "! grep -q '^OK ' '$OUT'"
 expect 0 "killed: atf recover" "$ATF" recover "$p"
 check "killed: the manifest says recovered" grep -q '"state":"recovered"' "$m"
 check "killed: every thread finalized" sh -c "! grep -q '\"finalized\":false' '$m'"

@@ -9,12 +9,31 @@
 #include <string.h>
 
 /* ==== files and thread directories ================================================== */
+/* Whether a file is whole as written: finalized, nothing torn. */
+static int cli_verify_whole(const cli_facts *f) {
+    return f->recovery == ATF_RECOVERY_FINALIZED && f->torn_bytes == 0;
+}
+
+/* Whether every file of an open thread is whole (as cli_verify_whole, from the readers'
+ * own fields: their CRCs are checked by the thread's own pass). */
+static int cli_verify_thread_whole(const atf_thread_reader *t) {
+    if (t->index.recovery != ATF_RECOVERY_FINALIZED || t->index.torn_bytes) return 0;
+    return !t->has_detail ||
+           (t->detail.recovery == ATF_RECOVERY_FINALIZED && t->detail.torn_bytes == 0);
+}
+
+/* The word that starts the line of a directory or session without problems: "OK" only
+ * when everything in it is whole, so that a crash's leftovers never read as OK. */
+static const char *cli_verify_word(int whole) {
+    return whole ? "OK" : "recovered";
+}
+
 /* The line for a file without problems: "OK" or "recovered". */
 static void cli_verify_good(const cli_facts *f) {
     char crc[128];
     const char *noun = f->is_detail ? "detail records" : "events";
     cli_crc_text(f, crc, sizeof crc);
-    if (f->recovery == ATF_RECOVERY_FINALIZED && f->torn_bytes == 0) {
+    if (cli_verify_whole(f)) {
         cli_printf("OK %s (%llu %s, crc %s)\n", f->path, (cli_ull)f->count, noun, crc);
         return;
     }
@@ -65,7 +84,7 @@ static int cli_verify_dir(const char *dir, int strict) {
     atf_thread_reader t;
     cli_facts f;
     char gaps[96] = "";
-    int n = 0;
+    int n = 0, whole;
     if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) {
         cli_print_error(NULL, "", &t.error);
         return 1;
@@ -82,20 +101,23 @@ static int cli_verify_dir(const char *dir, int strict) {
                  t.gap_count == 1 ? "" : "s", (cli_ull)t.events_lost);
     cli_facts_index(&f, &t.index);
     n += cli_verify_facts(&f, strict);
+    whole = cli_verify_whole(&f);
     if (t.has_detail) {
         cli_facts_detail(&f, &t.detail);
         n += cli_verify_facts(&f, strict);
+        whole = whole && cli_verify_whole(&f);
     }
     if (atf_thread_reader_verify_links(&t) != ATF_OK) {
         cli_print_error(NULL, "", &t.error);
         n++;
     } else if (n == 0) {
         if (t.has_detail)
-            cli_printf("OK %s (links ok both ways: %llu events, %llu detail records%s)\n", dir,
-                   (cli_ull)t.index.event_count, (cli_ull)t.detail.event_count, gaps);
+            cli_printf("%s %s (links ok both ways: %llu events, %llu detail records%s)\n",
+                       cli_verify_word(whole), dir, (cli_ull)t.index.event_count,
+                       (cli_ull)t.detail.event_count, gaps);
         else
-            cli_printf("OK %s (%llu events, no detail%s)\n", dir, (cli_ull)t.index.event_count,
-                   gaps);
+            cli_printf("%s %s (%llu events, no detail%s)\n", cli_verify_word(whole), dir,
+                       (cli_ull)t.index.event_count, gaps);
     }
     atf_thread_reader_close(&t);
     return n;
@@ -232,7 +254,7 @@ static int cli_verify_session(const char *dir, int strict) {
     char text[160];
     uint64_t events = 0, dropped = 0, detail_dropped = 0, gaps = 0, lost = 0;
     size_t i;
-    int n;
+    int n, whole;
     if (atf_session_reader_open(&r, dir, NULL) != ATF_OK) { /* no manifest, no thread_N */
         cli_print_error(NULL, "", &r.error);
         return 1;
@@ -249,6 +271,8 @@ static int cli_verify_session(const char *dir, int strict) {
         cli_print_error(NULL, "", &e);
         n++;
     }
+    /* whole: the manifest completed (by the writer, or by atf recover) and every file */
+    whole = strcmp(r.state, "closed") == 0 || strcmp(r.state, "recovered") == 0;
     for (i = 0; i < r.thread_count; i++) {
         const atf_session_thread *t = &r.threads[i];
         dropped += t->events_dropped;
@@ -257,10 +281,11 @@ static int cli_verify_session(const char *dir, int strict) {
         events += t->reader.index.event_count;
         gaps += t->reader.gap_count;
         lost += t->reader.events_lost;
+        whole = whole && cli_verify_thread_whole(&t->reader);
     }
     if (n == 0) {
-        cli_printf("OK %s (session: manifest %s, %llu thread%s, %llu events; manifest drop counts: "
-                   "%llu events, %llu detail records",
+        cli_printf("%s %s (session: manifest %s, %llu thread%s, %llu events; manifest drop "
+                   "counts: %llu events, %llu detail records", cli_verify_word(whole),
                    dir, cli_manifest_text(&r, text, sizeof text), (cli_ull)r.thread_count,
                    r.thread_count == 1 ? "" : "s", (cli_ull)events, (cli_ull)dropped,
                    (cli_ull)detail_dropped);
