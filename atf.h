@@ -945,6 +945,9 @@ typedef struct atf_thread_stats {
     uint64_t waits;              /* the ring was full: the producer drained or waited */
     uint64_t timeouts;           /* it gave up waiting for a silent consumer */
     int finalized;               /* footer written, files closed */
+    uint64_t paused_ns;          /* time the thread spent draining its own full ring
+                                    (ATF_OVERFLOW_BLOCK): inside whatever function it was
+                                    running then, which readers cannot tell apart */
 } atf_thread_stats;
 
 /* Creates the session directory, writes the first manifest and starts the drain.
@@ -1366,7 +1369,7 @@ typedef struct atf_session_thread {
     int manifest_finalized;      /* the manifest's finalized */
     /* the manifest's per-thread counters (0 when unknown; see atf_thread_stats) */
     uint64_t events_written, events_dropped, detail_written, detail_dropped;
-    uint64_t events_lost_io, gaps, waits, timeouts;
+    uint64_t events_lost_io, gaps, waits, timeouts, paused_ns;
     /* Whether timestamps decrease somewhere in index.atf: ATF_ORDER_UNKNOWN from the open
      * (which reads only the first and last events) until the thread is checked
      * (atf_session_reader_check_order; atf_merge_init checks the threads it selects),
@@ -4346,6 +4349,7 @@ typedef struct atf__slot {
     uint64_t ring_dropped;       /* copies of the rings' producer counters, taken by the */
     uint64_t ring_detail_dropped; /*  drain (the ring memory goes at finalize) */
     uint64_t ring_pushed, ring_waits, ring_timeouts;
+    uint64_t paused_ns;          /* the producer's self-drains, under the drain lock */
     atf__fd gaps_fd;             /* gaps.atf, made at the first gap */
     int gaps_state;              /* 0 none yet, 1 open, 2 failed */
     uint64_t gaps_written;       /* records in gaps.atf */
@@ -5189,11 +5193,13 @@ ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
  * 0 when this thread holds the drain lock already (a hook reached inside a pass). */
 ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_writer *w) {
     atf__slot *sl = s->slots[w->slot];
-    uint64_t horizon;
+    uint64_t horizon, start;
     if (atf__tls_draining) return 0;
+    start = atf_now_ns(); /* waiting for the lock is part of the pause */
     atf__drain_lock(s);
     horizon = atf__drain_prepare(s);
     if (!sl->finalized) s->self_drained += atf__slot_drain(s, sl, horizon, 1, 0);
+    sl->paused_ns += atf_now_ns() - start;
     atf__slot_report(s, sl);
     atf__drain_unlock(s);
     return 1;
@@ -5214,6 +5220,7 @@ ATF__PRIVATE void atf__slot_stats(const atf__slot *sl, atf_thread_stats *out) {
     out->waits = sl->ring_waits;
     out->timeouts = sl->ring_timeouts;
     out->finalized = sl->finalized;
+    out->paused_ns = sl->paused_ns;
 }
 
 /* ---- 10.9 manifest.json ------------------------------------------------------------- */
@@ -5413,6 +5420,7 @@ ATF__PRIVATE void atf__manifest_threads(atf__text *t, const atf__manifest_thread
         atf__text_key_u64(t, "gaps", st->gaps);
         atf__text_key_u64(t, "waits", st->waits);
         atf__text_key_u64(t, "timeouts", st->timeouts);
+        if (st->paused_ns) atf__text_key_u64(t, "paused_ns", st->paused_ns);
         atf__text_str(t, st->finalized ? ",\"finalized\":true}" : ",\"finalized\":false}");
     }
     atf__text_str(t, "]");
@@ -7675,6 +7683,7 @@ ATF__PRIVATE void atf__recover_manifest_thread(const atf_session_thread *t, atf_
     st->gaps = t->gaps;
     st->waits = t->waits;
     st->timeouts = t->timeouts;
+    st->paused_ns = t->paused_ns;
     st->finalized = t->manifest_finalized;
     m->name = t->name;
     if (t->open_result != ATF_OK) return;
@@ -8464,6 +8473,7 @@ ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__threa
         atf__json_u64(&j, atf__json_get(&j, it, "gaps"), &t->gaps);
         atf__json_u64(&j, atf__json_get(&j, it, "waits"), &t->waits);
         atf__json_u64(&j, atf__json_get(&j, it, "timeouts"), &t->timeouts);
+        atf__json_u64(&j, atf__json_get(&j, it, "paused_ns"), &t->paused_ns);
         atf__json_string(&j, atf__json_get(&j, it, "name"), t->name, sizeof t->name);
     }
     atf__session_reader_symbols(r, l, &j, root);

@@ -556,6 +556,21 @@ expect 0 "verify --strict session with drops" "$ATF" verify --strict "$S"
 manifest_check "manifest with drops" "$COUNTS
 assert any(t['events_dropped'] for t in m['threads']), 'no drop with a 64-slot ring'
 " "$S" 300000
+expect 0 "stats session with drops" "$ATF" stats "$S"
+if grep -q '^paused: ' "$OUT"; then fail "stats session with drops: a pause under drop"; else pass; fi
+
+# block with a small ring: the threads drain their own rings, and the time it takes (in
+# the manifest per thread) is said by stats and info
+gen_session paused --threads 2 --events 200000 --ring-events 64 --overflow block
+manifest_check "manifest with pauses" "$COUNTS
+assert all(t['waits'] > 0 and t['paused_ns'] > 0 for t in m['threads']), [(t['waits'], t.get('paused_ns')) for t in m['threads']]
+" "$S" 200000
+expect 0 "stats paused session" "$ATF" stats "$S"
+out_has "stats paused session" "^paused: [0-9.]+(ns|us|ms|s) in 2 threads \\([0-9]+ full rings drained by the thread itself"
+expect 0 "stats --json paused session" "$ATF" stats --json "$S"
+out_has "stats --json paused session" '"paused_ns":[1-9][0-9]*,"name":"gen-0"'
+expect 0 "info paused session" "$ATF" info "$S"
+out_has "info paused session" "^paused: +[0-9.]+(ns|us|ms|s) \\([0-9]+ full rings drained by their own threads"
 
 # gaps: a drop session loses events in many places; info and verify show each thread's
 # gaps and events lost as the manifest counts them, and stats, tree and the exports never

@@ -364,6 +364,7 @@ static int drop_record(drop_run *run, uint32_t layout, int detail, const char *n
         CHECK_EQ(run->models[DROP_REMOTE].dropped, st.events_dropped);
         CHECK_EQ(DROP_EVENTS + DROP_FINAL, st.events_pushed + st.events_dropped);
         CHECK_EQ(0, st.waits);
+        CHECK_EQ(0, st.paused_ns); /* drop never pauses */
     }
     CHECK_RESULT(ATF_OK, atf_session_close(s));
     s = NULL;
@@ -405,6 +406,7 @@ static void drop_check_files(drop_run *run, int detail) {
         CHECK_EQ(m->gap_count, t->gaps);
         CHECK_EQ(0, t->events_lost_io);
         CHECK_EQ(0, t->waits);
+        CHECK_EQ(0, t->paused_ns);
         CHECK_EQ(0, t->timeouts);
         CHECK_EQ(linked, t->detail_written);
         /* a kept event with a payload has its record or is counted as detail dropped */
@@ -606,7 +608,7 @@ static void block_case(uint32_t layout, int detail, const char *name) {
     atf_session_reader r;
     ov_model m;
     char dir[1024], tdir[1100];
-    uint64_t i, linked = 0;
+    uint64_t i, linked = 0, paused_ns = 0;
     if (!model_init(&m, 3, EVENTS)) return;
     memset(&cfg, 0, sizeof cfg);
     cfg.layout = layout;
@@ -636,6 +638,8 @@ static void block_case(uint32_t layout, int detail, const char *name) {
     CHECK_RESULT(ATF_OK, atf_session_thread_stats(s, w->slot, &st));
     CHECK(st.waits > 0);
     CHECK_EQ(w->waits, st.waits);
+    CHECK(st.paused_ns > 0); /* the time those drains took, which the manifest keeps */
+    paused_ns = st.paused_ns;
     CHECK_EQ(0, st.events_dropped);
     CHECK_EQ(0, st.timeouts);
     CHECK_EQ(EVENTS, st.events_pushed);
@@ -664,6 +668,7 @@ static void block_case(uint32_t layout, int detail, const char *name) {
         CHECK_EQ(0, t->events_dropped);
         CHECK_EQ(0, t->gaps);
         CHECK(t->waits > 0);
+        CHECK(t->paused_ns >= paused_ns); /* close may have drained it once more */
         CHECK_EQ(0, t->timeouts);
         printf("  %s: %d events, %llu detail records, %llu times the writer drained itself\n",
                name, EVENTS, (unsigned long long)linked, (unsigned long long)t->waits);

@@ -281,6 +281,21 @@ static void cli_row_files(cli_thread_row *w, atf_session_thread *t) {
 }
 
 /* The totals over a session's threads that opened. */
+/* "paused:" when threads drained their own full rings (ATF_OVERFLOW_BLOCK): time the
+ * call tree cannot tell from the program's, so it is said. */
+static void cli_info_paused_text(const atf_session_reader *r) {
+    uint64_t ns = 0, times = 0;
+    char d[32];
+    size_t i;
+    for (i = 0; i < r->thread_count; i++) {
+        ns += r->threads[i].paused_ns;
+        times += r->threads[i].paused_ns ? r->threads[i].waits : 0;
+    }
+    if (ns)
+        cli_kv("paused", "%s (%llu full rings drained by their own threads, inside the "
+               "functions then running)", cli_fmt_dur(d, sizeof d, ns), (cli_ull)times);
+}
+
 typedef struct cli_info_totals {
     uint64_t events, dropped, detail, gaps, lost;
 } cli_info_totals;
@@ -400,6 +415,7 @@ static void cli_info_session_text(const char *dir, const atf_session_reader *r,
     cli_kv("gaps", "%llu (%llu events lost, from gaps.atf)", (cli_ull)tot->gaps,
            (cli_ull)tot->lost);
     cli_kv("detail_records", "%llu", (cli_ull)tot->detail);
+    cli_info_paused_text(r);
     if (cli_info_unnamed(r))
         cli_kv("symbols", "%llu (%llu listed by location only, without a name)",
                (cli_ull)r->symbol_count, (cli_ull)cli_info_unnamed(r));
@@ -451,6 +467,7 @@ static void cli_info_threads_json(const atf_session_reader *r, const cli_thread_
         cli_info_json_num("gaps", w->gaps);
         cli_info_json_num("lost", w->lost);
         cli_info_json_num("detail", w->detail);
+        cli_printf(",\"paused_ns\":%llu", (cli_ull)r->threads[i].paused_ns);
         cli_printf(",\"out_of_order\":%s",
                    strcmp(w->order, "-") == 0 ? "null" : strcmp(w->order, "yes") == 0 ? "true" : "false");
         cli_info_json_str("index", w->index);

@@ -165,6 +165,7 @@ typedef struct rec_totals {
     size_t processes, threads;
     size_t incomplete;               /* processes whose counts cannot be trusted */
     uint64_t events, lost, first_ns, last_ns;
+    uint64_t paused_ns;              /* threads draining their own full rings */
 } rec_totals;
 
 /* Whether r's trace is whole: its manifest completed (by the tracer, or by recovery) and
@@ -187,6 +188,7 @@ static void rec_add_process(rec_totals *t, const atf_session_reader *r) {
         const atf_session_thread *th = &r->threads[i];
         if (th->open_result == ATF_OK) t->events += th->reader.index.event_count;
         t->lost += th->events_dropped + th->events_lost_io;
+        t->paused_ns += th->paused_ns;
     }
     if (r->time_end_ns == 0) return; /* no events */
     if (t->first_ns == 0 || r->time_start_ns < t->first_ns) t->first_ns = r->time_start_ns;
@@ -272,6 +274,10 @@ static void rec_summarize(const char *dir, int status) {
             rec_plural(t.threads, "thread", "threads"), (cli_ull)t.events, lost,
             cli_fmt_dur(dur, sizeof dur, t.last_ns - t.first_ns),
             (cli_ull)((rec_disk_bytes + 1023) / 1024));
+    if (t.paused_ns)
+        fprintf(cli_err(), "atf record: threads paused %s in all writing their own full rings "
+                           "(inside the functions then running; a larger --ring-events "
+                           "makes it rarer)\n", cli_fmt_dur(dur, sizeof dur, t.paused_ns));
     if (t.incomplete > 0)
         fprintf(cli_err(), "atf record: the trace of %zu %s is incomplete (see above): "
                            "the counts are only what the files hold\n",

@@ -148,10 +148,11 @@ static void stats_json(const stats_table *st, const walk_ctx *w, const cli_trace
         if (!cli_trace_wanted(s, t->slot)) continue;
         cli_printf("%s\n{\"slot\":%u,\"tid\":%u,\"events\":%llu,\"dropped\":%llu,"
                    "\"start_ns\":%llu,\"end_ns\":%llu,\"gaps\":%llu,\"events_lost\":%llu,"
-                   "\"cut_by_gap\":%llu,\"name\":",
+                   "\"cut_by_gap\":%llu,\"paused_ns\":%llu,\"name\":",
                    first ? "" : ",", t->slot, t->os_thread_id, (cli_ull)wt->events,
                    (cli_ull)t->events_dropped, (cli_ull)wt->first_ns, (cli_ull)wt->last_ns,
-                   (cli_ull)wt->gaps, (cli_ull)wt->lost, (cli_ull)wt->cut_by_gap);
+                   (cli_ull)wt->gaps, (cli_ull)wt->lost, (cli_ull)wt->cut_by_gap,
+                   (cli_ull)t->paused_ns);
         cli_json_str(t->name);
         cli_print("}");
         first = 0;
@@ -171,7 +172,8 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
                           size_t limit, const char *key) {
     size_t i, n = limit && limit < st->count ? limit : st->count;
     uint64_t unmatched = 0, unwound = 0, open_at_end = 0, too_deep = 0;
-    uint64_t gaps = 0, lost = 0, cut = 0, gap_threads = 0;
+    uint64_t gaps = 0, lost = 0, cut = 0, gap_threads = 0, paused = 0, pauses = 0;
+    uint64_t paused_threads = 0;
     char a[32], b[32], c[32], d[32], e[32];
     cli_printf("functions: %llu", (cli_ull)st->count);
     if (n < st->count) cli_printf(" (first %llu shown)", (cli_ull)n);
@@ -210,11 +212,19 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
         lost += wt->lost;
         cut += wt->cut_by_gap;
         gap_threads += wt->gaps != 0;
+        paused += t->paused_ns;
+        pauses += t->paused_ns ? t->waits : 0;
+        paused_threads += t->paused_ns != 0;
     }
     if (gaps)
         cli_printf("\ngaps: %llu in %llu thread%s, %llu events lost while recording (nothing "
                          "is paired across a gap)\n",
                       (cli_ull)gaps, (cli_ull)gap_threads, gap_threads == 1 ? "" : "s", (cli_ull)lost);
+    if (paused)
+        cli_printf("\npaused: %s in %llu thread%s (%llu full ring%s drained by the thread "
+                   "itself, --overflow block): inside the times of the functions then "
+                   "running\n", cli_fmt_dur(a, sizeof a, paused), (cli_ull)paused_threads,
+                   paused_threads == 1 ? "" : "s", (cli_ull)pauses, pauses == 1 ? "" : "s");
     if (unmatched || unwound || open_at_end || too_deep || cut) {
         cli_print("\nunbalanced input:\n");
         if (unmatched)
