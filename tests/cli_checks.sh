@@ -562,6 +562,7 @@ if grep -q '^paused: ' "$OUT"; then fail "stats session with drops: a pause unde
 # block with a small ring: the threads drain their own rings, and the time it takes (in
 # the manifest per thread) is said by stats and info
 gen_session paused --threads 2 --events 200000 --ring-events 64 --overflow block
+SP=$S
 manifest_check "manifest with pauses" "$COUNTS
 assert all(t['waits'] > 0 and t['paused_ns'] > 0 for t in m['threads']), [(t['waits'], t.get('paused_ns')) for t in m['threads']]
 " "$S" 200000
@@ -571,6 +572,15 @@ expect 0 "stats --json paused session" "$ATF" stats --json "$S"
 out_has "stats --json paused session" '"paused_ns":[1-9][0-9]*,"name":"gen-0"'
 expect 0 "info paused session" "$ATF" info "$S"
 out_has "info paused session" "^paused: +[0-9.]+(ns|us|ms|s) \\([0-9]+ full rings drained by their own threads"
+
+# an export too big for a browser's viewer says so (and a small one says nothing)
+gen_session big --threads 2 --events 1000000
+expect 0 "export chrome, big" "$ATF" export --format chrome -o "$SD/big.json" "$S"
+err_has "export chrome, big" "^atf export: .*/big\.json is [0-9]+ MiB: a viewer in a browser may open it slowly"
+rm -rf "$SD/big.json" "$SD/big"
+expect 0 "export chrome, small" "$ATF" export --format chrome -o "$SD/small.json" "$SP"
+err_empty "export chrome, small"
+rm -f "$SD/small.json"
 
 # gaps: a drop session loses events in many places; info and verify show each thread's
 # gaps and events lost as the manifest counts them, and stats, tree and the exports never

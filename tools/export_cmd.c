@@ -1125,6 +1125,20 @@ static int export_session_run(export_job *j, export_session *x) {
 }
 
 /* ==== export: the command ============================================================ */
+/* Above this size a viewer in a browser (ui.perfetto.dev, chrome://tracing) opens a file
+ * slowly or not at all: the export says so and how to make it smaller. */
+#define EXPORT_VIEWER_BYTES (100ull << 20)
+
+static void export_size_note(export_kind kind, const char *outpath) {
+    uint64_t size;
+    if (kind != EXPORT_CHROME && kind != EXPORT_PERFETTO) return; /* not for a viewer */
+    size = cli_file_size(outpath);
+    if (size <= EXPORT_VIEWER_BYTES) return;
+    fprintf(cli_err(), "atf export: %s is %llu MiB: a viewer in a browser may open it "
+                       "slowly or not at all; --from/--to, --thread or --function export "
+                       "a part\n", outpath, (cli_ull)(size >> 20));
+}
+
 /* Writes one trace (one != NULL) or every process of x to OUT (-o; stdout when NULL or
  * "-"): CLI_EXIT_OK, or the exit status after saying why. A file left incomplete by an
  * error is removed; what damage leaves out is not an error of the output. */
@@ -1155,6 +1169,8 @@ static int export_write(export_kind kind, const char *outpath, cli_trace *one,
         status = x->refused ? CLI_EXIT_USAGE : CLI_EXIT_DATA;
     if (status != CLI_EXIT_OK && to_file && cli_is_file(outpath))
         remove(outpath); /* no half-written file left (never a device such as /dev/null) */
+    else if (to_file && cli_is_file(outpath))
+        export_size_note(kind, outpath);
     return status;
 }
 
