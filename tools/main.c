@@ -118,6 +118,9 @@ static const char *const cli_export_usage_parts[] = {
     "A process that cannot be read or is damaged is named on stderr, the others are\n"
     "written, and the exit status is 1.\n"
     "\n"
+    "A Chrome or Perfetto OUT over 100 MiB gets a note on stderr: a viewer in a browser\n"
+    "may open it slowly or not at all, and a window or a selection exports a part.\n"
+    "\n"
     "Exit status: 0 ok, 1 the trace cannot be read or is damaged or OUT cannot be\n"
     "written, 2 usage error.\n"
 };
