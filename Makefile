@@ -208,9 +208,15 @@ $(BUILD)/examples/shlib_main: $(INSTR)/shlib_main.c $(BUILD)/examples/libshlib_p
 
 # longjmp.c (calls left by longjmp, a handler on sigaltstack, a coroutine) for the
 # preloaded tracer; exits.c (processes ending with _exit, _Exit, after vfork) both ways
+# frames.c (frames whose size varies from call to call, and no longjmp)
 all: $(BUILD)/examples/longjmp_hooked $(BUILD)/examples/exits_hooked $(BUILD)/examples/exits_traced
+all: $(BUILD)/examples/frames_hooked
 
 $(BUILD)/examples/longjmp_hooked: $(INSTR)/longjmp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
+
+$(BUILD)/examples/frames_hooked: $(INSTR)/frames.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
 

@@ -305,6 +305,20 @@ no_exceptions "record longjmp coroutine" "$(ls -d "$s"/pid_* | head -n 1)"
 expect 0 "busy_traced" env ATF_TRACE_DIR="$TMP/busy" ATF_TRACE_QUIET=1 "$EX/busy_traced" 1 8
 no_exceptions "busy_traced" "$(ls -d "$TMP/busy"/session_*/pid_* 2>/dev/null | head -n 1)"
 
+# frames.c: frames whose size varies from call to call (a variable-length array before an
+# inlined copy, a prologue that realigns the stack), no longjmp: no call closed by the
+# tracer, and the tree as the program's (every vla call under work, once per call)
+expect 0 "record frames" "$ATF" record --output "$TMP/frames" -- "$EX/frames_hooked" 50
+check "record frames: its output" grep -q "frames: 50 rounds, 500 calls" "$OUT"
+s=$(session_of)
+p=$(ls -d "$s"/pid_* | head -n 1)
+verify_pids "record frames" "$s"
+no_exceptions "record frames" "$p"
+expect 0 "record frames: stats --json" "$ATF" stats --json "$p"
+check "record frames: vla called 350 times" grep -q '"name":"vla","calls":350,' "$OUT"
+expect 0 "record frames: stats" "$ATF" stats "$p"
+check "record frames: every call paired" sh -c "! grep -q '^unbalanced input' '$OUT'"
+
 # ---- a trace that cannot be finalized ----------------------------------------------------
 # its pid_* directory removed while the program runs: the message names the file and errno
 rm -rf "$TMP/gone"

@@ -309,6 +309,29 @@ static size_t json_fids(const jdoc *d, uint64_t *fids, size_t cap) {
     return n;
 }
 
+/* A relative window counts from the thread's smallest time, not from its first event in
+ * file order (the session reader knows it only once it checked the order). */
+static void test_window_from_smallest_time(void) {
+    rec r;
+    run_result o;
+    jdoc d;
+    uint64_t fids[4];
+    atf_writer *wr;
+    rec_open(&r, ATF_LAYOUT_1);
+    wr = rec_thread(&r, 80, "ooo", ATF_LAYOUT_1);
+    CALL(wr, F_A, T0 + 200);
+    RET(wr, F_A, T0 + 300);
+    CALL(wr, F_B, T0 + 100);
+    RET(wr, F_B, T0 + 150);
+    rec_close(&r);
+    o = run(cli_main, "stats", r.dir, "--json", "--to", "+60ns", (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    CHECK_EQ(1, json_fids(&d, fids, 4)); /* [T0 + 100, T0 + 160]: b alone */
+    CHECK_EQ(F_B, fids[0]);
+    run_free(&o);
+}
+
 static void test_stats_json(void) {
     rec r;
     run_result o;
@@ -2957,6 +2980,7 @@ static const test_case tests[] = {
     {"stats_unbalanced", test_stats_unbalanced},
     {"stats_depth_limit", test_stats_depth_limit},
     {"stats_out_of_order_file", test_stats_out_of_order_file},
+    {"window_from_smallest_time", test_window_from_smallest_time},
     {"stats_json", test_stats_json},
     {"export_chrome", test_export_chrome},
     {"export_perfetto", test_export_perfetto},

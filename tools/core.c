@@ -1163,6 +1163,19 @@ static int cli_view_error(const cli_command *cmd, const char *fmt, ...) {
     return CLI_EXIT_USAGE;
 }
 
+/* The threads cli_trace_start and cli_trace_end read, checked for time order: their
+ * smallest and largest times are then known, not only their first and last events'
+ * (the same for a file in time order, which the library's writer makes). For a view
+ * that counts from the start or converts to another clock. */
+static void cli_trace_check_ends(cli_trace *t) {
+    size_t i;
+    for (i = 0; i < t->reader.thread_count; i++) {
+        atf_session_thread *th = &t->reader.threads[i];
+        if (th->open_result != ATF_OK || (t->only_one && th->slot != t->slot)) continue;
+        atf_session_reader_check_order(&t->reader, th);
+    }
+}
+
 uint64_t cli_trace_start(const cli_trace *t) {
     uint64_t start = UINT64_MAX;
     size_t i;
@@ -1330,6 +1343,8 @@ int cli_trace_open_view(const cli_command *cmd, cli_trace *t, const char *path,
     pid_known = t->pid != 0;
     if (!pid_known) t->pid = 1;
     if (status != CLI_EXIT_OK || !v) return status;
+    if ((v->from && v->from[0] == '+') || (v->to && v->to[0] == '+') || v->clock)
+        cli_trace_check_ends(t);
     if ((status = cli_trace_check_pid(cmd, t, v, pid_known)) == CLI_CONTINUE &&
         (status = cli_trace_apply_threads(cmd, t, v)) == CLI_CONTINUE &&
         (status = cli_view_window(cmd, v, v->has_start ? v->start_ns : cli_trace_start(t),

@@ -696,6 +696,44 @@ NOI static void inst_site_mark_inlined(uintptr_t ret) {
         }
 }
 
+/* Call site ret places its calls differently from call to call: the frame of the body
+ * that calls the hook is not the same size every time (a variable-length array or an
+ * alloca before an inlined copy, a prologue that realigns the stack). Its offsets
+ * become the unknown ones in *e and in the global table, which place its calls safely
+ * low (INST_SITE_UNKNOWN_*). */
+COLD NOI static void inst_site_mark_unknown(inst_entry *e, uintptr_t ret) {
+    inst_table *t;
+    size_t mask, i;
+    e->store = INST_SITE_UNKNOWN_STORE;
+    e->probe = INST_SITE_UNKNOWN_PROBE;
+    pthread_mutex_lock(&inst_lock);
+    t = inst_sites;
+    if (t) {
+        mask = ((size_t)1 << t->bits) - 1;
+        for (i = inst_hash(ret, t->bits); t->e[i].key; i = (i + 1) & mask)
+            if (t->e[i].key == ret) {
+                __atomic_store_n(&t->e[i].store, INST_SITE_UNKNOWN_STORE, __ATOMIC_RELAXED);
+                __atomic_store_n(&t->e[i].probe, INST_SITE_UNKNOWN_PROBE, __ATOMIC_RELAXED);
+                break;
+            }
+    }
+    pthread_mutex_unlock(&inst_lock);
+}
+
+/* Whether the offsets of call site ret (in *e, measured at its first call) hold for this
+ * call, whose hook is at `hook`: the unwinder places it again. Only when the entry
+ * hook's check would close calls, so never for a site that places its calls right (the
+ * check does not fire there without a longjmp). A site found to vary is marked unknown.
+ * The unknown offsets hold by construction. */
+COLD NOI static int inst_site_holds(inst_entry *e, uintptr_t hook, uintptr_t ret, uintptr_t fn) {
+    inst_entry now;
+    if (e->store == INST_SITE_UNKNOWN_STORE) return 1;
+    inst_site_offsets(hook, ret, fn, &now);
+    if (now.store == e->store) return 1;
+    inst_site_mark_unknown(e, ret);
+    return 0;
+}
+
 NOI static inline inst_entry *inst_site(inst_thread *t, uintptr_t ret, uintptr_t fn,
                                         uintptr_t pos) {
     inst_entry *c = &t->sites[((ret >> 4) ^ (ret >> 13)) & (INST_CACHE - 1)];
@@ -845,10 +883,16 @@ NOI static inline int inst_on_stack(const inst_thread *t, uintptr_t pos) {
  * is open at its place) is marked as such in *e (and the global table). Returns the
  * depth after. */
 COLD NOI static long inst_unwind_enter(inst_thread *t, atf_writer *w, inst_entry *e,
-                                       uintptr_t pos, uintptr_t site, uint64_t ts) {
+                                       uintptr_t hook, uintptr_t site, uintptr_t fn,
+                                       uint64_t ts) {
     long top = inst_top(t->depth), k, j, m = top + 1;
     int other = 0, same_site = 0, same_fn = 0;
+    uintptr_t pos = hook + e->store;
     if (t->switched || !inst_on_stack(t, pos)) return t->depth;
+    if (!inst_site_holds(e, hook, site, fn)) { /* placed anew, safely low: check again */
+        pos = hook + e->store;
+        if (hook + e->probe < t->shadow[top].pos) return t->depth;
+    }
     for (k = top; k > 0; k--) { /* below the place: over */
         uintptr_t p = t->shadow[k].pos;
         if (!inst_on_stack(t, p)) {
@@ -920,15 +964,14 @@ void __cyg_profile_func_enter(void *fn, void *site) {
         uintptr_t hook = INST_POS(), ret = (uintptr_t)__builtin_return_address(0);
         inst_entry *e = inst_site(t, ret, (uintptr_t)fn, hook);
         uint64_t id = e->id;
-        uintptr_t pos = hook + e->store;
         long d = t->depth;
         /* also for a call left out: a longjmp may have landed in it */
         if (UNLIKELY(hook + e->probe >= t->shadow[inst_top(d)].pos))
-            d = inst_unwind_enter(t, w, e, pos, ret, atf_ticks());
+            d = inst_unwind_enter(t, w, e, hook, ret, (uintptr_t)fn, atf_ticks());
         if (LIKELY(!(id & INST_ID_SKIP))) {
             t->depth = ++d;
             if (LIKELY((unsigned long)(d - 1) < INST_SHADOW)) {
-                t->shadow[d].pos = pos;
+                t->shadow[d].pos = hook + e->store; /* e may have changed just above */
                 t->shadow[d].id = id;
                 t->shadow[d].site = ret;
             }
@@ -1353,17 +1396,28 @@ NOI static void inst_wall_anchor(void) {
 }
 
 /* Every module and function assigned so far, for a session that has not heard of them
- * (a forked child's: the ids are the parent's, the session is new). */
+ * (a forked child's: the ids are the parent's, the session is new). Other threads may
+ * be assigning meanwhile (the session is running: they grow the tables), so each entry
+ * is copied under inst_lock and told outside it, as inst_id_of does. */
 NOI static void inst_announce_known(void) {
-    size_t mi, i;
-    for (mi = 0; mi < inst_module_count; mi++) {
-        inst_module *m = &inst_modules[mi];
-        for (i = 0; i < m->count; i++) {
-            inst_news n;
-            memset(&n, 0, sizeof n);
-            inst_news_take(mi, m->fns[i], ((uint64_t)mi << 32) | (uint64_t)i, &n);
-            inst_announce(&n);
+    size_t mi = 0, i = 0;
+    for (;;) {
+        inst_news n;
+        int have = 0;
+        memset(&n, 0, sizeof n);
+        pthread_mutex_lock(&inst_lock);
+        while (mi < inst_module_count && i >= inst_modules[mi].count) { /* the next one */
+            mi++;
+            i = 0;
         }
+        if (mi < inst_module_count) {
+            inst_news_take(mi, inst_modules[mi].fns[i], ((uint64_t)mi << 32) | (uint64_t)i, &n);
+            i++;
+            have = 1;
+        }
+        pthread_mutex_unlock(&inst_lock);
+        if (!have) return;
+        inst_announce(&n);
     }
 }
 
@@ -1440,8 +1494,8 @@ COLD NOI static void inst_session_open(void) {
         inst_set_state(INST_OFF);
     }
     pthread_mutex_unlock(&inst_lock);
-    /* what the session is to know already (a forked child's: the parent's functions);
-     * this thread is the only one past the lock, inside a hook */
+    /* what the session is to know already (a forked child's: the parent's functions;
+     * other threads may attach and assign meanwhile: see inst_announce_known) */
     if (inst_load_state() == INST_RUNNING) inst_announce_known();
 }
 
