@@ -279,6 +279,9 @@ if [ "$(cat "$TMP/outer")" = "main mid tally mid tally mid main " ]; then pass; 
     fail "record longjmp: the calls under main are $(cat "$TMP/outer"), expected main mid tally mid tally mid main"; fi
 expect 0 "record longjmp: tree, all of it" "$ATF" tree "$s"
 check "record longjmp: no call closed by an outer return" sh -c "! grep -q unwound '$OUT'"
+# each round leaves deep x6 and mid by longjmp: 3 x 7 frames marked as closed by exception
+n=$(grep -c '(exception)$' "$OUT")
+if [ "$n" -eq 21 ]; then pass; else fail "record longjmp: $n frames marked (exception) in tree, expected 21"; fi
 expect 0 "record longjmp: stats" "$ATF" stats "$s"
 check "record longjmp: stats find nothing unbalanced" sh -c "! grep -q 'unbalanced' '$OUT'"
 check "record longjmp: 18 calls of deep" grep -qE '^ +18 .* deep$' "$OUT"

@@ -687,7 +687,8 @@ static const pq_column pqx_event_columns[EV_COLUMNS] = {
 /* ended_by of a slice, by how the walk closed its frame */
 static const char *pqx_ended_by(int how) {
     switch (how) {
-    case WALK_LEAVE_RETURN: return "return";
+    case WALK_LEAVE_RETURN:
+    case WALK_LEAVE_EXCEPTION: return "return"; /* as docs/PARQUET.md says */
     case WALK_LEAVE_UNWOUND: return "unwound";
     case WALK_LEAVE_AT_END: return "end";
     default: return "gap";

@@ -441,13 +441,15 @@ static const cli_command cli_commands[] = {
       CLI_VIEW_EDGES_TEXT
       "A thread's header line counts the events shown.\n"
       "\n"
-      "Marks: \"(unwound)\" a frame closed by the return of an outer frame, \"(open at end)\"\n"
-      "a frame still open when the thread's events end (closed at its last event), \"!\" a\n"
-      "return with no matching call (ignored), \"(cut by a gap)\" a frame open where the\n"
-      "recorder lost events, closed at the thread's last event before the gap, which then\n"
-      "follows as a line \"~ gap: N events lost (REASON)\" at the time of the first lost\n"
-      "event; nothing is paired across it (a return after it whose call came before it is\n"
-      "a return with no matching call). The thread's header line counts its gaps.\n"
+      "Marks: \"(exception)\" a frame left by a thrown exception or a longjmp (closed by\n"
+      "its exception event), \"(unwound)\" a frame closed by the return of an outer frame,\n"
+      "\"(open at end)\" a frame still open when the thread's events end (closed at its\n"
+      "last event), \"!\" a return with no matching call (ignored), \"(cut by a gap)\" a\n"
+      "frame open where the recorder lost events, closed at the thread's last event\n"
+      "before the gap, which then follows as a line \"~ gap: N events lost (REASON)\" at\n"
+      "the time of the first lost event; nothing is paired across it (a return after it\n"
+      "whose call came before it is a return with no matching call). The thread's header\n"
+      "line counts its gaps.\n"
       CLI_TRACE_PATH_TEXT
       "Exit status: 0 ok, 1 the trace cannot be read or is damaged, 2 usage error (also\n"
       "when the trace has no thread, process, function or anchor the options name).\n" },

@@ -76,7 +76,8 @@ static void tree_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_n
     tree_state *t = (tree_state *)ctx;
     const char *mark = how == WALK_LEAVE_UNWOUND ? "  (unwound)"
                      : how == WALK_LEAVE_AT_END ? "  (open at end)"
-                     : how == WALK_LEAVE_AT_GAP ? "  (cut by a gap)" : "";
+                     : how == WALK_LEAVE_AT_GAP ? "  (cut by a gap)"
+                     : how == WALK_LEAVE_EXCEPTION ? "  (exception)" : "";
     uint64_t dur = end_ns > f->start_ns ? end_ns - f->start_ns : 0;
     (void)outermost;
     depth = walk_depth_in_subtree(t->walk, ti, depth);

@@ -215,12 +215,13 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
         walk_focus(w, t, f, t->depth - 1);
         if (w->enter && walk_shown(w, t)) w->enter(w->ctx, ti, fid, ts, t->depth - 1);
     } else if (kind == ATF_EVENT_RETURN || kind == ATF_EVENT_EXCEPTION) {
+        int how = kind == ATF_EVENT_EXCEPTION ? WALK_LEAVE_EXCEPTION : WALK_LEAVE_RETURN;
         if (t->skipped) {
             t->skipped--;
             return;
         }
         if (t->depth && t->stack[t->depth - 1].fid == fid) {
-            walk_pop(w, ti, ts, WALK_LEAVE_RETURN);
+            walk_pop(w, ti, ts, how);
             return;
         }
         if (!walk_fidset_has(&t->active, fid)) {
@@ -233,7 +234,7 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
             t->unwound++;
             walk_pop(w, ti, ts, WALK_LEAVE_UNWOUND);
         }
-        walk_pop(w, ti, ts, WALK_LEAVE_RETURN);
+        walk_pop(w, ti, ts, how);
     }
 }
 

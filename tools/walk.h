@@ -70,7 +70,9 @@ int walk_fidset_add(walk_fidset *s, uint64_t k);
 void walk_fidset_del(walk_fidset *s, uint64_t k);
 
 /* ==== the walk ======================================================================= */
-enum { WALK_LEAVE_RETURN = 0, WALK_LEAVE_UNWOUND = 1, WALK_LEAVE_AT_END = 2, WALK_LEAVE_AT_GAP = 3 };
+enum { WALK_LEAVE_RETURN = 0, WALK_LEAVE_UNWOUND = 1, WALK_LEAVE_AT_END = 2, WALK_LEAVE_AT_GAP = 3,
+       WALK_LEAVE_EXCEPTION = 4 };   /* closed by its exception event (left by a throw or a
+                                        longjmp, as the recorder saw it) */
 
 typedef struct walk_frame {
     uint64_t fid, start_ns;
