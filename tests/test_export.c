@@ -329,6 +329,7 @@ static void test_window_from_smallest_time(void) {
     CHECK(j_parse(&d, o.out, o.out_len));
     CHECK_EQ(1, json_fids(&d, fids, 4)); /* [T0 + 100, T0 + 160]: b alone */
     CHECK_EQ(F_B, fids[0]);
+    j_free(&d);
     run_free(&o);
 }
 
