@@ -10,16 +10,19 @@
 
 /* ==== files and thread directories ================================================== */
 /* Whether a file is whole as written: finalized, nothing torn. */
-static int cli_verify_whole(const cli_facts *f) {
-    return f->recovery == ATF_RECOVERY_FINALIZED && f->torn_bytes == 0;
+static int cli_verify_file_whole(atf_recovery recovery, uint64_t torn_bytes) {
+    return recovery == ATF_RECOVERY_FINALIZED && torn_bytes == 0;
 }
 
-/* Whether every file of an open thread is whole (as cli_verify_whole, from the readers'
- * own fields: their CRCs are checked by the thread's own pass). */
+static int cli_verify_whole(const cli_facts *f) {
+    return cli_verify_file_whole(f->recovery, f->torn_bytes);
+}
+
+/* Whether every file of an open thread is whole, from the readers' own fields (their
+ * CRCs are checked by the thread's own pass). */
 static int cli_verify_thread_whole(const atf_thread_reader *t) {
-    if (t->index.recovery != ATF_RECOVERY_FINALIZED || t->index.torn_bytes) return 0;
-    return !t->has_detail ||
-           (t->detail.recovery == ATF_RECOVERY_FINALIZED && t->detail.torn_bytes == 0);
+    return cli_verify_file_whole(t->index.recovery, t->index.torn_bytes) &&
+           (!t->has_detail || cli_verify_file_whole(t->detail.recovery, t->detail.torn_bytes));
 }
 
 /* The word that starts the line of a directory or session without problems: "OK" only

@@ -682,18 +682,22 @@ COLD NOI static inst_entry *inst_site_miss(inst_entry *c, uintptr_t ret, uintptr
     return c;
 }
 
+/* Under inst_lock: the global table's entry of call site ret, or NULL. */
+NOI static inst_entry *inst_site_global(uintptr_t ret) {
+    inst_table *t = inst_sites;
+    size_t mask, i;
+    if (!t) return NULL;
+    mask = ((size_t)1 << t->bits) - 1;
+    for (i = inst_hash(ret, t->bits); t->e[i].key; i = (i + 1) & mask)
+        if (t->e[i].key == ret) return &t->e[i];
+    return NULL;
+}
+
 /* Under inst_lock: call site ret is an inlined copy (when it is in the table). Other
  * threads may read the old probe meanwhile: they find out the same. */
 NOI static void inst_site_mark_inlined(uintptr_t ret) {
-    inst_table *t = inst_sites;
-    size_t mask, i;
-    if (!t) return;
-    mask = ((size_t)1 << t->bits) - 1;
-    for (i = inst_hash(ret, t->bits); t->e[i].key; i = (i + 1) & mask)
-        if (t->e[i].key == ret) {
-            __atomic_store_n(&t->e[i].probe, t->e[i].store - 1, __ATOMIC_RELAXED);
-            return;
-        }
+    inst_entry *g = inst_site_global(ret);
+    if (g) __atomic_store_n(&g->probe, g->store - 1, __ATOMIC_RELAXED);
 }
 
 /* Call site ret places its calls differently from call to call: the frame of the body
@@ -702,20 +706,13 @@ NOI static void inst_site_mark_inlined(uintptr_t ret) {
  * become the unknown ones in *e and in the global table, which place its calls safely
  * low (INST_SITE_UNKNOWN_*). */
 COLD NOI static void inst_site_mark_unknown(inst_entry *e, uintptr_t ret) {
-    inst_table *t;
-    size_t mask, i;
+    inst_entry *g;
     e->store = INST_SITE_UNKNOWN_STORE;
     e->probe = INST_SITE_UNKNOWN_PROBE;
     pthread_mutex_lock(&inst_lock);
-    t = inst_sites;
-    if (t) {
-        mask = ((size_t)1 << t->bits) - 1;
-        for (i = inst_hash(ret, t->bits); t->e[i].key; i = (i + 1) & mask)
-            if (t->e[i].key == ret) {
-                __atomic_store_n(&t->e[i].store, INST_SITE_UNKNOWN_STORE, __ATOMIC_RELAXED);
-                __atomic_store_n(&t->e[i].probe, INST_SITE_UNKNOWN_PROBE, __ATOMIC_RELAXED);
-                break;
-            }
+    if ((g = inst_site_global(ret)) != NULL) {
+        __atomic_store_n(&g->store, INST_SITE_UNKNOWN_STORE, __ATOMIC_RELAXED);
+        __atomic_store_n(&g->probe, INST_SITE_UNKNOWN_PROBE, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&inst_lock);
 }
