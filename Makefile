@@ -143,11 +143,13 @@ demo: $(BUILD)/atf $(BUILD)/libatf_instrument.so $(BUILD)/examples/sample_hooked
 clean:
 	rm -rf $(BUILD)
 
-# The auto-tracer (examples/instrument/): sample.c built plain and traced. Only the traced
-# program's own code gets -finstrument-functions; atf_instrument.c must never get it.
-INSTR     := examples/instrument
+# The auto-tracer (tools/instrument/), a part of the product beside the atf command. Only a
+# traced program's own code gets -finstrument-functions; atf_instrument.c must never get it.
+INSTR     := tools/instrument
 INSTR_OBJ := $(BUILD)/obj/atf_instrument.o
-all: $(BUILD)/examples/sample $(BUILD)/examples/sample_traced
+# the fixture programs the tracer's checks and the benchmark run (tests/programs/)
+PROGS     := tests/programs
+PROGS_BIN := $(BUILD)/programs
 
 # -fno-instrument-functions: the tracer stays unhooked even when CFLAGS asks for hooks
 $(INSTR_OBJ): $(INSTR)/atf_instrument.c atf.h
@@ -162,69 +164,73 @@ $(INSTR_SO): $(INSTR)/atf_instrument.c atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -fPIC -shared -o $@ $< -ldl $(LDLIBS_ALL)
 
-$(BUILD)/examples/sample: $(INSTR)/sample.c
+# examples/sample.c, the program the README traces: plain, linked with the tracer, and
+# compiled with the hooks but no tracer (for `atf record`)
+all: $(BUILD)/examples/sample $(BUILD)/examples/sample_traced $(BUILD)/examples/sample_hooked
+
+$(BUILD)/examples/sample: examples/sample.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
-$(BUILD)/examples/sample_traced: $(INSTR)/sample.c $(INSTR_OBJ)
+$(BUILD)/examples/sample_traced: examples/sample.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@) $(BUILD)/obj
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/sample_traced.o $<
 	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/sample_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
 
-# busy.c: CPU-bound threads that count their own calls (tests/examples_check.sh checks a
-# trace of it has every one; the benchmark times it), built the same two ways
-all: $(BUILD)/examples/busy $(BUILD)/examples/busy_traced
+$(BUILD)/examples/sample_hooked: examples/sample.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< $(LDLIBS_ALL)
 
-$(BUILD)/examples/busy: $(INSTR)/busy.c
+# busy.c: CPU-bound threads that count their own calls (tests/examples_check.sh checks a
+# trace of it has every one; the benchmark times it), built plain and linked with the tracer
+all: $(PROGS_BIN)/busy $(PROGS_BIN)/busy_traced
+
+$(PROGS_BIN)/busy: $(PROGS)/busy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
-$(BUILD)/examples/busy_traced: $(INSTR)/busy.c $(INSTR_OBJ)
+$(PROGS_BIN)/busy_traced: $(PROGS)/busy.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@) $(BUILD)/obj
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/busy_traced.o $<
 	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/busy_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
 
-# Samples for the preloaded tracer, compiled with the hooks and linked without a tracer:
-# sample.c, forks.c (a parent, two children, a grandchild) and shlib_main.c, whose code
-# is partly in libshlib_part.so (shlib_part.c), found next to it through its run path.
-all: $(BUILD)/examples/sample_hooked $(BUILD)/examples/forks_hooked $(BUILD)/examples/shlib_main
+# Programs for the preloaded tracer, compiled with the hooks and linked without a tracer:
+# forks.c (a parent, two children, a grandchild) and shlib_main.c, whose code is partly
+# in libshlib_part.so (shlib_part.c), found next to it through its run path.
+all: $(PROGS_BIN)/forks_hooked $(PROGS_BIN)/shlib_main
 
-$(BUILD)/examples/sample_hooked: $(INSTR)/sample.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< $(LDLIBS_ALL)
-
-$(BUILD)/examples/forks_hooked: $(INSTR)/forks.c
+$(PROGS_BIN)/forks_hooked: $(PROGS)/forks.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
 
-$(BUILD)/examples/libshlib_part.so: $(INSTR)/shlib_part.c $(INSTR)/shlib_part.map
+$(PROGS_BIN)/libshlib_part.so: $(PROGS)/shlib_part.c $(PROGS)/shlib_part.map
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -fPIC -shared -o $@ $< \
-	  -Wl,--version-script=$(INSTR)/shlib_part.map
+	  -Wl,--version-script=$(PROGS)/shlib_part.map
 
-$(BUILD)/examples/shlib_main: $(INSTR)/shlib_main.c $(BUILD)/examples/libshlib_part.so
-	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< -L$(BUILD)/examples -lshlib_part \
+$(PROGS_BIN)/shlib_main: $(PROGS)/shlib_main.c $(PROGS_BIN)/libshlib_part.so
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< -L$(PROGS_BIN) -lshlib_part \
 	  -Wl,-rpath,'$$ORIGIN'
 
 # longjmp.c (calls left by longjmp, a handler on sigaltstack, a coroutine) for the
 # preloaded tracer; exits.c (processes ending with _exit, _Exit, after vfork) both ways
 # frames.c (frames whose size varies from call to call, and no longjmp)
-all: $(BUILD)/examples/longjmp_hooked $(BUILD)/examples/exits_hooked $(BUILD)/examples/exits_traced
-all: $(BUILD)/examples/frames_hooked
+all: $(PROGS_BIN)/longjmp_hooked $(PROGS_BIN)/exits_hooked $(PROGS_BIN)/exits_traced
+all: $(PROGS_BIN)/frames_hooked
 
-$(BUILD)/examples/longjmp_hooked: $(INSTR)/longjmp.c
+$(PROGS_BIN)/longjmp_hooked: $(PROGS)/longjmp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
 
-$(BUILD)/examples/frames_hooked: $(INSTR)/frames.c
+$(PROGS_BIN)/frames_hooked: $(PROGS)/frames.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
 
-$(BUILD)/examples/exits_hooked: $(INSTR)/exits.c
+$(PROGS_BIN)/exits_hooked: $(PROGS)/exits.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
 
-$(BUILD)/examples/exits_traced: $(INSTR)/exits.c $(INSTR_OBJ)
+$(PROGS_BIN)/exits_traced: $(PROGS)/exits.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@) $(BUILD)/obj
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/exits_traced.o $<
 	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/exits_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
@@ -390,23 +396,23 @@ $(BENCH_PROGS)/fib_cyg: bench/bench_fib.c
 # its header only when it is there)
 $(BUILD)/bench: LDLIBS_ALL += $(if $(wildcard /usr/include/isa-l/crc.h),-lisal)
 
-# The busy sample (examples/instrument/busy.c) traced whole: plain, with the auto-tracer,
+# The busy sample (tests/programs/busy.c) traced whole: plain, with the auto-tracer,
 # and with -finstrument-functions but no tracer (glibc's empty hooks) for uftrace.
 BENCH_BUSY  := $(BENCH_PROGS)/busy_plain $(BENCH_PROGS)/busy_traced $(BENCH_PROGS)/busy_cyg
 BUSY_CFLAGS  = $(CSTD) -O2 -g -D_GNU_SOURCE -Wall -Wextra $(CFLAGS)
 bench: $(BENCH_BUSY)
 $(BUILD)/bench_instrument: $(BENCH_BUSY)
 
-$(BENCH_PROGS)/busy_plain: $(INSTR)/busy.c
+$(BENCH_PROGS)/busy_plain: $(PROGS)/busy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BUSY_CFLAGS) -o $@ $< $(LDLIBS_ALL)
 
-$(BENCH_PROGS)/busy_traced: $(INSTR)/busy.c $(INSTR_OBJ)
+$(BENCH_PROGS)/busy_traced: $(PROGS)/busy.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(BUSY_CFLAGS) -finstrument-functions -c -o $(BENCH_PROGS)/busy_traced.o $<
 	$(CC) -o $@ $(BENCH_PROGS)/busy_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
 
-$(BENCH_PROGS)/busy_cyg: $(INSTR)/busy.c
+$(BENCH_PROGS)/busy_cyg: $(PROGS)/busy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BUSY_CFLAGS) -finstrument-functions -o $@ $< $(LDLIBS_ALL)
 

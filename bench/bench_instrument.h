@@ -1,4 +1,4 @@
-/* bench_instrument.h - what the auto-tracer (examples/instrument/atf_instrument.c) costs
+/* bench_instrument.h - what the auto-tracer (tools/instrument/atf_instrument.c) costs
  * per traced call, next to uftrace and LTTng-UST when they are installed. Linux.
  *
  *   static void bench_instrument(void (*report)(const char *name, double value));
@@ -73,7 +73,7 @@
  *   lttng_events_lost                   entry and exit events missing from LTTng's trace of
  *                                       the last run (babeltrace2 counts what it kept)
  *
- * Then the whole of a multi-threaded CPU-bound run, from examples/instrument/busy.c (one
+ * Then the whole of a multi-threaded CPU-bound run, from tests/programs/busy.c (one
  * busy thread per core, each counting its own calls), built as busy_plain, busy_traced
  * (the auto-tracer, default settings: ATF_OVERFLOW_BLOCK) and busy_cyg (the same
  * -finstrument-functions code without the auto-tracer: glibc's empty hooks, which

@@ -12,6 +12,7 @@ CC=${CC:-cc}
 # what programs linked with the build's objects need (make sanitize adds its runtimes)
 LDLIBS_ALL=${LDLIBS_ALL:--lpthread}
 EX=$BUILD/examples
+PROGS=$BUILD/programs
 TMP=$BUILD/tests/examples_check
 OUT=$TMP/out
 ERR=$TMP/err
@@ -97,9 +98,9 @@ calls_from_program() { grep -E '^busy: [a-z_]+ [0-9]+$' "$1" | grep -v '^busy: t
 
 threads=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 [ "$threads" -le 8 ] || threads=8   # ~160 MB of trace per thread
-run "busy (plain)" "$EX/busy" "$threads"
+run "busy (plain)" "$PROGS/busy" "$threads"
 cp "$OUT" "$TMP/busy.plain"
-run "busy_traced" env ATF_TRACE_DIR="$TMP/busy" "$EX/busy_traced" "$threads"
+run "busy_traced" env ATF_TRACE_DIR="$TMP/busy" "$PROGS/busy_traced" "$threads"
 check "busy_traced: same output as the plain build" cmp "$OUT" "$TMP/busy.plain"
 check "busy_traced: summary says 0 lost" grep -q "events recorded, 0 lost\$" "$ERR"
 d=$(pid_dir "$TMP/busy")
@@ -131,7 +132,7 @@ fi
 # ATF_TRACE_OVERFLOW=drop with a small ring: losses counted and recorded as gaps, and
 # recorded + lost = every event the program made (two per call it counted).
 run "busy_traced, drop" env ATF_TRACE_DIR="$TMP/drop" ATF_TRACE_OVERFLOW=drop \
-    ATF_TRACE_RING_EVENTS=1024 "$EX/busy_traced" 1 20
+    ATF_TRACE_RING_EVENTS=1024 "$PROGS/busy_traced" 1 20
 total=$(sed -n 's/^busy: total \([0-9]*\)$/\1/p' "$OUT")
 summary='.* \([0-9]*\) events recorded, \([0-9]*\) lost in \([0-9]*\) gap(s)$'
 recorded=$(sed -n "s/$summary/\\1/p" "$ERR")
@@ -150,7 +151,7 @@ check "busy_traced, drop: manifest counts the drops" grep -qE '"events_dropped":
 
 # an unknown ATF_TRACE_OVERFLOW: said on stderr, and the default (block) is used
 run "busy_traced, ATF_TRACE_OVERFLOW=bogus" env ATF_TRACE_DIR="$TMP/bogus" ATF_TRACE_OVERFLOW=bogus \
-    ATF_TRACE_RING_EVENTS=1024 "$EX/busy_traced" 1 5
+    ATF_TRACE_RING_EVENTS=1024 "$PROGS/busy_traced" 1 5
 check "ATF_TRACE_OVERFLOW=bogus: message on stderr" grep -q "ATF_TRACE_OVERFLOW=bogus" "$ERR"
 check "ATF_TRACE_OVERFLOW=bogus: nothing lost (block)" grep -q "events recorded, 0 lost\$" "$ERR"
 
@@ -182,8 +183,8 @@ fi
 # ---- the auto-tracer built with clang -----------------------------------------------
 if command -v clang >/dev/null 2>&1 && [ "$(basename "$CC")" != clang ]; then
     flags="-std=c99 -O2 -g -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wconversion -D_GNU_SOURCE -I."
-    if clang $flags -c -o "$TMP/ai_clang.o" examples/instrument/atf_instrument.c >"$OUT" 2>"$ERR" &&
-       clang $flags -finstrument-functions -c -o "$TMP/sample_clang.o" examples/instrument/sample.c >"$OUT" 2>"$ERR" &&
+    if clang $flags -c -o "$TMP/ai_clang.o" tools/instrument/atf_instrument.c >"$OUT" 2>"$ERR" &&
+       clang $flags -finstrument-functions -c -o "$TMP/sample_clang.o" examples/sample.c >"$OUT" 2>"$ERR" &&
        clang -o "$TMP/sample_clang" "$TMP/sample_clang.o" "$TMP/ai_clang.o" -ldl -lpthread >"$OUT" 2>"$ERR"; then
         pass
         run "sample_traced (clang)" env ATF_TRACE_DIR="$TMP/clang" "$TMP/sample_clang"

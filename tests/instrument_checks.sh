@@ -14,6 +14,7 @@
 ATF=${ATF:-build/atf}
 BUILD=${BUILD:-build}
 EX=$BUILD/examples
+PROGS=$BUILD/programs
 SO=$BUILD/libatf_instrument.so
 TMP=$BUILD/tests/instrument_checks
 OUT=$TMP/out
@@ -103,7 +104,7 @@ if [ "$n" -eq 1 ]; then pass; else fail "record sample_traced: $n pid_* director
 
 # ---- exit status ----------------------------------------------------------------------
 if [ -z "$FORKS_SKIPPED" ]; then
-expect 7 "record: exit status passed through" "$ATF" record --output "$TMP/status" -- "$EX/forks_hooked" 7
+expect 7 "record: exit status passed through" "$ATF" record --output "$TMP/status" -- "$PROGS/forks_hooked" 7
 fi
 expect 143 "record: a signal is 128+N" "$ATF" record --output "$TMP/status" -- sh -c 'kill -TERM $$'
 expect 127 "record: a missing program is 127" "$ATF" record --output "$TMP/status" -- "$TMP/no_such_program"
@@ -134,19 +135,19 @@ check "preload into true: no directory" test ! -e "$TMP/none"
 # ---- options that become the tracer's environment ---------------------------------------
 if [ -z "$FORKS_SKIPPED" ]; then
 # a 16-slot ring cannot hold a burst of fib(12) (930 events): drop loses some, block none
-expect 0 "record --overflow drop" "$ATF" record --output "$TMP/drop" --overflow drop --ring-events 16 -- "$EX/forks_hooked"
+expect 0 "record --overflow drop" "$ATF" record --output "$TMP/drop" --overflow drop --ring-events 16 -- "$PROGS/forks_hooked"
 check "record --overflow drop: events lost" grep -qE '^atf record: .* events, [1-9][0-9]* lost' "$ERR"
 s=$(session_of)
 check "record --overflow drop: the manifests say drop" sh -c "grep -q '\"overflow\": *\"drop\"' '$s'/pid_*/manifest.json"
 verify_pids "record --overflow drop" "$s"
-expect 0 "record --overflow block" "$ATF" record --output "$TMP/block" --overflow block --ring-events 16 -- "$EX/forks_hooked"
+expect 0 "record --overflow block" "$ATF" record --output "$TMP/block" --overflow block --ring-events 16 -- "$PROGS/forks_hooked"
 check "record --overflow block: nothing lost" grep -qE '^atf record: 4 processes, 4 threads, [1-9][0-9]* events, 0 lost' "$ERR"
 fi
-expect 2 "record --overflow bogus is a usage error" "$ATF" record --overflow bogus -- "$EX/forks_hooked"
+expect 2 "record --overflow bogus is a usage error" "$ATF" record --overflow bogus -- "$PROGS/forks_hooked"
 
 # ---- fork: one pid_* per process ------------------------------------------------------
 if [ -z "$FORKS_SKIPPED" ]; then
-expect 0 "record forks" "$ATF" record --output "$TMP/forks" -- "$EX/forks_hooked"
+expect 0 "record forks" "$ATF" record --output "$TMP/forks" -- "$PROGS/forks_hooked"
 check "record forks: the children said ok" grep -q "children ok" "$OUT"
 s=$(session_of)
 n=$(ls -d "$s"/pid_* 2>/dev/null | wc -l | tr -d ' ')
@@ -158,7 +159,7 @@ if [ "$(cat "$TMP/fib_calls")" = "465 930 1395 1860 " ]; then pass; else
     fail "record forks: fib calls per process $(cat "$TMP/fib_calls"), expected 465 930 1395 1860"; fi
 check "record forks: every manifest closed" sh -c "for m in '$s'/pid_*/manifest.json; do grep -q '\"state\": *\"closed\"' \"\$m\" || exit 1; done"
 # ATF_TRACE_FOLLOW=0: the children record nothing, the parent all of its 4 rounds
-expect 0 "record forks, ATF_TRACE_FOLLOW=0" env ATF_TRACE_FOLLOW=0 "$ATF" record --output "$TMP/nofollow" -- "$EX/forks_hooked"
+expect 0 "record forks, ATF_TRACE_FOLLOW=0" env ATF_TRACE_FOLLOW=0 "$ATF" record --output "$TMP/nofollow" -- "$PROGS/forks_hooked"
 check "record forks, ATF_TRACE_FOLLOW=0: the children said ok" grep -q "children ok" "$OUT"
 s=$(session_of)
 fib_calls_per_pid "$s"
@@ -166,7 +167,7 @@ if [ "$(cat "$TMP/fib_calls")" = "1860 " ]; then pass; else
     fail "record forks, ATF_TRACE_FOLLOW=0: fib calls per process $(cat "$TMP/fib_calls"), expected 1860"; fi
 verify_pids "record forks, ATF_TRACE_FOLLOW=0" "$s"
 # record --no-follow is the same setting
-expect 0 "record forks --no-follow" "$ATF" record --no-follow --output "$TMP/nofollow2" -- "$EX/forks_hooked"
+expect 0 "record forks --no-follow" "$ATF" record --no-follow --output "$TMP/nofollow2" -- "$PROGS/forks_hooked"
 s=$(session_of)
 fib_calls_per_pid "$s"
 if [ "$(cat "$TMP/fib_calls")" = "1860 " ]; then pass; else
@@ -190,27 +191,27 @@ exits_closed() {
     verify_pids "$1" "$2"
 }
 if [ -z "$FORKS_SKIPPED" ]; then
-expect 0 "record exits_hooked" "$ATF" record --output "$TMP/exits" -- "$EX/exits_hooked"
+expect 0 "record exits_hooked" "$ATF" record --output "$TMP/exits" -- "$PROGS/exits_hooked"
 check "record exits_hooked: the children said ok" grep -q "children ok" "$OUT"
 check "record exits_hooked: nothing to recover" sh -c "! grep -q recovered '$ERR'"
 exits_closed "record exits_hooked" "$(session_of)"
 # the parent ending with _exit(3) too
-expect 3 "record exits_hooked _exit" "$ATF" record --output "$TMP/exits_exit" -- "$EX/exits_hooked" _exit
+expect 3 "record exits_hooked _exit" "$ATF" record --output "$TMP/exits_exit" -- "$PROGS/exits_hooked" _exit
 check "record exits_hooked _exit: nothing to recover" sh -c "! grep -q recovered '$ERR'"
 exits_closed "record exits_hooked _exit" "$(session_of)"
 # the tracer linked in: its own _exit and _Exit, no `atf record` to recover anything
-expect 3 "exits_traced _exit" env ATF_TRACE_DIR="$TMP/exits_linked" ATF_TRACE_QUIET=1 "$EX/exits_traced" _exit
+expect 3 "exits_traced _exit" env ATF_TRACE_DIR="$TMP/exits_linked" ATF_TRACE_QUIET=1 "$PROGS/exits_traced" _exit
 exits_closed "exits_traced _exit" "$(ls -d "$TMP/exits_linked"/session_* 2>/dev/null | head -n 1)"
 # _exit from a signal handler: left to `atf record`, which recovers it (no hang)
-expect 4 "record exits_hooked handler" "$ATF" record --output "$TMP/exits_handler" -- "$EX/exits_hooked" handler
+expect 4 "record exits_hooked handler" "$ATF" record --output "$TMP/exits_handler" -- "$PROGS/exits_hooked" handler
 n=$(grep -c "recovered" "$ERR")
 if [ "$n" -eq 1 ]; then pass; else fail "record exits_hooked handler: $n processes recovered, expected the parent"; fi
 verify_pids "record exits_hooked handler" "$(session_of)"
 fi
 
 # ---- a program whose code is partly in a shared library -------------------------------------
-"$EX/shlib_main" >"$TMP/shlib.plain" 2>/dev/null
-expect 0 "preload shlib" env ATF_TRACE_DIR="$TMP/shlib" ATF_TRACE_QUIET=1 LD_PRELOAD="$SO" "$EX/shlib_main"
+"$PROGS/shlib_main" >"$TMP/shlib.plain" 2>/dev/null
+expect 0 "preload shlib" env ATF_TRACE_DIR="$TMP/shlib" ATF_TRACE_QUIET=1 LD_PRELOAD="$SO" "$PROGS/shlib_main"
 check "preload shlib: same output as untraced" cmp "$OUT" "$TMP/shlib.plain"
 s=$(ls -d "$TMP/shlib"/session_* 2>/dev/null | head -n 1)
 verify_pids "preload shlib" "$s"
@@ -223,7 +224,7 @@ check "preload shlib: the library is a module" grep -q 'libshlib_part.so"' "$s"/
 check "preload shlib: no symbol version in a name" sh -c "! grep -q '\"name\":\"[^\"]*@' '$s'/pid_*/manifest.json"
 no_exceptions "preload shlib" "$(ls -d "$s"/pid_* | head -n 1)"
 # a versioned symbol (shlib_sum@@SHLIB_1 in the library's symbol table) matches its name
-expect 0 "record --filter shlib_sum" "$ATF" record --output "$TMP/versioned" --filter shlib_sum -- "$EX/shlib_main"
+expect 0 "record --filter shlib_sum" "$ATF" record --output "$TMP/versioned" --filter shlib_sum -- "$PROGS/shlib_main"
 stats "record --filter shlib_sum" "$(session_of)"
 functions_of "$TMP/stats" | tr '\n' ' ' >"$TMP/names"
 if [ "$(cat "$TMP/names")" = "shlib_sum " ]; then pass; else
@@ -258,7 +259,7 @@ if [ -z "$FORKS_SKIPPED" ]; then
 # --filter fib --depth 3: fib's first three levels, 1 + 2 + 4 calls per fib(12) (record's
 # --output wins over an ATF_TRACE_DIR of the caller)
 expect 0 "record --filter fib --depth 3" env ATF_TRACE_DIR=/nonexistent \
-    "$ATF" record --output "$TMP/depth3" --filter fib --depth 3 -- "$EX/forks_hooked"
+    "$ATF" record --output "$TMP/depth3" --filter fib --depth 3 -- "$PROGS/forks_hooked"
 s=$(session_of)
 verify_pids "record --filter fib --depth 3" "$s"
 fib_calls_per_pid "$s"
@@ -269,7 +270,7 @@ fi
 # ---- calls left by longjmp ------------------------------------------------------------
 # longjmp.c: three rounds of mid -> deep x6 -> longjmp back to main, tally() between them;
 # every mid and tally sits right under main, and no call is closed by main's return
-expect 0 "record longjmp" "$ATF" record --output "$TMP/longjmp" -- "$EX/longjmp_hooked"
+expect 0 "record longjmp" "$ATF" record --output "$TMP/longjmp" -- "$PROGS/longjmp_hooked"
 check "record longjmp: its output" grep -q "longjmp: 3 rounds" "$OUT"
 s=$(session_of)
 verify_pids "record longjmp" "$s"
@@ -287,7 +288,7 @@ check "record longjmp: stats find nothing unbalanced" sh -c "! grep -q 'unbalanc
 check "record longjmp: 18 calls of deep" grep -qE '^ +18 .* deep$' "$OUT"
 # out of a SIGUSR1 handler on sigaltstack (siglongjmp): the handler's calls are closed with
 # the calls they interrupted
-expect 0 "record longjmp altstack" "$ATF" record --output "$TMP/longjmp_alt" -- "$EX/longjmp_hooked" altstack
+expect 0 "record longjmp altstack" "$ATF" record --output "$TMP/longjmp_alt" -- "$PROGS/longjmp_hooked" altstack
 s=$(session_of)
 verify_pids "record longjmp altstack" "$s"
 expect 0 "record longjmp altstack: tree" "$ATF" tree --max-depth 3 "$s"
@@ -297,21 +298,21 @@ if [ "$(cat "$TMP/outer")" = "main sig_rounds sig_mid sig_mid sig_mid sig_rounds
 expect 0 "record longjmp altstack: tree, all of it" "$ATF" tree "$s"
 check "record longjmp altstack: no call closed by an outer return" sh -c "! grep -q unwound '$OUT'"
 # a coroutine: nothing is closed by the tracer (its calls return in their own order)
-"$EX/longjmp_hooked" coroutine >"$TMP/coroutine.plain" 2>/dev/null
-expect 0 "record longjmp coroutine" "$ATF" record --output "$TMP/longjmp_co" -- "$EX/longjmp_hooked" coroutine
+"$PROGS/longjmp_hooked" coroutine >"$TMP/coroutine.plain" 2>/dev/null
+expect 0 "record longjmp coroutine" "$ATF" record --output "$TMP/longjmp_co" -- "$PROGS/longjmp_hooked" coroutine
 check "record longjmp coroutine: same output as untraced" cmp "$OUT" "$TMP/coroutine.plain"
 s=$(session_of)
 verify_pids "record longjmp coroutine" "$s"
 no_exceptions "record longjmp coroutine" "$(ls -d "$s"/pid_* | head -n 1)"
 # a program without longjmp, with inlined copies of instrumented functions (gcd inlined
 # into itself and into round_work): no call closed by the tracer
-expect 0 "busy_traced" env ATF_TRACE_DIR="$TMP/busy" ATF_TRACE_QUIET=1 "$EX/busy_traced" 1 8
+expect 0 "busy_traced" env ATF_TRACE_DIR="$TMP/busy" ATF_TRACE_QUIET=1 "$PROGS/busy_traced" 1 8
 no_exceptions "busy_traced" "$(ls -d "$TMP/busy"/session_*/pid_* 2>/dev/null | head -n 1)"
 
 # frames.c: frames whose size varies from call to call (a variable-length array before an
 # inlined copy, a prologue that realigns the stack), no longjmp: no call closed by the
 # tracer, and the tree as the program's (every vla call under work, once per call)
-expect 0 "record frames" "$ATF" record --output "$TMP/frames" -- "$EX/frames_hooked" 50
+expect 0 "record frames" "$ATF" record --output "$TMP/frames" -- "$PROGS/frames_hooked" 50
 check "record frames: its output" grep -q "frames: 50 rounds, 500 calls" "$OUT"
 s=$(session_of)
 p=$(ls -d "$s"/pid_* | head -n 1)
@@ -325,7 +326,7 @@ check "record frames: every call paired" sh -c "! grep -q '^unbalanced input' '$
 # ---- a trace that cannot be finalized ----------------------------------------------------
 # its pid_* directory removed while the program runs: the message names the file and errno
 rm -rf "$TMP/gone"
-env ATF_TRACE_DIR="$TMP/gone" ATF_TRACE_DEPTH=2 "$EX/busy_traced" 1 4000 >/dev/null 2>"$TMP/gone.err" &
+env ATF_TRACE_DIR="$TMP/gone" ATF_TRACE_DEPTH=2 "$PROGS/busy_traced" 1 4000 >/dev/null 2>"$TMP/gone.err" &
 gpid=$!
 tries=0
 while [ $tries -lt 100 ] && [ -z "$(ls -d "$TMP/gone"/session_*/pid_* 2>/dev/null)" ]; do
@@ -368,7 +369,7 @@ fi
 # and the threads' names are there.
 K=$TMP/killed
 mkdir -p "$K"
-ATF_TRACE_DIR="$K" ATF_TRACE_DEPTH=3 "$EX/busy_traced" 2 100000000 >/dev/null 2>&1 &
+ATF_TRACE_DIR="$K" ATF_TRACE_DEPTH=3 "$PROGS/busy_traced" 2 100000000 >/dev/null 2>&1 &
 kpid=$!
 tries=0
 while [ $tries -lt 100 ]; do
@@ -391,9 +392,9 @@ expect 0 "killed: atf recover" "$ATF" recover "$p"
 check "killed: the manifest says recovered" grep -q '"state":"recovered"' "$m"
 check "killed: every thread finalized" sh -c "! grep -q '\"finalized\":false' '$m'"
 check "killed: verify --strict" "$ATF" verify --strict "$p"
-exe=$(cd "$EX" && pwd -P)/busy_traced
+exe=$(cd "$PROGS" && pwd -P)/busy_traced
 check "killed: the module's path" grep -q "\"module_id\":0,\"path\":\"$exe\"" "$m"
-bid=$(build_id_of "$EX/busy_traced")
+bid=$(build_id_of "$PROGS/busy_traced")
 if [ -n "$bid" ]; then check "killed: the module's build id" grep -q "\"build_id\":\"$bid\"" "$m"; fi
 check "killed: the command line" grep -q '"cmdline":"[^"]*busy_traced 2 100000000"' "$m"
 check "killed: the threads' names" grep -q '"name":"busy_traced"' "$m"

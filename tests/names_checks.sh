@@ -8,7 +8,7 @@
 # Linux only (where the tracer runs). Ends with "names: N passed, M failed".
 ATF=${ATF:-build/atf}
 BUILD=${BUILD:-build}
-PROG=$BUILD/examples/busy_traced
+PROG=$BUILD/programs/busy_traced
 TMP=$BUILD/tests/names_checks
 OUT=$TMP/out
 ERR=$TMP/err

@@ -9,7 +9,7 @@
  * before for a trace without detail; process and thread names in both, and what `atf
  * info` says of a session's command line, modules and anchors (text and --json); PATH
  * kinds and command-line handling; a session_* directory of several processes (made with
- * fork() here, and one `atf record` makes of examples/instrument/forks.c) exported whole,
+ * fork() here, and one `atf record` makes of tests/programs/forks.c) exported whole,
  * each process counted against `atf stats --json --pid N`. */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
@@ -2911,7 +2911,7 @@ static void test_export_processes(void) {
     }
 }
 
-/* A real forking program (examples/instrument/forks.c: a parent, two children, a
+/* A real forking program (tests/programs/forks.c: a parent, two children, a
  * grandchild), recorded with `atf record` when make test built it (ATF and BUILD set;
  * not under the sanitizers, where a fork can hang in the child: see
  * tests/instrument_checks.sh), exported whole: each process's slices equal its stats. */
@@ -2926,7 +2926,7 @@ static void test_export_forks_recorded(void) {
         printf("  export_forks_recorded: skipped (no ATF and BUILD, or sanitized)\n");
         return;
     }
-    snprintf(prog, sizeof prog, "%s/examples/forks_hooked", build);
+    snprintf(prog, sizeof prog, "%s/programs/forks_hooked", build);
     snprintf(so, sizeof so, "%s/libatf_instrument.so", build);
     if (!cli_is_file(atf) || !cli_is_file(prog) || !cli_is_file(so)) {
         printf("  export_forks_recorded: skipped (%s, %s or %s not built)\n", atf, prog, so);

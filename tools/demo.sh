@@ -1,6 +1,6 @@
 #!/bin/sh
 # make demo: records the multi-threaded sample program with `atf record` (the auto-tracer
-# of examples/instrument/, preloaded: the program is only compiled with the hooks), then
+# of tools/instrument/, preloaded: the program is only compiled with the hooks), then
 # looks at the session with the atf command and the query example, and writes it for
 # ui.perfetto.dev.
 set -e

@@ -337,7 +337,7 @@ static const cli_command cli_commands[] = {
       "\n"
       "The options become the tracer's environment variables (ATF_TRACE_DIR,\n"
       "ATF_TRACE_OVERFLOW, ATF_TRACE_RING_EVENTS, ATF_TRACE_FILTER, ATF_TRACE_NOTRACE,\n"
-      "ATF_TRACE_DEPTH, ATF_TRACE_FOLLOW; see examples/instrument/README.md).\n"
+      "ATF_TRACE_DEPTH, ATF_TRACE_FOLLOW; see tools/instrument/README.md).\n"
       "\n"
       "Exit status: PROG's own (128 + N when signal N ended it); 125 when record\n"
       "failed (tracer library not found, no session directory), 126 when PROG cannot\n"

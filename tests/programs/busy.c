@@ -1,8 +1,8 @@
 /* busy.c - a CPU-bound multi-threaded program that counts its own calls, to check that a
  * trace of it has every call.
  *
- *   build/examples/busy [THREADS [ROUNDS]]          plain
- *   build/examples/busy_traced [THREADS [ROUNDS]]   compiled with -finstrument-functions,
+ *   build/programs/busy [THREADS [ROUNDS]]          plain
+ *   build/programs/busy_traced [THREADS [ROUNDS]]   compiled with -finstrument-functions,
  *                                                   linked with the auto-tracer
  *
  * THREADS busy threads (default: one per online core) each run ROUNDS rounds (default

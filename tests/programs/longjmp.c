@@ -1,6 +1,6 @@
 /* longjmp.c - calls that never return: a longjmp leaves them without their exit hooks.
  * Built with -finstrument-functions and no tracer (`make` builds
- * build/examples/longjmp_hooked): run it under `atf record` or with
+ * build/programs/longjmp_hooked): run it under `atf record` or with
  * LD_PRELOAD=libatf_instrument.so. The tracer sees such calls left behind and closes
  * them itself (exception events, which readers pair like returns), so the call tree stays
  * the program's:

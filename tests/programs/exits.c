@@ -1,7 +1,7 @@
 /* exits.c - processes that end without running destructors, which is where the
  * auto-tracer would otherwise finalize their traces. `make` builds it twice with
- * -finstrument-functions: build/examples/exits_hooked (no tracer: run it under
- * `atf record` or with LD_PRELOAD=libatf_instrument.so) and build/examples/exits_traced
+ * -finstrument-functions: build/programs/exits_hooked (no tracer: run it under
+ * `atf record` or with LD_PRELOAD=libatf_instrument.so) and build/programs/exits_traced
  * (linked with atf_instrument.o).
  *
  * The parent works one round (fib(12): 465 calls), forks a child that works one round
