@@ -21,7 +21,8 @@
  *      10.4 windowed detail     what a trigger keeps, the release horizon
  *      10.5 links               detail record <-> index event, patched after the fact
  *      10.6 draining a slot     ring to files in batches, self-drain under overflow
- *      10.7 gaps                where events were lost, persisted to gaps.atf
+ *      10.7 gaps and pauses     side files: where events were lost (gaps.atf), where the
+ *                               recorder held a thread (pauses.atf)
  *      10.8 index events        stamps converted, runs appended
  *      10.9 manifest.json       written atomically, under the session lock then outside it
  *      10.10 session API        open, attach, pump, close, abandon after fork
@@ -455,6 +456,35 @@ ATFDEF void atf_gap_encode(const atf_gap *g, uint8_t out[32]);
 ATFDEF void atf_gap_decode(const uint8_t in[32], atf_gap *g);
 /* "dropped", "timeout", "io"; "unknown" otherwise. */
 ATFDEF const char *atf_gap_reason_str(uint32_t reason);
+
+/* pauses.atf, beside index.atf: the intervals in which the recorder itself held the
+ * thread (it wrote its own full ring to its files), so that readers never charge that time
+ * to the program's functions. The same shape as gaps.atf: a 16-byte header ("ATP2",
+ * endian 1, version 1, u16 record size 32, u32 thread id, 4 reserved bytes), then 32-byte
+ * records in index_seq order: u64 index_seq, u64 start_ns, u64 end_ns, u32 reason, 4
+ * reserved bytes. A torn last record is ignored. Present only when the thread paused. The
+ * original readers never open it. */
+#define ATF_PAUSES_MAGIC "ATP2"
+#define ATF_PAUSES_VERSION 1u
+#define ATF_PAUSES_HEADER_SIZE 16u
+#define ATF_PAUSE_RECORD_SIZE 32u
+enum { ATF_PAUSE_SELF_DRAIN = 1 }; /* ring full, ATF_OVERFLOW_BLOCK: the thread wrote it out */
+
+typedef struct atf_pause {
+    uint64_t index_seq;      /* index events the thread had recorded when the pause ended
+                                (the one whose push paused included): the pause lies
+                                between events index_seq - 1 and index_seq */
+    uint64_t start_ns, end_ns; /* trace clock; start_ns <= end_ns */
+    uint32_t reason;         /* ATF_PAUSE_* */
+} atf_pause;
+
+ATFDEF void atf_pauses_header_encode(uint32_t thread_id, uint8_t out[16]);
+/* ATF_E_MAGIC, ATF_E_ENDIAN, ATF_E_VERSION or ATF_E_CORRUPT (record size not 32). */
+ATFDEF atf_result atf_pauses_header_decode(const uint8_t in[16], uint32_t *thread_id);
+ATFDEF void atf_pause_encode(const atf_pause *p, uint8_t out[32]);
+ATFDEF void atf_pause_decode(const uint8_t in[32], atf_pause *p);
+/* "self-drain"; "unknown" otherwise. */
+ATFDEF const char *atf_pause_reason_str(uint32_t reason);
 
 /* Names for printing ("call", "x86_64", "linux", "boottime"); "unknown" otherwise. */
 ATFDEF const char *atf_event_kind_str(uint32_t kind);
@@ -1184,7 +1214,7 @@ ATFDEF atf_result atf_detail_reader_get(const atf_detail_reader *r, uint64_t seq
                                         atf_detail_event *out);
 ATFDEF atf_result atf_detail_reader_verify_crc(atf_detail_reader *r);
 
-/* A thread directory: index.atf, and detail.atf and gaps.atf when present. */
+/* A thread directory: index.atf, and detail.atf, gaps.atf and pauses.atf when present. */
 typedef struct atf_thread_reader {
     atf_index_reader index;
     atf_detail_reader detail;
@@ -1192,9 +1222,12 @@ typedef struct atf_thread_reader {
     atf_gap *gaps;               /* gap_count gaps from gaps.atf, in index_seq order: */
     size_t gap_count;            /*   those at or past the event count are at the end */
     uint64_t events_lost;        /* sum of their index_lost */
+    atf_pause *pauses;           /* pause_count pauses from pauses.atf, in index_seq order */
+    size_t pause_count;
+    uint64_t paused_ns;          /* sum of their lengths */
     atf_error error;             /* first error of any file or of a link; a damaged
-                                    gaps.atf is kept here (the gaps before the damage
-                                    are used) without failing the open */
+                                    gaps.atf or pauses.atf is kept here (the records
+                                    before the damage are used) without failing the open */
 } atf_thread_reader;
 
 ATFDEF atf_result atf_thread_reader_open(atf_thread_reader *t, const char *dir,
@@ -1227,12 +1260,12 @@ ATFDEF const atf_gap *atf_thread_reader_gap_before(const atf_thread_reader *t,
  * index.atf are cut, an index event naming a detail record that never reached detail.atf
  * loses its link, and the link of a windowed record whose index event was written before
  * it was patched in is restored (their timestamps must agree). A detail.atf left with no
- * record is removed (the writer makes none then); a torn last record of gaps.atf is cut;
- * files left under a temporary name (`index.atf.tmp` and the like hold a header at most)
- * are removed. A finalized file is left alone, except that a footer checksum 0 ("not
+ * record is removed (the writer makes none then); a torn last record of gaps.atf or
+ * pauses.atf is cut; files left under a temporary name (`index.atf.tmp` and the like hold
+ * a header at most) are removed. A finalized file is left alone, except that a footer checksum 0 ("not
  * computed", as the original tracer writes) gets the CRC32-C. Anything a crash cannot
  * leave (a CRC that does not match, a link pointing elsewhere, a finalized file with broken
- * links, a damaged gaps.atf) is damage: that file or thread is not changed and its item
+ * links, a damaged gaps.atf or pauses.atf) is damage: that file or thread is not changed and its item
  * says why. Recovering a recovered file changes nothing. Not for files still being
  * written. */
 typedef enum atf_recover_kind {
@@ -1242,7 +1275,8 @@ typedef enum atf_recover_kind {
     ATF_RECOVER_TMP = 4,          /* a file left under its temporary name (*.atf.tmp) */
     ATF_RECOVER_UNBORN_DIR = 5,   /* a session's thread_N without index.atf: holding nothing
                                      or only index.atf.tmp, stopped before its first file */
-    ATF_RECOVER_MANIFEST = 6      /* manifest.json (items only when rewriting it failed) */
+    ATF_RECOVER_MANIFEST = 6,     /* manifest.json (items only when rewriting it failed) */
+    ATF_RECOVER_PAUSES = 7        /* pauses.atf */
 } atf_recover_kind;
 
 typedef enum atf_recover_action {
@@ -1250,7 +1284,7 @@ typedef enum atf_recover_action {
     ATF_RECOVER_FINALIZE = 1,     /* cut after the last kept record, links repaired, footer
                                      written, header rewritten */
     ATF_RECOVER_FILL_CRC = 2,     /* finalized with checksum 0: the CRC32-C written in */
-    ATF_RECOVER_CUT = 3,          /* gaps.atf: its torn last record cut */
+    ATF_RECOVER_CUT = 3,          /* gaps.atf, pauses.atf: a torn last record cut */
     ATF_RECOVER_REMOVE = 4,       /* removed (a detail.atf without records, a *.tmp, an
                                      unborn thread directory) */
     ATF_RECOVER_FAIL = 5          /* not recoverable: `error` says why; nothing changed */
@@ -1293,7 +1327,7 @@ typedef struct atf_recover_report {
     size_t item_cap;             /* private */
 } atf_recover_report;
 
-/* Recovers one file: an index, detail or gaps file, told apart by its magic (an index
+/* Recovers one file: an index, detail, gaps or pauses file, told apart by its magic (an index
  * file gets the has-detail flag when a detail.atf lies beside it; links are not looked at:
  * recover the thread directory for that). `opt` is optional. *out is (re)initialized and
  * must be released with atf_recover_report_deinit, whatever the result. Returns ATF_OK
@@ -1301,7 +1335,7 @@ typedef struct atf_recover_report {
  * (out->error). Not thread-safe for the same files; different files are independent. */
 ATFDEF atf_result atf_recover_file(const char *path, const atf_recover_options *opt,
                                    atf_recover_report *out);
-/* Recovers a thread_N directory: index.atf, detail.atf and gaps.atf together, links
+/* Recovers a thread_N directory: index.atf, detail.atf, gaps.atf and pauses.atf, links
  * repaired; detail.atf is written before index.atf (a crash during recovery leaves a
  * state recovery accepts again). Same contract as atf_recover_file. */
 ATFDEF atf_result atf_recover_thread_dir(const char *dir, const atf_recover_options *opt,
@@ -1321,8 +1355,8 @@ ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_opt
 ATFDEF void atf_recover_report_deinit(atf_recover_report *r);
 /* "nothing to do", "finalize", "fill crc", "cut", "remove", "fail"; "unknown" otherwise. */
 ATFDEF const char *atf_recover_action_str(atf_recover_action a);
-/* "index", "detail", "gaps", "tmp", "unborn thread directory", "manifest"; "unknown"
- * otherwise. */
+/* "index", "detail", "gaps", "tmp", "unborn thread directory", "manifest", "pauses";
+ * "unknown" otherwise. */
 ATFDEF const char *atf_recover_kind_str(atf_recover_kind k);
 
 /* ==== 12. session reader + merge ===================================================== */
@@ -2633,23 +2667,64 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_detail_payload_decode(const uint8_t *in,
     return ATF_OK;
 }
 
-ATFDEF ATF_NO_INSTRUMENT void atf_gaps_header_encode(uint32_t thread_id, uint8_t out[16]) {
-    memcpy(out, ATF_GAPS_MAGIC, 4);
+/* The header shared by the side files of a thread (gaps.atf, pauses.atf): magic, endian,
+ * version 1, record size 32, thread id. */
+ATF__PRIVATE ATF_NO_INSTRUMENT void atf__side_header_encode(const char *magic, uint32_t thread_id,
+                                                            uint8_t out[16]) {
+    memcpy(out, magic, 4);
     out[4] = ATF_ENDIAN_LITTLE;
-    out[5] = ATF_GAPS_VERSION;
-    atf__store_le16(out + 6, ATF_GAP_RECORD_SIZE);
+    out[5] = 1;
+    atf__store_le16(out + 6, 32);
     atf__store_le32(out + 8, thread_id);
     atf__store_le32(out + 12, 0);
 }
 
-ATFDEF ATF_NO_INSTRUMENT atf_result atf_gaps_header_decode(const uint8_t in[16],
-                                                           uint32_t *thread_id) {
-    if (memcmp(in, ATF_GAPS_MAGIC, 4) != 0) return ATF_E_MAGIC;
+ATF__PRIVATE ATF_NO_INSTRUMENT atf_result atf__side_header_decode(const char *magic,
+                                                                  const uint8_t in[16],
+                                                                  uint32_t *thread_id) {
+    if (memcmp(in, magic, 4) != 0) return ATF_E_MAGIC;
     if (in[4] != ATF_ENDIAN_LITTLE) return ATF_E_ENDIAN;
-    if (in[5] != ATF_GAPS_VERSION) return ATF_E_VERSION;
-    if (atf__load_le16(in + 6) != ATF_GAP_RECORD_SIZE) return ATF_E_CORRUPT;
+    if (in[5] != 1) return ATF_E_VERSION;
+    if (atf__load_le16(in + 6) != 32) return ATF_E_CORRUPT;
     if (thread_id) *thread_id = atf__load_le32(in + 8);
     return ATF_OK;
+}
+
+ATFDEF ATF_NO_INSTRUMENT void atf_gaps_header_encode(uint32_t thread_id, uint8_t out[16]) {
+    atf__side_header_encode(ATF_GAPS_MAGIC, thread_id, out);
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_gaps_header_decode(const uint8_t in[16],
+                                                           uint32_t *thread_id) {
+    return atf__side_header_decode(ATF_GAPS_MAGIC, in, thread_id);
+}
+
+ATFDEF ATF_NO_INSTRUMENT void atf_pauses_header_encode(uint32_t thread_id, uint8_t out[16]) {
+    atf__side_header_encode(ATF_PAUSES_MAGIC, thread_id, out);
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_pauses_header_decode(const uint8_t in[16],
+                                                             uint32_t *thread_id) {
+    return atf__side_header_decode(ATF_PAUSES_MAGIC, in, thread_id);
+}
+
+ATFDEF ATF_NO_INSTRUMENT void atf_pause_encode(const atf_pause *p, uint8_t out[32]) {
+    atf__store_le64(out, p->index_seq);
+    atf__store_le64(out + 8, p->start_ns);
+    atf__store_le64(out + 16, p->end_ns);
+    atf__store_le32(out + 24, p->reason);
+    atf__store_le32(out + 28, 0);
+}
+
+ATFDEF ATF_NO_INSTRUMENT void atf_pause_decode(const uint8_t in[32], atf_pause *p) {
+    p->index_seq = atf__load_le64(in);
+    p->start_ns = atf__load_le64(in + 8);
+    p->end_ns = atf__load_le64(in + 16);
+    p->reason = atf__load_le32(in + 24);
+}
+
+ATFDEF ATF_NO_INSTRUMENT const char *atf_pause_reason_str(uint32_t reason) {
+    return reason == ATF_PAUSE_SELF_DRAIN ? "self-drain" : "unknown";
 }
 
 ATFDEF ATF_NO_INSTRUMENT void atf_gap_encode(const atf_gap *g, uint8_t out[32]) {
@@ -3404,16 +3479,20 @@ ATFDEF ATF_NO_INSTRUMENT uint64_t atf_wall_ns(void) {
 /* Ticks to trace clock (the drain's side of ATF_STAMP_TICKS). A pair is a tick count and
  * an atf_now_ns() read taken together: ticks on both sides of the ns read, the middle of
  * the narrowest of a few tries. A map keeps up to ATF__TICK_PAIRS pairs, ticks strictly
- * increasing, and converts by linear interpolation between neighbours (in double: a
- * segment's ns fit 53 bits for 104 days), exact at every pair. */
+ * increasing, and converts by linear interpolation between neighbours, exact at every
+ * pair. The drain converts every event, so the slopes are fixed point (whole ns per tick
+ * and 32 bits of fraction: integer multiplies and shifts, no floating point); over a
+ * segment of 2^32 ticks the fraction is off by less than 1 ns. */
 #define ATF__TICK_PAIRS 64
 #define ATF__TICK_SPAN_NS 1000000u   /* a pair closer than this replaces the newest one */
 
 typedef struct atf__tick_pair { uint64_t ticks, ns; } atf__tick_pair;
+/* ns per tick: whole + frac / 2^32 */
+typedef struct atf__tick_rate { uint64_t whole; uint64_t frac; } atf__tick_rate;
 typedef struct atf__tick_map {
     atf__tick_pair p[ATF__TICK_PAIRS];
-    double slope[ATF__TICK_PAIRS];  /* ns per tick from p[i] to p[i + 1] */
-    double rate;                    /* ns per tick from the oldest pair to the newest */
+    atf__tick_rate slope[ATF__TICK_PAIRS]; /* from p[i] to p[i + 1] */
+    atf__tick_rate rate;            /* from the oldest pair to the newest */
     size_t count;
     uint64_t width;                 /* narrowest bracket seen, in ticks (0: none yet) */
 } atf__tick_map;
@@ -3477,13 +3556,42 @@ ATF__PRIVATE atf__tick_pair atf__tick_pair_read(uint64_t *width) {
     return best;
 }
 
+/* The rate of `ns` nanoseconds over `ticks` ticks (ticks > 0). A span of 2^32 ticks or
+ * more is scaled down first, so that the fraction's division cannot overflow. */
+ATF__PRIVATE atf__tick_rate atf__tick_rate_of(uint64_t ns, uint64_t ticks) {
+    atf__tick_rate r;
+    uint64_t rem;
+    r.whole = ns / ticks;
+    rem = ns % ticks;
+    while (ticks >> 32) {
+        ticks >>= 1;
+        rem >>= 1;
+    }
+    r.frac = ticks ? (rem << 32) / ticks : 0;
+    if (r.frac >> 32) r.frac = 0xFFFFFFFFu; /* rem rounded to ticks by the scaling */
+    return r;
+}
+
+/* d ticks at rate r in ns, UINT64_MAX when that overflows. */
+ATF__PRIVATE uint64_t atf__tick_scale(uint64_t d, atf__tick_rate r) {
+    uint64_t whole, part;
+    if (!(d >> 32) && !(r.whole >> 31)) /* the drain's case: no product can overflow */
+        return d * r.whole + ((d * r.frac) >> 32);
+    if (r.whole && d > UINT64_MAX / r.whole) return UINT64_MAX;
+    whole = d * r.whole;
+    /* d * frac / 2^32 in two halves of d, each product below 2^64 */
+    part = (d >> 32) * r.frac;
+    if (part >> 32 >> 32) return UINT64_MAX;
+    part += ((d & 0xFFFFFFFFu) * r.frac) >> 32;
+    return whole > UINT64_MAX - part ? UINT64_MAX : whole + part;
+}
+
 ATF__PRIVATE void atf__tick_map_slopes(atf__tick_map *m) {
     size_t n = m->count;
     if (n >= 2) {
-        m->slope[n - 2] = (double)(m->p[n - 1].ns - m->p[n - 2].ns) /
-                          (double)(m->p[n - 1].ticks - m->p[n - 2].ticks);
-        m->rate = (double)(m->p[n - 1].ns - m->p[0].ns) /
-                  (double)(m->p[n - 1].ticks - m->p[0].ticks);
+        m->slope[n - 2] = atf__tick_rate_of(m->p[n - 1].ns - m->p[n - 2].ns,
+                                            m->p[n - 1].ticks - m->p[n - 2].ticks);
+        m->rate = atf__tick_rate_of(m->p[n - 1].ns - m->p[0].ns, m->p[n - 1].ticks - m->p[0].ticks);
     }
 }
 
@@ -3516,10 +3624,15 @@ ATF__PRIVATE void atf__tick_map_add(atf__tick_map *m, atf__tick_pair q) {
     atf__tick_map_slopes(m);
 }
 
-/* p.ns + d * rate for d ticks, saturated instead of overflowing. */
-ATF__PRIVATE uint64_t atf__tick_forward(uint64_t ns, uint64_t d, double rate) {
-    double x = (double)d * rate;
-    return x >= 18446744073709549568.0 - (double)ns ? UINT64_MAX : ns + (uint64_t)x;
+/* ns + d ticks at `rate`, saturated instead of overflowing. */
+ATF__PRIVATE uint64_t atf__tick_forward(uint64_t ns, uint64_t d, atf__tick_rate rate) {
+    uint64_t x = atf__tick_scale(d, rate);
+    return x > UINT64_MAX - ns ? UINT64_MAX : ns + x;
+}
+/* ns - d ticks at `rate`, 0 at the least. */
+ATF__PRIVATE uint64_t atf__tick_back(uint64_t ns, uint64_t d, atf__tick_rate rate) {
+    uint64_t x = atf__tick_scale(d, rate);
+    return x >= ns ? 0 : ns - x;
 }
 
 /* The trace-clock time of t. Between two pairs: interpolated (never past the right one).
@@ -3538,9 +3651,8 @@ ATF__PRIVATE uint64_t atf__tick_map_ns(const atf__tick_map *m, uint64_t t, int a
         return ahead ? atf__tick_forward(p[n - 1].ns, t - p[n - 1].ticks, m->rate) : p[n - 1].ns;
     }
     if (t < p[0].ticks) {
-        double x = (double)(p[0].ticks - t) * m->rate;
         *hint = 0;
-        return x >= (double)p[0].ns ? 0 : p[0].ns - (uint64_t)x;
+        return atf__tick_back(p[0].ns, p[0].ticks - t, m->rate);
     }
     if (!(i + 1 < n && p[i].ticks <= t && t < p[i + 1].ticks)) {
         lo = 0; /* the last pair with ticks <= t: p[lo].ticks <= t < p[hi].ticks */
@@ -4338,6 +4450,14 @@ typedef struct atf__link {
     int linked;                  /* the index record carries the link already */
 } atf__link;
 
+/* A side file of a thread (gaps.atf, pauses.atf): a 16-byte header, then 32-byte records,
+ * made at its first record. */
+typedef struct atf__side_file {
+    atf__fd fd;
+    int state;                   /* 0 none yet, 1 open, 2 failed */
+    uint64_t written;            /* records in it */
+} atf__side_file;
+
 typedef struct atf__slot {
     atf_writer writer;           /* the producer's view (used by the traced thread only) */
     atf_ring index_c, detail_c;  /* the drain's views */
@@ -4350,9 +4470,8 @@ typedef struct atf__slot {
     uint64_t ring_detail_dropped; /*  drain (the ring memory goes at finalize) */
     uint64_t ring_pushed, ring_waits, ring_timeouts;
     uint64_t paused_ns;          /* the producer's self-drains, under the drain lock */
-    atf__fd gaps_fd;             /* gaps.atf, made at the first gap */
-    int gaps_state;              /* 0 none yet, 1 open, 2 failed */
-    uint64_t gaps_written;       /* records in gaps.atf */
+    atf__side_file gaps;         /* gaps.atf, made at the first gap */
+    atf__side_file pauses;       /* pauses.atf, made at the first self-drain */
     uint64_t gaps_index_lost;    /* index events the records there account for */
     uint64_t gaps_detail_lost;   /* detail records they account for (ring records) */
     uint64_t gap_tail;           /* gap records taken from the ring */
@@ -4804,53 +4923,80 @@ ATF__PRIVATE uint64_t atf__slot_drain_detail(atf_session *s, atf__slot *sl, uint
     return moved;
 }
 
-/* ---- 10.7 gaps ---------------------------------------------------------------------- */
+/* ---- 10.7 gaps and pauses ----------------------------------------------------------- */
 
-/* Makes thread_<slot>/gaps.atf holding its header (under a temporary name, then renamed,
+/* Makes thread_<slot>/<leaf> holding `header` (under a temporary name, then renamed,
  * like the event files). */
-ATF__PRIVATE void atf__slot_open_gaps(atf_session *s, atf__slot *sl) {
-    uint8_t header[ATF_GAPS_HEADER_SIZE];
+ATF__PRIVATE void atf__slot_open_side(atf_session *s, atf__slot *sl, atf__side_file *f,
+                                      const char *leaf, const uint8_t header[16]) {
     char path[1100], tmp[1110];
-    sl->gaps_state = 2;
-    if (snprintf(path, sizeof path, "%s/thread_%u/gaps.atf", s->dir, sl->slot) >= (int)sizeof path) {
+    f->state = 2;
+    if (snprintf(path, sizeof path, "%s/thread_%u/%s", s->dir, sl->slot, leaf) >= (int)sizeof path) {
         atf__error_set(&sl->error, ATF_E_ARG, s->dir, 0, "path too long");
         return;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    atf_gaps_header_encode(sl->thread_id, header);
-    sl->gaps_fd = atf__fd_create(tmp);
-    if (sl->gaps_fd == ATF__FD_NONE) {
+    f->fd = atf__fd_create(tmp);
+    if (f->fd == ATF__FD_NONE) {
         atf__error_set_errno(&sl->error, ATF_E_IO, tmp, "create", atf__last_os_error());
-    } else if (atf__fd_pwrite(sl->gaps_fd, header, sizeof header, 0, NULL) != 0 ||
-               atf__rename_replace(tmp, path) != 0) {
+    } else if (atf__fd_pwrite(f->fd, header, 16, 0, NULL) != 0 || atf__rename_replace(tmp, path) != 0) {
         atf__error_set_errno(&sl->error, ATF_E_IO, path, "create (header, rename)", atf__last_os_error());
-        atf__fd_close(sl->gaps_fd);
+        atf__fd_close(f->fd);
         atf__file_remove(tmp);
     } else {
-        sl->gaps_state = 1;
+        f->state = 1;
     }
 }
 
-/* Appends one gap record to gaps.atf (made at the first one). A failed write cuts the
- * file back to its whole records and stops it; the manifest's counts still say it all. */
-ATF__PRIVATE void atf__slot_write_gap(atf_session *s, atf__slot *sl, const atf_gap *g) {
-    uint8_t rec[ATF_GAP_RECORD_SIZE];
+/* Appends one 32-byte record to side file f (made at the first one, with `header`). A
+ * failed write cuts the file back to its whole records and stops it; the manifest's counts
+ * still say it all. 1 when the record was written. */
+ATF__PRIVATE int atf__slot_append_side(atf_session *s, atf__slot *sl, atf__side_file *f,
+                                       const char *leaf, const uint8_t header[16],
+                                       const uint8_t rec[32]) {
     uint64_t at;
-    if (sl->gaps_state == 0) atf__slot_open_gaps(s, sl);
-    if (sl->gaps_state != 1) return;
-    at = ATF_GAPS_HEADER_SIZE + sl->gaps_written * ATF_GAP_RECORD_SIZE;
-    atf_gap_encode(g, rec);
-    if (atf__fd_pwrite(sl->gaps_fd, rec, sizeof rec, at, NULL) != 0) {
-        atf__error_set_errno(&sl->error, ATF_E_IO, sl->index_file.path, "write gap record (gaps.atf)",
-                             atf__last_os_error());
-        atf__fd_truncate(sl->gaps_fd, at);
-        atf__fd_close(sl->gaps_fd);
-        sl->gaps_state = 2;
-        return;
+    char what[64];
+    if (f->state == 0) atf__slot_open_side(s, sl, f, leaf, header);
+    if (f->state != 1) return 0;
+    at = 16 + f->written * 32;
+    if (atf__fd_pwrite(f->fd, rec, 32, at, NULL) != 0) {
+        snprintf(what, sizeof what, "write record (%s)", leaf);
+        atf__error_set_errno(&sl->error, ATF_E_IO, sl->index_file.path, what, atf__last_os_error());
+        atf__fd_truncate(f->fd, at);
+        atf__fd_close(f->fd);
+        f->state = 2;
+        return 0;
     }
-    sl->gaps_written++;
+    f->written++;
+    return 1;
+}
+
+/* At finalize: the side file synced (fsync_mode CLOSE) and closed. */
+ATF__PRIVATE void atf__slot_close_side(atf__slot *sl, atf__side_file *f, int sync) {
+    if (f->state != 1) return;
+    if (sync && atf__fd_sync(f->fd) != 0)
+        atf__error_set_errno(&sl->error, ATF_E_IO, sl->index_file.path, "fsync side file",
+                             atf__last_os_error());
+    atf__fd_close(f->fd);
+    f->state = 2;
+}
+
+/* Appends one gap record to gaps.atf. */
+ATF__PRIVATE void atf__slot_write_gap(atf_session *s, atf__slot *sl, const atf_gap *g) {
+    uint8_t header[ATF_GAPS_HEADER_SIZE], rec[ATF_GAP_RECORD_SIZE];
+    atf_gaps_header_encode(sl->thread_id, header);
+    atf_gap_encode(g, rec);
+    if (!atf__slot_append_side(s, sl, &sl->gaps, "gaps.atf", header, rec)) return;
     sl->gaps_index_lost += g->index_lost;
     sl->gaps_detail_lost += g->detail_lost;
+}
+
+/* Appends one pause record to pauses.atf. */
+ATF__PRIVATE void atf__slot_write_pause(atf_session *s, atf__slot *sl, const atf_pause *p) {
+    uint8_t header[ATF_PAUSES_HEADER_SIZE], rec[ATF_PAUSE_RECORD_SIZE];
+    atf_pauses_header_encode(sl->thread_id, header);
+    atf_pause_encode(p, rec);
+    atf__slot_append_side(s, sl, &sl->pauses, "pauses.atf", header, rec);
 }
 
 /* A producer stamp in the trace clock (ticks converted as the drain converts events). */
@@ -5005,13 +5151,8 @@ ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     atf__file_writer_finalize(&sl->detail_file, 0, sync, &sl->error);
     atf__file_writer_finalize(&sl->index_file, sl->detail_file.count > 0, sync, &sl->error);
     atf__slot_end_gap(s, sl);
-    if (sl->gaps_state == 1) {
-        if (sync && atf__fd_sync(sl->gaps_fd) != 0)
-            atf__error_set_errno(&sl->error, ATF_E_IO, sl->index_file.path, "fsync gaps.atf",
-                                 atf__last_os_error());
-        atf__fd_close(sl->gaps_fd);
-        sl->gaps_state = 2;
-    }
+    atf__slot_close_side(sl, &sl->gaps, sync);
+    atf__slot_close_side(sl, &sl->pauses, sync);
     if (sync) {
         char dir[1100];
         snprintf(dir, sizeof dir, "%s/thread_%u", s->dir, sl->slot);
@@ -5193,13 +5334,20 @@ ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
  * 0 when this thread holds the drain lock already (a hook reached inside a pass). */
 ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_writer *w) {
     atf__slot *sl = s->slots[w->slot];
-    uint64_t horizon, start;
+    uint64_t horizon;
+    atf_pause p;
     if (atf__tls_draining) return 0;
-    start = atf_now_ns(); /* waiting for the lock is part of the pause */
+    p.start_ns = atf_now_ns(); /* waiting for the lock is part of the pause */
     atf__drain_lock(s);
     horizon = atf__drain_prepare(s);
     if (!sl->finalized) s->self_drained += atf__slot_drain(s, sl, horizon, 1, 0);
-    sl->paused_ns += atf_now_ns() - start;
+    p.end_ns = atf_now_ns();
+    sl->paused_ns += p.end_ns - p.start_ns;
+    if (!sl->finalized) { /* the event being pushed was stamped before the pause */
+        p.index_seq = w->index.pos + 1;
+        p.reason = ATF_PAUSE_SELF_DRAIN;
+        atf__slot_write_pause(s, sl, &p);
+    }
     atf__slot_report(s, sl);
     atf__drain_unlock(s);
     return 1;
@@ -5216,7 +5364,7 @@ ATF__PRIVATE void atf__slot_stats(const atf__slot *sl, atf_thread_stats *out) {
     out->events_lost_io = sl->index_file.lost;
     out->events_pushed = sl->ring_pushed;
     out->events_queued = sl->ring_pushed - sl->index_c.pos;
-    out->gaps = sl->gaps_written;
+    out->gaps = sl->gaps.written;
     out->waits = sl->ring_waits;
     out->timeouts = sl->ring_timeouts;
     out->finalized = sl->finalized;
@@ -5973,7 +6121,8 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_close(atf_session *s) {
 ATF__PRIVATE void atf__slot_forget_files(atf__slot *sl) {
     if (sl->index_file.is_open) atf__fd_close(sl->index_file.fd);
     if (sl->detail_file.is_open) atf__fd_close(sl->detail_file.fd);
-    if (sl->gaps_state == 1) atf__fd_close(sl->gaps_fd);
+    if (sl->gaps.state == 1) atf__fd_close(sl->gaps.fd);
+    if (sl->pauses.state == 1) atf__fd_close(sl->pauses.fd);
 }
 
 ATFDEF ATF_NO_INSTRUMENT void atf_session_abandon_after_fork(atf_session *s) {
@@ -6116,7 +6265,7 @@ ATFDEF ATF_NO_INSTRUMENT uint64_t atf_session_ticks_to_ns(atf_session *s, uint64
     atf__tick_pair last, now;
     uint64_t width;
     size_t hint = 0;
-    double rate, r;
+    atf__tick_rate rate, r;
     if (ATF_TICKS_ARE_NS || !s) return ticks;
     atf__session_lock(s);
     last = s->ticks.p[s->ticks.count - 1];
@@ -6131,12 +6280,9 @@ ATFDEF ATF_NO_INSTRUMENT uint64_t atf_session_ticks_to_ns(atf_session *s, uint64
     /* younger than the newest pair (or the map has one pair): a pair read now */
     now = atf__tick_pair_read(&width);
     if (now.ticks <= last.ticks || now.ns < last.ns) return last.ns;
-    r = (double)(now.ns - last.ns) / (double)(now.ticks - last.ticks);
-    if (rate <= 0) rate = r;
-    if (ticks < last.ticks) {
-        double x = (double)(last.ticks - ticks) * rate;
-        return x >= (double)last.ns ? 0 : last.ns - (uint64_t)x;
-    }
+    r = atf__tick_rate_of(now.ns - last.ns, now.ticks - last.ticks);
+    if (!rate.whole && !rate.frac) rate = r; /* one pair: no rate yet */
+    if (ticks < last.ticks) return atf__tick_back(last.ns, last.ticks - ticks, rate);
     if (ticks >= now.ticks) return atf__tick_forward(now.ns, ticks - now.ticks, rate);
     return atf__tick_forward(last.ns, ticks - last.ticks, r);
 }
@@ -6721,6 +6867,34 @@ ATF__PRIVATE atf_result atf__path_join(char *buf, size_t cap, const char *dir, c
     return ATF_OK;
 }
 
+/* Maps side file `path` (gaps.atf, pauses.atf) of a thread, its header checked by
+ * `decode`, and allocates *table for its whole records (*n of `size` bytes each). 0 when
+ * it is absent, damaged or memory ran out (the error, but absence, in t->error). */
+ATF__PRIVATE int atf__thread_reader_side(atf_thread_reader *t, const char *path,
+                                         atf_result (*decode)(const uint8_t *, uint32_t *),
+                                         size_t size, const atf_reader_options *opt,
+                                         atf__file_image *img, void **table, uint64_t *n) {
+    atf_error e;
+    atf_result rc;
+    memset(&e, 0, sizeof e);
+    *n = 0;
+    if (atf__file_map(img, path, opt && opt->no_mmap, &e) != ATF_OK) {
+        if (e.code != ATF_E_NOT_FOUND) atf__error_adopt(&t->error, &e);
+        return 0;
+    }
+    if (img->size < 16) {
+        atf__error_set_values(&t->error, ATF_E_TRUNCATED, path, 0, "header", 16, img->size);
+    } else if ((rc = decode(img->data, NULL)) != ATF_OK) {
+        atf__error_set(&t->error, rc, path, 0, "header");
+    } else if ((*n = (img->size - 16) / 32) > 0 && (*table = ATF_MALLOC((size_t)*n * size)) == NULL) {
+        atf__error_set(&t->error, ATF_E_NOMEM, path, 0, "record table");
+    } else {
+        return 1;
+    }
+    atf__file_unmap(img);
+    return 0;
+}
+
 /* Loads gaps.atf when present. Records must come in index_seq order and say they lost
  * index events; one past the event count is a gap at the end (a crash kept the record,
  * not the events before it). A damaged file keeps the gaps before the damage and its
@@ -6728,36 +6902,54 @@ ATF__PRIVATE atf_result atf__path_join(char *buf, size_t cap, const char *dir, c
 ATF__PRIVATE void atf__thread_reader_gaps(atf_thread_reader *t, const char *path,
                                           const atf_reader_options *opt) {
     atf__file_image img;
-    atf_error e;
+    void *table = NULL;
     uint64_t i, n;
-    memset(&e, 0, sizeof e);
-    if (atf__file_map(&img, path, opt && opt->no_mmap, &e) != ATF_OK) {
-        if (e.code != ATF_E_NOT_FOUND) atf__error_adopt(&t->error, &e);
+    if (!atf__thread_reader_side(t, path, atf_gaps_header_decode, sizeof(atf_gap), opt, &img,
+                                 &table, &n))
         return;
-    }
-    if (img.size < ATF_GAPS_HEADER_SIZE) {
-        atf__error_set_values(&t->error, ATF_E_TRUNCATED, path, 0, "gaps header", ATF_GAPS_HEADER_SIZE,
-                              img.size);
-    } else if (atf_gaps_header_decode(img.data, NULL) != ATF_OK) {
-        atf__error_set(&t->error, atf_gaps_header_decode(img.data, NULL), path, 0, "gaps header");
-    } else if ((n = (img.size - ATF_GAPS_HEADER_SIZE) / ATF_GAP_RECORD_SIZE) > 0 &&
-               (t->gaps = (atf_gap *)ATF_MALLOC((size_t)n * sizeof *t->gaps)) == NULL) {
-        atf__error_set(&t->error, ATF_E_NOMEM, path, 0, "gap table");
-    } else {
-        for (i = 0; i < n; i++) {
-            atf_gap *g = &t->gaps[i];
-            atf_gap_decode(img.data + ATF_GAPS_HEADER_SIZE + i * ATF_GAP_RECORD_SIZE, g);
-            if ((i && g->index_seq < t->gaps[i - 1].index_seq) || g->index_lost == 0 ||
-                g->index_lost > UINT64_MAX - t->events_lost) {
-                atf__error_set_values(&t->error, ATF_E_CORRUPT, path,
-                                      ATF_GAPS_HEADER_SIZE + i * ATF_GAP_RECORD_SIZE,
-                                      "gap record out of order or empty",
-                                      i ? t->gaps[i - 1].index_seq : 0, g->index_seq);
-                break;
-            }
-            t->events_lost += g->index_lost;
-            t->gap_count++;
+    t->gaps = (atf_gap *)table;
+    for (i = 0; i < n; i++) {
+        atf_gap *g = &t->gaps[i];
+        atf_gap_decode(img.data + ATF_GAPS_HEADER_SIZE + i * ATF_GAP_RECORD_SIZE, g);
+        if ((i && g->index_seq < t->gaps[i - 1].index_seq) || g->index_lost == 0 ||
+            g->index_lost > UINT64_MAX - t->events_lost) {
+            atf__error_set_values(&t->error, ATF_E_CORRUPT, path,
+                                  ATF_GAPS_HEADER_SIZE + i * ATF_GAP_RECORD_SIZE,
+                                  "gap record out of order or empty",
+                                  i ? t->gaps[i - 1].index_seq : 0, g->index_seq);
+            break;
         }
+        t->events_lost += g->index_lost;
+        t->gap_count++;
+    }
+    atf__file_unmap(&img);
+}
+
+/* Loads pauses.atf when present. Records must come in index_seq order, each ending no
+ * earlier than it starts. A damaged file keeps the pauses before the damage and its error
+ * in t->error. */
+ATF__PRIVATE void atf__thread_reader_pauses(atf_thread_reader *t, const char *path,
+                                            const atf_reader_options *opt) {
+    atf__file_image img;
+    void *table = NULL;
+    uint64_t i, n;
+    if (!atf__thread_reader_side(t, path, atf_pauses_header_decode, sizeof(atf_pause), opt, &img,
+                                 &table, &n))
+        return;
+    t->pauses = (atf_pause *)table;
+    for (i = 0; i < n; i++) {
+        atf_pause *p = &t->pauses[i];
+        atf_pause_decode(img.data + ATF_PAUSES_HEADER_SIZE + i * ATF_PAUSE_RECORD_SIZE, p);
+        if ((i && p->index_seq < t->pauses[i - 1].index_seq) || p->end_ns < p->start_ns ||
+            p->end_ns - p->start_ns > UINT64_MAX - t->paused_ns) {
+            atf__error_set_values(&t->error, ATF_E_CORRUPT, path,
+                                  ATF_PAUSES_HEADER_SIZE + i * ATF_PAUSE_RECORD_SIZE,
+                                  "pause record out of order or ending before it starts",
+                                  p->start_ns, p->end_ns);
+            break;
+        }
+        t->paused_ns += p->end_ns - p->start_ns;
+        t->pause_count++;
     }
     atf__file_unmap(&img);
 }
@@ -6799,6 +6991,8 @@ ATFDEF atf_result atf_thread_reader_open(atf_thread_reader *t, const char *dir,
     }
     if (rc == ATF_OK && atf__path_join(path, sizeof path, dir, "gaps.atf") == ATF_OK)
         atf__thread_reader_gaps(t, path, opt);
+    if (rc == ATF_OK && atf__path_join(path, sizeof path, dir, "pauses.atf") == ATF_OK)
+        atf__thread_reader_pauses(t, path, opt);
     return rc;
 }
 
@@ -6810,6 +7004,10 @@ ATFDEF void atf_thread_reader_close(atf_thread_reader *t) {
     t->gaps = NULL;
     t->gap_count = 0;
     t->events_lost = 0;
+    ATF_FREE(t->pauses);
+    t->pauses = NULL;
+    t->pause_count = 0;
+    t->paused_ns = 0;
     t->has_detail = 0;
 }
 
@@ -6974,6 +7172,7 @@ ATFDEF const char *atf_recover_kind_str(atf_recover_kind k) {
     case ATF_RECOVER_TMP: return "tmp";
     case ATF_RECOVER_UNBORN_DIR: return "unborn thread directory";
     case ATF_RECOVER_MANIFEST: return "manifest";
+    case ATF_RECOVER_PAUSES: return "pauses";
     default: return "unknown";
     }
 }
@@ -7313,17 +7512,19 @@ ATF__PRIVATE atf_result atf__recover_run(atf_recover_report *r, atf__recover_pla
     return atf__recover_report_add(r, &p->item);
 }
 
-/* gaps.atf of a thread (validated by the thread reader `t`, which loaded it): its torn last
- * record, if any, is cut; records past the event count stay (readers place them at the
- * end, as the writer's finalize does). 0 when there is no gaps.atf. */
-ATF__PRIVATE int atf__recover_plan_gaps(atf__recover_plan *p, const char *path,
+/* A side file of a thread, gaps.atf or pauses.atf (`kind`), validated by the thread reader
+ * `t`, which loaded its `records` whole records: its torn last record, if any, is cut; gap
+ * records past the event count stay (readers place them at the end, as the writer's
+ * finalize does). 0 when the file does not exist. */
+ATF__PRIVATE int atf__recover_plan_side(atf__recover_plan *p, const char *path,
+                                        atf_recover_kind kind, uint64_t records,
                                         const atf_thread_reader *t, atf_error *e) {
     atf__file_image img;
     atf_error map_error;
     memset(p, 0, sizeof *p);
     memset(&map_error, 0, sizeof map_error);
     atf__copy_str(p->item.path, sizeof p->item.path, path);
-    p->item.kind = ATF_RECOVER_GAPS;
+    p->item.kind = kind;
     if (atf__file_map(&img, path, 1, &map_error) != ATF_OK) {
         if (map_error.code == ATF_E_NOT_FOUND) return 0;
         atf__error_adopt(e, &map_error);
@@ -7331,18 +7532,19 @@ ATF__PRIVATE int atf__recover_plan_gaps(atf__recover_plan *p, const char *path,
     }
     p->file_size = img.size;
     atf__file_unmap(&img);
-    if (t->error.code != ATF_OK) { /* the only error an opened thread keeps: gaps.atf damaged */
+    /* the only errors an opened thread keeps are its side files' (damaged) */
+    if (t->error.code != ATF_OK && strcmp(t->error.path, path) == 0) {
         atf__error_adopt(e, &t->error);
         return 1;
     }
-    p->item.records = t->gap_count;
-    p->item.footer_offset = ATF_GAPS_HEADER_SIZE + (uint64_t)t->gap_count * ATF_GAP_RECORD_SIZE;
+    p->item.records = records;
+    p->item.footer_offset = 16 + records * 32;
     p->item.bytes_cut = p->file_size > p->item.footer_offset ? p->file_size - p->item.footer_offset : 0;
     p->item.action = p->item.bytes_cut ? ATF_RECOVER_CUT : ATF_RECOVER_NOTHING;
     return 1;
 }
 
-ATF__PRIVATE atf_result atf__recover_gaps_apply(const atf__recover_plan *p,
+ATF__PRIVATE atf_result atf__recover_side_apply(const atf__recover_plan *p,
                                                 const atf_recover_options *opt, atf_error *e) {
     atf__fd fd;
     atf_result rc = ATF_OK;
@@ -7350,7 +7552,7 @@ ATF__PRIVATE atf_result atf__recover_gaps_apply(const atf__recover_plan *p,
     fd = atf__fd_open_rw(p->item.path);
     if (fd == ATF__FD_NONE) return atf__recover_io_error(e, p->item.path, 0, "open for writing");
     if (atf__fd_truncate(fd, p->item.footer_offset) != 0)
-        rc = atf__recover_io_error(e, p->item.path, p->item.footer_offset, "cut torn gap record");
+        rc = atf__recover_io_error(e, p->item.path, p->item.footer_offset, "cut torn record");
     else if (!opt->no_sync && atf__fd_sync(fd) != 0)
         rc = atf__recover_io_error(e, p->item.path, 0, "fsync");
     atf__fd_close(fd);
@@ -7360,7 +7562,7 @@ ATF__PRIVATE atf_result atf__recover_gaps_apply(const atf__recover_plan *p,
 /* Files the writer makes under a temporary name and renames once their header is whole:
  * left behind, they hold no record. */
 static const char *const atf__recover_tmp_names[] = { "index.atf.tmp", "detail.atf.tmp",
-                                                      "gaps.atf.tmp" };
+                                                      "gaps.atf.tmp", "pauses.atf.tmp" };
 
 ATF__PRIVATE void atf__recover_tmp_leftovers(atf_recover_report *r, const char *dir,
                                              const atf_recover_options *opt) {
@@ -7386,19 +7588,23 @@ ATF__PRIVATE atf_recover_options atf__recover_opts(const atf_recover_options *op
 
 /* The plans of one thread directory, made with its readers open. */
 typedef struct atf__recover_thread {
-    atf__recover_plan index, detail, gaps;
-    int has_detail, has_gaps;
+    atf__recover_plan index, detail, gaps, pauses;
+    int has_detail, has_gaps, has_pauses;
 } atf__recover_thread;
 
 ATF__PRIVATE atf_result atf__recover_thread_plan(atf__recover_thread *th, atf_thread_reader *t,
-                                                 const char *gaps_path, atf_error *e) {
+                                                 const char *gaps_path, const char *pauses_path,
+                                                 atf_error *e) {
     atf__recover_plan *ip = &th->index, *dp = &th->detail;
     th->has_detail = t->has_detail;
     atf__recover_plan_index(ip, &t->index);
     if (th->has_detail) atf__recover_plan_detail(dp, &t->detail);
     if (atf__recover_check_index(&t->index, e) != ATF_OK) return e->code;
     if (th->has_detail && atf__recover_check_detail(&t->detail, e) != ATF_OK) return e->code;
-    th->has_gaps = atf__recover_plan_gaps(&th->gaps, gaps_path, t, e);
+    th->has_gaps = atf__recover_plan_side(&th->gaps, gaps_path, ATF_RECOVER_GAPS, t->gap_count, t, e);
+    if (e->code != ATF_OK) return e->code;
+    th->has_pauses = atf__recover_plan_side(&th->pauses, pauses_path, ATF_RECOVER_PAUSES,
+                                            t->pause_count, t, e);
     if (e->code != ATF_OK) return e->code;
     if (atf__recover_plan_links(ip, &t->index, dp, th->has_detail ? &t->detail : NULL, e) != ATF_OK)
         return e->code;
@@ -7425,15 +7631,28 @@ ATF__PRIVATE atf_result atf__recover_thread_plan(atf__recover_thread *th, atf_th
 
 /* Kind of the file of a thread directory that `e` names (for the failure's item). */
 ATF__PRIVATE atf_recover_kind atf__recover_kind_of(const atf_error *e, const char *detail_path,
-                                                   const char *gaps_path) {
+                                                   const char *gaps_path, const char *pauses_path) {
     if (strcmp(e->path, detail_path) == 0) return ATF_RECOVER_DETAIL;
     if (strcmp(e->path, gaps_path) == 0) return ATF_RECOVER_GAPS;
+    if (strcmp(e->path, pauses_path) == 0) return ATF_RECOVER_PAUSES;
     return ATF_RECOVER_INDEX;
+}
+
+/* Cuts a side file's torn last record as planned, and says so in the report. */
+ATF__PRIVATE atf_result atf__recover_side_run(atf_recover_report *r, atf__recover_plan *p,
+                                              const atf_recover_options *opt) {
+    atf_error e;
+    memset(&e, 0, sizeof e);
+    if (atf__recover_side_apply(p, opt, &e) != ATF_OK) {
+        atf__recover_report_fail(r, p->item.path, p->item.kind, &e);
+        return e.code;
+    }
+    return atf__recover_report_add(r, &p->item);
 }
 
 ATF__PRIVATE atf_result atf__recover_thread_dir(atf_recover_report *r, const char *dir,
                                                 const atf_recover_options *opt) {
-    char ipath[1024], dpath[1024], gpath[1024];
+    char ipath[1024], dpath[1024], gpath[1024], ppath[1024];
     atf__recover_thread th;
     atf_thread_reader t;
     atf_error e;
@@ -7442,7 +7661,8 @@ ATF__PRIVATE atf_result atf__recover_thread_dir(atf_recover_report *r, const cha
     memset(&e, 0, sizeof e);
     if (atf__path_join(ipath, sizeof ipath, dir, "index.atf") != ATF_OK ||
         atf__path_join(dpath, sizeof dpath, dir, "detail.atf") != ATF_OK ||
-        atf__path_join(gpath, sizeof gpath, dir, "gaps.atf") != ATF_OK) {
+        atf__path_join(gpath, sizeof gpath, dir, "gaps.atf") != ATF_OK ||
+        atf__path_join(ppath, sizeof ppath, dir, "pauses.atf") != ATF_OK) {
         atf__error_set(&e, ATF_E_ARG, dir, 0, "directory path too long");
         atf__recover_report_fail(r, dir, ATF_RECOVER_INDEX, &e);
         return e.code;
@@ -7450,25 +7670,20 @@ ATF__PRIVATE atf_result atf__recover_thread_dir(atf_recover_report *r, const cha
     rc = atf_thread_reader_open(&t, dir, NULL);
     if (rc != ATF_OK) {
         atf__error_adopt(&e, &t.error);
-        atf__recover_report_fail(r, e.path[0] ? e.path : ipath, atf__recover_kind_of(&e, dpath, gpath), &e);
+        atf__recover_report_fail(r, e.path[0] ? e.path : ipath,
+                                 atf__recover_kind_of(&e, dpath, gpath, ppath), &e);
         return e.code;
     }
-    rc = atf__recover_thread_plan(&th, &t, gpath, &e);
+    rc = atf__recover_thread_plan(&th, &t, gpath, ppath, &e);
     atf_thread_reader_close(&t);
     if (rc != ATF_OK) {
-        atf__recover_report_fail(r, e.path, atf__recover_kind_of(&e, dpath, gpath), &e);
+        atf__recover_report_fail(r, e.path, atf__recover_kind_of(&e, dpath, gpath, ppath), &e);
     } else {
         /* detail first: a crash during recovery leaves a state recovery accepts again */
         if (th.has_detail) rc = atf__recover_run(r, &th.detail, opt);
         if (rc == ATF_OK) rc = atf__recover_run(r, &th.index, opt);
-        if (rc == ATF_OK && th.has_gaps) {
-            if (atf__recover_gaps_apply(&th.gaps, opt, &e) != ATF_OK) {
-                atf__recover_report_fail(r, gpath, ATF_RECOVER_GAPS, &e);
-                rc = e.code;
-            } else {
-                rc = atf__recover_report_add(r, &th.gaps.item);
-            }
-        }
+        if (rc == ATF_OK && th.has_gaps) rc = atf__recover_side_run(r, &th.gaps, opt);
+        if (rc == ATF_OK && th.has_pauses) rc = atf__recover_side_run(r, &th.pauses, opt);
         if (rc == ATF_OK) atf__recover_tmp_leftovers(r, dir, opt);
     }
     atf__recover_plan_free(&th.index);
@@ -7543,19 +7758,21 @@ ATF__PRIVATE void atf__recover_lone_detail(atf_recover_report *r, const char *pa
     atf__recover_run(r, &p, opt);
 }
 
-ATF__PRIVATE void atf__recover_lone_gaps(atf_recover_report *r, const char *path,
-                                         const atf_recover_options *opt) {
+/* A side file given alone (gaps.atf or pauses.atf, `kind`). */
+ATF__PRIVATE void atf__recover_lone_side(atf_recover_report *r, const char *path,
+                                         atf_recover_kind kind, const atf_recover_options *opt) {
     atf__recover_plan p;
     atf_thread_reader t;
     atf_error e;
     memset(&t, 0, sizeof t);
     memset(&e, 0, sizeof e);
-    atf__thread_reader_gaps(&t, path, NULL);
-    atf__recover_plan_gaps(&p, path, &t, &e);
-    ATF_FREE(t.gaps);
-    if (e.code == ATF_OK) atf__recover_gaps_apply(&p, opt, &e);
-    if (e.code != ATF_OK) atf__recover_report_fail(r, path, ATF_RECOVER_GAPS, &e);
-    else atf__recover_report_add(r, &p.item);
+    if (kind == ATF_RECOVER_GAPS) atf__thread_reader_gaps(&t, path, NULL);
+    else atf__thread_reader_pauses(&t, path, NULL);
+    atf__recover_plan_side(&p, path, kind, kind == ATF_RECOVER_GAPS ? t.gap_count : t.pause_count,
+                           &t, &e);
+    atf_thread_reader_close(&t);
+    if (e.code != ATF_OK) atf__recover_report_fail(r, path, kind, &e);
+    else atf__recover_side_run(r, &p, opt);
 }
 
 ATFDEF atf_result atf_recover_file(const char *path, const atf_recover_options *opt,
@@ -7576,10 +7793,12 @@ ATFDEF atf_result atf_recover_file(const char *path, const atf_recover_options *
         if (memcmp(img.data, ATF_INDEX_MAGIC, 4) == 0) kind = ATF_RECOVER_INDEX;
         else if (memcmp(img.data, ATF_DETAIL_MAGIC, 4) == 0) kind = ATF_RECOVER_DETAIL;
         else if (memcmp(img.data, ATF_GAPS_MAGIC, 4) == 0) kind = ATF_RECOVER_GAPS;
+        else if (memcmp(img.data, ATF_PAUSES_MAGIC, 4) == 0) kind = ATF_RECOVER_PAUSES;
     }
     atf__file_unmap(&img);
     if (kind == ATF_RECOVER_DETAIL) atf__recover_lone_detail(out, path, &o);
-    else if (kind == ATF_RECOVER_GAPS) atf__recover_lone_gaps(out, path, &o);
+    else if (kind == ATF_RECOVER_GAPS || kind == ATF_RECOVER_PAUSES)
+        atf__recover_lone_side(out, path, (atf_recover_kind)kind, &o);
     else atf__recover_lone_index(out, path, &o); /* the index reader says what is wrong */
     return out->error.code;
 }

@@ -1,11 +1,15 @@
-/* fuzz_gaps.c - gaps.atf, read by the thread reader beside a fixed, valid index.atf.
+/* fuzz_gaps.c - the side files of a thread (gaps.atf, pauses.atf), read by the thread
+ * reader beside a fixed, valid index.atf.
  *
  * Input: the bytes of gaps.atf. A thread directory holding an index file of 16 events
  * (made once per process) gets the input as its gaps.atf, and is opened mapped and read.
  * Whatever the input, the open succeeds (the events are valid), the gaps kept are a
  * prefix of the records in index_seq order, each lost something, events_lost is their
  * sum, a damaged file is reported in the reader's error, and atf_thread_reader_gap_before
- * finds every gap kept. See fuzz_common.h for the replay. */
+ * finds every gap kept. Then the same bytes, their magic made the pauses' when it was the
+ * gaps', are its pauses.atf (the two files share their shape): the pauses kept are a
+ * prefix of the records in index_seq order, none ends before it starts, paused_ns is their
+ * length in all, and a damaged file is reported. See fuzz_common.h for the replay. */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "fuzz_common.h"
@@ -74,11 +78,49 @@ static void fuzz_gaps_check(const uint8_t *data, size_t size, int no_mmap) {
     atf_thread_reader_close(&t);
 }
 
+static void fuzz_pauses_check(const uint8_t *data, size_t size, int no_mmap) {
+    atf_thread_reader t;
+    atf_reader_options opt;
+    uint64_t records = size >= ATF_PAUSES_HEADER_SIZE ? (size - ATF_PAUSES_HEADER_SIZE) / ATF_PAUSE_RECORD_SIZE : 0;
+    uint64_t sum = 0;
+    size_t i;
+    memset(&opt, 0, sizeof opt);
+    opt.no_mmap = no_mmap;
+    FUZZ_CHECK(atf_thread_reader_open(&t, fuzz_gaps_thread_dir(), &opt) == ATF_OK);
+    FUZZ_CHECK(t.pause_count <= records && t.gap_count == 0);
+    for (i = 0; i < t.pause_count; i++) {
+        atf_pause p;
+        atf_pause_decode(data + ATF_PAUSES_HEADER_SIZE + i * ATF_PAUSE_RECORD_SIZE, &p);
+        FUZZ_CHECK(p.index_seq == t.pauses[i].index_seq && p.start_ns == t.pauses[i].start_ns &&
+                   p.end_ns == t.pauses[i].end_ns && p.reason == t.pauses[i].reason);
+        FUZZ_CHECK(t.pauses[i].start_ns <= t.pauses[i].end_ns);
+        FUZZ_CHECK(i == 0 || t.pauses[i].index_seq >= t.pauses[i - 1].index_seq);
+        sum += t.pauses[i].end_ns - t.pauses[i].start_ns;
+    }
+    FUZZ_CHECK(sum == t.paused_ns);
+    if (size >= ATF_PAUSES_HEADER_SIZE && t.pause_count < records) FUZZ_CHECK(t.error.code != ATF_OK);
+    if (size < ATF_PAUSES_HEADER_SIZE || atf_pauses_header_decode(data, NULL) != ATF_OK)
+        FUZZ_CHECK(t.pause_count == 0 && t.error.code != ATF_OK);
+    atf_thread_reader_close(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    char path[700];
-    snprintf(path, sizeof path, "%s/gaps.atf", fuzz_gaps_thread_dir());
-    fuzz_write_file(path, data, size);
+    char gaps[700], pauses[700];
+    uint8_t *copy = (uint8_t *)malloc(size ? size : 1);
+    snprintf(gaps, sizeof gaps, "%s/gaps.atf", fuzz_gaps_thread_dir());
+    snprintf(pauses, sizeof pauses, "%s/pauses.atf", fuzz_gaps_thread_dir());
+    fuzz_write_file(gaps, data, size);
     fuzz_gaps_check(data, size, 0);
     fuzz_gaps_check(data, size, 1);
+    remove(gaps);
+    if (copy) {
+        memcpy(copy, data, size);
+        if (size >= 4 && memcmp(copy, ATF_GAPS_MAGIC, 4) == 0) memcpy(copy, ATF_PAUSES_MAGIC, 4);
+        fuzz_write_file(pauses, copy, size);
+        fuzz_pauses_check(copy, size, 0);
+        fuzz_pauses_check(copy, size, 1);
+        remove(pauses);
+        free(copy);
+    }
     return 0;
 }

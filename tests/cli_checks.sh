@@ -569,7 +569,28 @@ assert all(t['waits'] > 0 and t['paused_ns'] > 0 for t in m['threads']), [(t['wa
 expect 0 "stats paused session" "$ATF" stats "$S"
 out_has "stats paused session" "^paused: [0-9.]+(ns|us|ms|s) in 2 threads \\([0-9]+ full rings drained by the thread itself"
 expect 0 "stats --json paused session" "$ATF" stats --json "$S"
-out_has "stats --json paused session" '"paused_ns":[1-9][0-9]*,"name":"gen-0"'
+out_has "stats --json paused session" '"paused_ns":[1-9][0-9]*,"pauses":[1-9][0-9]*,"pauses_ns":[1-9][0-9]*,"name":"gen-0"'
+# every pause is placed (pauses.atf): the manifest's total, under its own key, and left out
+# of the functions
+cp "$OUT" "$SD/paused.stats.json"
+manifest_check "stats --json pauses: pauses.atf places the manifest's paused_ns" "
+import struct
+s = json.load(open(sys.argv[2]))
+for t in m['threads']:
+    b = open('%s/thread_%d/pauses.atf' % (sys.argv[1], t['id']), 'rb').read()
+    placed = sum(struct.unpack_from('<Q', b, o + 16)[0] - struct.unpack_from('<Q', b, o + 8)[0]
+                 for o in range(16, len(b) - 31, 32))
+    assert placed == t['paused_ns'], (t['id'], placed, t['paused_ns'])
+# a pause after a thread's last event lies in no function: the walk meets the others
+assert 0 < s['pauses']['total_ns'] <= sum(t['paused_ns'] for t in m['threads']), s['pauses']
+assert s['pauses']['total_ns'] == sum(t['pauses_ns'] for t in s['threads']), s['threads']
+assert s['pauses']['count'] > 0 and all(f['name'] != 'tracer pause' for f in s['functions'])
+" "$S" "$SD/paused.stats.json"
+expect 0 "stats paused session (text)" "$ATF" stats "$S"
+out_has "stats paused session: pauses left out" "^paused: .*: left out of the times of the functions they lie in$"
+expect 0 "export chrome paused session" "$ATF" export --format chrome "$S"
+n=$(grep -o '"name":"tracer pause"' "$OUT" | wc -l | tr -d ' ')
+if [ -n "$PY" ] && [ "$n" -eq "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['pauses']['count'])" "$SD/paused.stats.json")" ]; then pass; elif [ -z "$PY" ]; then pass; else fail "export chrome paused session: $n tracer pause slices"; fi
 expect 0 "info paused session" "$ATF" info "$S"
 out_has "info paused session" "^paused: +[0-9.]+(ns|us|ms|s) \\([0-9]+ full rings drained by their own threads"
 

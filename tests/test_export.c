@@ -333,6 +333,80 @@ static void test_window_from_smallest_time(void) {
     run_free(&o);
 }
 
+/* Writes thread_<slot>/pauses.atf of session dir with the n pauses p (what a recorder
+ * whose thread drained its own ring leaves). */
+static void write_pauses(const char *dir, unsigned slot, const atf_pause *p, size_t n) {
+    char path[1200];
+    uint8_t b[ATF_PAUSES_HEADER_SIZE + 4 * ATF_PAUSE_RECORD_SIZE];
+    size_t i;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/thread_%u/pauses.atf", dir, slot);
+    atf_pauses_header_encode(80, b);
+    for (i = 0; i < n && i < 4; i++) atf_pause_encode(&p[i], b + ATF_PAUSES_HEADER_SIZE + i * ATF_PAUSE_RECORD_SIZE);
+    f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK_EQ(1, fwrite(b, ATF_PAUSES_HEADER_SIZE + i * ATF_PAUSE_RECORD_SIZE, 1, f));
+    fclose(f);
+}
+
+/* The recorder's pauses are no function's time: main { a } with a pause of 50 ns in main
+ * before a and one of 500 ns inside a. stats leaves them out of total and self times and
+ * lists them under "pauses"; tree says how much it left out; the Chrome export keeps the
+ * real times and draws each pause as a slice of its own. */
+static void test_stats_pauses_left_out(void) {
+    static const atf_pause pauses[2] = {
+        { 1, T0 + 10, T0 + 60, ATF_PAUSE_SELF_DRAIN },   /* after call main */
+        { 2, T0 + 200, T0 + 700, ATF_PAUSE_SELF_DRAIN }, /* after call a */
+    };
+    rec r;
+    run_result o;
+    jdoc d;
+    long fns, it;
+    atf_writer *w;
+    int seen = 0;
+    rec_open(&r, ATF_LAYOUT_1);
+    w = rec_thread(&r, 80, "main", ATF_LAYOUT_1);
+    CALL(w, F_MAIN, T0);
+    CALL(w, F_A, T0 + 100);
+    RET(w, F_A, T0 + 1100);
+    RET(w, F_MAIN, T0 + 2000);
+    rec_close(&r);
+    write_pauses(r.dir, 0, pauses, 2);
+    o = run(cli_main, "stats", r.dir, "--json", (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    fns = j_get(&d, 0, "functions");
+    for (it = fns >= 0 ? d.nodes[fns].child : -1; it >= 0; it = d.nodes[it].next) {
+        uint64_t fid = strtoull(j_str(&d, it, "fid") + 2, NULL, 16);
+        seen++;
+        if (fid == F_A) {
+            CHECK_EQ(500, j_u64(&d, it, "total_ns")); /* 1000 - 500 */
+            CHECK_EQ(500, j_u64(&d, it, "self_ns"));
+            CHECK_EQ(500, j_u64(&d, it, "max_ns"));
+        } else {
+            CHECK_EQ(F_MAIN, fid);
+            CHECK_EQ(1450, j_u64(&d, it, "total_ns")); /* 2000 - 50 - 500 */
+            CHECK_EQ(950, j_u64(&d, it, "self_ns"));   /* 1450 - a's 500 */
+        }
+    }
+    CHECK_EQ(2, seen);
+    CHECK_EQ(2, j_u64(&d, j_get(&d, 0, "pauses"), "count"));
+    CHECK_EQ(550, j_u64(&d, j_get(&d, 0, "pauses"), "total_ns"));
+    j_free(&d);
+    run_free(&o);
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strstr(o.out, "(tracer paused 550ns, left out)") != NULL); /* main */
+    CHECK(strstr(o.out, "(tracer paused 500ns, left out)") != NULL); /* a */
+    run_free(&o);
+    o = run(cli_main, "export", "--format", "chrome", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strstr(o.out, "\"ts\":1000.200,\"ph\":\"B\",\"name\":\"tracer pause\"") != NULL);
+    CHECK(strstr(o.out, "\"ts\":1000.700,\"ph\":\"E\"}") != NULL);
+    run_free(&o);
+}
+
 static void test_stats_json(void) {
     rec r;
     run_result o;
@@ -2102,7 +2176,7 @@ static void test_random_events(void) {
  * session's event at the same position. */
 static const char *const pq_slice_columns[] = {
     "pid", "tid", "thread_slot", "thread_name", "function_id", "fid", "name", "module",
-    "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by", "has_detail"
+    "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by", "has_detail", "paused_ns"
 };
 static const char *const pq_event_columns[] = {
     "pid", "thread_slot", "seq", "ts_ns", "function_id", "fid", "name", "kind", "depth",
@@ -2110,7 +2184,8 @@ static const char *const pq_event_columns[] = {
 };
 static const char *const pq_endings[] = { "return", "unwound", "end", "gap" };
 enum { PQ_LOGICAL_TIMESTAMP_FIELD = 8, PQ_LOGICAL_INTEGER_FIELD = 10, PQ_NANOS_FIELD = 3,
-       PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 15, PQ_HAS_DETAIL = 14 };
+       PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 16, PQ_HAS_DETAIL = 14,
+       PQ_PAUSED = 15 };
 
 /* Exports `table` of dir to a file beside it and decodes it: 1, else 0 after a failure. */
 static int pq_export(const char *dir, const char *table, pqd_file *f) {
@@ -2298,7 +2373,9 @@ static int64_t pq_check_slices(const char *dir) {
         CHECK(f.ints[8][r] >= 0 && f.ints[8][r] < (int64_t)WALK_MAX_DEPTH);
         CHECK(start <= end && (uint64_t)start >= t->reader.index.header.time_start_ns);
         CHECK_EQ(end - start, dur);
-        CHECK(f.ints[12][r] >= 0 && f.ints[12][r] <= dur);
+        /* the recorder's pauses inside the frame: in dur_ns, left out of self_ns */
+        CHECK(f.ints[PQ_PAUSED][r] >= 0 && f.ints[PQ_PAUSED][r] <= dur);
+        CHECK(f.ints[12][r] >= 0 && f.ints[12][r] <= dur - f.ints[PQ_PAUSED][r]);
         for (k = 0; k < 4 && !pq_is(f.bytes[13][r], pq_endings[k]); k++) {}
         CHECK(k < 4);
         if (k < 4) ended[k]++;
@@ -2982,6 +3059,7 @@ static const test_case tests[] = {
     {"stats_depth_limit", test_stats_depth_limit},
     {"stats_out_of_order_file", test_stats_out_of_order_file},
     {"window_from_smallest_time", test_window_from_smallest_time},
+    {"stats_pauses_left_out", test_stats_pauses_left_out},
     {"stats_json", test_stats_json},
     {"export_chrome", test_export_chrome},
     {"export_perfetto", test_export_perfetto},

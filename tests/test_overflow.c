@@ -597,6 +597,28 @@ static void drop_gap_queue_full(void) {
 
 /* ---- ATF_OVERFLOW_BLOCK: the writer drains itself ---------------------------------------- */
 
+/* pauses.atf of a thread whose writer drained its own ring `waits` times in all: one
+ * record per self-drain, in index_seq order within the events, each a real interval, and
+ * together the manifest's paused_ns exactly (the same intervals). */
+static void check_pauses(const atf_thread_reader *t, uint64_t paused_ns, uint64_t waits,
+                         uint64_t events) {
+    size_t i;
+    uint64_t sum = 0;
+    CHECK_RESULT(ATF_OK, t->error.code);
+    CHECK(t->pause_count > 0 && t->pause_count <= waits);
+    for (i = 0; i < t->pause_count; i++) {
+        const atf_pause *p = &t->pauses[i];
+        CHECK(p->index_seq >= 1 && p->index_seq <= events);
+        CHECK(i == 0 || p->index_seq > t->pauses[i - 1].index_seq);
+        CHECK(p->start_ns <= p->end_ns);
+        CHECK(i == 0 || p->start_ns >= t->pauses[i - 1].end_ns);
+        CHECK_EQ(ATF_PAUSE_SELF_DRAIN, p->reason);
+        sum += p->end_ns - p->start_ns;
+    }
+    CHECK_EQ(paused_ns, sum);
+    CHECK_EQ(paused_ns, t->paused_ns);
+}
+
 /* One thread, manual drain, never pumped: 64-slot index ring and a 4 KiB detail ring that
  * fill again and again. Nothing is lost: the writer drained its own rings. */
 static void block_case(uint32_t layout, int detail, const char *name) {
@@ -669,6 +691,7 @@ static void block_case(uint32_t layout, int detail, const char *name) {
         CHECK_EQ(0, t->gaps);
         CHECK(t->waits > 0);
         CHECK(t->paused_ns >= paused_ns); /* close may have drained it once more */
+        check_pauses(&t->reader, t->paused_ns, t->waits, EVENTS);
         CHECK_EQ(0, t->timeouts);
         printf("  %s: %d events, %llu detail records, %llu times the writer drained itself\n",
                name, EVENTS, (unsigned long long)linked, (unsigned long long)t->waits);

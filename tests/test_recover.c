@@ -639,6 +639,76 @@ static void test_gaps_damage_left_alone(void) {
     recorded_free(&rec);
 }
 
+/* ---- pauses.atf ------------------------------------------------------------------------------ */
+
+static void write_pauses(const char *path, const atf_pause *p, size_t n, size_t torn) {
+    uint8_t buf[16 + 8 * 32];
+    size_t i;
+    atf_pauses_header_encode(7, buf);
+    for (i = 0; i < n; i++) atf_pause_encode(&p[i], buf + 16 + i * 32);
+    memset(buf + 16 + n * 32, 0x44, torn);
+    blob_write(path, buf, 16 + n * 32 + torn);
+}
+
+/* A torn last pause record is cut with the thread's other files; the pauses before it stay,
+ * and a lone pauses.atf is recovered the same way. A pause that ends before it starts is
+ * damage: the thread is left as it is. */
+static void test_pauses_torn_record_cut(void) {
+    recorded rec;
+    char dir[600], ipath[700], ppath[700];
+    atf_recover_report rep;
+    atf_thread_reader tr;
+    atf_pause p[2];
+    const atf_recover_item *px;
+    blob ib, pb;
+    if (!record(&rec, ATF_LAYOUT_1, 30, 0)) return;
+    make_thread_dir(dir, sizeof dir, "pauses");
+    join(ipath, sizeof ipath, dir, "index.atf");
+    join(ppath, sizeof ppath, dir, "pauses.atf");
+    memset(p, 0, sizeof p);
+    p[0].index_seq = 10, p[0].start_ns = 100, p[0].end_ns = 150, p[0].reason = ATF_PAUSE_SELF_DRAIN;
+    p[1].index_seq = 20, p[1].start_ns = 300, p[1].end_ns = 400, p[1].reason = ATF_PAUSE_SELF_DRAIN;
+    write_crashed(ipath, &rec.index, 30 * 32 + 11, 0);
+    write_pauses(ppath, p, 2, 9);
+    CHECK_RESULT(ATF_OK, atf_recover_thread_dir(dir, NULL, &rep));
+    px = find_item(&rep, ATF_RECOVER_PAUSES);
+    CHECK(px != NULL);
+    if (px) {
+        CHECK_EQ(ATF_RECOVER_CUT, px->action);
+        CHECK_EQ(2, px->records);
+        CHECK_EQ(9, px->bytes_cut);
+    }
+    CHECK_EQ(2, rep.changed);
+    atf_recover_report_deinit(&rep);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, dir, NULL));
+    CHECK_EQ(2, tr.pause_count);
+    CHECK_EQ(150, tr.paused_ns);
+    CHECK_RESULT(ATF_OK, tr.error.code);
+    atf_thread_reader_close(&tr);
+    check_finalized(dir, &rec, 30);
+    check_second_recovery_noop(dir);
+    write_pauses(ppath, p, 1, 31); /* alone */
+    CHECK_RESULT(ATF_OK, atf_recover_file(ppath, NULL, &rep));
+    CHECK(rep.item_count == 1 && rep.items[0].kind == ATF_RECOVER_PAUSES &&
+          rep.items[0].action == ATF_RECOVER_CUT && rep.items[0].bytes_cut == 31);
+    atf_recover_report_deinit(&rep);
+    p[1].end_ns = 299; /* ends before it starts */
+    write_crashed(ipath, &rec.index, 30 * 32 + 11, 0);
+    write_pauses(ppath, p, 2, 0);
+    ib = blob_read(ipath);
+    pb = blob_read(ppath);
+    CHECK_RESULT(ATF_E_CORRUPT, atf_recover_thread_dir(dir, NULL, &rep));
+    CHECK(rep.item_count == 1 && rep.items[0].kind == ATF_RECOVER_PAUSES);
+    CHECK_EQ(0, rep.changed);
+    CHECK_EQ(16 + 32, rep.error.offset);
+    atf_recover_report_deinit(&rep);
+    CHECK(file_is(ipath, &ib));
+    CHECK(file_is(ppath, &pb));
+    free(ib.data);
+    free(pb.data);
+    recorded_free(&rec);
+}
+
 /* ---- session directories ----------------------------------------------------------------------- */
 
 static void test_session_dir(void) {
@@ -955,6 +1025,7 @@ static void test_names(void) {
     CHECK(strcmp(atf_recover_action_str(ATF_RECOVER_FINALIZE), "finalize") == 0);
     CHECK(strcmp(atf_recover_action_str((atf_recover_action)7), "unknown") == 0);
     CHECK(strcmp(atf_recover_kind_str(ATF_RECOVER_GAPS), "gaps") == 0);
+    CHECK(strcmp(atf_recover_kind_str(ATF_RECOVER_PAUSES), "pauses") == 0);
     CHECK(strcmp(atf_recover_kind_str((atf_recover_kind)0), "unknown") == 0);
 }
 
@@ -972,6 +1043,7 @@ static const test_case tests[] = {
     { "lone_files", test_lone_files },
     { "gaps_torn_record_cut", test_gaps_torn_record_cut },
     { "gaps_damage_left_alone", test_gaps_damage_left_alone },
+    { "pauses_torn_record_cut", test_pauses_torn_record_cut },
     { "session_dir", test_session_dir },
     { "manifest_rewritten", test_manifest_rewritten },
     { "random_and_truncated_inputs", test_random_and_truncated_inputs },

@@ -206,6 +206,51 @@ static void test_map_bounded_and_reset(void) {
     CHECK(within_1ns(5000000000u + 2000u, atf__tick_map_ns(&m, 3100u, 1, &hint)));
 }
 
+/* The fixed-point slopes against exact 128-bit arithmetic: d ticks over a segment of
+ * `ticks` ticks and `ns` ns give floor(d * ns / ticks) to within d / 2^30 + 2 ns (the
+ * fraction has 32 bits; a segment of 2^32 ticks or more is scaled down to compute it),
+ * and UINT64_MAX exactly when the true value does not fit 64 bits. */
+static uint64_t next_random(uint64_t *x) {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 u128;
+#endif
+
+static void test_fixed_point_rate(void) {
+#if defined(__SIZEOF_INT128__)
+    uint64_t x = 0x9E3779B97F4A7C15ull, bad = 0, i;
+    for (i = 0; i < 200000; i++) {
+        uint64_t ticks = next_random(&x) >> (next_random(&x) % 64), ns, d, got;
+        u128 exact;
+        if (!ticks) ticks = 1;
+        /* rates around what counters give (0.04 .. 50 ns per tick), and any */
+        ns = i % 4 ? ticks / (1 + next_random(&x) % 25) * (1 + next_random(&x) % 50) : next_random(&x);
+        d = i % 3 ? next_random(&x) % (ticks + 1) : next_random(&x) >> (next_random(&x) % 64);
+        exact = (u128)d * ns / ticks;
+        got = atf__tick_scale(d, atf__tick_rate_of(ns, ticks));
+        if (exact > (u128)UINT64_MAX) {
+            bad += got != UINT64_MAX && (u128)got + (d >> 30) + 2 < exact;
+        } else {
+            uint64_t e = (uint64_t)exact, slack = (d >> 30) + 2;
+            bad += got + slack < e || got > e + slack;
+        }
+    }
+    CHECK_EQ(0, bad);
+#endif
+    /* a counter of about 3 GHz over 1 ms, then 24 MHz (arm64's counter) over 1 s */
+    CHECK(within_1ns(1000000u, atf__tick_scale(3000000u, atf__tick_rate_of(1000000u, 3000000u))));
+    CHECK(within_1ns(500000u, atf__tick_scale(1500000u, atf__tick_rate_of(1000000u, 3000000u))));
+    CHECK(within_1ns(1000000000u, atf__tick_scale(24000000u, atf__tick_rate_of(1000000000u, 24000000u))));
+    CHECK_EQ(UINT64_MAX, atf__tick_scale(UINT64_MAX, atf__tick_rate_of(3u, 2u)));
+    CHECK_EQ(UINT64_MAX, atf__tick_forward(UINT64_MAX - 5u, 100u, atf__tick_rate_of(1u, 1u)));
+    CHECK_EQ(0, atf__tick_back(5u, 100u, atf__tick_rate_of(1u, 1u)));
+}
+
 /* Pairs whose ticks are their ns (what ATF_TICKS_ARE_NS builds read) convert every
  * tick to itself: between pairs, before them and after them. */
 static void test_map_identity(void) {
@@ -531,6 +576,7 @@ static const test_case tests[] = {
     {"map_exact_and_monotone", test_map_exact_and_monotone},
     {"map_bounded_and_reset", test_map_bounded_and_reset},
     {"map_identity", test_map_identity},
+    {"fixed_point_rate", test_fixed_point_rate},
     {"config", test_config},
     {"ns_stamps_untouched", test_ns_stamps_untouched},
     {"manual_with_long_pause", test_manual_with_long_pause},

@@ -553,7 +553,9 @@ atf_result cli_classify(const char *path, cli_kind *kind, atf_error *e) {
     fclose(f);
     *kind = CLI_KIND_INDEX;
     if (got == sizeof magic && memcmp(magic, ATF_DETAIL_MAGIC, 4) == 0) *kind = CLI_KIND_DETAIL;
-    if (got == sizeof magic && memcmp(magic, ATF_GAPS_MAGIC, 4) == 0) *kind = CLI_KIND_GAPS;
+    if (got == sizeof magic &&
+        (memcmp(magic, ATF_GAPS_MAGIC, 4) == 0 || memcmp(magic, ATF_PAUSES_MAGIC, 4) == 0))
+        *kind = CLI_KIND_SIDE;
     return ATF_OK;
 }
 
@@ -1021,7 +1023,7 @@ static int cli_trace_open_at(const cli_command *cmd, cli_trace *t, const char *p
         if (strcmp(base, "index.atf") == 0) return cli_trace_open_thread(t, dir, 0);
         return cli_trace_open_thread(t, path, 1);
     case CLI_KIND_DETAIL:
-    case CLI_KIND_GAPS:
+    case CLI_KIND_SIDE:
         cli_split_path(path, dir, base, sizeof dir);
         return cli_trace_open_thread(t, dir, 0);
     case CLI_KIND_THREAD:
@@ -1455,7 +1457,7 @@ int cli_thread_damage(const atf_session_reader *r, const atf_session_thread *t, 
         if (e->code == ATF_OK) cli_error_init(e, t->open_result, r->path, CLI_NO_OFFSET, "thread");
         return 1;
     }
-    if (tr->error.code != ATF_OK) { /* a damaged gaps.atf: the gaps before it are used */
+    if (tr->error.code != ATF_OK) { /* a damaged side file: the records before it are used */
         *e = tr->error;
         return 1;
     }

@@ -209,7 +209,8 @@ uint64_t cli_file_size(const char *path);
 typedef enum cli_kind {
     CLI_KIND_INDEX,                 /* a file that is none of the two below */
     CLI_KIND_DETAIL,                /* a file starting with "ATD2" */
-    CLI_KIND_GAPS,                  /* a file starting with "ATG2" */
+    CLI_KIND_SIDE,                  /* a side file of a thread: gaps.atf ("ATG2") or
+                                       pauses.atf ("ATP2") */
     CLI_KIND_THREAD,                /* a thread_N directory (or a directory of no kind) */
     CLI_KIND_PID,                   /* a pid_* directory: manifest.json or thread_* inside,
                                        and no index.atf */

@@ -15,6 +15,8 @@
 #endif
 
 enum { EXPORT_NAME_MAX = 2048 };                 /* bytes of a function name kept */
+/* the slice the exports draw where the recorder held a thread (pauses.atf) */
+#define EXPORT_PAUSE_NAME "tracer pause"
 
 /* ==== export: the detail record of a slice ============================================ */
 /* A call event that carries a detail record gives its slice arguments, in both viewer
@@ -215,6 +217,23 @@ static void chrome_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
                   atf_gap_reason_str(g->reason));
 }
 
+/* The recorder held thread ti during p: a slice of its own, nested where it happened,
+ * at the real times (the functions around it keep theirs). */
+static void chrome_pause(void *ctx, size_t ti, const atf_pause *pa, size_t depth) {
+    chrome_state *c = (chrome_state *)ctx;
+    const export_text *pre = &c->prefix[ti];
+    char *p = cli_reserve(2 * pre->len + 160);
+    (void)depth;
+    memcpy(p, pre->s, pre->len);
+    p = cli_put_time_us(p + pre->len, c->src, pa->start_ns);
+    p = cli_put_str(p, ",\"ph\":\"B\",\"name\":\"" EXPORT_PAUSE_NAME "\",\"args\":{\"reason\":\"");
+    p = cli_put_str(cli_put_str(p, atf_pause_reason_str(pa->reason)), "\"}}");
+    memcpy(p, pre->s, pre->len);
+    p = cli_put_time_us(p + pre->len, c->src, pa->end_ns);
+    p = cli_put_str(p, ",\"ph\":\"E\"}");
+    cli_commit(p);
+}
+
 static void chrome_free(chrome_state *c, size_t threads) {
     size_t i;
     for (i = 0; i < c->count; i++) free(c->cache[i].s);
@@ -279,6 +298,7 @@ static atf_result chrome_process(cli_trace *s, cli_progress *p, int first, int n
         w.enter = chrome_enter;
         w.leave = chrome_leave;
         w.gap = chrome_gap;
+        w.pause = chrome_pause;
         rc = walk_run(&w, s, NULL, p);
         walk_deinit(&w);
     }
@@ -544,6 +564,25 @@ static void perfetto_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
     perfetto_packet(pkt, n);
 }
 
+/* The recorder held thread ti during p: a slice of its own where it happened. */
+static void perfetto_pause(void *ctx, size_t ti, const atf_pause *pa, size_t depth) {
+    const perfetto_state *pf = (const perfetto_state *)ctx;
+    uint8_t pkt[256], te[96];
+    size_t n, tn, k;
+    (void)depth;
+    for (k = 0; k < 2; k++) {
+        uint64_t ts = cli_trace_time(pf->src, k ? pa->end_ns : pa->start_ns); /* --clock's */
+        tn = pb_uint(te, PF_EVENT_TYPE, k ? PF_TYPE_SLICE_END : PF_TYPE_SLICE_BEGIN);
+        tn += pb_uint(te + tn, PF_EVENT_TRACK_UUID, pf->uuid + 1 + (uint64_t)ti);
+        if (!k) tn += pb_bytes(te + tn, PF_EVENT_NAME, EXPORT_PAUSE_NAME, strlen(EXPORT_PAUSE_NAME));
+        n = pb_uint(pkt, PF_PACKET_TIMESTAMP, ts);
+        memcpy(pkt + n, pf->seq_fields, pf->seq_len);
+        n += pf->seq_len;
+        n += pb_bytes(pkt + n, PF_PACKET_TRACK_EVENT, te, tn);
+        perfetto_packet(pkt, n);
+    }
+}
+
 /* ProcessDescriptor.cmdline into p: the words of the command line (split at its spaces,
  * as the manifest joins them), of its first EXPORT_CMDLINE_MAX bytes. Each word costs at
  * most 3 bytes more than itself, and words are at least 2 bytes apart: p needs
@@ -628,6 +667,7 @@ static atf_result perfetto_process_events(cli_trace *s, cli_progress *p, uint32_
     w.enter = perfetto_enter;
     w.leave = perfetto_leave;
     w.gap = perfetto_gap;
+    w.pause = perfetto_pause;
     rc = walk_run(&w, s, NULL, p);
     walk_deinit(&w);
     walk_map_free(&pf.iids);
@@ -650,7 +690,8 @@ static atf_result perfetto_process_events(cli_trace *s, cli_progress *p, uint32_
 enum { PQX_GROUP_ROWS = 131072 };   /* DuckDB's own row group size is close: 122880 */
 
 enum { SL_PID, SL_TID, SL_SLOT, SL_THREAD_NAME, SL_FUNCTION_ID, SL_FID, SL_NAME, SL_MODULE,
-       SL_DEPTH, SL_START, SL_END, SL_DUR, SL_SELF, SL_ENDED_BY, SL_HAS_DETAIL, SL_COLUMNS };
+       SL_DEPTH, SL_START, SL_END, SL_DUR, SL_SELF, SL_ENDED_BY, SL_HAS_DETAIL, SL_PAUSED,
+       SL_COLUMNS };
 static const pq_column pqx_slice_columns[SL_COLUMNS] = {
     { "pid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO },
     { "tid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
@@ -667,6 +708,7 @@ static const pq_column pqx_slice_columns[SL_COLUMNS] = {
     { "self_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA },
     { "ended_by", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY },
     { "has_detail", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
+    { "paused_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA },
 };
 
 enum { EV_PID, EV_SLOT, EV_SEQ, EV_TS, EV_FUNCTION_ID, EV_FID, EV_NAME, EV_KIND, EV_DEPTH,
@@ -780,9 +822,10 @@ static void pqx_slice(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns
     row[SL_START].i = (int64_t)cli_trace_time(x->src, f->start_ns); /* on --clock's clock */
     row[SL_END].i = (int64_t)cli_trace_time(x->src, end_ns);
     row[SL_DUR].i = (int64_t)dur;
-    row[SL_SELF].i = (int64_t)(dur > f->child_ns ? dur - f->child_ns : 0);
+    row[SL_SELF].i = (int64_t)walk_frame_self_ns(f, end_ns); /* the recorder's pauses left out */
     pqx_text(&row[SL_ENDED_BY], pqx_ended_by(how));
     row[SL_HAS_DETAIL].i = f->detail_seq != ATF_NO_DETAIL;
+    row[SL_PAUSED].i = (int64_t)f->paused_ns;
     pq_writer_put_row(x->out, row); /* a failure sticks in the writer: see pqx_run */
 }
 

@@ -139,7 +139,23 @@ static int cli_info_gaps(const char *dir, const char *path) {
     return status;
 }
 
-/* A thread directory: its index.atf, then its detail.atf and gaps.atf when there are. */
+/* The pauses.atf of thread directory dir (at path), read by the thread reader: its totals;
+ * a damaged file is reported on stderr (status 1) after the pauses before the damage. */
+static int cli_info_pauses(const char *dir, const char *path) {
+    atf_thread_reader t;
+    int status = CLI_EXIT_OK;
+    if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) return CLI_EXIT_OK; /* said above */
+    cli_kv("file", "%s", path);
+    cli_kv("kind", "pauses");
+    cli_kv("pauses", "%llu", (cli_ull)t.pause_count);
+    cli_kv("paused_ns", "%llu", (cli_ull)t.paused_ns);
+    if (t.error.code != ATF_OK) status = cli_report(&t.error);
+    atf_thread_reader_close(&t);
+    return status;
+}
+
+/* A thread directory: its index.atf, then its detail.atf, gaps.atf and pauses.atf when
+ * there are. */
 static int cli_info_dir(const char *dir) {
     char path[CLI_PATH_MAX];
     atf_error e;
@@ -160,20 +176,30 @@ static int cli_info_dir(const char *dir) {
         gaps_status = cli_info_gaps(dir, path);
         if (status == CLI_EXIT_OK) status = gaps_status;
     }
+    if (cli_join(path, sizeof path, dir, "pauses.atf", &e) != ATF_OK) return cli_report(&e);
+    if (cli_exists(path)) {
+        int pauses_status;
+        cli_print("\n");
+        pauses_status = cli_info_pauses(dir, path);
+        if (status == CLI_EXIT_OK) status = pauses_status;
+    }
     return status;
 }
 
 static int cli_info_session(const char *dir, int json);
 static int cli_info_root(const char *path, int json);
 
-/* A gaps.atf file typed as PATH: the gaps of its thread directory. */
-static int cli_info_gaps_file(const char *path) {
+/* A side file typed as PATH (gaps.atf, pauses.atf, by the name the thread reader reads):
+ * the gaps or the pauses of its thread directory. */
+static int cli_info_side_file(const char *path) {
     char dir[CLI_PATH_MAX];
+    const char *base = path + strlen(path);
     atf_thread_reader t;
+    while (base > path && base[-1] != '/' && base[-1] != '\\') base--;
     cli_parent_dir(path, dir, sizeof dir);
     if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) return cli_report(&t.error);
     atf_thread_reader_close(&t);
-    return cli_info_gaps(dir, path);
+    return strcmp(base, "pauses.atf") == 0 ? cli_info_pauses(dir, path) : cli_info_gaps(dir, path);
 }
 
 static int cli_info_path(const char *path, int json) {
@@ -183,7 +209,7 @@ static int cli_info_path(const char *path, int json) {
     switch (kind) {
     case CLI_KIND_INDEX: return cli_info_index(path);
     case CLI_KIND_DETAIL: return cli_info_detail(path);
-    case CLI_KIND_GAPS: return cli_info_gaps_file(path);
+    case CLI_KIND_SIDE: return cli_info_side_file(path);
     case CLI_KIND_THREAD: return cli_info_dir(path);
     case CLI_KIND_PID: return cli_info_session(path, json);
     case CLI_KIND_ROOT: return cli_info_root(path, json);

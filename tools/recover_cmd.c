@@ -76,24 +76,30 @@ static void rec_print_remove(const atf_recover_item *it, const atf_recover_item 
     }
 }
 
+/* A side file of a thread: gaps.atf or pauses.atf. */
+static int rec_is_side(const atf_recover_item *it) {
+    return it->kind == ATF_RECOVER_GAPS || it->kind == ATF_RECOVER_PAUSES;
+}
+
 /* One line per item of the report (the one of a TMP item folded into its unborn
- * directory's); a whole gaps.atf of a thread goes unmentioned, a lone one (`lone`) not. */
+ * directory's); a whole side file of a thread goes unmentioned, a lone one (`lone`) not. */
 static void rec_print(const atf_recover_report *rep, int dry_run, int lone) {
     size_t i;
     for (i = 0; i < rep->item_count; i++) {
         const atf_recover_item *it = &rep->items[i], *prev = i ? &rep->items[i - 1] : NULL;
         switch (it->action) {
         case ATF_RECOVER_NOTHING:
-            if (it->kind == ATF_RECOVER_GAPS && lone)
+            if (rec_is_side(it) && lone)
                 cli_printf("OK %s (whole, nothing to do)\n", it->path);
-            else if (it->kind != ATF_RECOVER_GAPS)
+            else if (!rec_is_side(it))
                 cli_printf("OK %s (finalized, nothing to do)\n", it->path);
             break;
         case ATF_RECOVER_FINALIZE: rec_print_finalize(it, dry_run); break;
         case ATF_RECOVER_FILL_CRC: rec_print_fill_crc(it, dry_run); break;
         case ATF_RECOVER_CUT:
-            cli_printf("%s %s (%llu gap record%s; cut %llu bytes of a torn last record)\n",
+            cli_printf("%s %s (%llu %s record%s; cut %llu bytes of a torn last record)\n",
                        dry_run ? "would recover" : "recovered", it->path, (cli_ull)it->records,
+                       it->kind == ATF_RECOVER_PAUSES ? "pause" : "gap",
                        it->records == 1 ? "" : "s", (cli_ull)it->bytes_cut);
             break;
         case ATF_RECOVER_REMOVE:
@@ -133,7 +139,7 @@ static int rec_path(const char *path, cli_kind kind, const atf_recover_options *
     if (kind == CLI_KIND_PID) rc = atf_recover_session_dir(path, opt, &rep);
     else if (kind == CLI_KIND_THREAD) rc = atf_recover_thread_dir(path, opt, &rep);
     else rc = atf_recover_file(path, opt, &rep);
-    rec_print(&rep, opt->dry_run, kind == CLI_KIND_GAPS);
+    rec_print(&rep, opt->dry_run, kind == CLI_KIND_SIDE);
     if (rc != ATF_OK && rep.failed == 0) cli_report(&rep.error); /* failed before any item */
     status = rc != ATF_OK || rep.failed ? CLI_EXIT_DATA : CLI_EXIT_OK;
     if (kind == CLI_KIND_PID) rec_manifest_note(path, rep.manifest_rewritten, opt->dry_run);

@@ -28,7 +28,7 @@ typedef struct stats_table {
 static void stats_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
                            int how, int outermost) {
     stats_table *st = (stats_table *)ctx;
-    uint64_t dur = end_ns > f->start_ns ? end_ns - f->start_ns : 0, *pos;
+    uint64_t dur = walk_frame_ns(f, end_ns), *pos;
     stats_fn *fn;
     int is_new;
     (void)ti;
@@ -60,7 +60,7 @@ static void stats_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_
     fn->calls++;
     fn->sum_ns += dur;
     if (outermost) fn->total_ns += dur;
-    fn->self_ns += dur > f->child_ns ? dur - f->child_ns : 0;
+    fn->self_ns += walk_frame_self_ns(f, end_ns);
     if (dur < fn->min_ns) fn->min_ns = dur;
     if (dur > fn->max_ns) fn->max_ns = dur;
 }
@@ -131,6 +131,7 @@ static void stats_sort(stats_table *st, const cli_trace *s, const char *key) {
 static void stats_json(const stats_table *st, const walk_ctx *w, const cli_trace *s,
                           size_t limit) {
     size_t i, n = limit && limit < st->count ? limit : st->count, first = 1;
+    uint64_t pauses = 0, paused = 0;
     cli_print("{\"functions\":[");
     for (i = 0; i < n; i++) {
         const stats_fn *f = &st->fns[i];
@@ -148,16 +149,21 @@ static void stats_json(const stats_table *st, const walk_ctx *w, const cli_trace
         if (!cli_trace_wanted(s, t->slot)) continue;
         cli_printf("%s\n{\"slot\":%u,\"tid\":%u,\"events\":%llu,\"dropped\":%llu,"
                    "\"start_ns\":%llu,\"end_ns\":%llu,\"gaps\":%llu,\"events_lost\":%llu,"
-                   "\"cut_by_gap\":%llu,\"paused_ns\":%llu,\"name\":",
+                   "\"cut_by_gap\":%llu,\"paused_ns\":%llu,\"pauses\":%llu,"
+                   "\"pauses_ns\":%llu,\"name\":",
                    first ? "" : ",", t->slot, t->os_thread_id, (cli_ull)wt->events,
                    (cli_ull)t->events_dropped, (cli_ull)wt->first_ns, (cli_ull)wt->last_ns,
                    (cli_ull)wt->gaps, (cli_ull)wt->lost, (cli_ull)wt->cut_by_gap,
-                   (cli_ull)t->paused_ns);
+                   (cli_ull)t->paused_ns, (cli_ull)wt->pauses, (cli_ull)wt->paused_ns);
         cli_json_str(t->name);
         cli_print("}");
         first = 0;
+        pauses += wt->pauses;
+        paused += wt->paused_ns;
     }
-    cli_print("]}\n");
+    /* the recorder's own time: never among the functions, whose times leave it out */
+    cli_printf("],\n\"pauses\":{\"count\":%llu,\"total_ns\":%llu}}\n", (cli_ull)pauses,
+               (cli_ull)paused);
 }
 
 /* The threads the output lists: those wanted, also when their files are missing. */
@@ -173,7 +179,7 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
     size_t i, n = limit && limit < st->count ? limit : st->count;
     uint64_t unmatched = 0, unwound = 0, open_at_end = 0, too_deep = 0;
     uint64_t gaps = 0, lost = 0, cut = 0, gap_threads = 0, paused = 0, pauses = 0;
-    uint64_t paused_threads = 0;
+    uint64_t paused_threads = 0, untimed = 0, untimed_threads = 0;
     char a[32], b[32], c[32], d[32], e[32];
     cli_printf("functions: %llu", (cli_ull)st->count);
     if (n < st->count) cli_printf(" (first %llu shown)", (cli_ull)n);
@@ -212,19 +218,29 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
         lost += wt->lost;
         cut += wt->cut_by_gap;
         gap_threads += wt->gaps != 0;
-        paused += t->paused_ns;
-        pauses += t->paused_ns ? t->waits : 0;
-        paused_threads += t->paused_ns != 0;
+        paused += wt->paused_ns;
+        pauses += wt->pauses;
+        paused_threads += wt->pauses != 0;
+        /* the manifest's total, less what pauses.atf places (an older recorder made none) */
+        if (t->paused_ns > t->reader.paused_ns) {
+            untimed += t->paused_ns - t->reader.paused_ns;
+            untimed_threads++;
+        }
     }
     if (gaps)
         cli_printf("\ngaps: %llu in %llu thread%s, %llu events lost while recording (nothing "
                          "is paired across a gap)\n",
                       (cli_ull)gaps, (cli_ull)gap_threads, gap_threads == 1 ? "" : "s", (cli_ull)lost);
-    if (paused)
+    if (pauses)
         cli_printf("\npaused: %s in %llu thread%s (%llu full ring%s drained by the thread "
-                   "itself, --overflow block): inside the times of the functions then "
-                   "running\n", cli_fmt_dur(a, sizeof a, paused), (cli_ull)paused_threads,
+                   "itself, --overflow block): left out of the times of the functions they "
+                   "lie in\n", cli_fmt_dur(a, sizeof a, paused), (cli_ull)paused_threads,
                    paused_threads == 1 ? "" : "s", (cli_ull)pauses, pauses == 1 ? "" : "s");
+    if (untimed)
+        cli_printf("%spaused: %s more in %llu thread%s with no record of when (pauses.atf "
+                   "missing or damaged): inside the times of the functions then running\n",
+                   pauses ? "" : "\n", cli_fmt_dur(a, sizeof a, untimed),
+                   (cli_ull)untimed_threads, untimed_threads == 1 ? "" : "s");
     if (unmatched || unwound || open_at_end || too_deep || cut) {
         cli_print("\nunbalanced input:\n");
         if (unmatched)

@@ -78,8 +78,14 @@ static void tree_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_n
                      : how == WALK_LEAVE_AT_END ? "  (open at end)"
                      : how == WALK_LEAVE_AT_GAP ? "  (cut by a gap)"
                      : how == WALK_LEAVE_EXCEPTION ? "  (exception)" : "";
-    uint64_t dur = end_ns > f->start_ns ? end_ns - f->start_ns : 0;
+    uint64_t dur = walk_frame_ns(f, end_ns);
+    char note[96], d[32];
     (void)outermost;
+    if (f->paused_ns) { /* the time shown leaves the recorder's pauses out: say how much */
+        snprintf(note, sizeof note, "%s  (tracer paused %s, left out)", mark,
+                 cli_fmt_dur(d, sizeof d, f->paused_ns));
+        mark = note;
+    }
     depth = walk_depth_in_subtree(t->walk, ti, depth);
     if (tree_hidden(t, depth)) return;
     if (t->has_pending && t->pending_depth == depth) { /* no callee shown: one line */

@@ -86,14 +86,14 @@ static int cli_verify_detail_file(const char *path, int strict) {
 static int cli_verify_dir(const char *dir, int strict) {
     atf_thread_reader t;
     cli_facts f;
-    char gaps[96] = "";
+    char gaps[96] = "", pauses[96] = "";
     int n = 0, whole;
     if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) {
         cli_print_error(NULL, "", &t.error);
         return 1;
     }
-    /* an open thread keeps one error only: a damaged gaps.atf. Reported, then cleared so
-     * that a broken link below is reported as itself. */
+    /* an open thread keeps one error only: a damaged side file (gaps.atf, pauses.atf).
+     * Reported, then cleared so that a broken link below is reported as itself. */
     if (t.error.code != ATF_OK) {
         cli_print_error(NULL, "", &t.error);
         memset(&t.error, 0, sizeof t.error);
@@ -102,6 +102,11 @@ static int cli_verify_dir(const char *dir, int strict) {
     if (t.gap_count)
         snprintf(gaps, sizeof gaps, "; %llu gap%s, %llu events lost", (cli_ull)t.gap_count,
                  t.gap_count == 1 ? "" : "s", (cli_ull)t.events_lost);
+    if (t.pause_count) {
+        char d[32];
+        snprintf(pauses, sizeof pauses, "; %llu tracer pause%s, %s", (cli_ull)t.pause_count,
+                 t.pause_count == 1 ? "" : "s", cli_fmt_dur(d, sizeof d, t.paused_ns));
+    }
     cli_facts_index(&f, &t.index);
     n += cli_verify_facts(&f, strict);
     whole = cli_verify_whole(&f);
@@ -115,12 +120,12 @@ static int cli_verify_dir(const char *dir, int strict) {
         n++;
     } else if (n == 0) {
         if (t.has_detail)
-            cli_printf("%s %s (links ok both ways: %llu events, %llu detail records%s)\n",
+            cli_printf("%s %s (links ok both ways: %llu events, %llu detail records%s%s)\n",
                        cli_verify_word(whole), dir, (cli_ull)t.index.event_count,
-                       (cli_ull)t.detail.event_count, gaps);
+                       (cli_ull)t.detail.event_count, gaps, pauses);
         else
-            cli_printf("%s %s (%llu events, no detail%s)\n", cli_verify_word(whole), dir,
-                       (cli_ull)t.index.event_count, gaps);
+            cli_printf("%s %s (%llu events, no detail%s%s)\n", cli_verify_word(whole), dir,
+                       (cli_ull)t.index.event_count, gaps, pauses);
     }
     atf_thread_reader_close(&t);
     return n;
@@ -128,8 +133,8 @@ static int cli_verify_dir(const char *dir, int strict) {
 
 static int cli_verify_session(const char *dir, int strict);
 
-/* A gaps.atf file: its thread directory, which judges it with the rest. */
-static int cli_verify_gaps_file(const char *path, int strict) {
+/* A side file (gaps.atf, pauses.atf): its thread directory, which judges it with the rest. */
+static int cli_verify_side_file(const char *path, int strict) {
     char dir[CLI_PATH_MAX];
     cli_parent_dir(path, dir, sizeof dir);
     return cli_verify_dir(dir, strict);
@@ -161,7 +166,7 @@ static int cli_verify_path(const char *path, int strict) {
     switch (kind) {
     case CLI_KIND_INDEX: return cli_verify_index_file(path, strict);
     case CLI_KIND_DETAIL: return cli_verify_detail_file(path, strict);
-    case CLI_KIND_GAPS: return cli_verify_gaps_file(path, strict);
+    case CLI_KIND_SIDE: return cli_verify_side_file(path, strict);
     case CLI_KIND_THREAD: return cli_verify_dir(path, strict);
     case CLI_KIND_PID: return cli_verify_session(path, strict);
     case CLI_KIND_ROOT: return cli_verify_root(path, strict);

@@ -158,12 +158,24 @@ size_t walk_depth_in_subtree(const walk_ctx *w, size_t ti, size_t depth) {
     return depth - w->threads[ti].focus_base;
 }
 
+uint64_t walk_frame_ns(const walk_frame *f, uint64_t end_ns) {
+    uint64_t dur = end_ns > f->start_ns ? end_ns - f->start_ns : 0;
+    return dur > f->paused_ns ? dur - f->paused_ns : 0;
+}
+
+uint64_t walk_frame_self_ns(const walk_frame *f, uint64_t end_ns) {
+    uint64_t dur = walk_frame_ns(f, end_ns);
+    return dur > f->child_ns ? dur - f->child_ns : 0;
+}
+
 static void walk_pop(walk_ctx *w, size_t ti, uint64_t end_ns, int how) {
     walk_thread *t = &w->threads[ti];
     walk_frame f = t->stack[--t->depth];
-    uint64_t dur = end_ns > f.start_ns ? end_ns - f.start_ns : 0;
     if (f.outermost) walk_fidset_del(&t->active, f.fid);
-    if (t->depth) t->stack[t->depth - 1].child_ns += dur;
+    if (t->depth) { /* the caller holds this call, and the pauses in it */
+        t->stack[t->depth - 1].child_ns += walk_frame_ns(&f, end_ns);
+        t->stack[t->depth - 1].paused_ns += f.paused_ns;
+    }
     if (w->leave && walk_shown(w, t))
         w->leave(w->ctx, ti, &f, end_ns, t->depth, how, (int)f.outermost);
     if (f.focus && --t->focus == 0) t->focus_base = 0;
@@ -210,6 +222,7 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
         f->fid = fid;
         f->start_ns = ts;
         f->child_ns = 0;
+        f->paused_ns = 0;
         f->outermost = (uint64_t)added;
         f->detail_seq = detail_seq;
         walk_focus(w, t, f, t->depth - 1);
@@ -255,6 +268,25 @@ static void walk_gap(walk_ctx *w, size_t ti, const atf_gap *g, uint64_t next_ts)
     if (t->events && at < t->last_ns) at = t->last_ns; /* also when unknown (0) */
     if (at > next_ts || (at == 0 && next_ts != UINT64_MAX)) at = next_ts;
     if (w->gap) w->gap(w->ctx, ti, g, at);
+}
+
+/* The pauses of thread ti (reader tr) that lie before its event `seq`: inside the frames
+ * open now, when the thread had an event in the window before (else they lie before
+ * it). Stamps of a thread whose file is not in order do not follow seq: only pauses
+ * before a seq higher than any before count. */
+static void walk_pauses_before(walk_ctx *w, size_t ti, const atf_thread_reader *tr, uint64_t seq) {
+    walk_thread *t = &w->threads[ti];
+    for (; t->pause_next < tr->pause_count && tr->pauses[t->pause_next].index_seq <= seq;
+         t->pause_next++) {
+        const atf_pause *p = &tr->pauses[t->pause_next];
+        uint64_t d = p->end_ns - p->start_ns;
+        if (!t->events || seq <= t->last_seq) continue;
+        t->pauses++;
+        t->paused_ns += d;
+        if (t->depth) t->stack[t->depth - 1].paused_ns += d;
+        if (w->pause && walk_shown(w, t)) w->pause(w->ctx, ti, p, t->depth);
+    }
+    if (!t->events || seq > t->last_seq) t->last_seq = seq;
 }
 
 /* Closes the frames still open in thread ti at its last timestamp. */
@@ -305,6 +337,7 @@ atf_result walk_run(walk_ctx *w, cli_trace *s, const uint32_t *only, cli_progres
         size_t ti = (size_t)(it.thread - s->reader.threads);
         if (it.gap && walk_gap_in_window(s, &w->threads[ti], it.gap))
             walk_gap(w, ti, it.gap, it.event.timestamp_ns);
+        walk_pauses_before(w, ti, &it.thread->reader, it.seq);
         walk_event(w, ti, it.event.kind, it.event.function_id, it.event.timestamp_ns,
                    it.event.detail_seq);
         CLI_PROGRESS_TICK(p);

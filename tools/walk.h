@@ -19,7 +19,12 @@
  *     and is ignored like any return without a matching call; too-deep calls skipped
  *     before the gap are forgotten with their frames;
  *   - calls nested deeper than WALK_MAX_DEPTH frames are counted and skipped together
- *     with their returns, so memory stays bounded whatever the input.
+ *     with their returns, so memory stays bounded whatever the input;
+ *   - the recorder's own pauses (pauses.atf: the thread wrote its full ring itself) lie
+ *     between two events of their thread, so inside every frame open there: each frame
+ *     keeps the pause time inside it (paused_ns), and walk_frame_ns / walk_frame_self_ns
+ *     give its times without it, as every command reports them. Pauses before the
+ *     thread's first event in the window, or after its last, lie in no frame walked.
  * The walk sees the trace through its view (core.h): only the events of the window, from
  * the merge's seek, as if the trace held nothing else, so its edges are the trace's ends
  * above (the gaps past a thread's last event count when that event is in the window);
@@ -76,7 +81,8 @@ enum { WALK_LEAVE_RETURN = 0, WALK_LEAVE_UNWOUND = 1, WALK_LEAVE_AT_END = 2, WAL
 
 typedef struct walk_frame {
     uint64_t fid, start_ns;
-    uint64_t child_ns;           /* time spent in direct callees */
+    uint64_t child_ns;           /* time spent in direct callees (their walk_frame_ns) */
+    uint64_t paused_ns;          /* the recorder's pauses inside it, its callees' included */
     uint64_t outermost;          /* no other frame of fid below it on the stack */
     uint64_t detail_seq;         /* the call event's detail link; ATF_NO_DETAIL: none */
     uint32_t focus;              /* a call of a --function function */
@@ -95,6 +101,9 @@ typedef struct walk_thread {
     uint64_t gaps;               /* gaps met (where the recorder lost events) */
     uint64_t lost;               /* index events lost in them */
     uint64_t cut_by_gap;         /* frames closed at the last event before a gap */
+    uint64_t pauses, paused_ns;  /* the recorder's pauses met, and their time */
+    size_t pause_next;           /* the first pause of the thread not met yet */
+    uint64_t last_seq;           /* index_seq of its latest event */
     size_t focus;                /* frames on the stack with focus set */
     size_t focus_base;           /* the depth of the outermost of them (0: none) */
 } walk_thread;
@@ -115,6 +124,8 @@ typedef struct walk_ctx {
     void (*unmatched)(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth);
     /* events were lost at time ts (the frames open before it are closed already) */
     void (*gap)(void *ctx, size_t ti, const atf_gap *g, uint64_t ts);
+    /* the recorder held the thread during p, inside the `depth` frames open */
+    void (*pause)(void *ctx, size_t ti, const atf_pause *p, size_t depth);
 } walk_ctx;
 
 /* 0 when out of memory. */
@@ -124,6 +135,10 @@ void walk_deinit(walk_ctx *w);
  * through the walk in merged time order, then closes what is still open. ATF_E_NOMEM on
  * failure. */
 atf_result walk_run(walk_ctx *w, cli_trace *s, const uint32_t *only, cli_progress *p);
+/* A frame's time when it ends at end_ns, the recorder's pauses inside it left out; and its
+ * self time (that, less its callees'). */
+uint64_t walk_frame_ns(const walk_frame *f, uint64_t end_ns);
+uint64_t walk_frame_self_ns(const walk_frame *f, uint64_t end_ns);
 /* A depth a callback of thread ti was given, counted from the root of the --function
  * subtree it is in (0 for the root); the depth itself without --function. */
 size_t walk_depth_in_subtree(const walk_ctx *w, size_t ti, size_t depth);
