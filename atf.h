@@ -727,8 +727,9 @@ ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { atf__store_le64(
  * looked at only then:
  *
  *   ATF_OVERFLOW_BLOCK (default): no event is lost. A session writer drains its own rings
- *     into its own files (under the session's drain lock, as the drain thread would), so
- *     it never depends on the drain thread getting a core; a writer on caller memory
+ *     into its own files (under its own slot's lock, as the drain thread would, so no
+ *     other thread waits for it), records the pause (pauses.atf), and so never depends on
+ *     the drain thread getting a core; a writer on caller memory
  *     (another process drains) waits, spinning briefly, then yielding and sleeping, for
  *     at most its timeout (default 1 s) without the consumer moving. A silent consumer,
  *     a failed file or a push re-entered from a signal handler falls back to the drop
@@ -2100,7 +2101,7 @@ static uint64_t atf__mach_ratio;        /* 7: numer << 32 | denom, 0 until known
 static ATF__THREAD_LOCAL struct atf__tls_entry *atf__tls_list;
 static ATF__THREAD_LOCAL int atf__tls_armed;     /* thread-exit hook installed */
 static ATF__THREAD_LOCAL int atf__tls_no_attach; /* exiting, a drain, or inside the library */
-static ATF__THREAD_LOCAL int atf__tls_draining;  /* holds a session's drain lock */
+static ATF__THREAD_LOCAL int atf__tls_draining;  /* holds a drain lock or a slot lock */
 
 #if defined(ATF__OS_WINDOWS)
 ATF__PRIVATE int atf__last_os_error(void) { return (int)GetLastError(); }
@@ -4450,6 +4451,14 @@ typedef struct atf__link {
     int linked;                  /* the index record carries the link already */
 } atf__link;
 
+/* What the manifest says of a thread. */
+typedef struct atf__manifest_thread {
+    atf_thread_stats st;
+    const char *name;
+    int has_time;                  /* its index file has events: */
+    uint64_t time_start, time_end; /*   their time range */
+} atf__manifest_thread;
+
 /* A side file of a thread (gaps.atf, pauses.atf): a 16-byte header, then 32-byte records,
  * made at its first record. */
 typedef struct atf__side_file {
@@ -4458,8 +4467,14 @@ typedef struct atf__side_file {
     uint64_t written;            /* records in it */
 } atf__side_file;
 
+/* Each slot is drained under its own lock (by the drain thread, or by its producer when
+ * its ring is full), so that one thread writing its files never makes another wait. What a
+ * pass needs of the session's changing state it copies under the session lock: the tick
+ * map and the trigger windows; what the manifest says of the slot it hands over the same
+ * way (shown). */
 typedef struct atf__slot {
     atf_writer writer;           /* the producer's view (used by the traced thread only) */
+    atf__mutex lock;             /* everything below but `shown`, `name` and the ids */
     atf_ring index_c, detail_c;  /* the drain's views */
     void *index_raw, *detail_raw; /* owned ring memory, NULL when the caller owns it */
     atf__file_writer index_file, detail_file;
@@ -4469,7 +4484,15 @@ typedef struct atf__slot {
     uint64_t ring_dropped;       /* copies of the rings' producer counters, taken by the */
     uint64_t ring_detail_dropped; /*  drain (the ring memory goes at finalize) */
     uint64_t ring_pushed, ring_waits, ring_timeouts;
-    uint64_t paused_ns;          /* the producer's self-drains, under the drain lock */
+    uint64_t paused_ns;          /* the producer's self-drains */
+    uint8_t *stage;              /* staging buffer for detail records */
+    size_t stage_cap;
+    atf__tick_map ticks;         /* the session's map, as of ticks_gen */
+    uint64_t ticks_gen;
+    atf__window *windows;        /* the session's trigger windows, as of window_gen */
+    size_t window_count;
+    uint64_t window_gen;
+    atf__manifest_thread shown;  /* what the manifest says of it (under the session lock) */
     atf__side_file gaps;         /* gaps.atf, made at the first gap */
     atf__side_file pauses;       /* pauses.atf, made at the first self-drain */
     uint64_t gaps_index_lost;    /* index events the records there account for */
@@ -4523,7 +4546,9 @@ struct atf_session {
     uint64_t id;                 /* distinguishes sessions in thread-local caches */
     char dir[1024];              /* <root>/<session>/pid_<pid> */
     atf__mutex lock;             /* slots, metadata, triggers, error */
-    atf__mutex drain_lock;       /* one drain pass at a time; taken before `lock` */
+    atf__mutex drain_lock;       /* one drain pass at a time, the manifest's rewrites;
+                                    taken before a slot's lock, which is taken before
+                                    `lock` */
     atf__slot **slots;
     uint64_t slot_count;         /* published with a release store */
     atf__module *modules;
@@ -4538,11 +4563,8 @@ struct atf_session {
     atf__window *windows;        /* triggers: sorted, disjoint (under `lock`) */
     size_t window_count;
     uint64_t window_gen;         /* bumped on every change */
-    atf__window *drain_windows;  /* the drain's copy (under `drain_lock`) */
-    size_t drain_window_count;
-    uint64_t drain_window_gen;
     uint64_t attach_failures;
-    uint64_t self_drained;       /* records producers drained themselves (drain lock) */
+    uint64_t self_drained;       /* records producers drained themselves (under `lock`) */
     int manifest_dirty;
     atf_error error;
 #if !defined(ATF_NO_THREADS)
@@ -4551,9 +4573,8 @@ struct atf_session {
     int drain_running;
 #endif
     uint64_t stop;               /* set once: the drain thread exits */
-    uint8_t *stage;              /* drain staging buffer for detail records */
-    size_t stage_cap;
-    atf__tick_map ticks;         /* calibration: changed by the drain under both locks */
+    atf__tick_map ticks;         /* calibration (under `lock`), */
+    uint64_t ticks_gen;          /*   bumped on every change */
     int convert_ticks;           /* ATF_STAMP_TICKS where ticks are not ns already */
     atf_session *live_next;      /* registry of open sessions (under the global lock) */
 };
@@ -4797,7 +4818,7 @@ ATF__PRIVATE void atf__slot_flush(atf_session *s, atf__slot *sl, atf__stage *st)
     if (!st->count) return;
     if (!f->is_open && !f->stopped && !sl->detail_stopped)
         atf__slot_open_file(s, sl, f, "detail.atf", 1);
-    atf__file_writer_append(f, s->stage, st->bytes, st->count, st->t_first, st->t_last,
+    atf__file_writer_append(f, sl->stage, st->bytes, st->count, st->t_first, st->t_last,
                             s->cfg.fsync_every_bytes, &sl->error);
     while (sl->link_len && sl->links[sl->link_head + sl->link_len - 1].detail_seq >= f->count)
         sl->link_len--;
@@ -4817,15 +4838,15 @@ ATF__PRIVATE int atf__slot_stage(atf_session *s, atf__slot *sl, atf__stage *st, 
                                  uint32_t length, uint64_t index_seq, uint64_t ts, int linked) {
     atf__file_writer *f = &sl->detail_file;
     atf__link *k;
-    if (st->bytes + length > s->stage_cap) {
+    if (st->bytes + length > sl->stage_cap) {
         atf__slot_flush(s, sl, st);
         if (atf__slot_detail_closed(sl)) return 0;
-        if (length > s->stage_cap) {
+        if (length > sl->stage_cap) {
             size_t want = length < ((size_t)1 << 20) ? ((size_t)1 << 20) : (size_t)length;
-            uint8_t *p = (uint8_t *)ATF_REALLOC(s->stage, want);
+            uint8_t *p = (uint8_t *)ATF_REALLOC(sl->stage, want);
             if (!p) return 0;
-            s->stage = p;
-            s->stage_cap = want;
+            sl->stage = p;
+            sl->stage_cap = want;
         }
     }
     k = atf__slot_link_push(sl);
@@ -4836,7 +4857,7 @@ ATF__PRIVATE int atf__slot_stage(atf_session *s, atf__slot *sl, atf__stage *st, 
     k->time_end_before = st->count ? st->t_last : f->time_end;
     k->seq_last_before = st->count ? st->seq_last : f->seq_last;
     k->linked = linked;
-    memcpy(s->stage + st->bytes, rec, length);
+    memcpy(sl->stage + st->bytes, rec, length);
     if (!st->count) st->t_first = ts;
     st->t_last = ts;
     st->seq_last = index_seq;
@@ -4899,7 +4920,7 @@ ATF__PRIVATE uint64_t atf__slot_drain_detail(atf_session *s, atf__slot *sl, uint
             continue;
         }
         persist = !(flags & ATF__DETAIL_ENTRY_UNLINKED) ||
-                  atf__in_windows(s->drain_windows, s->drain_window_count, ts);
+                  atf__in_windows(sl->windows, sl->window_count, ts);
         if (!persist && !final && ts >= horizon && head - at <= cap / 2) break; /* pending */
         if (!persist) {
             sl->detail_released++;
@@ -5000,9 +5021,9 @@ ATF__PRIVATE void atf__slot_write_pause(atf_session *s, atf__slot *sl, const atf
 }
 
 /* A producer stamp in the trace clock (ticks converted as the drain converts events). */
-ATF__PRIVATE uint64_t atf__session_stamp_ns(atf_session *s, uint64_t stamp) {
+ATF__PRIVATE uint64_t atf__slot_stamp_ns(const atf_session *s, const atf__slot *sl, uint64_t stamp) {
     size_t hint = 0;
-    return s->convert_ticks && stamp ? atf__tick_map_ns(&s->ticks, stamp, 0, &hint) : stamp;
+    return s->convert_ticks && stamp ? atf__tick_map_ns(&sl->ticks, stamp, 0, &hint) : stamp;
 }
 
 /* The oldest gap record the producer published and the drain has not taken, copied
@@ -5025,7 +5046,7 @@ ATF__PRIVATE int atf__slot_peek_gap(atf_session *s, atf__slot *sl, atf_gap *g) {
         g->index_lost = rg->index_lost;
         g->detail_lost = rg->detail_lost;
         g->reason = rg->reason;
-        g->first_lost_ns = atf__session_stamp_ns(s, rg->first_lost_ns);
+        g->first_lost_ns = atf__slot_stamp_ns(s, sl, rg->first_lost_ns);
         if (g->index_seq >= sl->index_c.pos && g->index_lost)
             return 1;
         atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, 0,
@@ -5062,7 +5083,7 @@ ATF__PRIVATE void atf__slot_end_gap(atf_session *s, atf__slot *sl) {
     } else { /* only the open gap: its reason and first stamp are known */
         g.reason = atf__load_acquire_u32(&h->gap_reason);
         if (g.reason != ATF_GAP_TIMEOUT) g.reason = ATF_GAP_DROPPED;
-        g.first_lost_ns = atf__session_stamp_ns(s, atf__load_acquire_u64(&h->gap_first_ns));
+        g.first_lost_ns = atf__slot_stamp_ns(s, sl, atf__load_acquire_u64(&h->gap_first_ns));
     }
     atf__slot_write_gap(s, sl, &g);
 }
@@ -5141,6 +5162,8 @@ ATF__PRIVATE void atf__slot_copy_counters(atf__slot *sl) {
         sl->ring_detail_dropped = atf__load_acquire_u64(&sl->detail_c.shared->dropped);
 }
 
+ATF__PRIVATE void atf__slot_publish(atf_session *s, atf__slot *sl, int dirty);
+
 ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     int sync = s->cfg.fsync_mode == ATF_FSYNC_CLOSE;
     if (sl->finalized) return;
@@ -5167,16 +5190,44 @@ ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
         sl->index_raw = sl->detail_raw = NULL;
     }
     sl->finalized = 1;
+    atf__slot_publish(s, sl, 1);
+}
+
+/* Caller holds s->lock: a pair read now into the session's map, whose generation tells the
+ * slots' copies (atf__slot_sync) that it changed. */
+ATF__PRIVATE void atf__session_add_pair(atf_session *s) {
+    atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
+    s->ticks_gen++;
+}
+
+/* The slot's copies of the session's tick map and trigger windows, brought up to date
+ * (the slot's lock held). */
+ATF__PRIVATE void atf__slot_sync(atf_session *s, atf__slot *sl) {
     atf__session_lock(s);
-    s->manifest_dirty = 1;
+    if (s->convert_ticks && sl->ticks_gen != s->ticks_gen) {
+        sl->ticks = s->ticks;
+        sl->ticks_gen = s->ticks_gen;
+    }
+    if (sl->has_detail_ring && sl->window_gen != s->window_gen) {
+        if (!sl->windows)
+            sl->windows = (atf__window *)ATF_MALLOC((ATF__MAX_WINDOWS + 1) * sizeof(atf__window));
+        if (!sl->windows) { /* triggers cannot be honoured: say so */
+            atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "trigger windows");
+        } else {
+            memcpy(sl->windows, s->windows, s->window_count * sizeof *s->windows);
+            sl->window_count = s->window_count;
+            sl->window_gen = s->window_gen;
+        }
+    }
     atf__session_unlock(s);
 }
 
-/* A pair read now into the session's map (the drain, holding drain_lock). */
-ATF__PRIVATE void atf__session_calibrate(atf_session *s) {
+/* A pair read now into the session's map, and the slot's copy brought up to date. */
+ATF__PRIVATE void atf__slot_calibrate(atf_session *s, atf__slot *sl) {
     atf__session_lock(s);
-    atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
+    atf__session_add_pair(s);
     atf__session_unlock(s);
+    atf__slot_sync(s, sl);
 }
 
 /* ATF_STAMP_TICKS: rewrites the stamps of the index events in [tick_index, head) to the
@@ -5191,9 +5242,9 @@ ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head
         /* an event younger than the newest pair (stamped while this pass ran): a pair read
          * now, after its publication, brackets it */
         if (atf__load_le64(r->data + (((head - 1) & r->mask) << 5)) >=
-            s->ticks.p[s->ticks.count - 1].ticks)
-            atf__session_calibrate(s);
-        const atf__tick_map *m = &s->ticks;
+            sl->ticks.p[sl->ticks.count - 1].ticks)
+            atf__slot_calibrate(s, sl);
+        const atf__tick_map *m = &sl->ticks;
         size_t i = sl->tick_hint;
         uint64_t last = sl->tick_last;
         for (; seq < head; seq++) {
@@ -5258,12 +5309,14 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
         return 0;
     }
     final = final || closed; /* closed was read first: head is the last one */
+    atf__slot_sync(s, sl);
     atf__slot_make_files(s, sl);
     if (s->convert_ticks) atf__slot_convert(s, sl, head);
     if (sl->has_detail_ring) moved += atf__slot_drain_detail(s, sl, head, horizon, final);
     moved += atf__slot_drain_index(s, sl, head, all || final);
     atf__slot_copy_counters(sl);
     if (closed) atf__slot_finalize(s, sl);
+    else atf__slot_publish(s, sl, 0);
     return moved;
 }
 
@@ -5280,6 +5333,24 @@ ATF__PRIVATE void atf__drain_unlock(atf_session *s) {
     atf__tls_no_attach--;
 }
 
+/* A slot's lock, marking the thread as draining like the drain lock. */
+ATF__PRIVATE void atf__slot_lock(atf__slot *sl) {
+    atf__tls_no_attach++;
+    atf__tls_draining++;
+    atf__mutex_lock(&sl->lock);
+}
+ATF__PRIVATE int atf__slot_trylock(atf__slot *sl) {
+    if (!atf__mutex_trylock(&sl->lock)) return 0;
+    atf__tls_no_attach++;
+    atf__tls_draining++;
+    return 1;
+}
+ATF__PRIVATE void atf__slot_unlock(atf__slot *sl) {
+    atf__mutex_unlock(&sl->lock);
+    atf__tls_draining--;
+    atf__tls_no_attach--;
+}
+
 /* Hands a slot's first error to the session, once. */
 ATF__PRIVATE void atf__slot_report(atf_session *s, atf__slot *sl) {
     if (sl->error.code != ATF_OK && !sl->error_reported) {
@@ -5288,8 +5359,7 @@ ATF__PRIVATE void atf__slot_report(atf_session *s, atf__slot *sl) {
     }
 }
 
-/* Before a pass (drain lock held): the release horizon of windowed detail, a fresh tick
- * pair, and the drain's copy of the trigger windows. */
+/* Before a pass: the release horizon of windowed detail, and a fresh tick pair. */
 ATF__PRIVATE uint64_t atf__drain_prepare(atf_session *s) {
     uint64_t horizon;
     atf__session_lock(s);
@@ -5298,58 +5368,63 @@ ATF__PRIVATE uint64_t atf__drain_prepare(atf_session *s) {
     horizon = atf_now_ns();
     horizon = horizon > s->cfg.pre_roll_ns && horizon - s->cfg.pre_roll_ns > ATF__TRIGGER_SLACK_NS
                   ? horizon - s->cfg.pre_roll_ns - ATF__TRIGGER_SLACK_NS : 0;
-    if (s->convert_ticks) atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
-    if (s->drain_window_gen != s->window_gen && !s->drain_windows) { /* the drain's own copy */
-        s->drain_windows = (atf__window *)ATF_MALLOC((ATF__MAX_WINDOWS + 1) * sizeof(atf__window));
-        if (!s->drain_windows) /* triggers cannot be honoured: say so */
-            atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "trigger windows");
-    }
-    if (s->drain_window_gen != s->window_gen && s->drain_windows) {
-        memcpy(s->drain_windows, s->windows, s->window_count * sizeof *s->windows);
-        s->drain_window_count = s->window_count;
-        s->drain_window_gen = s->window_gen;
-    }
+    if (s->convert_ticks) atf__session_add_pair(s);
     atf__session_unlock(s);
     return horizon;
 }
 
-/* One pass over every slot. Returns how many records moved. */
-ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
-    uint64_t horizon, moved = 0, count, i;
-    atf__drain_lock(s);
-    horizon = atf__drain_prepare(s);
+/* One pass over every slot (the drain lock held by the caller), each under its own lock;
+ * a slot whose producer is draining it itself is passed over, unless `final`. Returns
+ * how many records moved. */
+ATF__PRIVATE uint64_t atf__session_drain_slots(atf_session *s, int all, int final) {
+    uint64_t horizon = atf__drain_prepare(s), moved = 0, count, i;
     count = atf__load_acquire_u64(&s->slot_count);
     for (i = 0; i < count; i++) {
         atf__slot *sl = s->slots[i];
-        if (sl->finalized) continue;
-        moved += atf__slot_drain(s, sl, horizon, all, final);
+        if (final) atf__slot_lock(sl);
+        else if (!atf__slot_trylock(sl)) continue;
+        if (!sl->finalized) moved += atf__slot_drain(s, sl, horizon, all, final);
         atf__slot_report(s, sl);
+        atf__slot_unlock(sl);
     }
+    return moved;
+}
+
+ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
+    uint64_t moved;
+    atf__drain_lock(s);
+    moved = atf__session_drain_slots(s, all, final);
     atf__drain_unlock(s);
     return moved;
 }
 
-/* ATF_OVERFLOW_BLOCK, the writer's ring full: the producer drains its own slot, as a
- * drain pass would, so its progress never waits for the drain thread to get a core.
- * 0 when this thread holds the drain lock already (a hook reached inside a pass). */
+/* ATF_OVERFLOW_BLOCK, the writer's ring full: the producer drains its own slot, under the
+ * slot's lock alone, as a drain pass would, so its progress never waits for the drain
+ * thread to get a core, nor for another thread writing its own files. The pause is
+ * recorded (pauses.atf). 0 when this thread is draining already (a hook reached inside a
+ * pass). */
 ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_writer *w) {
     atf__slot *sl = s->slots[w->slot];
-    uint64_t horizon;
+    uint64_t horizon, moved = 0;
     atf_pause p;
     if (atf__tls_draining) return 0;
     p.start_ns = atf_now_ns(); /* waiting for the lock is part of the pause */
-    atf__drain_lock(s);
+    atf__slot_lock(sl);
     horizon = atf__drain_prepare(s);
-    if (!sl->finalized) s->self_drained += atf__slot_drain(s, sl, horizon, 1, 0);
+    if (!sl->finalized) moved = atf__slot_drain(s, sl, horizon, 1, 0);
     p.end_ns = atf_now_ns();
     sl->paused_ns += p.end_ns - p.start_ns;
     if (!sl->finalized) { /* the event being pushed was stamped before the pause */
         p.index_seq = w->index.pos + 1;
         p.reason = ATF_PAUSE_SELF_DRAIN;
         atf__slot_write_pause(s, sl, &p);
+        atf__slot_publish(s, sl, 0);
     }
     atf__slot_report(s, sl);
-    atf__drain_unlock(s);
+    atf__slot_unlock(sl);
+    atf__session_lock(s);
+    s->self_drained += moved;
+    atf__session_unlock(s);
     return 1;
 }
 
@@ -5369,6 +5444,21 @@ ATF__PRIVATE void atf__slot_stats(const atf__slot *sl, atf_thread_stats *out) {
     out->timeouts = sl->ring_timeouts;
     out->finalized = sl->finalized;
     out->paused_ns = sl->paused_ns;
+}
+
+/* What the manifest says of the slot, from its drain state (the slot's lock held), handed
+ * over under the session lock; `dirty`: the manifest must be rewritten for it. */
+ATF__PRIVATE void atf__slot_publish(atf_session *s, atf__slot *sl, int dirty) {
+    atf__manifest_thread m;
+    atf__slot_stats(sl, &m.st);
+    m.name = NULL;
+    m.has_time = sl->index_file.count != 0;
+    m.time_start = sl->index_file.time_start;
+    m.time_end = sl->index_file.time_end;
+    atf__session_lock(s);
+    sl->shown = m;
+    if (dirty) s->manifest_dirty = 1;
+    atf__session_unlock(s);
 }
 
 /* ---- 10.9 manifest.json ------------------------------------------------------------- */
@@ -5523,13 +5613,6 @@ ATF__PRIVATE void atf__text_key_str(atf__text *t, const char *key, const char *v
 }
 
 /* One thread of the manifest: its figures, name, and the time range of its index file. */
-typedef struct atf__manifest_thread {
-    atf_thread_stats st;
-    const char *name;
-    int has_time;                  /* its index file has events: */
-    uint64_t time_start, time_end; /*   their time range */
-} atf__manifest_thread;
-
 /* What the manifest says of the process that recorded: the live session's own, or, when
  * recovery rewrites a manifest, the recorded one's. */
 typedef struct atf__manifest_facts {
@@ -5701,12 +5784,8 @@ ATF__PRIVATE int atf__manifest_text(atf_session *s, int closed, atf__text *t) {
     int ok;
     if (count && !(th = (atf__manifest_thread *)ATF_MALLOC((size_t)count * sizeof *th))) return 0;
     for (i = 0; i < count; i++) {
-        atf__slot *sl = s->slots[i];
-        atf__slot_stats(sl, &th[i].st);
-        th[i].name = sl->name;
-        th[i].has_time = sl->index_file.count != 0;
-        th[i].time_start = sl->index_file.time_start;
-        th[i].time_end = sl->index_file.time_end;
+        th[i] = s->slots[i]->shown; /* its thread may be draining it meanwhile */
+        th[i].name = s->slots[i]->name;
     }
     memset(&f, 0, sizeof f);
     f.state = closed ? "closed" : "recording";
@@ -5842,6 +5921,8 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
     if (rc == ATF_OK && n >= s->cfg.max_threads) rc = ATF_E_FULL;
     if (rc == ATF_OK) {
         sl->slot = sl->writer.slot = (uint32_t)n;
+        atf__mutex_init(&sl->lock);
+        atf__slot_stats(sl, &sl->shown.st);
         s->slots[n] = sl;
         atf__store_release_u64(&s->slot_count, n + 1);
         s->manifest_dirty = 1;
@@ -5877,8 +5958,10 @@ ATF__PRIVATE void atf__drain_main(void *arg) {
          * per-thread counts (written, dropped) within a second */
         if (now - last_manifest > 100000000u) {
             atf__drain_lock(s);
+            atf__session_lock(s);
             moved_since += s->self_drained; /* what the producers drained themselves */
             s->self_drained = 0;
+            atf__session_unlock(s);
             if (atf__manifest_refresh(s, moved_since && now - last_manifest > 1000000000u)) {
                 moved_since = 0;
                 last_manifest = now;
@@ -5897,6 +5980,9 @@ ATF__PRIVATE void atf__session_free(atf_session *s) {
         ATF_FREE(sl->links);
         ATF_FREE(sl->index_raw);
         ATF_FREE(sl->detail_raw);
+        ATF_FREE(sl->stage);
+        ATF_FREE(sl->windows);
+        atf__mutex_destroy(&sl->lock);
         ATF_FREE(sl);
     }
     for (i = 0; i < s->module_count; i++) ATF_FREE(s->modules[i].path);
@@ -5907,9 +5993,7 @@ ATF__PRIVATE void atf__session_free(atf_session *s) {
     ATF_FREE(s->cmdline);
     ATF_FREE(s->anchors);
     ATF_FREE(s->windows);
-    ATF_FREE(s->drain_windows);
     ATF_FREE(s->slots);
-    ATF_FREE(s->stage);
     atf__mutex_destroy(&s->lock);
     atf__mutex_destroy(&s->drain_lock);
     ATF_FREE(s);
@@ -6038,7 +6122,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open_ex(atf_session **out, const
     atf__session_defaults(&s->cfg);
     s->id = atf__next_session_id();
     s->convert_ticks = s->cfg.stamp_clock == ATF_STAMP_TICKS && !ATF_TICKS_ARE_NS;
-    atf__tick_map_add(&s->ticks, atf__tick_pair_read(&s->ticks.width));
+    atf__session_add_pair(s);
     atf__mutex_init(&s->lock);
     atf__mutex_init(&s->drain_lock);
     s->slots = (atf__slot **)ATF_MALLOC(s->cfg.max_threads * sizeof *s->slots);
@@ -6102,8 +6186,11 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_close_ex(atf_session *s, atf_err
         if (!s->slots[i]->finalized) atf__writer_close_rings(&s->slots[i]->writer);
     atf__session_drain(s, 1, 1);
     for (i = 0; i < count; i++) {
-        atf__slot_finalize(s, s->slots[i]);
-        atf__error_adopt(&s->error, &s->slots[i]->error);
+        atf__slot *sl = s->slots[i];
+        atf__slot_lock(sl);
+        atf__slot_finalize(s, sl);
+        atf__slot_unlock(sl);
+        atf__error_adopt(&s->error, &sl->error);
     }
     atf__manifest_write(s, 1);
     if (error_out) *error_out = s->error;
@@ -6145,11 +6232,16 @@ ATFDEF ATF_NO_INSTRUMENT void atf_session_abandon_after_fork(atf_session *s) {
     /* held locks: a drain pass or an attach was under way in another thread, and what
      * they guard may be half changed; untouched, it is only memory */
     if (!atf__mutex_trylock(&s->drain_lock)) return;
-    if (!atf__mutex_trylock(&s->lock)) {
+    for (i = 0; i < s->slot_count && atf__mutex_trylock(&s->slots[i]->lock); i++) {}
+    if (i < s->slot_count || !atf__mutex_trylock(&s->lock)) {
+        while (i > 0) atf__mutex_unlock(&s->slots[--i]->lock);
         atf__mutex_unlock(&s->drain_lock);
         return;
     }
-    for (i = 0; i < s->slot_count; i++) atf__slot_forget_files(s->slots[i]);
+    for (i = 0; i < s->slot_count; i++) {
+        atf__slot_forget_files(s->slots[i]);
+        atf__mutex_unlock(&s->slots[i]->lock);
+    }
     atf__mutex_unlock(&s->lock);
     atf__mutex_unlock(&s->drain_lock);
     atf__session_free(s);
@@ -6522,11 +6614,13 @@ ATFDEF ATF_NO_INSTRUMENT uint32_t atf_session_thread_count(const atf_session *s)
 
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_thread_stats(atf_session *s, uint32_t slot,
                                                              atf_thread_stats *out) {
+    atf__slot *sl;
     if (slot >= atf_session_thread_count(s)) return ATF_E_RANGE;
-    atf__drain_lock(s);
-    if (!s->slots[slot]->finalized) atf__slot_copy_counters(s->slots[slot]); /* live */
-    atf__slot_stats(s->slots[slot], out);
-    atf__drain_unlock(s);
+    sl = s->slots[slot];
+    atf__slot_lock(sl);
+    if (!sl->finalized) atf__slot_copy_counters(sl); /* live */
+    atf__slot_stats(sl, out);
+    atf__slot_unlock(sl);
     return ATF_OK;
 }
 
