@@ -374,7 +374,7 @@ bench: $(BENCH_FIB)
 
 $(BENCH_PROGS)/fib_plain: bench/bench_fib.c
 	@mkdir -p $(dir $@)
-	$(CC) $(FIB_CFLAGS) -o $@ $<
+	$(CC) $(FIB_CFLAGS) -o $@ $< $(LDLIBS_ALL)
 
 $(BENCH_PROGS)/fib_traced: bench/bench_fib.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@)
@@ -383,14 +383,14 @@ $(BENCH_PROGS)/fib_traced: bench/bench_fib.c $(INSTR_OBJ)
 
 $(BENCH_PROGS)/fib_pg: bench/bench_fib.c
 	@mkdir -p $(dir $@)
-	$(CC) $(FIB_CFLAGS) -pg -o $@ $<
+	$(CC) $(FIB_CFLAGS) -pg -o $@ $< $(LDLIBS_ALL)
 
 # -finstrument-functions without the auto-tracer (glibc's empty hooks): what uftrace and
 # LTTng-UST's preloaded cyg-profile library trace, and the floor under a call the
 # auto-tracer's filters leave out
 $(BENCH_PROGS)/fib_cyg: bench/bench_fib.c
 	@mkdir -p $(dir $@)
-	$(CC) $(FIB_CFLAGS) -finstrument-functions -o $@ $<
+	$(CC) $(FIB_CFLAGS) -finstrument-functions -o $@ $< $(LDLIBS_ALL)
 
 # ISA-L's crc32_iscsi, the CRC32-C peer, when libisal-dev is installed (bench.c includes
 # its header only when it is there)

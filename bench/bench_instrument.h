@@ -7,7 +7,9 @@
  * interleaved runs) of programs the Makefile builds from bench/bench_fib.c into
  * BENCH_INSTRUMENT_DIR (default build/bench_progs; the environment variable
  * ATF_BENCH_PROGS overrides it):
- *   fib_plain N                        no tracing: the baseline
+ *   fib_plain N                        no tracing: the baseline (and fib_plain N THREADS,
+ *                                      fib_traced N THREADS: fib(N) in each of THREADS
+ *                                      threads, twice as many as cores)
  *   fib_traced N                       -finstrument-functions + atf_instrument.c, writing
  *                                      a session into a temporary directory
  *   ATF_TRACE_NOTRACE=fib fib_traced N the same with fib left out by the filters, and
@@ -33,7 +35,19 @@
  *                                       a floor for any tracer that does it
  *   instrument_tick_floor_ns_per_call   two atf_ticks() reads: the same floor for the tick
  *                                       stamps the auto-tracer uses (converted by the drain)
- *   instrument_vs_tick_floor            overhead / tick floor (target <= 1.25)
+ *   instrument_vs_tick_floor            overhead / tick floor (wall time)
+ *   floor_ns_per_call                   two atf_ticks() reads and two 32-byte stores into an
+ *                                       L1-resident ring: what recording a call's entry and
+ *                                       exit cannot cost less than on this machine
+ *   instrument_vs_floor                 instrument_cpu_ns_per_call / floor (target <= 1.5):
+ *                                       every thread's CPU, the drain's included
+ *   instrument_paused_ns                the thread's pauses in the last traced run (its
+ *                                       own full ring written out: pauses.atf)
+ *   instrument_threads_cpu_ns_per_call  the same CPU figure for fib(N - 2) in each of twice
+ *   instrument_threads_vs_floor         as many threads as cores (target <= 1.5), with the
+ *   instrument_threads_events_lost      last run's events lost (expected 0) and pauses
+ *   instrument_threads_paused_ns
+ *   instrument_threads_valid            1 when that run kept every event, else 0
  *   instrument_events_dropped           in the last traced run (expected 0)
  *   instrument_events_lost              dropped + lost to I/O, in the last traced run
  *   instrument_overhead_valid           1 when that run kept every event (the session
@@ -269,6 +283,39 @@ static double bi_ticks_ns(void) {
     return bi_median(v, 5);
 }
 
+/* ns per call of the floor: two atf_ticks() reads and two 32-byte stores (a call's entry
+ * and exit records) into a 4 KiB ring that stays in L1, median of 5 batches. The stores
+ * go through a volatile pointer, so that they are made as written. */
+static double bi_floor_ns(void) {
+    static uint64_t ring[512];
+    volatile uint64_t *q = ring;
+    double v[5];
+    size_t k, i, n = 1000000;
+    for (k = 0; k < 5; k++) {
+        double t0 = bi_now();
+        for (i = 0; i < n; i++) {
+            size_t at = (i * 8) & 511;
+            uint64_t a = atf_ticks();
+            q[at] = a, q[at + 1] = i, q[at + 2] = 1, q[at + 3] = 0;
+            a = atf_ticks();
+            q[at + 4] = a, q[at + 5] = i, q[at + 6] = 2, q[at + 7] = 0;
+        }
+        v[k] = (bi_now() - t0) / (double)n * 1e9;
+    }
+    return bi_median(v, 5);
+}
+
+/* The manifest's paused_ns of every thread of the one pid_* session under root. */
+static uint64_t bi_session_paused(const char *root) {
+    atf_session_reader r;
+    uint64_t paused = 0;
+    size_t i;
+    if (!bi_session_open(&r, root)) return 0;
+    for (i = 0; i < r.thread_count; i++) paused += r.threads[i].paused_ns;
+    atf_session_reader_close(&r);
+    return paused;
+}
+
 /* The calls busy printed in its "busy: total N" line in file `path`, 0 when absent. */
 static uint64_t bi_busy_total(const char *path) {
     char line[256];
@@ -500,15 +547,18 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     /* FILTERED: fib left out by ATF_TRACE_NOTRACE; HOOKS: the hooks alone; the two *_1
      * run fib(1), for the fixed cost of the filtered run */
     enum { PLAIN, OURS, FILTERED, HOOKS, PLAIN_1, FILTERED_1, UFTRACE_PG, UFTRACE_CYG, LTTNG,
-           RUNNERS };
+           PLAIN_T, OURS_T, RUNNERS };
     const char *dir_env = getenv("ATF_BENCH_PROGS"), *n_env = getenv("ATF_BENCH_FIB_N");
     char dir[PATH_MAX], plain[PATH_MAX + 32], traced[PATH_MAX + 32], pg[PATH_MAX + 32];
     char cyg[PATH_MAX + 32], tmp[] = "/tmp/atf_bench_instrument_XXXXXX", trace_dir[128];
     char filtered_dir[128], filtered_1_dir[128], ud[128], lt[128], nbuf[16];
+    char threads_dir[128], nbuf_t[16], tbuf[16];
     static char notrace[] = "ATF_TRACE_NOTRACE=fib";
     bi_runner run[RUNNERS];
     int enabled[RUNNERS], lttng_daemon = -1, valid, k;
-    double calls, ours, ours_cpu, tick_floor;
+    double calls, calls_t, ours, ours_cpu, tick_floor, floor;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = cores > 0 && cores < 32 ? 2 * (unsigned)cores : 4;
     uint64_t events, dropped, lost, gaps;
     unsigned n = n_env ? (unsigned)strtoul(n_env, NULL, 10) : 30;
     size_t r;
@@ -523,11 +573,16 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     snprintf(pg, sizeof pg, "%s/fib_pg", dir);
     snprintf(cyg, sizeof cyg, "%s/fib_cyg", dir);
     snprintf(nbuf, sizeof nbuf, "%u", n);
+    snprintf(nbuf_t, sizeof nbuf_t, "%u", n > 2 ? n - 2 : n);
+    snprintf(tbuf, sizeof tbuf, "%u", threads);
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "bench_instrument: mkdtemp failed\n");
         return;
     }
     calls = bi_fib_calls(n);
+    /* each thread's function and its fib calls, and main */
+    calls_t = threads * bi_fib_calls(n > 2 ? n - 2 : n) + 1;
+    snprintf(threads_dir, sizeof threads_dir, "%s/threads", tmp);
     snprintf(trace_dir, sizeof trace_dir, "%s/traces", tmp);
     snprintf(filtered_dir, sizeof filtered_dir, "%s/filtered", tmp);
     snprintf(filtered_1_dir, sizeof filtered_1_dir, "%s/filtered_1", tmp);
@@ -556,7 +611,10 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
                                    .cleanup = ud};
     run[LTTNG] = (bi_runner){.name = "LTTng", .argv = {cyg, nbuf}, .preload = BI_LTTNG_LIB,
                              .lttng_out = lt, .cleanup = lt};
-    enabled[PLAIN] = enabled[OURS] = 1;
+    run[PLAIN_T] = (bi_runner){.name = "plain, threads", .argv = {plain, nbuf_t, tbuf}};
+    run[OURS_T] = (bi_runner){.name = "traced, threads", .argv = {traced, nbuf_t, tbuf},
+                              .trace_dir = threads_dir, .cleanup = threads_dir};
+    enabled[PLAIN] = enabled[OURS] = enabled[PLAIN_T] = enabled[OURS_T] = 1;
     enabled[FILTERED] = enabled[PLAIN_1] = enabled[FILTERED_1] = 1;
     enabled[HOOKS] = access(cyg, X_OK) == 0;
     if (!enabled[HOOKS]) printf("  (no %s: the filtered-call floor skipped)\n", cyg);
@@ -590,14 +648,27 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     ours = bi_overhead(&run[OURS], &run[PLAIN], calls, 0);
     ours_cpu = bi_overhead(&run[OURS], &run[PLAIN], calls, 1);
     tick_floor = 2 * bi_ticks_ns();
+    floor = bi_floor_ns();
     report("instrument_overhead_ns_per_call", ours);
     report("instrument_cpu_ns_per_call", ours_cpu);
+    report("floor_ns_per_call", floor);
+    if (floor > 0) report("instrument_vs_floor", ours_cpu / floor);
+    report("instrument_paused_ns", (double)bi_session_paused(trace_dir));
     report("instrument_clock_floor_ns_per_call", 2 * bi_clock_ns());
     report("instrument_tick_floor_ns_per_call", tick_floor);
     if (tick_floor > 0) report("instrument_vs_tick_floor", ours / tick_floor);
     report("instrument_events_dropped", (double)dropped);
     report("instrument_events_lost", (double)lost);
     report("instrument_overhead_valid", valid);
+    if (enabled[OURS_T] && enabled[PLAIN_T]) { /* twice as many busy threads as cores */
+        double cpu_t = bi_overhead(&run[OURS_T], &run[PLAIN_T], calls_t, 1);
+        events = bi_session_events(threads_dir, &dropped, &lost, &gaps);
+        report("instrument_threads_cpu_ns_per_call", cpu_t);
+        if (floor > 0) report("instrument_threads_vs_floor", cpu_t / floor);
+        report("instrument_threads_events_lost", (double)lost);
+        report("instrument_threads_paused_ns", (double)bi_session_paused(threads_dir));
+        report("instrument_threads_valid", events == (uint64_t)(2 * calls_t) && lost == 0);
+    }
     if (enabled[FILTERED] && enabled[FILTERED_1] && enabled[PLAIN_1])
         bi_filtered(&run[FILTERED], &run[FILTERED_1], &run[PLAIN], &run[PLAIN_1],
                     enabled[HOOKS] ? &run[HOOKS] : NULL, calls, filtered_dir, report);
