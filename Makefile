@@ -1,6 +1,8 @@
 # atf.h - build, test and benchmark. Everything lands in build/.
-#   make          the atf command (build/atf), the test programs and the examples
-#   make test     every test harness, ending with "N passed, M failed"
+#   make          the atf command (build/atf), the tracer (build/libatf_instrument.so and
+#                 build/obj/atf_instrument.o) and the examples
+#   make test     builds the test harnesses and the programs they trace, runs every check,
+#                 ending with "N passed, M failed"
 #   make bench    benchmark figures into build/bench.json
 #   make demo     a short tour on generated traces
 #   make tsan     the ring, session, stress, merge, tick and overflow tests under ThreadSanitizer (build/tsan/)
@@ -23,8 +25,10 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TOOLS_SRC := $(wildcard tools/*.c)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all test bench demo clean tsan
-all: $(BUILD)/atf $(TESTS) $(EXAMPLES) $(BUILD)/tests/make_fixtures
+.PHONY: all test test-programs bench demo clean tsan
+all: $(BUILD)/atf $(EXAMPLES)
+# what only the checks need: the harnesses, and (below) the programs the tracer's checks run
+test-programs: $(TESTS) $(BUILD)/tests/make_fixtures
 
 # The implementation of atf.h is compiled once per build (lib/atf_impl.c) and linked into
 # every program whose source includes atf.h without defining ATF_IMPLEMENTATION. A source
@@ -82,7 +86,7 @@ $(BUILD)/examples/%: examples/%.c atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(filter %.o,$^) $(LDLIBS_ALL)
 
-test: all $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUILD)/tests/cut_trace \
+test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUILD)/tests/cut_trace \
   $(BUILD)/tests/window_probe
 	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" LDLIBS_ALL="$(LDLIBS_ALL)" \
 	  CRASH_TRIALS=$(TEST_CRASH_TRIALS) \
@@ -183,7 +187,7 @@ $(BUILD)/examples/sample_hooked: examples/sample.c
 
 # busy.c: CPU-bound threads that count their own calls (tests/examples_check.sh checks a
 # trace of it has every one; the benchmark times it), built plain and linked with the tracer
-all: $(PROGS_BIN)/busy $(PROGS_BIN)/busy_traced
+test-programs: $(PROGS_BIN)/busy $(PROGS_BIN)/busy_traced
 
 $(PROGS_BIN)/busy: $(PROGS)/busy.c
 	@mkdir -p $(dir $@)
@@ -197,7 +201,7 @@ $(PROGS_BIN)/busy_traced: $(PROGS)/busy.c $(INSTR_OBJ)
 # Programs for the preloaded tracer, compiled with the hooks and linked without a tracer:
 # forks.c (a parent, two children, a grandchild) and shlib_main.c, whose code is partly
 # in libshlib_part.so (shlib_part.c), found next to it through its run path.
-all: $(PROGS_BIN)/forks_hooked $(PROGS_BIN)/shlib_main
+test-programs: $(PROGS_BIN)/forks_hooked $(PROGS_BIN)/shlib_main
 
 $(PROGS_BIN)/forks_hooked: $(PROGS)/forks.c
 	@mkdir -p $(dir $@)
@@ -215,8 +219,8 @@ $(PROGS_BIN)/shlib_main: $(PROGS)/shlib_main.c $(PROGS_BIN)/libshlib_part.so
 # longjmp.c (calls left by longjmp, a handler on sigaltstack, a coroutine) for the
 # preloaded tracer; exits.c (processes ending with _exit, _Exit, after vfork) both ways
 # frames.c (frames whose size varies from call to call, and no longjmp)
-all: $(PROGS_BIN)/longjmp_hooked $(PROGS_BIN)/exits_hooked $(PROGS_BIN)/exits_traced
-all: $(PROGS_BIN)/frames_hooked
+test-programs: $(PROGS_BIN)/longjmp_hooked $(PROGS_BIN)/exits_hooked $(PROGS_BIN)/exits_traced
+test-programs: $(PROGS_BIN)/frames_hooked
 
 $(PROGS_BIN)/longjmp_hooked: $(PROGS)/longjmp.c
 	@mkdir -p $(dir $@)

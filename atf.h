@@ -4841,8 +4841,10 @@ ATF__PRIVATE int atf__slot_stage(atf_session *s, atf__slot *sl, atf__stage *st, 
     if (st->bytes + length > sl->stage_cap) {
         atf__slot_flush(s, sl, st);
         if (atf__slot_detail_closed(sl)) return 0;
-        if (length > sl->stage_cap) {
-            size_t want = length < ((size_t)1 << 20) ? ((size_t)1 << 20) : (size_t)length;
+        if (length > sl->stage_cap) { /* 1 MiB, or the ring's size when smaller */
+            size_t ring = (size_t)sl->detail_c.mask + 1;
+            size_t base = ring < ((size_t)1 << 20) ? ring : ((size_t)1 << 20);
+            size_t want = length < base ? base : (size_t)length;
             uint8_t *p = (uint8_t *)ATF_REALLOC(sl->stage, want);
             if (!p) return 0;
             sl->stage = p;
@@ -5184,6 +5186,13 @@ ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     ATF_FREE(sl->links);
     sl->links = NULL;
     sl->link_len = sl->link_cap = sl->link_head = 0;
+    ATF_FREE(sl->stage); /* a finished thread keeps no buffer until the session closes */
+    sl->stage = NULL;
+    sl->stage_cap = 0;
+    ATF_FREE(sl->windows);
+    sl->windows = NULL;
+    sl->window_count = 0;
+    sl->window_gen = 0;
     if (sl->index_raw) { /* the ring memory is ours: nobody produces into it any more */
         ATF_FREE(sl->index_raw);
         ATF_FREE(sl->detail_raw);
@@ -5287,7 +5296,7 @@ ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head
                 ts = atf__load_le64(r->data + ((index_seq & r->mask) << 5));
             } else { /* cannot happen with a sane producer: convert on its own */
                 size_t hint = 0;
-                ts = atf__tick_map_ns(&s->ticks, atf__load_le64(rec + 16), 0, &hint);
+                ts = atf__tick_map_ns(&sl->ticks, atf__load_le64(rec + 16), 0, &hint);
             }
             atf__store_le64(rec + 16, ts);
         }
@@ -5301,6 +5310,7 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
                                       int final) {
     int closed = atf__load_acquire_u64(&sl->index_c.shared->closed) != 0;
     uint64_t head = atf__load_acquire_u64(&sl->index_c.shared->head), moved = 0;
+    atf__slot_sync(s, sl); /* the stamps of a gap at finalize need the map too */
     if (head - sl->index_c.pos > sl->index_c.mask + 1) { /* impossible from a sane producer */
         atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, 0,
                               "index ring head beyond capacity", sl->index_c.mask + 1,
@@ -5309,7 +5319,6 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
         return 0;
     }
     final = final || closed; /* closed was read first: head is the last one */
-    atf__slot_sync(s, sl);
     atf__slot_make_files(s, sl);
     if (s->convert_ticks) atf__slot_convert(s, sl, head);
     if (sl->has_detail_ring) moved += atf__slot_drain_detail(s, sl, head, horizon, final);
@@ -5373,15 +5382,15 @@ ATF__PRIVATE uint64_t atf__drain_prepare(atf_session *s) {
     return horizon;
 }
 
-/* One pass over every slot (the drain lock held by the caller), each under its own lock;
- * a slot whose producer is draining it itself is passed over, unless `final`. Returns
- * how many records moved. */
-ATF__PRIVATE uint64_t atf__session_drain_slots(atf_session *s, int all, int final) {
+/* One pass over every slot (the drain lock held by the caller), each under its own lock.
+ * `wait` 0 (the drain thread): a slot whose lock is taken (its producer is draining it
+ * itself) is passed over; else every slot is drained. Returns how many records moved. */
+ATF__PRIVATE uint64_t atf__session_drain_slots(atf_session *s, int all, int final, int wait) {
     uint64_t horizon = atf__drain_prepare(s), moved = 0, count, i;
     count = atf__load_acquire_u64(&s->slot_count);
     for (i = 0; i < count; i++) {
         atf__slot *sl = s->slots[i];
-        if (final) atf__slot_lock(sl);
+        if (wait) atf__slot_lock(sl);
         else if (!atf__slot_trylock(sl)) continue;
         if (!sl->finalized) moved += atf__slot_drain(s, sl, horizon, all, final);
         atf__slot_report(s, sl);
@@ -5390,10 +5399,10 @@ ATF__PRIVATE uint64_t atf__session_drain_slots(atf_session *s, int all, int fina
     return moved;
 }
 
-ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final) {
+ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final, int wait) {
     uint64_t moved;
     atf__drain_lock(s);
-    moved = atf__session_drain_slots(s, all, final);
+    moved = atf__session_drain_slots(s, all, final, wait);
     atf__drain_unlock(s);
     return moved;
 }
@@ -5945,7 +5954,7 @@ ATF__PRIVATE void atf__drain_main(void *arg) {
     uint64_t last_manifest = atf_now_ns(), moved_since = 0;
     atf__tls_no_attach = 1; /* the drain is never a traced thread */
     while (!atf__load_acquire_u64(&s->stop)) {
-        uint64_t moved = atf__session_drain(s, (++cycle & 15u) == 0, 0), now;
+        uint64_t moved = atf__session_drain(s, (++cycle & 15u) == 0, 0, 0), now;
         /* lazy polling: drain again at once while there is a lot to move, sleep a little
          * while busy, back off to the configured interval when idle */
         if (moved >= ATF__DRAIN_BUSY) sleep_us = 0;
@@ -6184,7 +6193,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_close_ex(atf_session *s, atf_err
     count = atf__load_acquire_u64(&s->slot_count);
     for (i = 0; i < count; i++)
         if (!s->slots[i]->finalized) atf__writer_close_rings(&s->slots[i]->writer);
-    atf__session_drain(s, 1, 1);
+    atf__session_drain(s, 1, 1, 1);
     for (i = 0; i < count; i++) {
         atf__slot *sl = s->slots[i];
         atf__slot_lock(sl);
@@ -6327,7 +6336,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_attach_rings(atf_session *s, voi
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_pump(atf_session *s) {
     atf_result rc;
     if (!s) return ATF_E_ARG;
-    atf__session_drain(s, 1, 0);
+    atf__session_drain(s, 1, 0, 1); /* everything available: each slot waited for */
     atf__drain_lock(s);
     atf__manifest_refresh(s, 0);
     atf__session_lock(s);

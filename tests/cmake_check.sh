@@ -3,7 +3,8 @@
 # in: add_subdirectory of this tree, FetchContent (pointed at this tree, no download), and
 # find_package against a prefix that cmake --install filled. Each case configures and
 # builds a small program that records a session through atf::atf and reads it back, then
-# runs it. One line per case, "ok ..." or "FAIL ...", then "cmake: N passed, M failed"
+# runs it. Then the atf command and the tracer, built and installed with -DATF_BUILD_TOOLS=ON:
+# the installed `atf record` traces examples/sample.c built with the hooks (Linux). One line per case, "ok ..." or "FAIL ...", then "cmake: N passed, M failed"
 # (the line tests/run_all.sh adds up); exit 1 on any failure. Skipped (exit 0, nothing
 # counted) when cmake is not installed.
 #   tests/cmake_check.sh            (from anywhere; CC picks the compiler as usual)
@@ -208,6 +209,38 @@ if cmake -S "$ROOT" -B "$WORK/atf-build" >"$log" 2>&1 &&
     build pkg -DCMAKE_PREFIX_PATH="$prefix" -DEXPECT_VERSION="$version"
 else
     fail "install: configure or cmake --install of the tree" "$log"
+fi
+
+# ---- the command and the tracer from a CMake install: atf record traces a program ------
+# (Linux only: the tracer is ELF; the program is the README's sample, built here with the
+# hooks, the way a user builds theirs)
+if [ "$(uname -s)" = Linux ]; then
+    tools="$WORK/tools-prefix"
+    log="$WORK/tools.log"
+    if cmake -S "$ROOT" -B "$WORK/tools-build" -DATF_BUILD_TOOLS=ON >"$log" 2>&1 &&
+       cmake --build "$WORK/tools-build" >>"$log" 2>&1 &&
+       cmake --install "$WORK/tools-build" --prefix "$tools" >>"$log" 2>&1; then
+        if [ ! -x "$tools/bin/atf" ] || [ ! -f "$tools/lib/atf/libatf_instrument.so" ]; then
+            fail "tools: cmake --install put no bin/atf or lib/atf/libatf_instrument.so" "$log"
+        elif ! ${CC:-cc} -O1 -g -finstrument-functions -D_GNU_SOURCE -o "$WORK/sample_hooked" \
+                 "$ROOT/examples/sample.c" -lpthread >>"$log" 2>&1; then
+            fail "tools: building examples/sample.c with -finstrument-functions" "$log"
+        elif ! (cd "$WORK" && "$tools/bin/atf" record --output "$WORK/record" -- \
+                 "$WORK/sample_hooked" >"$WORK/record.out" 2>"$WORK/record.err"); then
+            cat "$WORK/record.err" >>"$log"
+            fail "tools: the installed atf record -- sample_hooked failed" "$log"
+        elif ! grep -Eq '^atf record: 1 process, 5 threads, [1-9][0-9]* events, 0 lost' \
+                 "$WORK/record.err" ||
+             ! "$tools/bin/atf" verify --strict "$WORK"/record/session_* >>"$log" 2>&1; then
+            cat "$WORK/record.err" >>"$log"
+            fail "tools: the installed atf record's session" "$log"
+        else
+            pass "tools: the installed atf record traced the sample ($(grep -o '[0-9]* events' \
+                 "$WORK/record.err" | head -n 1)) into a session that verifies"
+        fi
+    else
+        fail "tools: configure, build or install with -DATF_BUILD_TOOLS=ON" "$log"
+    fi
 fi
 
 echo "cmake: $passes passed, $failures failed"

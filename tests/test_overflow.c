@@ -609,7 +609,7 @@ static void check_pauses(const atf_thread_reader *t, uint64_t paused_ns, uint64_
     for (i = 0; i < t->pause_count; i++) {
         const atf_pause *p = &t->pauses[i];
         CHECK(p->index_seq >= 1 && p->index_seq <= events);
-        CHECK(i == 0 || p->index_seq > t->pauses[i - 1].index_seq);
+        CHECK(i == 0 || p->index_seq >= t->pauses[i - 1].index_seq);
         CHECK(p->start_ns <= p->end_ns);
         CHECK(i == 0 || p->start_ns >= t->pauses[i - 1].end_ns);
         CHECK_EQ(ATF_PAUSE_SELF_DRAIN, p->reason);

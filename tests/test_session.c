@@ -429,7 +429,12 @@ static void windowed_patch_run(int layout) {
     atf_session_trigger(s, base + 500);        /* events 40..60 */
     atf_session_trigger(s, base + 1910);       /* events 181..199 */
     CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    CHECK(s->slots[0]->windows != NULL); /* the slot's copy of the triggers */
     atf_session_detach(s);
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    /* a finished thread keeps no buffer until the session closes */
+    CHECK_EQ(1, s->slots[0]->finalized);
+    CHECK(s->slots[0]->stage == NULL && s->slots[0]->windows == NULL);
     CHECK_RESULT(ATF_OK, atf_session_close(s));
     memset(&opt, 0, sizeof opt);
     opt.verify_crc = 1;
