@@ -13,7 +13,7 @@
  *   6. crc32c           CRC32-C (Castagnoli): SSE4.2 + VPCLMULQDQ (AVX2, AVX-512), ARMv8, software
  *   7. clock            atf_now_ns(): the platform's continuous clock, and its clock_type
  *   8. ring             SPSC rings in caller memory, position-independent (shared-memory safe)
- *   9. writer           the per-thread producer (a few stores per event), overflow policy
+ *   9. producer         atf_producer, one per thread: a few stores per event, overflow policy
  *  10. session writer   session directory, drain, file writers, manifest, windowed detail
  *      10.1 file writer         one output file: placeholder header, appends, finalize
  *      10.2 sessions            thread slots, the drain, attaching rings
@@ -49,7 +49,7 @@
  *       memset(&cfg, 0, sizeof cfg);                // zero is the default for every field
  *       cfg.detail_mode = ATF_DETAIL_ALWAYS;        // detail payloads need a detail mode
  *       if (atf_session_open(&s, "traces", &cfg) == ATF_OK) {
- *           atf_writer *w = atf_session_writer(s);  // this thread's; NULL when out of slots
+ *           atf_producer *w = atf_session_producer(s);  // this thread's; NULL when out of slots
  *           atf_detail_payload p;
  *           uint8_t bytes[ATF_DETAIL_PAYLOAD_SIZE];
  *           memset(&p, 0, sizeof p);
@@ -57,11 +57,11 @@
  *           p.x[0] = 42;                            // the first argument
  *           size_t len = atf_detail_payload_encode(&p, bytes, sizeof bytes);
  *           if (w) {
- *               atf_writer_call(w, 0x100000001ull, atf_now_ns());
- *               atf_writer_event_detail(w, ATF_EVENT_CALL, p.function_id, atf_now_ns(),
+ *               atf_producer_call(w, 0x100000001ull, atf_now_ns());
+ *               atf_producer_event_detail(w, ATF_EVENT_CALL, p.function_id, atf_now_ns(),
  *                                       ATF_DETAIL_FUNCTION_CALL, bytes, len);
- *               atf_writer_return(w, p.function_id, atf_now_ns());
- *               atf_writer_return(w, 0x100000001ull, atf_now_ns());
+ *               atf_producer_return(w, p.function_id, atf_now_ns());
+ *               atf_producer_return(w, 0x100000001ull, atf_now_ns());
  *           }
  *           snprintf(dir, sizeof dir, "%s", atf_session_path(s)); // traces/session_.../pid_N
  *           atf_session_close(s);                   // drains, finalizes, writes manifest.json
@@ -720,7 +720,7 @@ ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8)
 ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { atf__store_le64(p, v); }
 #endif
 
-/* ==== 9. writer ====================================================================== */
+/* ==== 9. producer ==================================================================== */
 /* The per-thread producer: one index ring, one optional detail ring, the call depth and
  * the sequence counters. While its ring has room a push is a few stores: no lock, no
  * system call, no allocation. What happens when the ring is full is the overflow policy,
@@ -753,10 +753,10 @@ ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { atf__store_le64(
  * number would reach 0xFFFFFFFF (the events are still recorded, detail_dropped counts).
  *
  * Detail needs a detail ring, which exists only when detail is on: a session opened with
- * detail_mode ATF_DETAIL_ALWAYS or ATF_DETAIL_WINDOWED, or atf_writer_init given detail
- * memory and one of those modes. With detail off, atf_writer_event_detail refuses the
+ * detail_mode ATF_DETAIL_ALWAYS or ATF_DETAIL_WINDOWED, or atf_producer_init given detail
+ * memory and one of those modes. With detail off, atf_producer_event_detail refuses the
  * whole event with ATF_E_DETAIL_OFF: nothing is recorded or counted, so a payload is
- * never dropped without a word (record the event with atf_writer_call/return instead). */
+ * never dropped without a word (record the event with atf_producer_call/return instead). */
 enum { ATF_DETAIL_OFF = 0, ATF_DETAIL_ALWAYS = 1, ATF_DETAIL_WINDOWED = 2 };
 enum { ATF_OVERFLOW_BLOCK = 0, ATF_OVERFLOW_DROP = 1 };
 
@@ -764,7 +764,7 @@ typedef struct atf_session atf_session;
 
 /* One per producing thread. The fields are readable by that thread (e.g. `dropped` after
  * a push); nothing else may change them. */
-typedef struct atf_writer {
+typedef struct atf_producer {
     atf_ring index;              /* producer view of the index ring */
     atf_ring detail;             /* producer view of the detail ring (data NULL if none) */
     uint64_t detail_count;       /* detail records pushed (ALWAYS mode: next detail_seq) */
@@ -788,41 +788,41 @@ typedef struct atf_writer {
     uint32_t gap_reason;         /* ATF_GAP_* of the open gap */
     int giving_up;               /* timed out: drop at once until the consumer moves */
     int in_overflow;             /* inside the overflow path (re-entry drops) */
-} atf_writer;
+} atf_producer;
 
 /* Binds a writer to rings initialized with atf_ring_init (e.g. in shared memory);
  * detail_mem may be NULL (then detail_mode is OFF). For producers outside a session
  * (another process drains the rings with atf_session_attach_rings). One writer per ring
  * for the ring's lifetime. ATF_E_ARG / ATF_E_MAGIC / ATF_E_CORRUPT as atf_ring_attach. */
-ATFDEF atf_result atf_writer_init(atf_writer *w, void *index_mem, size_t index_size,
+ATFDEF atf_result atf_producer_init(atf_producer *w, void *index_mem, size_t index_size,
                                   void *detail_mem, size_t detail_size, uint32_t detail_mode);
 /* Marks the writer's rings closed: the drain finalizes the thread once they are empty.
  * Call from the producing thread (or once it has stopped). Wait-free. */
-ATFDEF void atf_writer_close(atf_writer *w);
+ATFDEF void atf_producer_close(atf_producer *w);
 /* Sets what a full ring does (ATF_OVERFLOW_BLOCK, the default, or ATF_OVERFLOW_DROP) and,
  * for a writer on caller memory, the longest wait without the consumer moving before
  * events are dropped (0 = 1 s). A writer whose consumer runs on its own thread (it pushes,
  * then pumps) must choose DROP: waiting for itself could only time out. A session writer
  * takes its session's policy at attach. ATF_E_ARG for an unknown policy. Producer thread
  * only. */
-ATFDEF atf_result atf_writer_set_overflow(atf_writer *w, uint32_t policy, uint64_t timeout_ns);
+ATFDEF atf_result atf_producer_set_overflow(atf_producer *w, uint32_t policy, uint64_t timeout_ns);
 /* Private: the slow path of a push, when the ring looked full or a gap is open: makes
  * room (by the policy) and publishes the open gap. 1 when the event can be pushed now;
  * 0 when it was dropped (and counted, with `ts` as the gap's first stamp when it opens
  * one). `detail` counts a detail record lost with the event. */
-ATFDEF int atf__writer_overflow(atf_writer *w, uint64_t ts, int detail);
+ATFDEF int atf__producer_overflow(atf_producer *w, uint64_t ts, int detail);
 
 /* Pushes one index event linked to detail record `detail_seq` (ATF_NO_DETAIL for none).
  * ATF_OK, or ATF_E_FULL (dropped and counted, by the overflow policy). The record is
  * complete before the release store of head publishes it. Producer thread only. */
-ATF__HOT_INLINE atf_result atf__writer_push_linked(atf_writer *w, uint32_t kind,
+ATF__HOT_INLINE atf_result atf__producer_push_linked(atf_producer *w, uint32_t kind,
                                                    uint64_t function_id, uint64_t timestamp_ns,
                                                    uint32_t depth, uint64_t detail_seq) {
     atf_ring *r = &w->index;
     uint64_t pos = r->pos, third, fourth;
     uint8_t *slot;
     /* the cached tail says full (an open gap keeps it saying so): the slow path */
-    if (pos - r->other > r->mask && !atf__writer_overflow(w, timestamp_ns, 0))
+    if (pos - r->other > r->mask && !atf__producer_overflow(w, timestamp_ns, 0))
         return ATF_E_FULL;
     /* everything is read from *w before the first store: the stores go through a byte
      * pointer, which may alias *w as far as the compiler knows */
@@ -845,27 +845,27 @@ ATF__HOT_INLINE atf_result atf__writer_push_linked(atf_writer *w, uint32_t kind,
 }
 
 /* Pushes one index event with no detail at an explicit depth. Producer thread only. */
-ATF__HOT_INLINE atf_result atf_writer_push(atf_writer *w, uint32_t kind, uint64_t function_id,
+ATF__HOT_INLINE atf_result atf_producer_push(atf_producer *w, uint32_t kind, uint64_t function_id,
                                            uint64_t timestamp_ns, uint32_t depth) {
-    return atf__writer_push_linked(w, kind, function_id, timestamp_ns, depth, ATF_NO_DETAIL);
+    return atf__producer_push_linked(w, kind, function_id, timestamp_ns, depth, ATF_NO_DETAIL);
 }
 
 /* Function entry at a caller-supplied timestamp (the library clock: pass atf_now_ns(), or
  * atf_ticks() in a session with stamp_clock ATF_STAMP_TICKS). The depth advances even
  * when the event is dropped. Producer thread only; wait-free while the ring has room,
  * else as the overflow policy says. */
-ATF__HOT_INLINE atf_result atf_writer_call(atf_writer *w, uint64_t function_id, uint64_t ts) {
-    return atf_writer_push(w, ATF_EVENT_CALL, function_id, ts, w->depth++);
+ATF__HOT_INLINE atf_result atf_producer_call(atf_producer *w, uint64_t function_id, uint64_t ts) {
+    return atf_producer_push(w, ATF_EVENT_CALL, function_id, ts, w->depth++);
 }
 /* Function exit; the depth returns to that of the matching call. */
-ATF__HOT_INLINE atf_result atf_writer_return(atf_writer *w, uint64_t function_id, uint64_t ts) {
+ATF__HOT_INLINE atf_result atf_producer_return(atf_producer *w, uint64_t function_id, uint64_t ts) {
     if (w->depth) w->depth--;
-    return atf_writer_push(w, ATF_EVENT_RETURN, function_id, ts, w->depth);
+    return atf_producer_push(w, ATF_EVENT_RETURN, function_id, ts, w->depth);
 }
 /* An exception leaving `function_id`: like a return for the depth. */
-ATF__HOT_INLINE atf_result atf_writer_exception(atf_writer *w, uint64_t function_id, uint64_t ts) {
+ATF__HOT_INLINE atf_result atf_producer_exception(atf_producer *w, uint64_t function_id, uint64_t ts) {
     if (w->depth) w->depth--;
-    return atf_writer_push(w, ATF_EVENT_EXCEPTION, function_id, ts, w->depth);
+    return atf_producer_push(w, ATF_EVENT_EXCEPTION, function_id, ts, w->depth);
 }
 
 /* An event with a detail payload (`payload`, `len` bytes, e.g. an encoded
@@ -877,7 +877,7 @@ ATF__HOT_INLINE atf_result atf_writer_exception(atf_writer *w, uint64_t function
  * detail ring): then nothing at all is recorded or counted and the depth is unchanged.
  * Under ATF_OVERFLOW_BLOCK a full detail ring in ALWAYS mode is made room in like the
  * index ring; windowed detail is never waited for. Producer thread only. */
-ATFDEF atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind, uint64_t function_id,
+ATFDEF atf_result atf_producer_event_detail(atf_producer *w, uint32_t kind, uint64_t function_id,
                                           uint64_t ts, uint16_t type, const void *payload,
                                           size_t len);
 
@@ -935,7 +935,7 @@ typedef struct atf_session_config {
     uint64_t index_ring_events;  /* index ring slots per thread; default 65536 (2 MiB) */
     uint64_t detail_ring_bytes;  /* detail ring bytes per thread; default 1 MiB */
     uint32_t detail_mode;        /* ATF_DETAIL_OFF (default: no detail ring, and
-                                    atf_writer_event_detail returns ATF_E_DETAIL_OFF),
+                                    atf_producer_event_detail returns ATF_E_DETAIL_OFF),
                                     _ALWAYS, _WINDOWED */
     uint64_t pre_roll_ns;        /* windowed: detail kept before a trigger; default 0 */
     uint64_t post_roll_ns;       /* windowed: detail kept after a trigger; default 0 */
@@ -1012,13 +1012,13 @@ ATFDEF void atf_session_abandon_after_fork(atf_session *s);
  * Attaching allocates the rings and does no file I/O: the drain creates the thread's
  * directory and files. NULL when the session is out of slots or memory (counted as
  * attach_failures in the manifest), or after the thread detached. Thread-safe. */
-ATFDEF atf_writer *atf_session_writer(atf_session *s);
+ATFDEF atf_producer *atf_session_producer(atf_session *s);
 /* Attaches the calling thread explicitly, with an optional name for the manifest. When
  * the thread is attached already, *out receives its writer (the name is ignored).
  * ATF_E_FULL when out of slots, ATF_E_NOMEM. No file I/O. Thread-safe. */
-ATFDEF atf_result atf_session_attach(atf_session *s, const char *name, atf_writer **out);
+ATFDEF atf_result atf_session_attach(atf_session *s, const char *name, atf_producer **out);
 /* Detaches the calling thread: its writer is closed and finalized by the drain, and
- * atf_session_writer returns NULL in this thread afterwards. Thread-safe. */
+ * atf_session_producer returns NULL in this thread afterwards. Thread-safe. */
 ATFDEF void atf_session_detach(atf_session *s);
 /* Adds a thread slot whose rings live in caller memory (initialized with atf_ring_init,
  * not consumed from yet: ATF_E_STATE otherwise), e.g. filled by another process through
@@ -1106,13 +1106,14 @@ ATFDEF uint32_t atf_session_thread_count(const atf_session *s);
  *      is found at the header's footer_offset, or, when the header is still the
  *      placeholder written at open, in the last 64 bytes;
  *   2. otherwise the events are counted from the file size (index) or by a bounds-checked
- *      total_length walk (detail); a torn last record is ignored, never read. */
-typedef enum atf_recovery {
-    ATF_RECOVERY_FINALIZED = 0,       /* footer found through the header: a clean close */
-    ATF_RECOVERY_FOOTER_AT_END = 1,   /* placeholder header, agreeing footer at the end */
-    ATF_RECOVERY_FROM_SIZE = 2,       /* no usable footer: counted from the file size/walk */
-    ATF_RECOVERY_FOOTER_MISMATCH = 3  /* a footer exists but disagrees; counted as in 2 */
-} atf_recovery;
+ *      total_length walk (detail); a torn last record is ignored, never read.
+ * atf_count_source says which of these counted a file's records. */
+typedef enum atf_count_source {
+    ATF_COUNT_FINALIZED = 0,       /* footer found through the header: a clean close */
+    ATF_COUNT_FOOTER_AT_END = 1,   /* placeholder header, agreeing footer at the end */
+    ATF_COUNT_FROM_SIZE = 2,       /* no usable footer: counted from the file size/walk */
+    ATF_COUNT_FOOTER_MISMATCH = 3  /* a footer exists but disagrees; counted as in 2 */
+} atf_count_source;
 
 typedef enum atf_crc_state {
     ATF_CRC_NO_FOOTER = 0,       /* nothing to check against */
@@ -1122,7 +1123,7 @@ typedef enum atf_crc_state {
     ATF_CRC_MISMATCH = 4
 } atf_crc_state;
 
-ATFDEF const char *atf_recovery_str(atf_recovery r);
+ATFDEF const char *atf_count_source_str(atf_count_source r);
 ATFDEF const char *atf_crc_state_str(atf_crc_state s);
 
 /* Zero is the default for every field. */
@@ -1147,7 +1148,7 @@ typedef struct atf_index_reader {
     int layout;                  /* ATF_LAYOUT_1 or ATF_LAYOUT_2 */
     uint64_t event_count;        /* events readable, per the recovery rule */
     uint64_t torn_bytes;         /* bytes after the last whole event ignored (0 if none) */
-    atf_recovery recovery;
+    atf_count_source counted;
     atf_crc_state crc_state;
     uint32_t crc_found;          /* computed CRC, valid when crc_state is OK/MISMATCH */
     atf_error error;             /* first error */
@@ -1193,7 +1194,7 @@ typedef struct atf_detail_reader {
     uint64_t event_count;
     uint64_t bytes_length;       /* bytes of the events section that were read */
     uint64_t torn_bytes;
-    atf_recovery recovery;
+    atf_count_source counted;
     atf_crc_state crc_state;
     uint32_t crc_found;
     atf_error error;
@@ -1302,7 +1303,7 @@ typedef struct atf_recover_item {
     char path[512];
     atf_recover_kind kind;
     atf_recover_action action;
-    atf_recovery found;          /* index, detail: how the readers found the file */
+    atf_count_source found;          /* index, detail: how the readers found the file */
     int layout;                  /* index, detail: ATF_LAYOUT_1 or ATF_LAYOUT_2 */
     uint64_t records;            /* records kept: events, detail records or gap records */
     uint64_t bytes_cut;          /* bytes cut after the last kept record (a torn record, a
@@ -3673,7 +3674,7 @@ ATF__PRIVATE uint64_t atf__tick_map_ns(const atf__tick_map *m, uint64_t t, int a
 
 /* ==== 8. ring ======================================================================== */
 /* Formatting and attaching SPSC rings in caller memory. The push side lives
- * inline in the declarations (atf_writer_push); the pop side is the drain's. A ring's
+ * inline in the declarations (atf_producer_push); the pop side is the drain's. A ring's
  * header is validated on attach so a foreign or damaged mapping is refused, not used. */
 #define ATF__RING_DATA_OFFSET ((uint64_t)sizeof(atf_ring_header))
 #define ATF__RING_MAX_CAPACITY ((uint64_t)1 << 40)
@@ -3743,17 +3744,17 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_ring_attach(atf_ring *r, void *mem, size
 }
 
 
-/* ==== 9. writer ====================================================================== */
+/* ==== 9. producer ==================================================================== */
 /* The producer calls that are not inline (detail payloads, binding to caller
  * memory, the overflow path). The inline index push is in the declarations. While the
  * rings have room everything here is wait-free: bounded loops, no locks, no allocation,
- * no system calls; a full ring goes to atf__writer_overflow, which applies the policy. */
+ * no system calls; a full ring goes to atf__producer_overflow, which applies the policy. */
 #define ATF__WAIT_TIMEOUT_NS 1000000000u /* BLOCK on caller memory: default longest wait */
 #define ATF__WAIT_SPINS 128               /* rereads of the tail before sleeping */
 
-ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_writer *w);
+ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_producer *w);
 
-ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_set_overflow(atf_writer *w, uint32_t policy,
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_producer_set_overflow(atf_producer *w, uint32_t policy,
                                                             uint64_t timeout_ns) {
     if (!w || policy > ATF_OVERFLOW_DROP) return ATF_E_ARG;
     w->overflow = policy;
@@ -3764,7 +3765,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_set_overflow(atf_writer *w, uint3
 /* The event being pushed is lost: counted in the open gap (opened with its stamp). The
  * cached tail is set to say "full", so the next push comes back to the slow path, which
  * publishes the gap before that event. Returns 0. */
-ATF__PRIVATE int atf__writer_drop(atf_writer *w, uint64_t ts, int detail) {
+ATF__PRIVATE int atf__producer_drop(atf_producer *w, uint64_t ts, int detail) {
     atf_ring *r = &w->index;
     if (!w->gap_lost) {
         w->gap_first_ns = ts;
@@ -3786,7 +3787,7 @@ ATF__PRIVATE int atf__writer_drop(atf_writer *w, uint64_t ts, int detail) {
 
 /* Publishes the open gap as the record before the event about to be pushed; 0 when the
  * consumer has not taken the earlier gap records yet. */
-ATF__PRIVATE int atf__writer_publish_gap(atf_writer *w) {
+ATF__PRIVATE int atf__producer_publish_gap(atf_producer *w) {
     atf_ring_header *h = w->index.shared;
     uint64_t head = h->gap_head; /* written by this producer only */
     atf_ring_gap *g;
@@ -3803,11 +3804,11 @@ ATF__PRIVATE int atf__writer_publish_gap(atf_writer *w) {
 }
 
 /* 1 when the index ring has room for one event and no gap is open (publishing it). */
-ATF__PRIVATE int atf__writer_room(atf_writer *w) {
+ATF__PRIVATE int atf__producer_room(atf_producer *w) {
     atf_ring *r = &w->index;
     r->other = atf__load_acquire_u64(&r->shared->tail);
     if (r->pos - r->other > r->mask) return 0;
-    return !w->gap_lost || atf__writer_publish_gap(w);
+    return !w->gap_lost || atf__producer_publish_gap(w);
 }
 
 /* Waits until the consumer's position in r moves on from `seen`: spinning, then sleeping
@@ -3828,19 +3829,19 @@ ATF__PRIVATE int atf__ring_wait_tail(const atf_ring *r, uint64_t seen, uint64_t 
     return 1;
 }
 
-ATF__PRIVATE uint64_t atf__writer_timeout(const atf_writer *w) {
+ATF__PRIVATE uint64_t atf__producer_timeout(const atf_producer *w) {
     return w->wait_timeout_ns ? w->wait_timeout_ns : ATF__WAIT_TIMEOUT_NS;
 }
 
 /* BLOCK on caller memory: waits for the consumer (another process) to make room, for at
  * most the timeout without its tail moving. After a timeout it drops at once until the
  * tail moves again, so a dead consumer costs one timeout, not one per event. */
-ATF__PRIVATE int atf__writer_wait(atf_writer *w) {
+ATF__PRIVATE int atf__producer_wait(atf_producer *w) {
     atf_ring *r = &w->index;
     if (w->giving_up && r->other == w->giving_up_tail) return 0;
     w->giving_up = 0;
-    while (!atf__writer_room(w)) {
-        if (!atf__ring_wait_tail(r, r->other, atf__writer_timeout(w))) {
+    while (!atf__producer_room(w)) {
+        if (!atf__ring_wait_tail(r, r->other, atf__producer_timeout(w))) {
             w->timeouts++;
             atf__store_release_u64(&r->shared->timeouts, w->timeouts);
             w->giving_up = 1;
@@ -3853,10 +3854,10 @@ ATF__PRIVATE int atf__writer_wait(atf_writer *w) {
 
 /* The same for the detail ring: 1 once its consumer moved; after a timeout it stops
  * waiting until the consumer moves again. */
-ATF__PRIVATE int atf__writer_wait_detail(atf_writer *w) {
+ATF__PRIVATE int atf__producer_wait_detail(atf_producer *w) {
     uint64_t tail = atf__load_acquire_u64(&w->detail.shared->tail);
     if (w->giving_up && tail == w->giving_up_detail_tail) return 0;
-    if (atf__ring_wait_tail(&w->detail, tail, atf__writer_timeout(w))) return 1;
+    if (atf__ring_wait_tail(&w->detail, tail, atf__producer_timeout(w))) return 1;
     w->timeouts++;
     atf__store_release_u64(&w->index.shared->timeouts, w->timeouts);
     w->giving_up = 1;
@@ -3865,23 +3866,23 @@ ATF__PRIVATE int atf__writer_wait_detail(atf_writer *w) {
     return 0;
 }
 
-ATFDEF ATF_NO_INSTRUMENT int atf__writer_overflow(atf_writer *w, uint64_t ts, int detail) {
+ATFDEF ATF_NO_INSTRUMENT int atf__producer_overflow(atf_producer *w, uint64_t ts, int detail) {
     int room;
-    if (atf__writer_room(w)) return 1;
+    if (atf__producer_room(w)) return 1;
     if (w->overflow == ATF_OVERFLOW_DROP || w->in_overflow)
-        return atf__writer_drop(w, ts, detail); /* wait-free, or re-entered (a signal) */
+        return atf__producer_drop(w, ts, detail); /* wait-free, or re-entered (a signal) */
     w->in_overflow = 1;
     w->waits++;
     atf__store_release_u64(&w->index.shared->waits, w->waits);
     /* a session writer drains its own ring; then a failed file has taken the events as
      * lost, so there is room either way (unless this thread is the one draining) */
-    room = w->session ? atf__session_self_drain(w->session, w) && atf__writer_room(w)
-                      : atf__writer_wait(w);
+    room = w->session ? atf__session_self_drain(w->session, w) && atf__producer_room(w)
+                      : atf__producer_wait(w);
     w->in_overflow = 0;
-    return room ? 1 : atf__writer_drop(w, ts, detail);
+    return room ? 1 : atf__producer_drop(w, ts, detail);
 }
 
-ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_init(atf_writer *w, void *index_mem,
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_producer_init(atf_producer *w, void *index_mem,
                                                     size_t index_size, void *detail_mem,
                                                     size_t detail_size, uint32_t detail_mode) {
     atf_result rc;
@@ -3909,17 +3910,17 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_init(atf_writer *w, void *index_m
 }
 
 /* Marks the rings closed (the session's own path: no thread-local bookkeeping). */
-ATF__PRIVATE void atf__writer_close_rings(atf_writer *w) {
+ATF__PRIVATE void atf__producer_close_rings(atf_producer *w) {
     if (w->detail.shared) atf__store_release_u64(&w->detail.shared->closed, 1);
     if (w->index.shared) atf__store_release_u64(&w->index.shared->closed, 1);
 }
 
-ATF__PRIVATE void atf__session_forget_writer(atf_writer *w);
+ATF__PRIVATE void atf__session_forget_writer(atf_producer *w);
 
-ATFDEF ATF_NO_INSTRUMENT void atf_writer_close(atf_writer *w) {
+ATFDEF ATF_NO_INSTRUMENT void atf_producer_close(atf_producer *w) {
     if (!w) return;
     if (w->session) atf__session_forget_writer(w); /* no second close at thread exit */
-    atf__writer_close_rings(w);
+    atf__producer_close_rings(w);
 }
 
 /* Room for `need` more units at the producer's position, rereading the consumer's
@@ -3941,7 +3942,7 @@ ATF__PRIVATE uint64_t atf__detail_entry_size(size_t len) {
     return (ATF__DETAIL_ENTRY_HEADER + record + 7u) & ~(uint64_t)7u;
 }
 
-ATF__PRIVATE int atf__writer_put_detail(atf_writer *w, uint64_t ts, uint16_t type,
+ATF__PRIVATE int atf__producer_put_detail(atf_producer *w, uint64_t ts, uint16_t type,
                                         const void *payload, size_t len, uint32_t entry_flags) {
     atf_ring *r = &w->detail;
     uint64_t cap = r->mask + 1, record, entry = atf__detail_entry_size(len), to_end, need;
@@ -3979,17 +3980,17 @@ ATF__PRIVATE int atf__writer_put_detail(atf_writer *w, uint64_t ts, uint16_t typ
 
 /* BLOCK, detail ring full: the same remedy as for the index ring (the records in it all
  * belong to published index events, so a drain empties it). 1 when it was applied. */
-ATF__PRIVATE int atf__writer_detail_room(atf_writer *w) {
+ATF__PRIVATE int atf__producer_detail_room(atf_producer *w) {
     int done;
     w->in_overflow = 1;
     w->waits++;
     atf__store_release_u64(&w->index.shared->waits, w->waits);
-    done = w->session ? atf__session_self_drain(w->session, w) : atf__writer_wait_detail(w);
+    done = w->session ? atf__session_self_drain(w->session, w) : atf__producer_wait_detail(w);
     w->in_overflow = 0;
     return done;
 }
 
-ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_event_detail(atf_writer *w, uint32_t kind,
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_producer_event_detail(atf_producer *w, uint32_t kind,
                                                             uint64_t function_id, uint64_t ts,
                                                             uint16_t type, const void *payload,
                                                             size_t len) {
@@ -3998,24 +3999,24 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_event_detail(atf_writer *w, uint3
     int windowed, fits, put;
     /* refused before anything moves: a payload is never discarded in silence */
     if (w->detail_mode == ATF_DETAIL_OFF || !w->detail.data) return ATF_E_DETAIL_OFF;
-    /* the depth follows the program, dropped or not, as in atf_writer_call/return */
+    /* the depth follows the program, dropped or not, as in atf_producer_call/return */
     if (kind == ATF_EVENT_CALL) depth = w->depth++;
     else depth = w->depth ? --w->depth : 0;
     /* the index event first: dropped as a whole, since a detail record must never name a
      * missing index event */
-    if (w->index.pos - w->index.other > w->index.mask && !atf__writer_overflow(w, ts, 1))
+    if (w->index.pos - w->index.other > w->index.mask && !atf__producer_overflow(w, ts, 1))
         return ATF_E_FULL;
     windowed = w->detail_mode == ATF_DETAIL_WINDOWED;
     fits = w->layout == ATF_LAYOUT_2 ||
            (w->index.pos <= 0xFFFFFFFFu && w->detail_count < ATF_NO_DETAIL_U32);
     flags = windowed ? ATF__DETAIL_ENTRY_UNLINKED : 0u;
-    put = fits && atf__writer_put_detail(w, ts, type, payload, len, flags);
+    put = fits && atf__producer_put_detail(w, ts, type, payload, len, flags);
     /* ALWAYS under BLOCK is lossless too: make room as for the index ring (a record larger
      * than half the ring never fits and is dropped); windowed detail is a flight recorder
      * and drops */
     while (!put && fits && !windowed && w->overflow == ATF_OVERFLOW_BLOCK && !w->in_overflow &&
-           atf__detail_entry_size(len) <= (w->detail.mask + 1) / 2 && atf__writer_detail_room(w))
-        put = atf__writer_put_detail(w, ts, type, payload, len, flags);
+           atf__detail_entry_size(len) <= (w->detail.mask + 1) / 2 && atf__producer_detail_room(w))
+        put = atf__producer_put_detail(w, ts, type, payload, len, flags);
     if (put) {
         if (!windowed) detail_seq = w->detail_count;
         w->detail_count++;
@@ -4023,7 +4024,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_writer_event_detail(atf_writer *w, uint3
         w->detail_dropped++;
         atf__store_release_u64(&w->detail.shared->dropped, w->detail_dropped);
     }
-    return atf__writer_push_linked(w, kind, function_id, ts, depth, detail_seq);
+    return atf__producer_push_linked(w, kind, function_id, ts, depth, detail_seq);
 }
 
 
@@ -4473,7 +4474,7 @@ typedef struct atf__side_file {
  * map and the trigger windows; what the manifest says of the slot it hands over the same
  * way (shown). */
 typedef struct atf__slot {
-    atf_writer writer;           /* the producer's view (used by the traced thread only) */
+    atf_producer writer;           /* the producer's view (used by the traced thread only) */
     atf__mutex lock;             /* everything below but `shown`, `name` and the ids */
     atf_ring index_c, detail_c;  /* the drain's views */
     void *index_raw, *detail_raw; /* owned ring memory, NULL when the caller owns it */
@@ -4585,7 +4586,7 @@ struct atf_session {
  * writer means "do not attach again" (detached, or attaching failed). */
 typedef struct atf__tls_entry {
     uint64_t session_id;
-    atf_writer *writer;
+    atf_producer *writer;
     struct atf__tls_entry *next;
 } atf__tls_entry;
 
@@ -4657,16 +4658,16 @@ ATF__PRIVATE void atf__thread_exit(void *value) {
     atf__global_lock();
     for (e = atf__tls_list; e; e = next) {
         next = e->next;
-        if (e->writer && atf__session_live(e->session_id)) atf__writer_close_rings(e->writer);
+        if (e->writer && atf__session_live(e->session_id)) atf__producer_close_rings(e->writer);
         ATF_FREE(e);
     }
     atf__tls_list = NULL;
     atf__global_unlock();
 }
 
-/* atf_writer_close on a session writer from its thread: forget it, so that thread exit
+/* atf_producer_close on a session writer from its thread: forget it, so that thread exit
  * does not close it a second time after the drain released its rings. */
-ATF__PRIVATE void atf__session_forget_writer(atf_writer *w) {
+ATF__PRIVATE void atf__session_forget_writer(atf_producer *w) {
     atf__tls_entry *e;
     for (e = atf__tls_list; e; e = e->next)
         if (e->writer == w) e->writer = NULL;
@@ -5412,7 +5413,7 @@ ATF__PRIVATE uint64_t atf__session_drain(atf_session *s, int all, int final, int
  * thread to get a core, nor for another thread writing its own files. The pause is
  * recorded (pauses.atf). 0 when this thread is draining already (a hook reached inside a
  * pass). */
-ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_writer *w) {
+ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_producer *w) {
     atf__slot *sl = s->slots[w->slot];
     uint64_t horizon, moved = 0;
     atf_pause p;
@@ -5912,7 +5913,7 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
             atf_ring_init(detail_mem, detail_size, ATF_RING_DETAIL, s->cfg.detail_ring_bytes,
                           s->cfg.layout, thread_id);
     }
-    rc = atf_writer_init(&sl->writer, index_mem, index_size, detail_mem, detail_size,
+    rc = atf_producer_init(&sl->writer, index_mem, index_size, detail_mem, detail_size,
                          sl->index_raw ? s->cfg.detail_mode : (uint32_t)ATF_DETAIL_OFF);
     if (rc == ATF_OK) rc = atf_ring_attach(&sl->index_c, index_mem, index_size, 0);
     if (rc == ATF_OK && detail_mem) rc = atf_ring_attach(&sl->detail_c, detail_mem, detail_size, 0);
@@ -6192,7 +6193,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_close_ex(atf_session *s, atf_err
 #endif
     count = atf__load_acquire_u64(&s->slot_count);
     for (i = 0; i < count; i++)
-        if (!s->slots[i]->finalized) atf__writer_close_rings(&s->slots[i]->writer);
+        if (!s->slots[i]->finalized) atf__producer_close_rings(&s->slots[i]->writer);
     atf__session_drain(s, 1, 1, 1);
     for (i = 0; i < count; i++) {
         atf__slot *sl = s->slots[i];
@@ -6257,7 +6258,7 @@ ATFDEF ATF_NO_INSTRUMENT void atf_session_abandon_after_fork(atf_session *s) {
 }
 
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_attach(atf_session *s, const char *name,
-                                                       atf_writer **out) {
+                                                       atf_producer **out) {
     atf__tls_entry *e;
     atf__slot *sl = NULL;
     atf_result rc;
@@ -6299,16 +6300,16 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_attach(atf_session *s, const cha
     return ATF_OK;
 }
 
-ATF__PRIVATE atf_writer *atf__session_writer_slow(atf_session *s) {
+ATF__PRIVATE atf_producer *atf__session_writer_slow(atf_session *s) {
     atf__tls_entry *e = atf__tls_find(s->id);
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     if (e) return e->writer;
     if (atf__tls_no_attach) return NULL;
     atf_session_attach(s, NULL, &w); /* on failure the entry stays, with no writer */
     return w;
 }
 
-ATFDEF ATF_NO_INSTRUMENT atf_writer *atf_session_writer(atf_session *s) {
+ATFDEF ATF_NO_INSTRUMENT atf_producer *atf_session_producer(atf_session *s) {
     atf__tls_entry *e = atf__tls_list;
     if (e && e->session_id == s->id) return e->writer;
     return atf__session_writer_slow(s);
@@ -6317,7 +6318,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_writer *atf_session_writer(atf_session *s) {
 ATFDEF ATF_NO_INSTRUMENT void atf_session_detach(atf_session *s) {
     atf__tls_entry *e = s ? atf__tls_find(s->id) : NULL;
     if (!e || !e->writer) return;
-    atf__writer_close_rings(e->writer);
+    atf__producer_close_rings(e->writer);
     e->writer = NULL;
 }
 
@@ -6639,12 +6640,12 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_thread_stats(atf_session *s, uin
  * event count by the recovery rules (authoritative footer, else file size / record walk),
  * and, for detail files, builds the record offset table; after that every access is O(1)
  * and bounds-checked against the count, never against the bytes again. */
-ATFDEF const char *atf_recovery_str(atf_recovery r) {
+ATFDEF const char *atf_count_source_str(atf_count_source r) {
     switch (r) {
-    case ATF_RECOVERY_FINALIZED: return "finalized";
-    case ATF_RECOVERY_FOOTER_AT_END: return "footer at end (placeholder header)";
-    case ATF_RECOVERY_FROM_SIZE: return "recovered (no footer)";
-    case ATF_RECOVERY_FOOTER_MISMATCH: return "footer disagrees with file";
+    case ATF_COUNT_FINALIZED: return "finalized";
+    case ATF_COUNT_FOOTER_AT_END: return "footer at end (placeholder header)";
+    case ATF_COUNT_FROM_SIZE: return "recovered (no footer)";
+    case ATF_COUNT_FOOTER_MISMATCH: return "footer disagrees with file";
     default: return "unknown";
     }
 }
@@ -6747,7 +6748,7 @@ ATF__PRIVATE atf_result atf__index_reader_setup(atf_index_reader *r, const char 
     footer_pos = atf__find_footer(img, r->header.events_offset, r->header.footer_offset,
                                   ATF_INDEX_FOOTER_MAGIC, &via_header);
     span = img->size - r->header.events_offset;
-    r->recovery = ATF_RECOVERY_FROM_SIZE;
+    r->counted = ATF_COUNT_FROM_SIZE;
     r->crc_state = ATF_CRC_NO_FOOTER;
     if (footer_pos != UINT64_MAX) {
         atf_index_footer_decode(img->data + footer_pos, &r->footer);
@@ -6755,10 +6756,10 @@ ATF__PRIVATE atf_result atf__index_reader_setup(atf_index_reader *r, const char 
         span = footer_pos - r->header.events_offset;
         if (r->footer.bytes_written == span && r->footer.event_count <= span / ATF_INDEX_EVENT_SIZE &&
             r->footer.event_count * ATF_INDEX_EVENT_SIZE == span) {
-            r->recovery = via_header ? ATF_RECOVERY_FINALIZED : ATF_RECOVERY_FOOTER_AT_END;
+            r->counted = via_header ? ATF_COUNT_FINALIZED : ATF_COUNT_FOOTER_AT_END;
             r->crc_state = atf__crc_state_of(r->footer.checksum);
         } else {
-            r->recovery = ATF_RECOVERY_FOOTER_MISMATCH;
+            r->counted = ATF_COUNT_FOOTER_MISMATCH;
         }
     }
     r->event_count = span / ATF_INDEX_EVENT_SIZE;
@@ -6876,16 +6877,16 @@ ATF__PRIVATE atf_result atf__detail_reader_setup(atf_detail_reader *r, const cha
     end = footer_pos != UINT64_MAX ? footer_pos : img->size;
     rc = atf__detail_walk(img, start, end, NULL, &count, &stop, &r->error, name);
     if (rc != ATF_OK) return rc;
-    r->recovery = ATF_RECOVERY_FROM_SIZE;
+    r->counted = ATF_COUNT_FROM_SIZE;
     r->crc_state = ATF_CRC_NO_FOOTER;
     if (footer_pos != UINT64_MAX) {
         atf_detail_footer_decode(img->data + footer_pos, &r->footer);
         r->has_footer = 1;
         if (r->footer.bytes_length == end - start && stop == end && r->footer.event_count == count) {
-            r->recovery = via_header ? ATF_RECOVERY_FINALIZED : ATF_RECOVERY_FOOTER_AT_END;
+            r->counted = via_header ? ATF_COUNT_FINALIZED : ATF_COUNT_FOOTER_AT_END;
             r->crc_state = atf__crc_state_of(r->footer.checksum);
         } else {
-            r->recovery = ATF_RECOVERY_FOOTER_MISMATCH;
+            r->counted = ATF_COUNT_FOOTER_MISMATCH;
         }
     }
     r->event_count = count;
@@ -7333,9 +7334,9 @@ ATF__PRIVATE void atf__recover_plan_index(atf__recover_plan *p, const atf_index_
     memset(p, 0, sizeof *p);
     atf__copy_str(p->item.path, sizeof p->item.path, r->path);
     p->item.kind = ATF_RECOVER_INDEX;
-    p->item.found = r->recovery;
+    p->item.found = r->counted;
     p->item.layout = r->layout;
-    p->finalized = r->recovery == ATF_RECOVERY_FINALIZED;
+    p->finalized = r->counted == ATF_COUNT_FINALIZED;
     p->image = r->image.data;
     p->events = r->events;
     p->file_size = r->image.size;
@@ -7375,9 +7376,9 @@ ATF__PRIVATE void atf__recover_plan_detail(atf__recover_plan *p, const atf_detai
     memset(p, 0, sizeof *p);
     atf__copy_str(p->item.path, sizeof p->item.path, r->path);
     p->item.kind = ATF_RECOVER_DETAIL;
-    p->item.found = r->recovery;
+    p->item.found = r->counted;
     p->item.layout = r->layout;
-    p->finalized = r->recovery == ATF_RECOVERY_FINALIZED;
+    p->finalized = r->counted == ATF_COUNT_FINALIZED;
     p->image = r->image.data;
     p->events = r->image.data + r->header.events_offset;
     p->file_size = r->image.size;
@@ -7390,14 +7391,14 @@ ATF__PRIVATE void atf__recover_plan_detail(atf__recover_plan *p, const atf_detai
 /* A footer's checksum is checked before its file is rewritten: a mismatch is damage, not
  * a crash, and recovering would hide it. */
 ATF__PRIVATE atf_result atf__recover_check_index(atf_index_reader *r, atf_error *e) {
-    if (!r->has_footer || r->recovery == ATF_RECOVERY_FOOTER_MISMATCH) return ATF_OK;
+    if (!r->has_footer || r->counted == ATF_COUNT_FOOTER_MISMATCH) return ATF_OK;
     if (atf_index_reader_verify_crc(r) == ATF_OK) return ATF_OK;
     atf__error_adopt(e, &r->error);
     return e->code;
 }
 
 ATF__PRIVATE atf_result atf__recover_check_detail(atf_detail_reader *r, atf_error *e) {
-    if (!r->has_footer || r->recovery == ATF_RECOVERY_FOOTER_MISMATCH) return ATF_OK;
+    if (!r->has_footer || r->counted == ATF_COUNT_FOOTER_MISMATCH) return ATF_OK;
     if (atf_detail_reader_verify_crc(r) == ATF_OK) return ATF_OK;
     atf__error_adopt(e, &r->error);
     return e->code;
@@ -8012,8 +8013,8 @@ ATF__PRIVATE void atf__recover_manifest_thread(const atf_session_thread *t, atf_
     st->events_written = t->reader.index.event_count;
     st->detail_written = t->reader.has_detail ? t->reader.detail.event_count : 0;
     st->gaps = t->reader.gap_count;
-    st->finalized = t->reader.index.recovery == ATF_RECOVERY_FINALIZED &&
-                    (!t->reader.has_detail || t->reader.detail.recovery == ATF_RECOVERY_FINALIZED);
+    st->finalized = t->reader.index.counted == ATF_COUNT_FINALIZED &&
+                    (!t->reader.has_detail || t->reader.detail.counted == ATF_COUNT_FINALIZED);
     m->has_time = st->events_written != 0;
     m->time_start = t->time_min_ns;
     m->time_end = t->time_max_ns;

@@ -53,7 +53,7 @@ static uint64_t bx_rand(uint64_t *s) { /* xorshift64* */
 static uint64_t bx_record(const char *root, char *dir, size_t cap) {
     atf_session_config cfg;
     atf_session *s;
-    atf_writer w[BX_THREADS];
+    atf_producer w[BX_THREADS];
     void *raw[BX_THREADS];
     uint64_t stack[BX_THREADS][BX_MAX_DEPTH], ts[BX_THREADS], seed = 0x9E3779B97F4A7C15ull;
     uint64_t n = 0, i;
@@ -79,8 +79,8 @@ static uint64_t bx_record(const char *root, char *dir, size_t cap) {
         snprintf(name, sizeof name, "worker %d", t);
         ok &= atf_ring_init(mem, size, ATF_RING_INDEX, BX_RING, ATF_LAYOUT_1, 100000u + (uint32_t)t) == ATF_OK;
         ok &= atf_session_attach_rings(s, mem, size, NULL, 0, name, NULL) == ATF_OK;
-        ok &= atf_writer_init(&w[t], mem, size, NULL, 0, ATF_DETAIL_OFF) == ATF_OK;
-        ok &= atf_writer_set_overflow(&w[t], ATF_OVERFLOW_DROP, 0) == ATF_OK; /* pumped by this thread */
+        ok &= atf_producer_init(&w[t], mem, size, NULL, 0, ATF_DETAIL_OFF) == ATF_OK;
+        ok &= atf_producer_set_overflow(&w[t], ATF_OVERFLOW_DROP, 0) == ATF_OK; /* pumped by this thread */
         depth[t] = 0;
         ts[t] = 1000000000ull + (uint64_t)t * 7;
     }
@@ -93,9 +93,9 @@ static uint64_t bx_record(const char *root, char *dir, size_t cap) {
             if (call) {
                 uint64_t fid = 1 + (r >> 20) % BX_FUNCTIONS;
                 stack[t][depth[t]++] = fid;
-                atf_writer_call(&w[t], fid, ts[t]);
+                atf_producer_call(&w[t], fid, ts[t]);
             } else {
-                atf_writer_return(&w[t], stack[t][--depth[t]], ts[t]);
+                atf_producer_return(&w[t], stack[t][--depth[t]], ts[t]);
             }
         }
         if (n % BX_PUMP_EVERY < BX_THREADS) ok &= atf_session_pump(s) == ATF_OK;
@@ -103,7 +103,7 @@ static uint64_t bx_record(const char *root, char *dir, size_t cap) {
     for (t = 0; t < BX_THREADS; t++) /* leave every thread balanced */
         while (depth[t]) {
             ts[t] += 30;
-            atf_writer_return(&w[t], stack[t][--depth[t]], ts[t]);
+            atf_producer_return(&w[t], stack[t][--depth[t]], ts[t]);
             n++;
         }
     ok &= atf_session_close(s) == ATF_OK;

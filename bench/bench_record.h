@@ -104,15 +104,15 @@ static void br_rm_rf(const char *path) {
 /* ---- producer cost ------------------------------------------------------------------- */
 
 /* A private 64K-slot ring with its writer. */
-typedef struct br_ring { void *mem; size_t size; atf_writer w; atf_ring c; } br_ring;
+typedef struct br_ring { void *mem; size_t size; atf_producer w; atf_ring c; } br_ring;
 
 static int br_ring_make(br_ring *r, uint64_t slots) {
     r->size = atf_ring_memory_size(ATF_RING_INDEX, slots);
     if (posix_memalign(&r->mem, 64, r->size) != 0) return 0;
     memset(r->mem, 0, r->size);
     return atf_ring_init(r->mem, r->size, ATF_RING_INDEX, slots, ATF_LAYOUT_1, 1) == ATF_OK &&
-           atf_writer_init(&r->w, r->mem, r->size, NULL, 0, ATF_DETAIL_OFF) == ATF_OK &&
-           atf_writer_set_overflow(&r->w, ATF_OVERFLOW_DROP, 0) == ATF_OK && /* emptied by this thread */
+           atf_producer_init(&r->w, r->mem, r->size, NULL, 0, ATF_DETAIL_OFF) == ATF_OK &&
+           atf_producer_set_overflow(&r->w, ATF_OVERFLOW_DROP, 0) == ATF_OK && /* emptied by this thread */
            atf_ring_attach(&r->c, r->mem, r->size, 0) == ATF_OK;
 }
 
@@ -132,13 +132,13 @@ static double br_produce_batch(br_ring *r, int lib_clock) {
     start = br_seconds();
     if (lib_clock) {
         for (i = 0; i < BR_BATCH; i += 2) {
-            atf_writer_call(&r->w, i, atf_now_ns());
-            atf_writer_return(&r->w, i, atf_now_ns());
+            atf_producer_call(&r->w, i, atf_now_ns());
+            atf_producer_return(&r->w, i, atf_now_ns());
         }
     } else {
         for (i = 0; i < BR_BATCH; i += 2) {
-            atf_writer_call(&r->w, i, t0 + i);
-            atf_writer_return(&r->w, i, t0 + i + 1);
+            atf_producer_call(&r->w, i, t0 + i);
+            atf_producer_return(&r->w, i, t0 + i + 1);
         }
     }
     return (br_seconds() - start) / BR_BATCH * 1e9;
@@ -251,7 +251,7 @@ static double br_produce_drained_ns(void) {
     br_ring r;
     double runs[BR_RUNS];
     int run;
-    if (!br_ring_make(&r, 65536) || atf_writer_set_overflow(&r.w, ATF_OVERFLOW_BLOCK, 0) != ATF_OK)
+    if (!br_ring_make(&r, 65536) || atf_producer_set_overflow(&r.w, ATF_OVERFLOW_BLOCK, 0) != ATF_OK)
         return 0;
     for (run = 0; run < BR_RUNS; run++) {
         br_consumer x;
@@ -264,8 +264,8 @@ static double br_produce_drained_ns(void) {
         pthread_create(&t, NULL, br_consumer_main, &x);
         start = br_seconds();
         for (i = 0; i < n; i += 2) {
-            while (atf_writer_call(&r.w, i, i) != ATF_OK) full++;
-            while (atf_writer_return(&r.w, i, i + 1) != ATF_OK) full++;
+            while (atf_producer_call(&r.w, i, i) != ATF_OK) full++;
+            while (atf_producer_return(&r.w, i, i + 1) != ATF_OK) full++;
         }
         runs[run] = (br_seconds() - start) / (double)n * 1e9;
         x.stop = 1;
@@ -324,7 +324,7 @@ static double br_drain_ns(uint32_t stamp_clock, double *limit) {
         atf_session *s = NULL;
         atf_session_config cfg;
         atf_thread_stats st;
-        atf_writer *w;
+        atf_producer *w;
         char dir[1024], name[64], plain[1100];
         uint64_t i, n = BR_DRAIN_EVENTS - 2;
         double start, elapsed, raw = 0;
@@ -336,7 +336,7 @@ static double br_drain_ns(uint32_t stamp_clock, double *limit) {
         cfg.session_name = name;
         snprintf(dir, sizeof dir, "%s/%s", BR_DIR, name);
         if (atf_session_open(&s, BR_DIR, &cfg) != ATF_OK) return 0;
-        w = atf_session_writer(s);
+        w = atf_session_producer(s);
         if (!w) {
             atf_session_close(s);
             br_rm_rf(dir);
@@ -344,8 +344,8 @@ static double br_drain_ns(uint32_t stamp_clock, double *limit) {
         }
         for (i = 0; i < n; i += 2) { /* the whole ring is touched here, not in the timing */
             uint64_t t = stamp_clock == ATF_STAMP_TICKS ? atf_ticks() : 1000 + i;
-            atf_writer_call(w, i & 1023, t);
-            atf_writer_return(w, i & 1023, stamp_clock == ATF_STAMP_TICKS ? atf_ticks() : t + 1);
+            atf_producer_call(w, i & 1023, t);
+            atf_producer_return(w, i & 1023, stamp_clock == ATF_STAMP_TICKS ? atf_ticks() : t + 1);
         }
         snprintf(plain, sizeof plain, "%s/plain_write", dir);
         br_warm_page_cache(dir, w->index.data, (size_t)n * 32); /* see the top */
@@ -407,22 +407,22 @@ typedef struct br_producer {
 
 static void *br_producer_main(void *arg) {
     br_producer *p = (br_producer *)arg;
-    atf_writer *w = atf_session_writer(p->s);
+    atf_producer *w = atf_session_producer(p->s);
     uint64_t i;
     if (!w) return NULL;
     for (i = 0; i < p->n; i += 2) {
         if (p->wait_when_full) {
-            while (atf_writer_call(w, i, i) != ATF_OK) {
+            while (atf_producer_call(w, i, i) != ATF_OK) {
                 w->depth--;
                 sched_yield();
             }
-            while (atf_writer_return(w, i, i + 1) != ATF_OK) {
+            while (atf_producer_return(w, i, i + 1) != ATF_OK) {
                 w->depth++;
                 sched_yield();
             }
         } else {
-            atf_writer_call(w, i, i);
-            atf_writer_return(w, i, i + 1);
+            atf_producer_call(w, i, i);
+            atf_producer_return(w, i, i + 1);
         }
     }
     p->dropped = p->wait_when_full ? 0 : w->dropped; /* waiting: refused pushes were retried */

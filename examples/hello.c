@@ -14,18 +14,18 @@ enum { FN_MAIN = 1, FN_GREET = 2 };
 
 static int record(const char *root, char *session_dir, size_t cap) {
     atf_session *session;
-    atf_writer *w;
+    atf_producer *w;
     int i;
     if (atf_session_open(&session, root, NULL) != ATF_OK) return 1;
     atf_session_add_symbol(session, FN_MAIN, "main");
     atf_session_add_symbol(session, FN_GREET, "greet");
-    w = atf_session_writer(session);
-    atf_writer_call(w, FN_MAIN, atf_now_ns());
+    w = atf_session_producer(session);
+    atf_producer_call(w, FN_MAIN, atf_now_ns());
     for (i = 0; i < 3; i++) {
-        atf_writer_call(w, FN_GREET, atf_now_ns());
-        atf_writer_return(w, FN_GREET, atf_now_ns());
+        atf_producer_call(w, FN_GREET, atf_now_ns());
+        atf_producer_return(w, FN_GREET, atf_now_ns());
     }
-    atf_writer_return(w, FN_MAIN, atf_now_ns());
+    atf_producer_return(w, FN_MAIN, atf_now_ns());
     snprintf(session_dir, cap, "%s", atf_session_path(session));
     return atf_session_close(session) == ATF_OK ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 /* shm_drain.c - one process produces, another drains: rings in shared memory.
  *
  * The parent maps a MAP_SHARED region and forks. The child formats two rings in it
- * (atf_ring_init), binds a writer to them (atf_writer_init) and records calls and returns
+ * (atf_ring_init), binds a writer to them (atf_producer_init) and records calls and returns
  * with a detail record on every other event. The writer's default overflow policy
  * (ATF_OVERFLOW_BLOCK) waits for the parent whenever a ring is full, so nothing is lost
  * (were the parent to stop draining for a second, the child would drop and count instead
@@ -30,13 +30,13 @@
 /* The child: formats the rings, then produces. Never returns. */
 static void produce(uint8_t *shared, size_t index_size, size_t detail_size) {
     void *index_mem = shared, *detail_mem = shared + index_size;
-    atf_writer w;
+    atf_producer w;
     uint32_t i;
     if (atf_ring_init(index_mem, index_size, ATF_RING_INDEX, INDEX_SLOTS, ATF_LAYOUT_1,
                       (uint32_t)getpid()) != ATF_OK ||
         atf_ring_init(detail_mem, detail_size, ATF_RING_DETAIL, DETAIL_BYTES, ATF_LAYOUT_1,
                       (uint32_t)getpid()) != ATF_OK ||
-        atf_writer_init(&w, index_mem, index_size, detail_mem, detail_size, ATF_DETAIL_ALWAYS) != ATF_OK)
+        atf_producer_init(&w, index_mem, index_size, detail_mem, detail_size, ATF_DETAIL_ALWAYS) != ATF_OK)
         _exit(2);
     for (i = 0; i < EVENTS; i++) {
         uint64_t fid = (uint64_t)(i % 100) + 1, ts = atf_now_ns();
@@ -46,13 +46,13 @@ static void produce(uint8_t *shared, size_t index_size, size_t detail_size) {
             memset(&p, 0, sizeof p);
             p.function_id = fid;
             p.x[0] = i;
-            atf_writer_event_detail(&w, ATF_EVENT_CALL, fid, ts, ATF_DETAIL_FUNCTION_CALL, buf,
+            atf_producer_event_detail(&w, ATF_EVENT_CALL, fid, ts, ATF_DETAIL_FUNCTION_CALL, buf,
                                     atf_detail_payload_encode(&p, buf, sizeof buf));
         } else {
-            atf_writer_return(&w, fid, ts);
+            atf_producer_return(&w, fid, ts);
         }
     }
-    atf_writer_close(&w);
+    atf_producer_close(&w);
     _exit(w.dropped || w.detail_dropped ? 3 : 0);
 }
 
@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
            "  parent wrote %llu index events (%s, CRC %s) and %llu detail records, %llu linked, "
            "links %s\n  %s\n",
            (int)child, EVENTS, EVENTS / 2, (unsigned long long)detail_dropped,
-           (unsigned long long)tr.index.event_count, atf_recovery_str(tr.index.recovery),
+           (unsigned long long)tr.index.event_count, atf_count_source_str(tr.index.counted),
            atf_crc_state_str(tr.index.crc_state), (unsigned long long)tr.detail.event_count,
            (unsigned long long)linked, ok ? "exact" : "WRONG", thread_dir);
     atf_thread_reader_close(&tr);

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     {
         char line[1024];
         atf_error_format(&r.error, line, sizeof line);
-        (void)atf_recovery_str(r.recovery);
+        (void)atf_count_source_str(r.counted);
         (void)atf_crc_state_str(r.crc_state);
     }
     atf_index_reader_close(&r);

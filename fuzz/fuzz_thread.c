@@ -109,9 +109,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_CHECK(rc_mem == rc_file);
         if (rc_mem == ATF_OK) {
             FUZZ_CHECK(m.index.event_count == t.index.event_count);
-            FUZZ_CHECK(m.index.recovery == t.index.recovery && m.index.crc_state == t.index.crc_state);
+            FUZZ_CHECK(m.index.counted == t.index.counted && m.index.crc_state == t.index.crc_state);
             FUZZ_CHECK(!m.has_detail || (m.detail.event_count == t.detail.event_count &&
-                                         m.detail.recovery == t.detail.recovery));
+                                         m.detail.counted == t.detail.counted));
             walk_links(&m);
             atf_thread_reader_close(&m);
         }

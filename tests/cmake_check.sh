@@ -61,7 +61,7 @@ cat > "$WORK/consumer/main.c" <<'C'
 
 int main(int argc, char **argv) {
     atf_session *s;
-    atf_writer *w;
+    atf_producer *w;
     atf_session_reader r;
     atf_merge m;
     atf_merge_item it;
@@ -75,16 +75,16 @@ int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: consumer ROOT\n"); return 2; }
     if (atf_session_open(&s, argv[1], NULL) != ATF_OK) { fprintf(stderr, "open\n"); return 1; }
     atf_session_add_symbol(s, 7, "seven");
-    w = atf_session_writer(s);
+    w = atf_session_producer(s);
     if (!w) { fprintf(stderr, "no writer\n"); return 1; }
     for (i = 0; i < N; i++) {
         fn[n] = 7 + i; ts[n] = atf_now_ns(); kind[n] = ATF_EVENT_CALL;
-        atf_writer_call(w, fn[n], ts[n]);
+        atf_producer_call(w, fn[n], ts[n]);
         n++;
     }
     for (i = N; i-- > 0;) {
         fn[n] = 7 + i; ts[n] = atf_now_ns(); kind[n] = ATF_EVENT_RETURN;
-        atf_writer_return(w, fn[n], ts[n]);
+        atf_producer_return(w, fn[n], ts[n]);
         n++;
     }
     snprintf(dir, sizeof dir, "%s", atf_session_path(s));

@@ -36,12 +36,12 @@ void record_and_read(uint32_t drain_mode, const char *what) {
     if (!s) return;
     std::string dir = atf_session_path(s);
     CHECK_RESULT(ATF_OK, atf_session_add_symbol(s, 7, "cpp::work"));
-    atf_writer *w = atf_session_writer(s);
+    atf_producer *w = atf_session_producer(s);
     CHECK(w != nullptr);
     const uint64_t calls = 1000;
     for (uint64_t i = 0; w && i < calls; i++) {
-        CHECK_RESULT(ATF_OK, atf_writer_call(w, 7, atf_now_ns()));
-        CHECK_RESULT(ATF_OK, atf_writer_return(w, 7, atf_now_ns()));
+        CHECK_RESULT(ATF_OK, atf_producer_call(w, 7, atf_now_ns()));
+        CHECK_RESULT(ATF_OK, atf_producer_return(w, 7, atf_now_ns()));
         if (i == calls / 2 && drain_mode == ATF_DRAIN_MANUAL) CHECK_RESULT(ATF_OK, atf_session_pump(s));
     }
     CHECK_RESULT(ATF_OK, atf_session_close(s));

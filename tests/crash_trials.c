@@ -472,20 +472,20 @@ static void check_thread(checker *c, const char *dir, const trial_cfg *cfg, cons
     d = tr.has_detail ? tr.detail.event_count : 0;
     out->events = p;
     out->detail = d;
-    out->finalized = tr.index.recovery == ATF_RECOVERY_FINALIZED &&
-                     (!tr.has_detail || tr.detail.recovery == ATF_RECOVERY_FINALIZED);
+    out->finalized = tr.index.counted == ATF_COUNT_FINALIZED &&
+                     (!tr.has_detail || tr.detail.counted == ATF_COUNT_FINALIZED);
     if ((uint32_t)tr.index.layout != cfg->layout)
         bad(c, dir, "layout %d, recorded with %u", tr.index.layout, cfg->layout);
     if (tr.has_detail && cfg->detail == ATF_DETAIL_OFF) bad(c, dir, "detail.atf with detail off");
     if (p > m->n) bad(c, dir, "%llu index events, the thread produced %llu",
                       (unsigned long long)p, (unsigned long long)m->n);
-    if (tr.index.recovery == ATF_RECOVERY_FOOTER_MISMATCH ||
-        (tr.has_detail && tr.detail.recovery == ATF_RECOVERY_FOOTER_MISMATCH))
+    if (tr.index.counted == ATF_COUNT_FOOTER_MISMATCH ||
+        (tr.has_detail && tr.detail.counted == ATF_COUNT_FOOTER_MISMATCH))
         bad(c, dir, "a footer disagrees with its file");
     if (recovered && !out->finalized) bad(c, dir, "not finalized after recovery");
-    if (tr.index.recovery != ATF_RECOVERY_FROM_SIZE && atf_index_reader_verify_crc(&tr.index) != ATF_OK)
+    if (tr.index.counted != ATF_COUNT_FROM_SIZE && atf_index_reader_verify_crc(&tr.index) != ATF_OK)
         bad(c, dir, "index.atf: CRC32-C mismatch");
-    if (tr.has_detail && tr.detail.recovery != ATF_RECOVERY_FROM_SIZE &&
+    if (tr.has_detail && tr.detail.counted != ATF_COUNT_FROM_SIZE &&
         atf_detail_reader_verify_crc(&tr.detail) != ATF_OK)
         bad(c, dir, "detail.atf: CRC32-C mismatch");
     if (recovered && (tr.index.crc_state != ATF_CRC_OK && p > 0))

@@ -58,12 +58,12 @@ static REC_UNUSED uint32_t gen_kind(uint32_t k, uint64_t i, gen_state *g, uint32
 }
 
 /* Pushes event i through the public calls; returns the push result. */
-static REC_UNUSED atf_result gen_push(atf_writer *w, uint32_t k, uint64_t i, gen_state *g) {
+static REC_UNUSED atf_result gen_push(atf_producer *w, uint32_t k, uint64_t i, gen_state *g) {
     uint32_t depth;
     uint32_t kind = gen_kind(k, i, g, &depth);
-    if (kind == ATF_EVENT_CALL) return atf_writer_call(w, gen_fid(k, i), gen_ts(k, i));
-    if (kind == ATF_EVENT_RETURN) return atf_writer_return(w, gen_fid(k, i), gen_ts(k, i));
-    return atf_writer_exception(w, gen_fid(k, i), gen_ts(k, i));
+    if (kind == ATF_EVENT_CALL) return atf_producer_call(w, gen_fid(k, i), gen_ts(k, i));
+    if (kind == ATF_EVENT_RETURN) return atf_producer_return(w, gen_fid(k, i), gen_ts(k, i));
+    return atf_producer_exception(w, gen_fid(k, i), gen_ts(k, i));
 }
 
 /* Detail payload of event i: 8..71 bytes, deterministic. */
@@ -74,12 +74,12 @@ static REC_UNUSED size_t gen_payload(uint32_t k, uint64_t i, uint8_t *out) {
 }
 
 /* Pushes event i with a detail payload. */
-static REC_UNUSED atf_result gen_push_detail(atf_writer *w, uint32_t k, uint64_t i, gen_state *g) {
+static REC_UNUSED atf_result gen_push_detail(atf_producer *w, uint32_t k, uint64_t i, gen_state *g) {
     uint8_t p[80];
     uint32_t depth;
     uint32_t kind = gen_kind(k, i, g, &depth);
     size_t n = gen_payload(k, i, p);
-    return atf_writer_event_detail(w, kind, gen_fid(k, i), gen_ts(k, i),
+    return atf_producer_event_detail(w, kind, gen_fid(k, i), gen_ts(k, i),
                                    kind == ATF_EVENT_CALL ? ATF_DETAIL_FUNCTION_CALL
                                                           : ATF_DETAIL_FUNCTION_RETURN,
                                    p, n);

@@ -44,7 +44,7 @@ static void sleep_us(uint64_t us) {
 
 /* Pushes event i of generator thread k until the ring takes it (nothing is dropped, so
  * what reaches the disk is a prefix with no gap). Detail on every fourth event. */
-static void push_until_taken(atf_writer *w, uint32_t k, uint64_t i, gen_state *g, int detail) {
+static void push_until_taken(atf_producer *w, uint32_t k, uint64_t i, gen_state *g, int detail) {
     gen_state g0 = *g;
     uint32_t d0 = w->depth;
     for (;;) {
@@ -74,7 +74,7 @@ typedef struct child_thread { atf_session *s; uint32_t k; const crash_cfg *cfg; 
 
 static void *child_thread_main(void *arg) {
     child_thread *c = (child_thread *)arg;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     gen_state g = {0};
     uint64_t i;
     char name[16];
@@ -143,10 +143,10 @@ static int check_left_thread(const char *tdir, const crash_cfg *cfg, int *finali
     }
     CHECK(tr.index.event_count <= cfg->events);
     CHECK_EQ(tr.index.event_count, check_index_against(&tr, (uint32_t)k, cfg->events, NULL, cfg->layout));
-    if (tr.index.recovery == ATF_RECOVERY_FINALIZED || tr.index.recovery == ATF_RECOVERY_FOOTER_AT_END)
+    if (tr.index.counted == ATF_COUNT_FINALIZED || tr.index.counted == ATF_COUNT_FOOTER_AT_END)
         CHECK_RESULT(ATF_OK, atf_index_reader_verify_crc(&tr.index));
-    CHECK(tr.index.recovery != ATF_RECOVERY_FOOTER_MISMATCH);
-    *finalized = tr.index.recovery == ATF_RECOVERY_FINALIZED;
+    CHECK(tr.index.counted != ATF_COUNT_FOOTER_MISMATCH);
+    *finalized = tr.index.counted == ATF_COUNT_FINALIZED;
     for (i = 0; tr.has_detail && i < tr.detail.event_count; i++) {
         atf_detail_event de;
         uint8_t want[80];
@@ -166,8 +166,8 @@ static int check_left_thread(const char *tdir, const crash_cfg *cfg, int *finali
         }
         if (harness__failures_in_test) break;
     }
-    if (tr.has_detail && (tr.detail.recovery == ATF_RECOVERY_FINALIZED ||
-                          tr.detail.recovery == ATF_RECOVERY_FOOTER_AT_END))
+    if (tr.has_detail && (tr.detail.counted == ATF_COUNT_FINALIZED ||
+                          tr.detail.counted == ATF_COUNT_FOOTER_AT_END))
         CHECK_RESULT(ATF_OK, atf_detail_reader_verify_crc(&tr.detail));
     for (i = 0; i < tr.index.event_count; i++) {
         atf_index_event ev;
@@ -339,10 +339,10 @@ static void test_sigkill_shm_producer(void) {
         fflush(stdout);
         pid = fork();
         if (pid == 0) {
-            atf_writer w;
+            atf_producer w;
             gen_state g = {0};
             uint64_t i;
-            if (atf_writer_init(&w, imem, isz, detail ? dmem : NULL, detail ? dsz : 0,
+            if (atf_producer_init(&w, imem, isz, detail ? dmem : NULL, detail ? dsz : 0,
                                 ATF_DETAIL_ALWAYS) != ATF_OK)
                 _exit(2);
             for (i = 0;; i++) push_until_taken(&w, 0, i, &g, detail);
@@ -360,7 +360,7 @@ static void test_sigkill_shm_producer(void) {
         snprintf(tdir, sizeof tdir, "%s/thread_0", dir);
         CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, tdir, NULL));
         CHECK_EQ(head, tr.index.event_count);
-        CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+        CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
         CHECK_RESULT(ATF_OK, atf_index_reader_verify_crc(&tr.index));
         CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
         CHECK_EQ(4321, tr.index.header.thread_id);
@@ -395,7 +395,7 @@ static void fsize_child(int fd, int detail, uint64_t events, const char *name) {
     struct rlimit rl;
     atf_session *s = NULL;
     atf_session_config c;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     atf_error err;
     fsize_result r;
     gen_state g = {0};
@@ -509,7 +509,7 @@ static void test_rlimit_fsize_detail_links(void) {
     snprintf(tdir, sizeof tdir, "%s/thread_0", dir);
     CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, tdir, &opt));
     CHECK_EQ(events, tr.index.event_count);
-    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
     CHECK(tr.has_detail);
     CHECK(tr.detail.event_count > 1000 && tr.detail.event_count < events);
     CHECK_EQ(0, tr.detail.torn_bytes);

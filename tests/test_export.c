@@ -38,7 +38,7 @@ enum { REC_THREADS_MAX = 8, REC_RING_EVENTS = 4096 };
 
 typedef struct rec {
     atf_session *s;
-    atf_writer w[REC_THREADS_MAX];
+    atf_producer w[REC_THREADS_MAX];
     void *raw[REC_THREADS_MAX];
     size_t count;
     char dir[1024];              /* the pid_* directory */
@@ -64,7 +64,7 @@ static void rec_open(rec *r, uint32_t layout) {
 
 /* Adds thread slot r->count with OS thread id tid and a ring of ring_events slots;
  * returns its writer. */
-static atf_writer *rec_thread_ring(rec *r, uint32_t tid, const char *name, uint32_t layout,
+static atf_producer *rec_thread_ring(rec *r, uint32_t tid, const char *name, uint32_t layout,
                                    uint64_t ring_events) {
     size_t size = atf_ring_memory_size(ATF_RING_INDEX, ring_events);
     uint8_t *raw = (uint8_t *)malloc(size + 64), *mem;
@@ -75,11 +75,11 @@ static atf_writer *rec_thread_ring(rec *r, uint32_t tid, const char *name, uint3
     CHECK_RESULT(ATF_OK, atf_ring_init(mem, size, ATF_RING_INDEX, ring_events, layout, tid));
     CHECK_RESULT(ATF_OK, atf_session_attach_rings(r->s, mem, size, NULL, 0, name, &slot));
     CHECK_EQ(i, slot);
-    CHECK_RESULT(ATF_OK, atf_writer_init(&r->w[i], mem, size, NULL, 0, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_OK, atf_producer_init(&r->w[i], mem, size, NULL, 0, ATF_DETAIL_OFF));
     return &r->w[i];
 }
 
-static atf_writer *rec_thread(rec *r, uint32_t tid, const char *name, uint32_t layout) {
+static atf_producer *rec_thread(rec *r, uint32_t tid, const char *name, uint32_t layout) {
     return rec_thread_ring(r, tid, name, layout, REC_RING_EVENTS);
 }
 
@@ -89,15 +89,15 @@ static void rec_close(rec *r) {
     for (i = 0; i < r->count; i++) free(r->raw[i]);
 }
 
-#define CALL(w, fid, ts) CHECK_RESULT(ATF_OK, atf_writer_call((w), (fid), (ts)))
-#define RET(w, fid, ts) CHECK_RESULT(ATF_OK, atf_writer_return((w), (fid), (ts)))
-#define EXC(w, fid, ts) CHECK_RESULT(ATF_OK, atf_writer_exception((w), (fid), (ts)))
+#define CALL(w, fid, ts) CHECK_RESULT(ATF_OK, atf_producer_call((w), (fid), (ts)))
+#define RET(w, fid, ts) CHECK_RESULT(ATF_OK, atf_producer_return((w), (fid), (ts)))
+#define EXC(w, fid, ts) CHECK_RESULT(ATF_OK, atf_producer_exception((w), (fid), (ts)))
 
 enum { F_MAIN = 1, F_A = 2, F_B = 3, F_R = 4, F_E = 5, F_F = 6, F_G = 7, F_ZZ = 8, F_X = 9 };
 enum { T0 = 1000000 };               /* base timestamp: 1000.000 us */
 
 /* main { a { b } a } r { r }: every figure known (see test_stats_nested). */
-static void write_nested(atf_writer *w) {
+static void write_nested(atf_producer *w) {
     CALL(w, F_MAIN, T0 + 0);
     CALL(w, F_A, T0 + 100);
     CALL(w, F_B, T0 + 200);
@@ -114,7 +114,7 @@ static void write_nested(atf_writer *w) {
 
 /* Starts inside a call, returns across a frame, returns from nowhere, throws, and ends
  * with two frames open (see test_stats_unbalanced). */
-static void write_unbalanced(atf_writer *w) {
+static void write_unbalanced(atf_producer *w) {
     RET(w, F_X, T0 + 50);            /* no call: ignored */
     CALL(w, F_A, T0 + 100);
     CALL(w, F_B, T0 + 200);
@@ -138,7 +138,7 @@ static void add_symbols(rec *r) {
 
 /* A session with one thread (tid 4242, "main") holding the nested trace. */
 static void make_nested(rec *r, uint32_t layout) {
-    atf_writer *w;
+    atf_producer *w;
     rec_open(r, layout);
     add_symbols(r);
     w = rec_thread(r, 4242, "main", layout);
@@ -257,7 +257,7 @@ static void test_stats_depth_limit(void) {
     cli_trace src;
     stats_table st;
     walk_ctx w;
-    atf_writer *wr;
+    atf_producer *wr;
     uint64_t i;
     rec_open(&r, ATF_LAYOUT_1);
     wr = rec_thread(&r, 78, "deep", ATF_LAYOUT_1);
@@ -284,7 +284,7 @@ static void test_stats_out_of_order_file(void) {
     cli_trace src;
     stats_table st;
     walk_ctx w;
-    atf_writer *wr;
+    atf_producer *wr;
     rec_open(&r, ATF_LAYOUT_1);
     wr = rec_thread(&r, 79, "ooo", ATF_LAYOUT_1);
     CALL(wr, F_A, T0 + 100);
@@ -316,7 +316,7 @@ static void test_window_from_smallest_time(void) {
     run_result o;
     jdoc d;
     uint64_t fids[4];
-    atf_writer *wr;
+    atf_producer *wr;
     rec_open(&r, ATF_LAYOUT_1);
     wr = rec_thread(&r, 80, "ooo", ATF_LAYOUT_1);
     CALL(wr, F_A, T0 + 200);
@@ -363,7 +363,7 @@ static void test_stats_pauses_left_out(void) {
     run_result o;
     jdoc d;
     long fns, it;
-    atf_writer *w;
+    atf_producer *w;
     int seen = 0;
     rec_open(&r, ATF_LAYOUT_1);
     w = rec_thread(&r, 80, "main", ATF_LAYOUT_1);
@@ -489,7 +489,7 @@ static const char name_bad[] = "bad\xff\xfe" "end";
 static const char name_bad_clean[] = "bad\xef\xbf\xbd\xef\xbf\xbd" "end";
 
 static void make_multi(rec *r) {
-    atf_writer *w0, *w1;
+    atf_producer *w0, *w1;
     rec_open(r, ATF_LAYOUT_1);
     add_symbols(r);
     atf_session_add_symbol(r->s, F_E, name_quote);
@@ -1048,7 +1048,7 @@ static void dx_payload(dx_call *c, uint64_t k, uint16_t stack_size) {
 }
 
 /* A call of fid at ts with detail of `kind`, as g_dx[k]. */
-static void dx_call_event(atf_writer *w, size_t k, uint64_t fid, uint64_t ts, int kind,
+static void dx_call_event(atf_producer *w, size_t k, uint64_t fid, uint64_t ts, int kind,
                           uint16_t stack_size) {
     static uint8_t stack[ATF_DETAIL_STACK_MAX], buf[ATF_DETAIL_PAYLOAD_SIZE + ATF_DETAIL_STACK_MAX];
     dx_call *c = &g_dx[k];
@@ -1062,32 +1062,32 @@ static void dx_call_event(atf_writer *w, size_t k, uint64_t fid, uint64_t ts, in
         return;
     }
     if (kind == DX_OTHER) {
-        CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, fid, ts, DX_OTHER_TYPE,
+        CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, ATF_EVENT_CALL, fid, ts, DX_OTHER_TYPE,
                                                      stack, DX_OTHER_BYTES));
         return;
     }
     dx_payload(c, k, stack_size);
     c->p.stack = stack;
     len = atf_detail_payload_encode(&c->p, buf, sizeof buf);
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, fid, ts,
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, ATF_EVENT_CALL, fid, ts,
                                                  ATF_DETAIL_FUNCTION_CALL, buf, len));
 }
 
 /* A return of fid at ts carrying a function payload of its own. */
-static void dx_return_event(atf_writer *w, uint64_t fid, uint64_t ts) {
+static void dx_return_event(atf_producer *w, uint64_t fid, uint64_t ts) {
     uint8_t buf[ATF_DETAIL_PAYLOAD_SIZE];
     atf_detail_payload p;
     memset(&p, 0, sizeof p);
     p.function_id = fid;
     p.x[0] = 0xdeadull;
     CHECK_EQ(ATF_DETAIL_PAYLOAD_SIZE, atf_detail_payload_encode(&p, buf, sizeof buf));
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_RETURN, fid, ts,
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, ATF_EVENT_RETURN, fid, ts,
                                                  ATF_DETAIL_FUNCTION_RETURN, buf, sizeof buf));
 }
 
 static void make_detail_session(rec *r, uint32_t layout) {
     atf_session_config cfg;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     char name[64];
     memset(r, 0, sizeof *r);
     memset(&cfg, 0, sizeof cfg);
@@ -1331,7 +1331,7 @@ static const char names_cmdline[] = "/opt/tools/traced_app --mode fast in\xc3\xa
 static const char names_build_id[] = "0123456789abcdef0123456789abcdef01234567";
 
 static void make_named(rec *r) {
-    atf_writer *w0, *w1;
+    atf_producer *w0, *w1;
     rec_open(r, ATF_LAYOUT_2);
     add_symbols(r);
     CHECK_RESULT(ATF_OK, atf_session_set_cmdline(r->s, names_cmdline));
@@ -1910,25 +1910,25 @@ static void model_run(model *m, const gap_op *ops, size_t n) {
 
 /* Records the script into a session; returns the number of events kept. */
 static uint64_t make_gap_session(rec *r, const gap_op *ops, size_t n) {
-    atf_writer *w;
+    atf_producer *w;
     uint64_t kept = 0;
     size_t i;
     rec_open(r, ATF_LAYOUT_1);
     w = rec_thread_ring(r, GAP_TID, "lossy", ATF_LAYOUT_1, GAP_RING);
     /* this thread also drains: a full ring must drop, not wait for itself */
-    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(w, ATF_OVERFLOW_DROP, 0));
+    CHECK_RESULT(ATF_OK, atf_producer_set_overflow(w, ATF_OVERFLOW_DROP, 0));
     for (i = 0; i < n; i++) {
         atf_result rc;
         if (ops[i].op == OP_PUMP) {
             CHECK_RESULT(ATF_OK, atf_session_pump(r->s));
             continue;
         }
-        rc = ops[i].op == OP_CALL ? atf_writer_call(w, ops[i].fid, ops[i].ts)
-                                  : atf_writer_return(w, ops[i].fid, ops[i].ts);
+        rc = ops[i].op == OP_CALL ? atf_producer_call(w, ops[i].fid, ops[i].ts)
+                                  : atf_producer_return(w, ops[i].fid, ops[i].ts);
         CHECK_RESULT(ops[i].dropped ? ATF_E_FULL : ATF_OK, rc);
         kept += !ops[i].dropped;
     }
-    atf_writer_close(w);
+    atf_producer_close(w);
     rec_close(r);
     return kept;
 }
@@ -2117,7 +2117,7 @@ static void test_fidset(void) {
  * once (or skipped for depth), and both exports stay balanced. */
 static void test_random_events(void) {
     rec r;
-    atf_writer *w[2];
+    atf_producer *w[2];
     cli_trace src;
     stats_table st;
     walk_ctx wk;
@@ -2135,7 +2135,7 @@ static void test_random_events(void) {
         uint32_t kind = (uint32_t)(x % 5);              /* 0 and 4 are not call/return */
         uint64_t fid = (x >> 8) % 6, ts = T0 + (x >> 20) % 100000;
         if (kind == ATF_EVENT_CALL) calls++;
-        CHECK_RESULT(ATF_OK, atf_writer_push(w[i & 1], kind, fid, ts, 0));
+        CHECK_RESULT(ATF_OK, atf_producer_push(w[i & 1], kind, fid, ts, 0));
     }
     rec_close(&r);
     if (!collect(r.dir, &src, &st, &wk)) return;
@@ -2452,7 +2452,7 @@ static int64_t pq_check_session(const char *dir) {
 static int64_t pq_make_detail(rec *r, uint32_t layout) {
     static const uint8_t payload[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
     atf_session_config cfg;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     char name[64];
     memset(r, 0, sizeof *r);
     memset(&cfg, 0, sizeof cfg);
@@ -2467,9 +2467,9 @@ static int64_t pq_make_detail(rec *r, uint32_t layout) {
     add_symbols(r);
     CHECK_RESULT(ATF_OK, atf_session_attach(r->s, "detail", &w));
     if (w) {
-#define DCALL(fid, ts) CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, (fid), \
+#define DCALL(fid, ts) CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, ATF_EVENT_CALL, (fid), \
                                                         (ts), 3, payload, sizeof payload))
-#define DRET(fid, ts) CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_RETURN, (fid), \
+#define DRET(fid, ts) CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, ATF_EVENT_RETURN, (fid), \
                                                        (ts), 4, payload, sizeof payload))
         DCALL(F_MAIN, T0 + 0);
         CALL(w, F_A, T0 + 100);
@@ -2516,7 +2516,7 @@ static void test_export_parquet(void) {
 
     rec_open(&r, ATF_LAYOUT_2);
     {
-        atf_writer *w = rec_thread(&r, 77, "high", ATF_LAYOUT_2);
+        atf_producer *w = rec_thread(&r, 77, "high", ATF_LAYOUT_2);
         CALL(w, high, T0);
         RET(w, high, T0 + 10);
     }
@@ -2570,7 +2570,7 @@ typedef struct procs {
 } procs;
 
 /* The child's thread: child_main { child_a } child_a, 10 us after the parent's start. */
-static void write_child(atf_writer *w) {
+static void write_child(atf_producer *w) {
     CALL(w, F_MAIN, T0 + 10000);
     CALL(w, F_A, T0 + 10100);
     RET(w, F_A, T0 + 10200);

@@ -155,7 +155,7 @@ static size_t make_payload(uint8_t *out, size_t cap, uint64_t fid, uint16_t stac
 
 /* Records `n` events on w starting at ts0: call/return pairs, detail on every third when
  * the writer has a detail ring. */
-static void produce(atf_writer *w, uint64_t ts0, int n) {
+static void produce(atf_producer *w, uint64_t ts0, int n) {
     uint8_t payload[ATF_DETAIL_PAYLOAD_SIZE + 64];
     int i;
     for (i = 0; i < n; i++) {
@@ -163,12 +163,12 @@ static void produce(atf_writer *w, uint64_t ts0, int n) {
         uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
         if (w->detail_mode != ATF_DETAIL_OFF && i % 3 == 0) {
             size_t len = make_payload(payload, sizeof payload, fid, (uint16_t)(i % 40));
-            atf_writer_event_detail(w, kind, fid, ts, (uint16_t)(kind == ATF_EVENT_CALL ? 3 : 4),
+            atf_producer_event_detail(w, kind, fid, ts, (uint16_t)(kind == ATF_EVENT_CALL ? 3 : 4),
                                     payload, len);
         } else if (kind == ATF_EVENT_CALL) {
-            atf_writer_call(w, fid, ts);
+            atf_producer_call(w, fid, ts);
         } else {
-            atf_writer_return(w, fid, ts);
+            atf_producer_return(w, fid, ts);
         }
     }
 }
@@ -178,7 +178,7 @@ static void produce(atf_writer *w, uint64_t ts0, int n) {
 static int record_once(const scenario *sc, long at, char *pid_dir, size_t cap) {
     atf_session_config cfg;
     atf_session *s = NULL;
-    atf_writer *w = NULL, shm_writer;
+    atf_producer *w = NULL, shm_writer;
     atf_result rc;
     char name[64];
     void *ring_mem = NULL;
@@ -220,9 +220,9 @@ static int record_once(const scenario *sc, long at, char *pid_dir, size_t cap) {
         atf_ring_init(ring_mem, ring_size, ATF_RING_INDEX, 64, sc->layout, 4242) == ATF_OK) {
         rc = atf_session_attach_rings(s, ring_mem, ring_size, NULL, 0, "shm", &slot);
         CHECK_OK_OR_NOMEM(rc, failed);
-        if (rc == ATF_OK && atf_writer_init(&shm_writer, ring_mem, ring_size, NULL, 0, 0) == ATF_OK) {
+        if (rc == ATF_OK && atf_producer_init(&shm_writer, ring_mem, ring_size, NULL, 0, 0) == ATF_OK) {
             produce(&shm_writer, 1005, 40);
-            atf_writer_close(&shm_writer);
+            atf_producer_close(&shm_writer);
         }
     }
     if (w) produce(w, 3000, 60);
@@ -305,7 +305,7 @@ static void record_detail_windowed(void) {
 static void build_read_session(char *pid_dir, size_t cap) {
     atf_session_config cfg;
     atf_session *s;
-    atf_writer *w;
+    atf_producer *w;
     fx_buf ix = { NULL, 0, 0 };
     fx_index_spec spec;
     char dir[1200], path[1300];
@@ -448,7 +448,7 @@ static void read_faults_no_mmap(void) { read_faults_mode(1); }
 static int efbig_child(const char *name, uint32_t detail_mode, rlim_t limit) {
     atf_session_config cfg;
     atf_session *s;
-    atf_writer *w;
+    atf_producer *w;
     struct rlimit rl;
     const atf_error *e;
     atf_result rc = ATF_OK;
@@ -508,7 +508,7 @@ static void io_efbig_index(void) {
         /* every event up to the last whole batch, as recorded; nothing torn */
         CHECK_EQ(EFBIG_BATCHES * EFBIG_BATCH, t.index.event_count);
         CHECK_EQ(0, t.index.torn_bytes);
-        CHECK_EQ(ATF_RECOVERY_FROM_SIZE, t.index.recovery);
+        CHECK_EQ(ATF_COUNT_FROM_SIZE, t.index.counted);
         for (i = 0; i < t.index.event_count; i++) {
             atf_index_event ev;
             atf_index_reader_get(&t.index, i, &ev);
@@ -540,7 +540,7 @@ static void io_efbig_detail(void) {
     if (t.index.event_count) {
         /* index.atf: every event of every batch, finalized */
         CHECK_EQ((batches + 2) * EFBIG_BATCH, t.index.event_count);
-        CHECK_EQ(ATF_RECOVERY_FINALIZED, t.index.recovery);
+        CHECK_EQ(ATF_COUNT_FINALIZED, t.index.counted);
         /* detail.atf: every record that reached it whole before the limit (at least the
          * batches before it, never one of the batch after), each linked; the writer cuts
          * the file back after the last whole record and finalizes it when the footer fits */
@@ -548,9 +548,9 @@ static void io_efbig_detail(void) {
         CHECK(t.detail.event_count >= batches * 34u);
         CHECK(t.detail.event_count < (batches + 1) * 34u);
         CHECK_EQ(0, t.detail.torn_bytes);
-        CHECK(t.detail.recovery == ATF_RECOVERY_FROM_SIZE || t.detail.recovery == ATF_RECOVERY_FINALIZED);
+        CHECK(t.detail.counted == ATF_COUNT_FROM_SIZE || t.detail.counted == ATF_COUNT_FINALIZED);
         CHECK(t.detail.header.events_offset + t.detail.bytes_length +
-                  (t.detail.recovery == ATF_RECOVERY_FINALIZED ? ATF_FOOTER_SIZE : 0) <= limit);
+                  (t.detail.counted == ATF_COUNT_FINALIZED ? ATF_FOOTER_SIZE : 0) <= limit);
         CHECK_RESULT(ATF_OK, atf_detail_reader_verify_crc(&t.detail));
         for (i = 0; i < t.detail.event_count; i++) {
             atf_index_event ev;

@@ -89,7 +89,7 @@ static void test_readers_read_golden(void) {
             if (t.error.code != ATF_OK) continue;
             CHECK_EQ(layout, t.index.layout);
             CHECK_EQ(GOLDEN_EVENT_COUNT, t.index.event_count);
-            CHECK_EQ(ATF_RECOVERY_FINALIZED, t.index.recovery);
+            CHECK_EQ(ATF_COUNT_FINALIZED, t.index.counted);
             CHECK_EQ(ATF_CRC_OK, t.index.crc_state);
             CHECK_EQ(GOLDEN_THREAD_ID, t.index.header.thread_id);
             CHECK_EQ(GOLDEN_CLOCK, t.index.header.clock_type);
@@ -170,7 +170,7 @@ static void remove_session(const char *root, const char *pid_dir) {
 static void record_and_compare(int layout, size_t pump_after) {
     atf_session_config cfg;
     atf_session *s = NULL;
-    atf_writer w;
+    atf_producer w;
     void *index_raw = NULL, *detail_raw = NULL, *index_mem, *detail_mem;
     size_t index_size = atf_ring_memory_size(ATF_RING_INDEX, 64);
     size_t detail_size = atf_ring_memory_size(ATF_RING_DETAIL, 8192), i;
@@ -196,25 +196,25 @@ static void record_and_compare(int layout, size_t pump_after) {
     CHECK_RESULT(ATF_OK, atf_session_attach_rings(s, index_mem, index_size, detail_mem, detail_size,
                                                   "golden", &slot));
     CHECK_EQ(0, slot);
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, index_mem, index_size, detail_mem, detail_size,
+    CHECK_RESULT(ATF_OK, atf_producer_init(&w, index_mem, index_size, detail_mem, detail_size,
                                          ATF_DETAIL_ALWAYS));
     for (i = 0; i < GOLDEN_EVENT_COUNT; i++) {
         const golden_event *e = &golden_events[i];
         if (e->has_detail) {
             uint8_t payload[ATF_DETAIL_PAYLOAD_SIZE + ATF_DETAIL_STACK_MAX];
             size_t len = golden_payload(i, payload, sizeof payload);
-            CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, e->kind, e->function_id, e->timestamp_ns,
+            CHECK_RESULT(ATF_OK, atf_producer_event_detail(&w, e->kind, e->function_id, e->timestamp_ns,
                                                          golden_detail_type(e->kind), payload, len));
         } else if (e->kind == ATF_EVENT_CALL) {
-            CHECK_RESULT(ATF_OK, atf_writer_call(&w, e->function_id, e->timestamp_ns));
+            CHECK_RESULT(ATF_OK, atf_producer_call(&w, e->function_id, e->timestamp_ns));
         } else if (e->kind == ATF_EVENT_RETURN) {
-            CHECK_RESULT(ATF_OK, atf_writer_return(&w, e->function_id, e->timestamp_ns));
+            CHECK_RESULT(ATF_OK, atf_producer_return(&w, e->function_id, e->timestamp_ns));
         } else {
-            CHECK_RESULT(ATF_OK, atf_writer_exception(&w, e->function_id, e->timestamp_ns));
+            CHECK_RESULT(ATF_OK, atf_producer_exception(&w, e->function_id, e->timestamp_ns));
         }
         if (i == pump_after) CHECK_RESULT(ATF_OK, atf_session_pump(s));
     }
-    atf_writer_close(&w);
+    atf_producer_close(&w);
     CHECK_RESULT(ATF_OK, atf_session_close(s));
     for (which = 0; which < 2; which++) {
         uint8_t want[GOLDEN_MAX_FILE], got[GOLDEN_MAX_FILE];

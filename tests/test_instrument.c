@@ -1,6 +1,6 @@
 /* test_instrument.c - the library under -finstrument-functions (the whole program, atf.h's
  * implementation included, is built with it: see the Makefile). The hook records every
- * function entry and exit through atf_session_writer and the writer calls. Nothing the
+ * function entry and exit through atf_session_producer and the writer calls. Nothing the
  * hook reaches once a thread is attached may call the hook again (ATF_NO_INSTRUMENT), the
  * drain thread never attaches itself, and library code that does fire the hook while the
  * session lock is held (attaching, pumping) does not deadlock. */
@@ -33,7 +33,7 @@ HOOK void __cyg_profile_func_exit(void *fn, void *site);
 
 static HOOK void hook_event(void *fn, int enter) {
     atf_session *s = __atomic_load_n(&hook_session, __ATOMIC_ACQUIRE);
-    atf_writer *w;
+    atf_producer *w;
     if (!s) return;
     if (hook_active) {
         if (hook_steady) __atomic_add_fetch(&hook_reentries_steady, 1, __ATOMIC_RELAXED);
@@ -44,11 +44,11 @@ static HOOK void hook_event(void *fn, int enter) {
         return;
     }
     hook_active = 1;
-    w = atf_session_writer(s);
+    w = atf_session_producer(s);
     if (w) {
         hook_steady = 1;
-        if ((enter ? atf_writer_call(w, (uint64_t)(uintptr_t)fn, atf_now_ns())
-                   : atf_writer_return(w, (uint64_t)(uintptr_t)fn, atf_now_ns())) == ATF_OK)
+        if ((enter ? atf_producer_call(w, (uint64_t)(uintptr_t)fn, atf_now_ns())
+                   : atf_producer_return(w, (uint64_t)(uintptr_t)fn, atf_now_ns())) == ATF_OK)
             hook_pushed++;
     }
     hook_active = 0;

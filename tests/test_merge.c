@@ -653,7 +653,7 @@ static void test_session_without_manifest(void) {
         CHECK_EQ(s.t[i].tid, r.threads[i].os_thread_id); /* from the index header */
         CHECK_EQ(s.t[i].detail, r.threads[i].reader.has_detail);
     }
-    CHECK_EQ(ATF_RECOVERY_FROM_SIZE, r.threads[4].reader.index.recovery);
+    CHECK_EQ(ATF_COUNT_FROM_SIZE, r.threads[4].reader.index.counted);
     CHECK(atf_session_reader_symbol(&r, 1) == NULL);
     session_merge_matches(&r, &s, NULL, "no manifest");
     atf_session_reader_close(&r);

@@ -139,7 +139,7 @@ static void model_end(ov_model *m) {
 
 /* Pushes the model's next event on w: a call (even numbers) or a return (odd), with a
  * payload naming it when `detail` (16 + id % 97 bytes). Returns the push result. */
-static atf_result ov_push(atf_writer *w, ov_model *m, uint64_t ts, int detail, uint32_t reason) {
+static atf_result ov_push(atf_producer *w, ov_model *m, uint64_t ts, int detail, uint32_t reason) {
     uint64_t id = m->pushed, fid = model_fid(m, id);
     int call = (id & 1u) == 0;
     atf_result rc;
@@ -149,14 +149,14 @@ static atf_result ov_push(atf_writer *w, ov_model *m, uint64_t ts, int detail, u
         atf__store_le64(payload, id);
         atf__store_le64(payload + 8, fid);
         for (i = 16; i < len; i++) payload[i] = (uint8_t)(id * 7u + i);
-        rc = atf_writer_event_detail(w, call ? (uint32_t)ATF_EVENT_CALL : (uint32_t)ATF_EVENT_RETURN,
+        rc = atf_producer_event_detail(w, call ? (uint32_t)ATF_EVENT_CALL : (uint32_t)ATF_EVENT_RETURN,
                                      fid, ts,
                                      (uint16_t)(call ? ATF_DETAIL_FUNCTION_CALL : ATF_DETAIL_FUNCTION_RETURN),
                                      payload, len);
     } else if (call) {
-        rc = atf_writer_call(w, fid, ts);
+        rc = atf_producer_call(w, fid, ts);
     } else {
-        rc = atf_writer_return(w, fid, ts);
+        rc = atf_producer_return(w, fid, ts);
     }
     model_result(m, rc, ts, detail, reason);
     return rc;
@@ -282,7 +282,7 @@ static int drop_record(drop_run *run, uint32_t layout, int detail, const char *n
     size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 64);
     size_t dsz = atf_ring_memory_size(ATF_RING_DETAIL, 4096);
     void *iraw[DROP_REMOTE], *draw[DROP_REMOTE];
-    atf_writer remote[DROP_REMOTE], *w[DROP_WRITERS];
+    atf_producer remote[DROP_REMOTE], *w[DROP_WRITERS];
     int has_ring[DROP_WRITERS];
     atf_session_config cfg;
     atf_session *s = NULL;
@@ -316,9 +316,9 @@ static int drop_record(drop_run *run, uint32_t layout, int detail, const char *n
         snprintf(nm, sizeof nm, "remote-%u", k);
         CHECK_RESULT(ATF_OK, atf_session_attach_rings(s, imem, isz, ring ? dmem : NULL,
                                                       ring ? dsz : 0, nm, &run->slots[k]));
-        CHECK_RESULT(ATF_OK, atf_writer_init(&remote[k], imem, isz, ring ? dmem : NULL,
+        CHECK_RESULT(ATF_OK, atf_producer_init(&remote[k], imem, isz, ring ? dmem : NULL,
                                              ring ? dsz : 0, ATF_DETAIL_ALWAYS));
-        CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&remote[k], ATF_OVERFLOW_DROP, 0));
+        CHECK_RESULT(ATF_OK, atf_producer_set_overflow(&remote[k], ATF_OVERFLOW_DROP, 0));
         w[k] = &remote[k];
         has_ring[k] = ring;
     }
@@ -357,7 +357,7 @@ static int drop_record(drop_run *run, uint32_t layout, int detail, const char *n
         CHECK(m->gap_count > 2);
         CHECK_EQ(m->kept, m->gap_count ? m->gaps[m->gap_count - 1].index_seq : 0);
     }
-    for (k = 0; k < DROP_REMOTE; k++) atf_writer_close(&remote[k]);
+    for (k = 0; k < DROP_REMOTE; k++) atf_producer_close(&remote[k]);
     {
         atf_thread_stats st;
         CHECK_RESULT(ATF_OK, atf_session_thread_stats(s, run->slots[DROP_REMOTE], &st));
@@ -396,7 +396,7 @@ static void drop_check_files(drop_run *run, int detail) {
         CHECK_RESULT(ATF_OK, t->open_result);
         if (t->open_result != ATF_OK) continue;
         linked = check_thread(&t->reader, m, what);
-        CHECK_EQ(ATF_RECOVERY_FINALIZED, t->reader.index.recovery);
+        CHECK_EQ(ATF_COUNT_FINALIZED, t->reader.index.counted);
         CHECK_RESULT(ATF_OK, atf_index_reader_verify_crc(&t->reader.index));
         if (t->reader.has_detail) CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&t->reader));
         /* the manifest's figures */
@@ -539,7 +539,7 @@ static void drop_gap_queue_full(void) {
     void *raw = NULL;
     void *mem = alloc_ring(isz, &raw);
     atf_ring_header *h = (atf_ring_header *)mem;
-    atf_writer w;
+    atf_producer w;
     ov_model m;
     uint64_t ts = 500, i, taken = 0;
     size_t g;
@@ -549,8 +549,8 @@ static void drop_gap_queue_full(void) {
         return;
     }
     CHECK_RESULT(ATF_OK, atf_ring_init(mem, isz, ATF_RING_INDEX, 64, ATF_LAYOUT_2, 1));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, mem, isz, NULL, 0, ATF_DETAIL_OFF));
-    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0));
+    CHECK_RESULT(ATF_OK, atf_producer_init(&w, mem, isz, NULL, 0, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_OK, atf_producer_set_overflow(&w, ATF_OVERFLOW_DROP, 0));
     for (i = 0; i < 64; i++) CHECK_RESULT(ATF_OK, ov_push(&w, &m, ts += 10, 0, ATF_GAP_DROPPED));
     /* twelve times: a drop (ring full), one slot freed, a push */
     for (i = 0; i < 12; i++) {
@@ -625,7 +625,7 @@ static void block_case(uint32_t layout, int detail, const char *name) {
     enum { EVENTS = 30000 };
     atf_session_config cfg;
     atf_session *s = NULL;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     atf_thread_stats st;
     atf_session_reader r;
     ov_model m;
@@ -678,7 +678,7 @@ static void block_case(uint32_t layout, int detail, const char *name) {
         if (t->open_result == ATF_OK) {
             linked = check_thread(&t->reader, &m, name);
             CHECK_EQ(0, t->reader.gap_count);
-            CHECK_EQ(ATF_RECOVERY_FINALIZED, t->reader.index.recovery);
+            CHECK_EQ(ATF_COUNT_FINALIZED, t->reader.index.counted);
             CHECK_RESULT(ATF_OK, atf_index_reader_verify_crc(&t->reader.index));
             if (detail) CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&t->reader));
         }
@@ -715,7 +715,7 @@ static void block_self_drain_l2_detail(void) { block_case(ATF_LAYOUT_2, 1, "bloc
  * caller memory `mem` through which writer w produces, BLOCK with `timeout_ns` (the
  * setting of a producer in another process). 0 on failure (reported). */
 static int open_remote(atf_session **s, char *dir, size_t dir_cap, const char *name, void *mem,
-                       size_t isz, uint32_t thread_id, atf_writer *w, uint64_t timeout_ns,
+                       size_t isz, uint32_t thread_id, atf_producer *w, uint64_t timeout_ns,
                        uint32_t *slot) {
     atf_session_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -727,8 +727,8 @@ static int open_remote(atf_session **s, char *dir, size_t dir_cap, const char *n
     CHECK_RESULT(ATF_OK, atf_ring_init(mem, isz, ATF_RING_INDEX, 64, ATF_LAYOUT_1, thread_id));
     /* the consumer attaches before the producer starts */
     CHECK_RESULT(ATF_OK, atf_session_attach_rings(*s, mem, isz, NULL, 0, "remote", slot));
-    CHECK_RESULT(ATF_OK, atf_writer_init(w, mem, isz, NULL, 0, ATF_DETAIL_OFF));
-    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(w, ATF_OVERFLOW_BLOCK, timeout_ns));
+    CHECK_RESULT(ATF_OK, atf_producer_init(w, mem, isz, NULL, 0, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_OK, atf_producer_set_overflow(w, ATF_OVERFLOW_BLOCK, timeout_ns));
     return !harness__failures_in_test;
 }
 
@@ -770,7 +770,7 @@ static void block_external_consumer(void) {
     void *raw = NULL;
     void *mem = alloc_ring(isz, &raw);
     atf_session *s = NULL;
-    atf_writer w;
+    atf_producer w;
     ov_model m;
     pump_arg pa;
     pthread_t th;
@@ -799,7 +799,7 @@ static void block_external_consumer(void) {
         }
     }
     model_end(&m);
-    atf_writer_close(&w);
+    atf_producer_close(&w);
     __atomic_store_n(&pa.stop, 1, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
     CHECK_RESULT(ATF_OK, pa.rc);
@@ -844,7 +844,7 @@ static void timeout_dead_consumer(void) {
     atf_ring_header *h = (atf_ring_header *)mem;
     atf_session *s = NULL;
     atf_session_reader r;
-    atf_writer w;
+    atf_producer w;
     ov_model m;
     uint32_t slot = 0;
     uint64_t ts = 100, i, t0, dt, first_wait;
@@ -857,7 +857,7 @@ static void timeout_dead_consumer(void) {
     /* the consumer does nothing for a while */
     if (!open_remote(&s, dir, sizeof dir, "timeout_dead", mem, isz, 4242, &w, timeout, &slot))
         goto done;
-    CHECK_RESULT(ATF_E_ARG, atf_writer_set_overflow(&w, 2, timeout));
+    CHECK_RESULT(ATF_E_ARG, atf_producer_set_overflow(&w, 2, timeout));
     if (harness__failures_in_test) goto done;
     for (i = 0; i < 64; i++) CHECK_RESULT(ATF_OK, ov_push(&w, &m, ts += 10, 0, ATF_GAP_TIMEOUT));
     CHECK_EQ(0, h->waits);
@@ -907,7 +907,7 @@ static void timeout_dead_consumer(void) {
     CHECK_EQ(3, h->timeouts);
     CHECK_EQ(m.dropped, h->dropped);
     model_end(&m);
-    atf_writer_close(&w);
+    atf_producer_close(&w);
     CHECK_EQ(3, m.gap_count);
     CHECK_RESULT(ATF_OK, atf_session_close(s));
     s = NULL;
@@ -954,7 +954,7 @@ typedef struct io_case {
 static int io_child(const io_case *c, const char *report) {
     atf_session_config cfg;
     atf_session *s = NULL;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     atf_error err;
     struct rlimit old, rl;
     ov_model m;

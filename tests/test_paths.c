@@ -100,7 +100,7 @@ enum { HALF = 1500 };
 static void record_and_read(uint32_t drain_mode, uint32_t detail_mode, int no_mmap) {
     atf_session_config cfg;
     atf_session *s = NULL;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     atf_reader_options opt;
     atf_session_reader r;
     atf_merge m;
@@ -132,14 +132,14 @@ static void record_and_read(uint32_t drain_mode, uint32_t detail_mode, int no_mm
         if (detail_mode != ATF_DETAIL_OFF && i % 8 == 0) {
             uint8_t payload[16];
             memset(payload, (int)(i & 0xFF), sizeof payload);
-            CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, 2, atf_now_ns(),
+            CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, ATF_EVENT_CALL, 2, atf_now_ns(),
                                                          ATF_DETAIL_FUNCTION_CALL, payload,
                                                          sizeof payload));
             details++;
         } else {
-            CHECK_RESULT(ATF_OK, atf_writer_call(w, 2, atf_now_ns()));
+            CHECK_RESULT(ATF_OK, atf_producer_call(w, 2, atf_now_ns()));
         }
-        CHECK_RESULT(ATF_OK, atf_writer_return(w, 2, atf_now_ns()));
+        CHECK_RESULT(ATF_OK, atf_producer_return(w, 2, atf_now_ns()));
         if (i + 1 == HALF && drain_mode == ATF_DRAIN_MANUAL) {
             atf_thread_reader live;
             CHECK_RESULT(ATF_OK, atf_session_pump(s));
@@ -148,7 +148,7 @@ static void record_and_read(uint32_t drain_mode, uint32_t detail_mode, int no_mm
             CHECK_RESULT(ATF_OK, atf_thread_reader_open(&live, path, &opt));
             if (live.error.code == ATF_OK) {
                 CHECK_EQ(2 * HALF, live.index.event_count);
-                CHECK_EQ(ATF_RECOVERY_FROM_SIZE, live.index.recovery);
+                CHECK_EQ(ATF_COUNT_FROM_SIZE, live.index.counted);
                 atf_thread_reader_close(&live);
             }
         }
@@ -175,7 +175,7 @@ static void record_and_read(uint32_t drain_mode, uint32_t detail_mode, int no_mm
     CHECK(atf_session_reader_symbol(&r, 2) != NULL &&
           strcmp(atf_session_reader_symbol(&r, 2), SYMBOL_NAME) == 0);
     CHECK_EQ(4 * HALF, r.threads[0].reader.index.event_count);
-    CHECK_EQ(ATF_RECOVERY_FINALIZED, r.threads[0].reader.index.recovery);
+    CHECK_EQ(ATF_COUNT_FINALIZED, r.threads[0].reader.index.counted);
     CHECK_EQ(ATF_CRC_OK, r.threads[0].reader.index.crc_state);
     CHECK_EQ(EXPECTED_CLOCK, r.threads[0].reader.index.header.clock_type);
     CHECK_EQ(atf__os_thread_id(), r.threads[0].reader.index.header.thread_id);

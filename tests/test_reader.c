@@ -29,7 +29,7 @@ static void tmp_path(char *buf, size_t cap, const char *leaf) {
 /* ---- what a fixture must open as ---- */
 typedef struct expect {
     atf_result rc;
-    atf_recovery recovery;
+    atf_count_source counted;
     uint64_t count;          /* ANY: not checked */
     uint64_t torn;           /* ANY: not checked */
     atf_crc_state crc;       /* state right after open */
@@ -37,20 +37,20 @@ typedef struct expect {
     uint64_t err_offset;     /* failures: error.offset, ANY: not checked */
 } expect;
 
-static expect ok(atf_recovery recovery, uint64_t count, uint64_t torn, atf_crc_state crc) {
+static expect ok(atf_count_source recovery, uint64_t count, uint64_t torn, atf_crc_state crc) {
     expect x;
     x.rc = ATF_OK;
-    x.recovery = recovery;
+    x.counted = recovery;
     x.count = count;
     x.torn = torn;
     x.crc = crc;
-    x.has_footer = recovery != ATF_RECOVERY_FROM_SIZE;
+    x.has_footer = recovery != ATF_COUNT_FROM_SIZE;
     x.err_offset = ANY;
     return x;
 }
 
 static expect fails(atf_result rc) {
-    expect x = ok(ATF_RECOVERY_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER);
+    expect x = ok(ATF_COUNT_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER);
     x.rc = rc;
     return x;
 }
@@ -121,7 +121,7 @@ typedef struct opened {
 
 /* The fields both readers have. */
 typedef struct reader_state {
-    atf_recovery recovery;
+    atf_count_source counted;
     uint64_t event_count, torn_bytes;
     atf_crc_state crc_state;
     int has_footer;
@@ -142,7 +142,7 @@ typedef struct reader_kind {
 } reader_kind;
 
 #define READER_STATE_OF(r) do { \
-    st.recovery = (r).recovery; st.event_count = (r).event_count; \
+    st.counted = (r).counted; st.event_count = (r).event_count; \
     st.torn_bytes = (r).torn_bytes; st.crc_state = (r).crc_state; \
     st.has_footer = (r).has_footer; st.crc_found = (r).crc_found; st.error = &(r).error; \
 } while (0)
@@ -292,7 +292,7 @@ static void check_open_at(const char *file, int line, int kind, const fx_buf *b,
         reader_state st = k->state(&h);
         CHECK_RESULT(x.rc, rc);
         if (rc == ATF_OK && x.rc == ATF_OK) {
-            CHECK_EQ(x.recovery, st.recovery);
+            CHECK_EQ(x.counted, st.counted);
             if (x.count != ANY) CHECK_EQ(x.count, st.event_count);
             if (x.torn != ANY) CHECK_EQ(x.torn, st.torn_bytes);
             CHECK_EQ(x.crc, st.crc_state);
@@ -498,7 +498,7 @@ static void finalized_kind(const file_kind *k) {
         file_spec s = fspec(layout, k->count, 1, 1, 1, 0);
         fx_buf b = k->build(&s);
         uint32_t crc = fx_crc32c(b.data + 64, (size_t)k->bytes(k->count));
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
         CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_OK, crc, crc);
         fx_buf_free(&b);
     }
@@ -516,16 +516,16 @@ static void events_offset_gap_kind(const file_kind *k) {
         fx_buf b;
         s.events_offset = gap[k->reader].offset;
         b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FINALIZED, n, 0, ATF_CRC_UNCHECKED));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FINALIZED, n, 0, ATF_CRC_UNCHECKED));
         fx_buf_free(&b);
         s.finalized = 0;
         b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FOOTER_AT_END, n, 0, ATF_CRC_UNCHECKED));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FOOTER_AT_END, n, 0, ATF_CRC_UNCHECKED));
         fx_buf_free(&b);
         s.footer = 0;
         s.torn = 5;
         b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, n, 5, ATF_CRC_NO_FOOTER));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, n, 5, ATF_CRC_NO_FOOTER));
         fx_buf_free(&b);
     }
 }
@@ -536,7 +536,7 @@ static void crc_zero_kind(const file_kind *k) {
     for (layout = 1; layout <= 2; layout++) {
         file_spec s = fspec(layout, k->count, 1, 1, 0, 0);
         fx_buf b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FINALIZED, k->count, 0, ATF_CRC_NOT_COMPUTED));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FINALIZED, k->count, 0, ATF_CRC_NOT_COMPUTED));
         CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_NOT_COMPUTED, 0, 0);
         fx_buf_free(&b);
     }
@@ -548,13 +548,13 @@ static void no_footer_kind(const file_kind *k) {
     for (layout = 1; layout <= 2; layout++) {
         file_spec s = fspec(layout, k->count, 0, 0, 0, 0);
         fx_buf b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, k->count, 0, ATF_CRC_NO_FOOTER));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, k->count, 0, ATF_CRC_NO_FOOTER));
         CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_NO_FOOTER, 0, 0);
         fx_buf_free(&b);
         /* a finalized header whose footer never made it */
         s.finalized = 1;
         b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, k->count, 0, ATF_CRC_NO_FOOTER));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, k->count, 0, ATF_CRC_NO_FOOTER));
         fx_buf_free(&b);
     }
 }
@@ -569,7 +569,7 @@ static void torn_kind(const file_kind *k) {
             file_spec s = fspec(layout, k->count, 0, 0, 0, torn);
             fx_buf b = k->build(&s);
             CHECK_EQ(64 + k->bytes(k->count) + torn, b.len);
-            CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, k->count, torn, ATF_CRC_NO_FOOTER));
+            CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, k->count, torn, ATF_CRC_NO_FOOTER));
             fx_buf_free(&b);
         }
     }
@@ -583,13 +583,13 @@ static void footer_at_end_kind(const file_kind *k) {
         fx_buf b = k->build(&s);
         uint32_t crc = fx_crc32c(b.data + 64, (size_t)k->bytes(k->count));
         CHECK_EQ(0, fx_get64(b.data, k->footer_field_at));
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FOOTER_AT_END, k->count, 0, ATF_CRC_UNCHECKED));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FOOTER_AT_END, k->count, 0, ATF_CRC_UNCHECKED));
         CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_OK, crc, crc);
         fx_buf_free(&b);
         /* legacy writer: footer at the end with checksum 0 */
         s.crc = 0;
         b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FOOTER_AT_END, k->count, 0, ATF_CRC_NOT_COMPUTED));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FOOTER_AT_END, k->count, 0, ATF_CRC_NOT_COMPUTED));
         fx_buf_free(&b);
     }
 }
@@ -608,7 +608,7 @@ static void stale_footer_field_kind(const file_kind *k) {
         for (v = 0; v <= sizeof stale / sizeof stale[0]; v++) {
             fx_put64(b.data, k->footer_field_at, v < sizeof stale / sizeof stale[0]
                          ? stale[v] : b.len - 63u - k->footer_field_base);
-            CHECK_FILE(k, &b, ok(ATF_RECOVERY_FOOTER_AT_END, k->count, 0, ATF_CRC_UNCHECKED));
+            CHECK_FILE(k, &b, ok(ATF_COUNT_FOOTER_AT_END, k->count, 0, ATF_CRC_UNCHECKED));
         }
         fx_buf_free(&b);
     }
@@ -629,7 +629,7 @@ static void bytes_after_footer_kind(const file_kind *k) {
             size_t at = fx_buf_grow(&b, tails[t].len);
             memset(b.data + at, tails[t].fill, tails[t].len);
             if (tails[t].magic) memcpy(b.data + at + 5, k->footer_magic, 4);
-            CHECK_FILE(k, &b, ok(ATF_RECOVERY_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
+            CHECK_FILE(k, &b, ok(ATF_COUNT_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
             fx_buf_free(&b);
         }
     }
@@ -669,7 +669,7 @@ static void footer_mismatch_kind(const file_kind *k) {
     size_t c;
     for (layout = 1; layout <= 2; layout++) {
         for (c = 0; c < n; c++) {
-            expect x = ok(ATF_RECOVERY_FOOTER_MISMATCH, k->count, cases[c].want_torn,
+            expect x = ok(ATF_COUNT_FOOTER_MISMATCH, k->count, cases[c].want_torn,
                           ATF_CRC_NO_FOOTER);
             file_spec s = fspec(layout, k->count, cases[c].finalized, 1, 1, cases[c].torn);
             fx_buf b;
@@ -687,8 +687,8 @@ BOTH_KINDS(footer_mismatch)
 static void zero_events_kind(const file_kind *k) {
     /* a finalized empty detail file still has a placeholder-looking header (count 0,
        bytes 0), so its footer is found at the end */
-    static const atf_recovery finalized_empty[KIND_COUNT] = { ATF_RECOVERY_FINALIZED,
-                                                             ATF_RECOVERY_FOOTER_AT_END };
+    static const atf_count_source finalized_empty[KIND_COUNT] = { ATF_COUNT_FINALIZED,
+                                                             ATF_COUNT_FOOTER_AT_END };
     int layout;
     for (layout = 1; layout <= 2; layout++) {
         file_spec s = fspec(layout, 0, 1, 1, 1, 0);
@@ -701,11 +701,11 @@ static void zero_events_kind(const file_kind *k) {
         s = fspec(layout, 0, 0, 0, 0, 0);
         b = k->build(&s);
         CHECK_EQ(64, b.len);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
         fx_buf_free(&b);
         s.torn = 10;
         b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, 0, 10, ATF_CRC_NO_FOOTER));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, 0, 10, ATF_CRC_NO_FOOTER));
         fx_buf_free(&b);
     }
 }
@@ -724,7 +724,7 @@ static void crc_mismatch_kind(const file_kind *k) {
         b.data[fx_flip_offset(k->reader == KIND_DETAIL)] ^= 0xFFu;
         bad = fx_crc32c(b.data + 64, n);
         CHECK(good != bad);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
         CHECK_FILE_CRC(k, &b, ATF_E_CRC, ATF_CRC_MISMATCH, good, bad);
         fx_buf_free(&b);
         s.finalized = 0;
@@ -793,7 +793,7 @@ static void bad_events_offset_kind(const file_kind *k) {
         }
         fx_put64(b.data, k->events_offset_at, b.len);
         fx_put64(b.data, k->footer_field_at, 0);
-        CHECK_FILE(k, &b, ok(ATF_RECOVERY_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
+        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
         fx_buf_free(&b);
     }
 }
@@ -898,7 +898,7 @@ static void index_footer_cut(void) {
         fx_index_spec s = ispec(layout, 20, 1, 1, 1, 0);
         fx_buf b = build_index(&s);
         fx_buf_truncate(&b, 64 + 20 * 32 + 30);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 20, 30, ATF_CRC_NO_FOOTER));
+        CHECK_INDEX(&b, ok(ATF_COUNT_FROM_SIZE, 20, 30, ATF_CRC_NO_FOOTER));
         fx_buf_free(&b);
     }
 }
@@ -911,7 +911,7 @@ static void index_footer_cut_late(void) {
         fx_index_spec s = ispec(layout, 20, 0, 1, 1, 0);
         fx_buf b = build_index(&s);
         fx_buf_truncate(&b, 64 + 20 * 32 + 40);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 20, 40, ATF_CRC_NO_FOOTER));
+        CHECK_INDEX(&b, ok(ATF_COUNT_FROM_SIZE, 20, 40, ATF_CRC_NO_FOOTER));
         fx_buf_free(&b);
     }
 }
@@ -929,7 +929,7 @@ static void index_footer_before_events(void) {
         b = build_index(&s);
         memcpy(b.data + 64, "2ITA", 4); /* a zero footer: count 0, bytes 0 */
         fx_put64(b.data, 40, 64);
-        CHECK_INDEX(&b, ok(ATF_RECOVERY_FOOTER_AT_END, 3, 0, ATF_CRC_UNCHECKED));
+        CHECK_INDEX(&b, ok(ATF_COUNT_FOOTER_AT_END, 3, 0, ATF_CRC_UNCHECKED));
         fx_buf_free(&b);
     }
 }
@@ -941,7 +941,7 @@ static void index_footer_overlapping_header(void) {
     fx_buf b = build_index(&s);
     CHECK_EQ(104, b.len);
     memcpy(b.data + 40, "2ITA", 4);
-    CHECK_INDEX(&b, ok(ATF_RECOVERY_FROM_SIZE, 1, 8, ATF_CRC_NO_FOOTER));
+    CHECK_INDEX(&b, ok(ATF_COUNT_FROM_SIZE, 1, 8, ATF_CRC_NO_FOOTER));
     fx_buf_free(&b);
 }
 
@@ -1041,7 +1041,7 @@ static void detail_torn_record(void) {
             fx_detail_spec s = dspec(layout, 8, 0, 0, 0, cuts[k]);
             fx_buf b = build_detail(&s);
             CHECK(cuts[k] < fx_record_length(8));
-            CHECK_DETAIL(&b, ok(ATF_RECOVERY_FROM_SIZE, 8, cuts[k], ATF_CRC_NO_FOOTER));
+            CHECK_DETAIL(&b, ok(ATF_COUNT_FROM_SIZE, 8, cuts[k], ATF_CRC_NO_FOOTER));
             fx_buf_free(&b);
         }
         {   /* the last record claims one byte more than the file has */
@@ -1049,11 +1049,11 @@ static void detail_torn_record(void) {
             fx_buf b = build_detail(&s);
             size_t off = (size_t)fx_detail_record_offset(&s, 5);
             fx_put32(b.data, off, (uint32_t)(b.len - off + 1u));
-            CHECK_DETAIL(&b, ok(ATF_RECOVERY_FROM_SIZE, 5, fx_record_length(5),
+            CHECK_DETAIL(&b, ok(ATF_COUNT_FROM_SIZE, 5, fx_record_length(5),
                                 ATF_CRC_NO_FOOTER));
             /* the first record claims 4 GiB */
             fx_put32(b.data, 64, 0xFFFFFFFFu);
-            CHECK_DETAIL(&b, ok(ATF_RECOVERY_FROM_SIZE, 0, b.len - 64u, ATF_CRC_NO_FOOTER));
+            CHECK_DETAIL(&b, ok(ATF_COUNT_FROM_SIZE, 0, b.len - 64u, ATF_CRC_NO_FOOTER));
             fx_buf_free(&b);
         }
     }
@@ -1096,7 +1096,7 @@ static void detail_empty_payloads(void) {
             fx_put_link(b.data, at + 8, layout, j * 5u);
             fx_put64(b.data, at + 16, fx_ts(j * 5u));
         }
-        CHECK_DETAIL(&b, ok(ATF_RECOVERY_FROM_SIZE, 3, 0, ATF_CRC_NO_FOOTER));
+        CHECK_DETAIL(&b, ok(ATF_COUNT_FROM_SIZE, 3, 0, ATF_CRC_NO_FOOTER));
         fx_buf_free(&b);
     }
 }
@@ -1192,10 +1192,10 @@ static void thread_links(void) {
                 CHECK_RESULT(ATF_OK, rc);
                 if (rc == ATF_OK) {
                     CHECK_EQ(1, t.has_detail);
-                    CHECK_EQ(fin ? ATF_RECOVERY_FINALIZED : ATF_RECOVERY_FROM_SIZE,
-                             t.index.recovery);
-                    CHECK_EQ(fin ? ATF_RECOVERY_FINALIZED : ATF_RECOVERY_FROM_SIZE,
-                             t.detail.recovery);
+                    CHECK_EQ(fin ? ATF_COUNT_FINALIZED : ATF_COUNT_FROM_SIZE,
+                             t.index.counted);
+                    CHECK_EQ(fin ? ATF_COUNT_FINALIZED : ATF_COUNT_FROM_SIZE,
+                             t.detail.counted);
                     check_links_good(&t, 24, 3);
                     CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&t));
                     CHECK_RESULT(ATF_OK, t.error.code);
@@ -1419,16 +1419,16 @@ static void thread_detail_shorter_than_links(void) {
 typedef struct catalog_expect {
     const char *name;
     atf_result rc;
-    atf_recovery recovery;
+    atf_count_source counted;
     uint64_t count;        /* index events (detail records for a detail file) */
     uint64_t torn;
     atf_result links;      /* thread entries: verify_links */
 } catalog_expect;
 
-#define FIN ATF_RECOVERY_FINALIZED
-#define END ATF_RECOVERY_FOOTER_AT_END
-#define SIZE ATF_RECOVERY_FROM_SIZE
-#define MISM ATF_RECOVERY_FOOTER_MISMATCH
+#define FIN ATF_COUNT_FINALIZED
+#define END ATF_COUNT_FOOTER_AT_END
+#define SIZE ATF_COUNT_FROM_SIZE
+#define MISM ATF_COUNT_FOOTER_MISMATCH
 static const catalog_expect catalog_expects[] = {
     { "l1_finalized/index.atf", ATF_OK, FIN, 20, 0, ATF_OK },
     { "l2_finalized/index.atf", ATF_OK, FIN, 20, 0, ATF_OK },
@@ -1515,7 +1515,7 @@ static void catalog(void) {
         CHECK(ib.len < 65536 && db.len < 65536);
         if (e->kind != FX_KIND_THREAD) {
             const fx_buf *b = e->kind == FX_KIND_INDEX ? &ib : &db;
-            expect want = x->rc == ATF_OK ? ok(x->recovery, x->count, x->torn, ATF_CRC_NO_FOOTER)
+            expect want = x->rc == ATF_OK ? ok(x->counted, x->count, x->torn, ATF_CRC_NO_FOOTER)
                                           : fails(x->rc);
             const reader_kind *rk = &reader_kinds[e->kind == FX_KIND_INDEX ? KIND_INDEX : KIND_DETAIL];
             int mode;
@@ -1525,7 +1525,7 @@ static void catalog(void) {
                 CHECK_RESULT(want.rc, rc);
                 if (rc == ATF_OK) {
                     reader_state st = rk->state(&h);
-                    CHECK_EQ(want.recovery, st.recovery);
+                    CHECK_EQ(want.counted, st.counted);
                     CHECK_EQ(want.count, st.event_count);
                     CHECK_EQ(want.torn, st.torn_bytes);
                 }
@@ -1539,7 +1539,7 @@ static void catalog(void) {
             rc = thread_open(&t, dir, 0);
             CHECK_RESULT(x->rc, rc);
             if (rc == ATF_OK) {
-                CHECK_EQ(x->recovery, t.index.recovery);
+                CHECK_EQ(x->counted, t.index.counted);
                 CHECK_EQ(x->count, t.index.event_count);
                 CHECK_EQ(e->stride != 0, t.has_detail);
                 CHECK_RESULT(x->links, atf_thread_reader_verify_links(&t));

@@ -63,7 +63,7 @@ typedef struct recorded {
 static int record(recorded *out, int layout, uint64_t events, int with_detail) {
     atf_session *s = NULL;
     atf_session_config c;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     char name[64], path[1200];
     uint8_t payload[40];
     uint64_t i, base = 5000000;
@@ -84,13 +84,13 @@ static int record(recorded *out, int layout, uint64_t events, int with_detail) {
         uint32_t kind = i % 2 ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
         payload[0] = (uint8_t)i;
         if (with_detail && i % 3 == 0)
-            CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, kind, fid, ts,
+            CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, kind, fid, ts,
                                                          kind == ATF_EVENT_CALL ? 3 : 4, payload,
                                                          8 + (size_t)(i % 32)));
         else if (kind == ATF_EVENT_CALL)
-            CHECK_RESULT(ATF_OK, atf_writer_call(w, fid, ts));
+            CHECK_RESULT(ATF_OK, atf_producer_call(w, fid, ts));
         else
-            CHECK_RESULT(ATF_OK, atf_writer_return(w, fid, ts));
+            CHECK_RESULT(ATF_OK, atf_producer_return(w, fid, ts));
         if (i % 64 == 63) CHECK_RESULT(ATF_OK, atf_session_pump(s));
     }
     atf_session_detach(s);
@@ -176,14 +176,14 @@ static void check_finalized(const char *dir, const recorded *rec, uint64_t event
     memset(&o, 0, sizeof o);
     o.verify_crc = 1;
     CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, dir, &o));
-    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
     CHECK_EQ(events ? ATF_CRC_OK : ATF_CRC_NOT_COMPUTED, tr.index.crc_state);
     CHECK_EQ(events, tr.index.event_count);
     CHECK_EQ(0, tr.index.torn_bytes);
     CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
     CHECK_EQ(tr.has_detail, (tr.index.header.flags & ATF_INDEX_FLAG_HAS_DETAIL_FILE) != 0);
     if (tr.has_detail) {
-        CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.detail.recovery);
+        CHECK_EQ(ATF_COUNT_FINALIZED, tr.detail.counted);
         CHECK_EQ(ATF_CRC_OK, tr.detail.crc_state);
         CHECK(tr.detail.event_count > 0);
     }
@@ -255,7 +255,7 @@ static void torn_index_run(int layout) {
         CHECK(it != NULL);
         if (it) {
             CHECK_EQ(ATF_RECOVER_FINALIZE, it->action);
-            CHECK_EQ(j == span ? ATF_RECOVERY_FOOTER_AT_END : ATF_RECOVERY_FROM_SIZE, it->found);
+            CHECK_EQ(j == span ? ATF_COUNT_FOOTER_AT_END : ATF_COUNT_FROM_SIZE, it->found);
             CHECK_EQ(kept, it->records);
             CHECK_EQ(j - kept * 32, it->bytes_cut);
             CHECK_EQ(64 + kept * 32, it->footer_offset);
@@ -472,7 +472,7 @@ static void test_checksum_zero_filled(void) {
     CHECK_EQ(1, rep.item_count);
     if (rep.item_count) {
         CHECK_EQ(ATF_RECOVER_FILL_CRC, rep.items[0].action);
-        CHECK_EQ(ATF_RECOVERY_FINALIZED, rep.items[0].found);
+        CHECK_EQ(ATF_COUNT_FINALIZED, rep.items[0].found);
         CHECK_EQ(atf_crc32c(rec.index.data + 64, 30 * 32), rep.items[0].crc);
     }
     atf_recover_report_deinit(&rep);
@@ -540,7 +540,7 @@ static void test_lone_files(void) {
     CHECK_EQ(ATF_INDEX_FLAG_HAS_DETAIL_FILE, ir.header.flags);
     atf_index_reader_close(&ir);
     CHECK_RESULT(ATF_OK, atf_detail_reader_open(&dr, dpath, NULL));
-    CHECK_EQ(ATF_RECOVERY_FINALIZED, dr.recovery);
+    CHECK_EQ(ATF_COUNT_FINALIZED, dr.counted);
     CHECK_RESULT(ATF_OK, atf_detail_reader_verify_crc(&dr));
     CHECK_EQ(ATF_CRC_OK, dr.crc_state);
     CHECK_EQ(rec.records - 1, dr.event_count);
@@ -776,7 +776,7 @@ static void test_session_dir(void) {
 static int record_killed(char *dir, size_t cap, uint64_t *events_out) {
     atf_session *s = NULL;
     atf_session_config c;
-    atf_writer *w = NULL, rw;
+    atf_producer *w = NULL, rw;
     size_t isize = atf_ring_memory_size(ATF_RING_INDEX, 64);
     static uint8_t ring_raw[64 * 32 + 4096 + 64];
     uint8_t *ring = ring_raw + (64 - (size_t)((uintptr_t)ring_raw % 64)) % 64;
@@ -796,7 +796,7 @@ static int record_killed(char *dir, size_t cap, uint64_t *events_out) {
     CHECK_RESULT(ATF_OK, atf_session_attach(s, NULL, &w));
     CHECK_RESULT(ATF_OK, atf_session_name_thread(s, "main thread"));
     CHECK_RESULT(ATF_OK, atf_ring_init(ring, isize, ATF_RING_INDEX, 64, ATF_LAYOUT_1, 77));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&rw, ring, isize, NULL, 0, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_OK, atf_producer_init(&rw, ring, isize, NULL, 0, ATF_DETAIL_OFF));
     CHECK_RESULT(ATF_OK, atf_session_attach_rings(s, ring, isize, NULL, 0, "rings", &slot));
     CHECK_RESULT(ATF_OK, atf_session_set_cmdline(s, "prog -x \"arg\""));
     CHECK_RESULT(ATF_OK, atf_session_add_module(s, 0, "/bin/prog", 0x555500000000ull, 0x4000));
@@ -805,11 +805,11 @@ static int record_killed(char *dir, size_t cap, uint64_t *events_out) {
     CHECK_RESULT(ATF_OK, atf_session_add_function(s, 1, 0, 0x1200));
     CHECK_RESULT(ATF_OK, atf_session_add_symbol(s, 1, "helper"));
     CHECK_RESULT(ATF_OK, atf_session_add_anchor_exact(s, "audio", 1000, 987654321012345ll, 48000));
-    for (i = 0; i < 5; i++) CHECK_RESULT(ATF_OK, atf_writer_call(&rw, 1, 2000 + i));
-    atf_writer_close(&rw);
-    for (i = 0; i < 10 && w; i++) CHECK_RESULT(ATF_OK, atf_writer_call(w, i % 2, 1000 + i));
+    for (i = 0; i < 5; i++) CHECK_RESULT(ATF_OK, atf_producer_call(&rw, 1, 2000 + i));
+    atf_producer_close(&rw);
+    for (i = 0; i < 10 && w; i++) CHECK_RESULT(ATF_OK, atf_producer_call(w, i % 2, 1000 + i));
     CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* the manifest: 10, and 5 finalized */
-    for (; i < 50 && w; i++) CHECK_RESULT(ATF_OK, atf_writer_call(w, i % 2, 1000 + i));
+    for (; i < 50 && w; i++) CHECK_RESULT(ATF_OK, atf_producer_call(w, i % 2, 1000 + i));
     CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* the files: 50; the manifest unchanged */
     atf_session_abandon_after_fork(s);         /* as a kill: nothing finalized */
     *events_out = 50;
@@ -949,7 +949,7 @@ static void test_random_and_truncated_inputs(void) {
         if (rc == ATF_OK) {
             atf_detail_reader dr;
             CHECK_RESULT(ATF_OK, atf_detail_reader_open(&dr, path, NULL));
-            CHECK(dr.recovery == ATF_RECOVERY_FINALIZED || dr.event_count == 0);
+            CHECK(dr.counted == ATF_COUNT_FINALIZED || dr.event_count == 0);
             atf_detail_reader_close(&dr);
             CHECK_RESULT(ATF_OK, atf_recover_file(path, &no_sync, &rep));
             CHECK_EQ(0, rep.changed);
@@ -999,11 +999,11 @@ static void test_mutated_threads(void) {
         if (rc == ATF_OK) {
             atf_thread_reader tr;
             CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, dir, NULL));
-            CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+            CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
             CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
             CHECK_RESULT(ATF_OK, atf_index_reader_verify_crc(&tr.index));
             if (tr.has_detail) {
-                CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.detail.recovery);
+                CHECK_EQ(ATF_COUNT_FINALIZED, tr.detail.counted);
                 CHECK_RESULT(ATF_OK, atf_detail_reader_verify_crc(&tr.detail));
             }
             atf_thread_reader_close(&tr);

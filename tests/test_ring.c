@@ -176,25 +176,25 @@ static void test_attach_refuses_bad_headers(void) {
 static void test_writer_init_checks(void) {
     size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 64), dsz = atf_ring_memory_size(ATF_RING_DETAIL, 4096);
     void *imem = ring_alloc(isz), *dmem = ring_alloc(dsz);
-    atf_writer w;
+    atf_producer w;
     CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 64, 2, 9));
     CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 1, 9));
-    CHECK_RESULT(ATF_E_ARG, atf_writer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS)); /* layouts */
+    CHECK_RESULT(ATF_E_ARG, atf_producer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS)); /* layouts */
     CHECK(w.index.shared == NULL);
-    CHECK_RESULT(ATF_E_ARG, atf_writer_init(&w, dmem, dsz, NULL, 0, ATF_DETAIL_OFF)); /* kinds */
-    CHECK_RESULT(ATF_E_ARG, atf_writer_init(&w, imem, isz, imem, isz, ATF_DETAIL_ALWAYS));
-    CHECK_RESULT(ATF_E_ARG, atf_writer_init(&w, imem, isz, NULL, 0, 3));
+    CHECK_RESULT(ATF_E_ARG, atf_producer_init(&w, dmem, dsz, NULL, 0, ATF_DETAIL_OFF)); /* kinds */
+    CHECK_RESULT(ATF_E_ARG, atf_producer_init(&w, imem, isz, imem, isz, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_E_ARG, atf_producer_init(&w, imem, isz, NULL, 0, 3));
     CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 2, 9));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_WINDOWED));
+    CHECK_RESULT(ATF_OK, atf_producer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_WINDOWED));
     CHECK_EQ(ATF_LAYOUT_2, w.layout);
     CHECK_EQ(9, w.thread_id);
     CHECK_EQ(ATF_DETAIL_WINDOWED, w.detail_mode);
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, NULL, 0, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_OK, atf_producer_init(&w, imem, isz, NULL, 0, ATF_DETAIL_ALWAYS));
     CHECK_EQ(ATF_DETAIL_OFF, w.detail_mode); /* no detail ring, no detail */
     ((atf_ring_header *)imem)->dropped = 5; /* a writer continues the ring's drop count */
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, NULL, 0, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_OK, atf_producer_init(&w, imem, isz, NULL, 0, ATF_DETAIL_OFF));
     CHECK_EQ(5, w.dropped);
-    atf_writer_close(&w);
+    atf_producer_close(&w);
     CHECK_EQ(1, ((atf_ring_header *)imem)->closed);
     CHECK_EQ(0, ((atf_ring_header *)dmem)->closed);
     ring_free(imem);
@@ -228,7 +228,7 @@ static void index_wrap_run(int layout) {
     void *mem = ring_alloc(size);
     uint64_t start;
     for (start = 0; start < 2 * CAP; start++) {
-        atf_writer w;
+        atf_producer w;
         atf_ring c;
         uint8_t rec[32];
         uint64_t i, n = 0;
@@ -236,15 +236,15 @@ static void index_wrap_run(int layout) {
         CHECK_RESULT(ATF_OK, atf_ring_init(mem, size, ATF_RING_INDEX, CAP, (uint32_t)layout, 77));
         /* move both positions to `start` as a producer and consumer that ran before */
         ((atf_ring_header *)mem)->head = ((atf_ring_header *)mem)->tail = start;
-        CHECK_RESULT(ATF_OK, atf_writer_init(&w, mem, size, NULL, 0, ATF_DETAIL_OFF));
-        CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
+        CHECK_RESULT(ATF_OK, atf_producer_init(&w, mem, size, NULL, 0, ATF_DETAIL_OFF));
+        CHECK_RESULT(ATF_OK, atf_producer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
         CHECK_RESULT(ATF_OK, atf_ring_attach(&c, mem, size, 0));
         /* fill the ring completely from this position */
         for (i = 0; i < CAP; i++)
-            CHECK_RESULT(ATF_OK, atf_writer_push(&w, (uint32_t)(i % 3 + 1), fid_of(i), 1000 + i,
+            CHECK_RESULT(ATF_OK, atf_producer_push(&w, (uint32_t)(i % 3 + 1), fid_of(i), 1000 + i,
                                                  (uint32_t)(i % 17)));
-        CHECK_RESULT(ATF_E_FULL, atf_writer_push(&w, ATF_EVENT_CALL, 1, 1, 0));
-        CHECK_RESULT(ATF_E_FULL, atf_writer_call(&w, 1, 1));
+        CHECK_RESULT(ATF_E_FULL, atf_producer_push(&w, ATF_EVENT_CALL, 1, 1, 0));
+        CHECK_RESULT(ATF_E_FULL, atf_producer_call(&w, 1, 1));
         CHECK_EQ(2, w.dropped);
         CHECK_EQ(2, atf__load_acquire_u64(&((atf_ring_header *)mem)->dropped));
         CHECK_EQ(start + CAP, ((atf_ring_header *)mem)->head);
@@ -255,9 +255,9 @@ static void index_wrap_run(int layout) {
             n++;
         }
         for (i = CAP; i < CAP + CAP / 2; i++)
-            CHECK_RESULT(ATF_OK, atf_writer_push(&w, (uint32_t)(i % 3 + 1), fid_of(i), 1000 + i,
+            CHECK_RESULT(ATF_OK, atf_producer_push(&w, (uint32_t)(i % 3 + 1), fid_of(i), 1000 + i,
                                                  (uint32_t)(i % 17)));
-        CHECK_RESULT(ATF_E_FULL, atf_writer_push(&w, ATF_EVENT_CALL, 1, 1, 0));
+        CHECK_RESULT(ATF_E_FULL, atf_producer_push(&w, ATF_EVENT_CALL, 1, 1, 0));
         while (consume_index(&c, rec)) {
             check_index_record(layout, rec, n, 77, ATF_NO_DETAIL);
             n++;
@@ -275,7 +275,7 @@ static void test_index_wrap_every_position_layout2(void) { index_wrap_run(ATF_LA
 static void test_depth_tracking(void) {
     size_t size = atf_ring_memory_size(ATF_RING_INDEX, 64);
     void *mem = ring_alloc(size);
-    atf_writer w;
+    atf_producer w;
     atf_ring c;
     uint8_t rec[32];
     atf_index_event ev;
@@ -283,15 +283,15 @@ static void test_depth_tracking(void) {
     static const uint32_t want_depth[] = {0, 1, 1, 0, 0, 0};
     size_t i = 0;
     CHECK_RESULT(ATF_OK, atf_ring_init(mem, size, ATF_RING_INDEX, 64, 1, 5));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, mem, size, NULL, 0, ATF_DETAIL_OFF));
-    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
+    CHECK_RESULT(ATF_OK, atf_producer_init(&w, mem, size, NULL, 0, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_OK, atf_producer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
     CHECK_RESULT(ATF_OK, atf_ring_attach(&c, mem, size, 0));
-    atf_writer_call(&w, 1, 1);
-    atf_writer_call(&w, 2, 2);
-    atf_writer_return(&w, 2, 3);
-    atf_writer_exception(&w, 1, 4);
-    atf_writer_return(&w, 9, 5); /* unmatched return: depth stays 0 */
-    atf_writer_call(&w, 3, 6);
+    atf_producer_call(&w, 1, 1);
+    atf_producer_call(&w, 2, 2);
+    atf_producer_return(&w, 2, 3);
+    atf_producer_exception(&w, 1, 4);
+    atf_producer_return(&w, 9, 5); /* unmatched return: depth stays 0 */
+    atf_producer_call(&w, 3, 6);
     CHECK_EQ(1, w.depth);
     while (consume_index(&c, rec)) {
         atf_index_event_decode(1, rec, &ev);
@@ -335,15 +335,15 @@ static void detail_wrap_run(int layout, uint32_t mode) {
     void *imem = ring_alloc(isz), *dmem = ring_alloc(dsz);
     uint64_t start, total_fillers = 0;
     for (start = 0; start < DCAP + 64; start += 8) {
-        atf_writer w;
+        atf_producer w;
         atf_ring ci, cd;
         uint8_t payload[200], rec[32];
         uint64_t i, pushed = 0, seen = 0, index_seen = 0, fillers = 0, detail_pushed = 0;
         CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 1024, (uint32_t)layout, 33));
         CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, DCAP, (uint32_t)layout, 33));
         ((atf_ring_header *)dmem)->head = ((atf_ring_header *)dmem)->tail = start;
-        CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, mode));
-        CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
+        CHECK_RESULT(ATF_OK, atf_producer_init(&w, imem, isz, dmem, dsz, mode));
+        CHECK_RESULT(ATF_OK, atf_producer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
         CHECK_RESULT(ATF_OK, atf_ring_attach(&ci, imem, isz, 0));
         CHECK_RESULT(ATF_OK, atf_ring_attach(&cd, dmem, dsz, 0));
         /* three rounds: fill until the detail ring refuses, then drain it all */
@@ -351,7 +351,7 @@ static void detail_wrap_run(int layout, uint32_t mode) {
             size_t len = (size_t)(i * 37 % 180) + 1;
             uint64_t before = w.detail_dropped;
             fill_payload(payload, len, i);
-            CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, (uint32_t)(i % 3 + 1), fid_of(i), 1000 + i,
+            CHECK_RESULT(ATF_OK, atf_producer_event_detail(&w, (uint32_t)(i % 3 + 1), fid_of(i), 1000 + i,
                                                          ATF_DETAIL_FUNCTION_CALL, payload, len));
             pushed++;
             if (w.detail_dropped == before) detail_pushed++;
@@ -410,7 +410,7 @@ static void test_detail_straddle_makes_filler(void) {
     uint8_t payload[100];
     fill_payload(payload, sizeof payload, 0);
     for (start = DCAP - 256; start < DCAP; start += 8) {
-        atf_writer w;
+        atf_producer w;
         atf_ring cd;
         const uint8_t *drec;
         uint32_t flags;
@@ -418,10 +418,10 @@ static void test_detail_straddle_makes_filler(void) {
         CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 64, 1, 33));
         CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, DCAP, 1, 33));
         ((atf_ring_header *)dmem)->head = ((atf_ring_header *)dmem)->tail = start;
-        CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
-        CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
+        CHECK_RESULT(ATF_OK, atf_producer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
+        CHECK_RESULT(ATF_OK, atf_producer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
         CHECK_RESULT(ATF_OK, atf_ring_attach(&cd, dmem, dsz, 0));
-        CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, ATF_EVENT_CALL, 1, 1000, 3, payload, sizeof payload));
+        CHECK_RESULT(ATF_OK, atf_producer_event_detail(&w, ATF_EVENT_CALL, 1, 1000, 3, payload, sizeof payload));
         CHECK_EQ(0, w.detail_dropped);
         drec = consume_detail(&cd, &flags, &fillers);
         CHECK(drec != NULL);
@@ -437,32 +437,32 @@ static void test_detail_straddle_makes_filler(void) {
 static void test_detail_full_and_index_full(void) {
     size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 64), dsz = atf_ring_memory_size(ATF_RING_DETAIL, 4096);
     void *imem = ring_alloc(isz), *dmem = ring_alloc(dsz);
-    atf_writer w;
+    atf_producer w;
     uint8_t big[4096];
     uint64_t head, i;
     memset(big, 1, sizeof big);
     CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 64, 1, 33));
     CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 1, 33));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
-    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
+    CHECK_RESULT(ATF_OK, atf_producer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_OK, atf_producer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
     /* a record larger than half the ring is refused, the event kept without detail */
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, ATF_EVENT_CALL, 1, 1, 3, big, 2048));
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(&w, ATF_EVENT_CALL, 1, 1, 3, big, 2048));
     CHECK_EQ(1, w.detail_dropped);
     CHECK_EQ(0, w.detail_count);
     CHECK_EQ(0, ((atf_ring_header *)dmem)->head);
     /* a huge length is refused without overflow */
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, ATF_EVENT_RETURN, 1, 2, 3, big, SIZE_MAX - 8));
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(&w, ATF_EVENT_RETURN, 1, 2, 3, big, SIZE_MAX - 8));
     CHECK_EQ(2, w.detail_dropped);
     /* fill the detail ring, then every later detail is dropped and counted */
-    for (i = 0; i < 40; i++) atf_writer_event_detail(&w, ATF_EVENT_CALL, 1, 3 + i, 3, big, 200);
+    for (i = 0; i < 40; i++) atf_producer_event_detail(&w, ATF_EVENT_CALL, 1, 3 + i, 3, big, 200);
     CHECK_EQ(2 + (40 - 4096 / 232), w.detail_dropped); /* entries of 8 + 24 + 200 bytes */
     CHECK_EQ(4096 / 232, w.detail_count);
     CHECK_EQ(w.detail_dropped, ((atf_ring_header *)dmem)->dropped);
     /* fill the index ring: an event with detail is then dropped whole */
-    while (atf_writer_push(&w, ATF_EVENT_CALL, 1, 100, 0) == ATF_OK) {}
+    while (atf_producer_push(&w, ATF_EVENT_CALL, 1, 100, 0) == ATF_OK) {}
     head = ((atf_ring_header *)dmem)->head;
     i = w.dropped;
-    CHECK_RESULT(ATF_E_FULL, atf_writer_event_detail(&w, ATF_EVENT_CALL, 1, 200, 3, big, 8));
+    CHECK_RESULT(ATF_E_FULL, atf_producer_event_detail(&w, ATF_EVENT_CALL, 1, 200, 3, big, 8));
     CHECK_EQ(i + 1, w.dropped);
     CHECK_EQ(head, ((atf_ring_header *)dmem)->head); /* no detail without its index event */
     CHECK_EQ(i + 1, ((atf_ring_header *)imem)->dropped);
@@ -475,19 +475,19 @@ static void test_detail_full_and_index_full(void) {
 static void test_layout1_link_limits(void) {
     size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 64), dsz = atf_ring_memory_size(ATF_RING_DETAIL, 4096);
     void *imem = ring_alloc(isz), *dmem = ring_alloc(dsz);
-    atf_writer w;
+    atf_producer w;
     atf_ring ci;
     uint8_t rec[32], p[8] = {0};
     atf_index_event ev;
     CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 64, 1, 33));
     CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 1, 33));
     ((atf_ring_header *)imem)->head = ((atf_ring_header *)imem)->tail = 0xFFFFFFFEu;
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
-    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
+    CHECK_RESULT(ATF_OK, atf_producer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_OK, atf_producer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
     CHECK_RESULT(ATF_OK, atf_ring_attach(&ci, imem, isz, 0));
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, 1, 1, 1, 3, p, 8)); /* index 0xFFFFFFFE */
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, 1, 1, 2, 3, p, 8)); /* index 0xFFFFFFFF */
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, 1, 1, 3, 3, p, 8)); /* index 2^32: none */
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(&w, 1, 1, 1, 3, p, 8)); /* index 0xFFFFFFFE */
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(&w, 1, 1, 2, 3, p, 8)); /* index 0xFFFFFFFF */
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(&w, 1, 1, 3, 3, p, 8)); /* index 2^32: none */
     CHECK_EQ(2, w.detail_count);
     CHECK_EQ(1, w.detail_dropped);
     CHECK(consume_index(&ci, rec));
@@ -502,12 +502,12 @@ static void test_layout1_link_limits(void) {
     /* the detail numbers: 0xFFFFFFFE is the last one a layout-1 link can carry */
     CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 64, 1, 33));
     CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 1, 33));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
-    CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
+    CHECK_RESULT(ATF_OK, atf_producer_init(&w, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_OK, atf_producer_set_overflow(&w, ATF_OVERFLOW_DROP, 0)); /* no consumer runs */
     CHECK_RESULT(ATF_OK, atf_ring_attach(&ci, imem, isz, 0));
     w.detail_count = 0xFFFFFFFEu;
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, 1, 1, 1, 3, p, 8));
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(&w, 1, 1, 2, 3, p, 8));
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(&w, 1, 1, 1, 3, p, 8));
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(&w, 1, 1, 2, 3, p, 8));
     CHECK(consume_index(&ci, rec));
     atf_index_event_decode(1, rec, &ev);
     CHECK_EQ(0xFFFFFFFEu, ev.detail_seq);
@@ -531,10 +531,10 @@ typedef struct stress_ctx {
 
 static void *stress_producer(void *arg) {
     stress_ctx *x = (stress_ctx *)arg;
-    atf_writer w;
+    atf_producer w;
     uint8_t payload[64];
     uint64_t i;
-    if (atf_writer_init(&w, x->imem, x->isz, x->dmem, x->dsz,
+    if (atf_producer_init(&w, x->imem, x->isz, x->dmem, x->dsz,
                         x->dmem ? ATF_DETAIL_ALWAYS : ATF_DETAIL_OFF) != ATF_OK)
         return NULL;
     for (i = 0; i < x->n; i++) {
@@ -544,18 +544,18 @@ static void *stress_producer(void *arg) {
                 size_t len = (size_t)(i % 57) + 1;
                 uint64_t before = w.detail_dropped;
                 fill_payload(payload, len, i);
-                rc = atf_writer_event_detail(&w, (uint32_t)(i % 3 + 1), fid_of(i), 1000 + i, 3, payload, len);
+                rc = atf_producer_event_detail(&w, (uint32_t)(i % 3 + 1), fid_of(i), 1000 + i, 3, payload, len);
                 /* a full detail ring sends the event without detail: checked below */
                 if (rc == ATF_OK && w.detail_dropped != before) x->full_seen++;
             } else {
-                rc = atf_writer_push(&w, (uint32_t)(i % 3 + 1), fid_of(i), 1000 + i, (uint32_t)(i % 17));
+                rc = atf_producer_push(&w, (uint32_t)(i % 3 + 1), fid_of(i), 1000 + i, (uint32_t)(i % 17));
             }
             if (rc == ATF_OK) break;
             x->full_seen++;
             sched_yield();
         }
     }
-    atf_writer_close(&w);
+    atf_producer_close(&w);
     return NULL;
 }
 

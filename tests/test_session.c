@@ -50,7 +50,7 @@ typedef struct producer {
 
 static void *producer_main(void *arg) {
     producer *p = (producer *)arg;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     gen_state g = {0};
     uint64_t i, full_run = 0;
     char name[32];
@@ -99,7 +99,7 @@ static void verify_producer(const char *dir, const char *manifest, const produce
         printf("  cannot read %s\n", path);
         return;
     }
-    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
     CHECK_EQ(ATF_CRC_OK, tr.index.crc_state);
     CHECK_EQ(layout, tr.index.layout);
     CHECK_EQ(p->n - p->dropped_count, tr.index.event_count);
@@ -222,7 +222,7 @@ static void verify_detail(const char *thread_dir, uint32_t k, uint64_t n, const 
     memset(&opt, 0, sizeof opt);
     opt.verify_crc = 1;
     CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, thread_dir, &opt));
-    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
     CHECK_EQ(ATF_CRC_OK, tr.index.crc_state);
     CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
     for (i = 0; i < n && !harness__failures_in_test; i++) {
@@ -257,7 +257,7 @@ static void verify_detail(const char *thread_dir, uint32_t k, uint64_t n, const 
     CHECK_EQ(d ? 1 : 0, (tr.index.header.flags & ATF_INDEX_FLAG_HAS_DETAIL_FILE) != 0);
     if (tr.has_detail) {
         CHECK_EQ(d, tr.detail.event_count); /* dense: nothing but the linked records */
-        CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.detail.recovery);
+        CHECK_EQ(ATF_COUNT_FINALIZED, tr.detail.counted);
         CHECK_EQ(ATF_CRC_OK, tr.detail.crc_state);
         CHECK_EQ(first, tr.detail.header.index_seq_start);
         CHECK_EQ(last, tr.detail.header.index_seq_end);
@@ -404,7 +404,7 @@ static void test_windowed_known_triggers_thread(void) { windowed_known_run(1, AT
 static void windowed_patch_run(int layout) {
     atf_session *s = NULL;
     atf_session_config c;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     char dir[1100], td[1200];
     uint64_t base = atf_now_ns() + 10000000000ull, i; /* 10 s ahead: pending, not released */
     uint8_t payload[16];
@@ -424,7 +424,7 @@ static void windowed_patch_run(int layout) {
     snprintf(dir, sizeof dir, "%s", atf_session_path(s));
     CHECK_RESULT(ATF_OK, atf_session_attach(s, "patcher", &w));
     for (i = 0; i < 200; i++)
-        CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, i & 1 ? 2u : 1u, 77, base + i * 10, 3, payload, 16));
+        CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, i & 1 ? 2u : 1u, 77, base + i * 10, 3, payload, 16));
     CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* index events written, detail pending */
     atf_session_trigger(s, base + 500);        /* events 40..60 */
     atf_session_trigger(s, base + 1910);       /* events 181..199 */
@@ -464,7 +464,7 @@ static void windowed_patch_run(int layout) {
 static void test_windowed_unbounded_pre_roll(void) {
     atf_session *s = NULL;
     atf_session_config c;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     atf_thread_reader tr;
     uint8_t payload[16];
     char dir[1100], td[1200];
@@ -481,7 +481,7 @@ static void test_windowed_unbounded_pre_roll(void) {
     CHECK_RESULT(ATF_OK, atf_session_attach(s, "old", &w));
     now = atf_now_ns();
     CHECK(now > 2000000000u);
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, 5, now - 1000000000u, 0, payload, 16));
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, ATF_EVENT_CALL, 5, now - 1000000000u, 0, payload, 16));
     CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* a second old: still pending */
     atf_session_trigger(s, now);
     CHECK_RESULT(ATF_OK, atf_session_pump(s));
@@ -504,7 +504,7 @@ static void test_windowed_realtime_triggers(void) {
     enum { N = 60000 };
     atf_session *s = NULL;
     atf_session_config c;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     static uint64_t ts[N];
     uint64_t trig[3], d = 0, i;
     size_t nt = 0, j;
@@ -526,7 +526,7 @@ static void test_windowed_realtime_triggers(void) {
     for (i = 0; i < N; i++) {
         uint64_t spin;
         ts[i] = atf_now_ns();
-        CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, 1, i, ts[i], 3, payload, sizeof payload));
+        CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, 1, i, ts[i], 3, payload, sizeof payload));
         if (i == 15000 || i == 30000 || i == 52000) {
             trig[nt++] = ts[i];
             atf_session_trigger(s, ts[i]);
@@ -565,10 +565,10 @@ typedef struct named { atf_session *s; const char *name; uint32_t slot; } named;
 
 static void *named_main(void *arg) {
     named *x = (named *)arg;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     if (atf_session_attach(x->s, x->name, &w) == ATF_OK) {
         x->slot = w->slot;
-        atf_writer_call(w, 1, atf_now_ns());
+        atf_producer_call(w, 1, atf_now_ns());
         atf_session_detach(x->s);
     }
     return NULL;
@@ -672,7 +672,7 @@ static void test_manifest_read_back(void) {
     atf_session *s = NULL;
     atf_session_config c;
     atf_session_reader r;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     char dir[1100];
     const atf_session_anchor *a;
     const uint64_t big = 1ull << 60; /* an integer double with an infinite rate */
@@ -685,8 +685,8 @@ static void test_manifest_read_back(void) {
     snprintf(dir, sizeof dir, "%s", atf_session_path(s));
     CHECK_RESULT(ATF_OK, atf_session_attach(s, "main", &w));
     if (w) {
-        atf_writer_call(w, 0x100000001ull, atf_now_ns());
-        atf_writer_return(w, 0x100000001ull, atf_now_ns());
+        atf_producer_call(w, 0x100000001ull, atf_now_ns());
+        atf_producer_return(w, 0x100000001ull, atf_now_ns());
     }
     CHECK_RESULT(ATF_OK, atf_session_add_module(s, 0, "/bin/\"q\" \xc3\xa9", 0x400000, 0x1000));
     CHECK_RESULT(ATF_OK, atf_session_add_module(s, 7, "", 0xFFFFFFFFFFFF0000ull, 0));
@@ -762,7 +762,7 @@ typedef struct namer {
 
 static void *namer_main(void *arg) {
     namer *x = (namer *)arg;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     x->attach_rc = atf_session_attach(x->s, x->attach_name, &w);
     if (w) x->slot = w->slot;
     x->name_rc = atf_session_name_thread(x->s, x->later_name);
@@ -1044,7 +1044,7 @@ static void *lazy_main(void *arg) {
     uint64_t i;
     gen_state g = {0};
     for (i = 0; i < x->n; i++) {
-        atf_writer *w = atf_session_writer(x->s); /* the way a hook finds its writer */
+        atf_producer *w = atf_session_producer(x->s); /* the way a hook finds its writer */
         if (!w) return NULL;
         x->slot = w->slot;
         gen_push(w, 5, i, &g);
@@ -1080,7 +1080,7 @@ static void test_thread_exit_releases(void) {
     CHECK_EQ(3000, st.events_written);
     snprintf(td, sizeof td, "%s/thread_0", dir);
     CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, td, NULL));
-    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
     CHECK_EQ(3000, check_index_against(&tr, 5, 3000, NULL, 1));
     atf_thread_reader_close(&tr);
     /* a second thread that attaches lazily, still alive at close: close finalizes it */
@@ -1095,7 +1095,7 @@ static void test_thread_exit_releases(void) {
     CHECK_RESULT(ATF_OK, atf_session_close(s));
     snprintf(td, sizeof td, "%s/thread_2", dir);
     CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, td, NULL));
-    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
     CHECK_EQ(10, tr.index.event_count);
     atf_thread_reader_close(&tr);
     rm_rf(dir);
@@ -1105,8 +1105,8 @@ typedef struct late { atf_session *s; pthread_mutex_t m; pthread_cond_t cv; int 
 
 static void *late_main(void *arg) {
     late *x = (late *)arg;
-    atf_writer *w = atf_session_writer(x->s);
-    if (w) atf_writer_call(w, 1, 1);
+    atf_producer *w = atf_session_producer(x->s);
+    if (w) atf_producer_call(w, 1, 1);
     pthread_mutex_lock(&x->m);
     x->stage = 1;
     pthread_cond_broadcast(&x->cv);
@@ -1166,7 +1166,7 @@ static void *two_main(void *arg) {
     int i;
     x->same = 1;
     for (i = 0; i < 100; i++) {
-        atf_writer *wa = atf_session_writer(x->a), *wb = atf_session_writer(x->b);
+        atf_producer *wa = atf_session_producer(x->a), *wb = atf_session_producer(x->b);
         if (!wa || !wb) {
             x->same = 0;
             return NULL;
@@ -1176,8 +1176,8 @@ static void *two_main(void *arg) {
             x->slot_b = wb->slot;
         }
         x->same &= wa->slot == x->slot_a && wb->slot == x->slot_b && wa != wb;
-        atf_writer_call(wa, 1, (uint64_t)i);
-        atf_writer_call(wb, 2, (uint64_t)i);
+        atf_producer_call(wa, 1, (uint64_t)i);
+        atf_producer_call(wb, 2, (uint64_t)i);
     }
     return NULL;
 }
@@ -1234,7 +1234,7 @@ static void test_two_sessions(void) {
 static void test_attach_detach_and_limits(void) {
     atf_session *s = NULL;
     atf_session_config c;
-    atf_writer *w = NULL, *w2 = NULL;
+    atf_producer *w = NULL, *w2 = NULL;
     named x;
     pthread_t t;
     char dir[1100], path[1200], *m;
@@ -1249,10 +1249,10 @@ static void test_attach_detach_and_limits(void) {
     CHECK_RESULT(ATF_OK, atf_session_attach(s, "main", &w));
     CHECK_RESULT(ATF_OK, atf_session_attach(s, "again", &w2)); /* attached: same writer */
     CHECK(w == w2);
-    CHECK(atf_session_writer(s) == w);
-    atf_writer_call(w, 1, 1);
+    CHECK(atf_session_producer(s) == w);
+    atf_producer_call(w, 1, 1);
     atf_session_detach(s);
-    CHECK(atf_session_writer(s) == NULL); /* detached: no silent re-attach */
+    CHECK(atf_session_producer(s) == NULL); /* detached: no silent re-attach */
     CHECK_RESULT(ATF_OK, atf_session_attach(s, "second life", &w2)); /* explicit: new slot */
     CHECK(w2 != NULL && w2 != w);
     if (w2) CHECK_EQ(1, w2->slot);
@@ -1264,8 +1264,8 @@ static void test_attach_detach_and_limits(void) {
     CHECK_EQ(99, x.slot); /* out of slots */
     CHECK_EQ(2, atf_session_thread_count(s));
     CHECK_RESULT(ATF_OK, atf_session_pump(s));
-    atf_writer_close(w2); /* the public close from the producing thread works as detach */
-    CHECK(atf_session_writer(s) == NULL);
+    atf_producer_close(w2); /* the public close from the producing thread works as detach */
+    CHECK(atf_session_producer(s) == NULL);
     CHECK_RESULT(ATF_OK, atf_session_close(s));
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     m = read_text(path);
@@ -1347,7 +1347,7 @@ static void test_detail_off_refused(void) {
     atf_session *s = NULL;
     atf_session_config c;
     atf_session_reader r;
-    atf_writer *w = NULL, bare;
+    atf_producer *w = NULL, bare;
     uint8_t payload[16] = {1, 2, 3};
     size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 64), dsz = atf_ring_memory_size(ATF_RING_DETAIL, 4096);
     void *imem = NULL, *dmem = NULL;
@@ -1360,14 +1360,14 @@ static void test_detail_off_refused(void) {
     snprintf(dir, sizeof dir, "%s", atf_session_path(s));
     CHECK_RESULT(ATF_OK, atf_session_attach(s, NULL, &w));
     if (w) {
-        CHECK_RESULT(ATF_OK, atf_writer_call(w, 1, 10));
-        CHECK_RESULT(ATF_E_DETAIL_OFF, atf_writer_event_detail(w, ATF_EVENT_CALL, 2, 20, 3, payload, sizeof payload));
-        CHECK_RESULT(ATF_E_DETAIL_OFF, atf_writer_event_detail(w, ATF_EVENT_RETURN, 1, 30, 4, payload, sizeof payload));
+        CHECK_RESULT(ATF_OK, atf_producer_call(w, 1, 10));
+        CHECK_RESULT(ATF_E_DETAIL_OFF, atf_producer_event_detail(w, ATF_EVENT_CALL, 2, 20, 3, payload, sizeof payload));
+        CHECK_RESULT(ATF_E_DETAIL_OFF, atf_producer_event_detail(w, ATF_EVENT_RETURN, 1, 30, 4, payload, sizeof payload));
         CHECK_EQ(1, w->depth);
         CHECK_EQ(0, w->detail_count);
         CHECK_EQ(0, w->detail_dropped);
         CHECK_EQ(0, w->dropped);
-        CHECK_RESULT(ATF_OK, atf_writer_return(w, 1, 40));
+        CHECK_RESULT(ATF_OK, atf_producer_return(w, 1, 40));
         atf_session_detach(s);
     }
     CHECK_RESULT(ATF_OK, atf_session_close(s));
@@ -1388,17 +1388,17 @@ static void test_detail_off_refused(void) {
     CHECK_EQ(0, posix_memalign(&imem, 64, isz));
     CHECK_EQ(0, posix_memalign(&dmem, 64, dsz));
     CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 64, 1, 1));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&bare, imem, isz, NULL, 0, ATF_DETAIL_ALWAYS));
-    CHECK_RESULT(ATF_E_DETAIL_OFF, atf_writer_event_detail(&bare, ATF_EVENT_CALL, 1, 1, 3, payload, 8));
+    CHECK_RESULT(ATF_OK, atf_producer_init(&bare, imem, isz, NULL, 0, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_E_DETAIL_OFF, atf_producer_event_detail(&bare, ATF_EVENT_CALL, 1, 1, 3, payload, 8));
     CHECK_EQ(0, bare.index.pos);
     CHECK_EQ(0, bare.depth);
     CHECK_RESULT(ATF_OK, atf_ring_init(dmem, dsz, ATF_RING_DETAIL, 4096, 1, 1));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&bare, imem, isz, dmem, dsz, ATF_DETAIL_OFF));
-    CHECK_RESULT(ATF_E_DETAIL_OFF, atf_writer_event_detail(&bare, ATF_EVENT_CALL, 1, 1, 3, payload, 8));
+    CHECK_RESULT(ATF_OK, atf_producer_init(&bare, imem, isz, dmem, dsz, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_E_DETAIL_OFF, atf_producer_event_detail(&bare, ATF_EVENT_CALL, 1, 1, 3, payload, 8));
     CHECK_EQ(0, bare.index.pos);
     CHECK_EQ(0, bare.detail.pos);
-    CHECK_RESULT(ATF_OK, atf_writer_init(&bare, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
-    CHECK_RESULT(ATF_OK, atf_writer_event_detail(&bare, ATF_EVENT_CALL, 1, 1, 3, payload, 8));
+    CHECK_RESULT(ATF_OK, atf_producer_init(&bare, imem, isz, dmem, dsz, ATF_DETAIL_ALWAYS));
+    CHECK_RESULT(ATF_OK, atf_producer_event_detail(&bare, ATF_EVENT_CALL, 1, 1, 3, payload, 8));
     CHECK_EQ(1, bare.index.pos);
     CHECK_EQ(1, bare.detail_count);
     CHECK(atf_result_str(ATF_E_DETAIL_OFF) != atf_result_str(ATF_E_STATE));
@@ -1410,7 +1410,7 @@ static void test_detail_off_refused(void) {
 static void test_empty_and_fsync(void) {
     atf_session *s = NULL;
     atf_session_config c;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     char root[400], dir[1100], path[1200], *m;
     atf_thread_reader tr;
     uint64_t i;
@@ -1424,7 +1424,7 @@ static void test_empty_and_fsync(void) {
     snprintf(dir, sizeof dir, "%s", atf_session_path(s));
     CHECK(strstr(dir, "/session_") != NULL);
     CHECK_RESULT(ATF_OK, atf_session_attach(s, NULL, &w));
-    for (i = 0; i < 1000; i++) atf_writer_event_detail(w, 1 + (i & 1), i, i, 3, &i, sizeof i);
+    for (i = 0; i < 1000; i++) atf_producer_event_detail(w, 1 + (i & 1), i, i, 3, &i, sizeof i);
     atf_session_detach(s);
     CHECK_RESULT(ATF_OK, atf_session_close(s));
     snprintf(path, sizeof path, "%s/thread_0", dir);
@@ -1472,10 +1472,10 @@ typedef struct shm_prod { void *imem, *dmem; size_t isz, dsz; uint64_t n; uint8_
 
 static void *shm_prod_main(void *arg) {
     shm_prod *x = (shm_prod *)arg;
-    atf_writer w;
+    atf_producer w;
     gen_state g = {0};
     uint64_t i;
-    x->rc = atf_writer_init(&w, x->imem, x->isz, x->dmem, x->dsz, ATF_DETAIL_WINDOWED);
+    x->rc = atf_producer_init(&w, x->imem, x->isz, x->dmem, x->dsz, ATF_DETAIL_WINDOWED);
     if (x->rc != ATF_OK) return NULL;
     for (i = 0; i < x->n; i++) {
         uint64_t before = w.detail_dropped;
@@ -1488,7 +1488,7 @@ static void *shm_prod_main(void *arg) {
         }
         if (w.detail_dropped == before) bits_set(x->has, i);
     }
-    atf_writer_close(&w);
+    atf_producer_close(&w);
     return NULL;
 }
 

@@ -86,19 +86,19 @@ typedef struct producer {
 } producer;
 
 /* Pushes event `seq` of producer p. */
-static void push_event(atf_writer *w, const producer *p, uint64_t seq) {
+static void push_event(atf_producer *w, const producer *p, uint64_t seq) {
     uint64_t fid = ((uint64_t)(p->index + 1) << SEQ_BITS) | seq, ts = atf_now_ns();
     if (p->detail && has_detail(seq)) {
         uint8_t payload[16];
         atf__store_le64(payload, seq);
         atf__store_le64(payload + 8, fid);
-        atf_writer_event_detail(w, seq & 1u ? ATF_EVENT_RETURN : ATF_EVENT_CALL, fid, ts,
+        atf_producer_event_detail(w, seq & 1u ? ATF_EVENT_RETURN : ATF_EVENT_CALL, fid, ts,
                                 seq & 1u ? ATF_DETAIL_FUNCTION_RETURN : ATF_DETAIL_FUNCTION_CALL,
                                 payload, sizeof payload);
     } else if (seq & 1u) {
-        atf_writer_return(w, fid, ts);
+        atf_producer_return(w, fid, ts);
     } else {
-        atf_writer_call(w, fid, ts);
+        atf_producer_call(w, fid, ts);
     }
 }
 
@@ -149,7 +149,7 @@ static void check_producer(const char *dir, atf_session_reader *session, const p
     CHECK_RESULT(ATF_OK, rc);
     if (rc != ATF_OK) return;
     n = tr.index.event_count;
-    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
     CHECK_RESULT(ATF_OK, atf_index_reader_verify_crc(&tr.index));
     CHECK_EQ(layout, tr.index.layout);
     for (j = 0; j < n; j++) {
@@ -190,7 +190,7 @@ static void check_producer(const char *dir, atf_session_reader *session, const p
         if (harness__failures_in_test) break;
     }
     if (tr.has_detail) {
-        CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.detail.recovery);
+        CHECK_EQ(ATF_COUNT_FINALIZED, tr.detail.counted);
         CHECK_RESULT(ATF_OK, atf_detail_reader_verify_crc(&tr.detail));
         CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
     }
@@ -296,7 +296,7 @@ typedef struct producer_arg {
 static void *producer_main(void *arg) {
     producer_arg *a = (producer_arg *)arg;
     producer *p = a->p;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     char name[32];
     uint64_t seq;
     snprintf(name, sizeof name, "stress-%u", p->index);
@@ -396,7 +396,7 @@ static void test_one_thread_manual_pump(void) {
     size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 256);
     size_t dsz = atf_ring_memory_size(ATF_RING_DETAIL, DETAIL_RING_BYTES);
     void *iraw[WRITERS], *draw[WRITERS];
-    atf_writer w[WRITERS];
+    atf_producer w[WRITERS];
     producer ps[WRITERS];
     uint64_t next[WRITERS];
     atf_session *s = NULL;
@@ -426,10 +426,10 @@ static void test_one_thread_manual_pump(void) {
         snprintf(name, sizeof name, "pumped-%u", k);
         CHECK_RESULT(ATF_OK, atf_session_attach_rings(s, imem, isz, detail ? dmem : NULL,
                                                       detail ? dsz : 0, name, &ps[k].slot));
-        CHECK_RESULT(ATF_OK, atf_writer_init(&w[k], imem, isz, detail ? dmem : NULL,
+        CHECK_RESULT(ATF_OK, atf_producer_init(&w[k], imem, isz, detail ? dmem : NULL,
                                              detail ? dsz : 0, ATF_DETAIL_ALWAYS));
         /* the consumer is this very thread: waiting for it could only time out */
-        CHECK_RESULT(ATF_OK, atf_writer_set_overflow(&w[k], ATF_OVERFLOW_DROP, 0));
+        CHECK_RESULT(ATF_OK, atf_producer_set_overflow(&w[k], ATF_OVERFLOW_DROP, 0));
         ps[k].index = k;
         ps[k].events = events;
         ps[k].detail = detail;
@@ -448,7 +448,7 @@ static void test_one_thread_manual_pump(void) {
                 ps[k].detail_dropped = w[k].detail_dropped;
                 ps[k].timeouts = w[k].timeouts;
                 ps[k].policy = w[k].overflow;
-                atf_writer_close(&w[k]);
+                atf_producer_close(&w[k]);
                 done++;
             }
         }

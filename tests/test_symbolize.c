@@ -398,7 +398,7 @@ static void make_located(const char *root, int number, const char *path, uint64_
                          const char *build_id, char *dir, size_t cap) {
     atf_session_config cfg;
     atf_session *s = NULL;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     char name[32];
     uint64_t ts = 1000;
     memset(&cfg, 0, sizeof cfg);
@@ -420,8 +420,8 @@ static void make_located(const char *root, int number, const char *path, uint64_
         uint64_t fids[4] = { FN_ONE, FN_TWO, FN_NOWHERE, FN_NAMED };
         size_t i;
         for (i = 0; i < 4; i++) {
-            CHECK_RESULT(ATF_OK, atf_writer_call(w, fids[i], ts));
-            CHECK_RESULT(ATF_OK, atf_writer_return(w, fids[i], ts + 10));
+            CHECK_RESULT(ATF_OK, atf_producer_call(w, fids[i], ts));
+            CHECK_RESULT(ATF_OK, atf_producer_return(w, fids[i], ts + 10));
             ts += 100;
         }
         atf_session_detach(s);

@@ -70,7 +70,7 @@ static uint64_t check_thread(const char *dir, uint32_t slot, const stamp *st, ui
     opt.verify_crc = 1;
     snprintf(path, sizeof path, "%s/thread_%u", dir, slot);
     CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, path, &opt));
-    CHECK_EQ(ATF_RECOVERY_FINALIZED, tr.index.recovery);
+    CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
     CHECK_EQ(ATF_CRC_OK, tr.index.crc_state);
     CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
     CHECK_EQ(n, tr.index.event_count);
@@ -286,7 +286,7 @@ static void test_config(void) {
 static void test_ns_stamps_untouched(void) {
     atf_session *s = NULL;
     atf_session_config c;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     atf_thread_reader tr;
     char dir[1100], td[1200];
     uint64_t i;
@@ -297,7 +297,7 @@ static void test_ns_stamps_untouched(void) {
     if (!s) return;
     snprintf(dir, sizeof dir, "%s", atf_session_path(s));
     CHECK_RESULT(ATF_OK, atf_session_attach(s, NULL, &w));
-    for (i = 0; i < 1000 && w; i++) atf_writer_call(w, i, 77 + i * 3); /* not any clock */
+    for (i = 0; i < 1000 && w; i++) atf_producer_call(w, i, 77 + i * 3); /* not any clock */
     CHECK_RESULT(ATF_OK, atf_session_close(s));
     snprintf(td, sizeof td, "%s/thread_0", dir);
     CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, td, NULL));
@@ -318,7 +318,7 @@ static void test_ns_stamps_untouched(void) {
  * both sides of it and no pump, then more. */
 static void test_manual_with_long_pause(void) {
     atf_session *s = open_session("pause", ATF_DRAIN_MANUAL, ATF_DETAIL_OFF, ATF_LAYOUT_1);
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     const uint64_t n = 60000;
     stamp *st = (stamp *)calloc((size_t)n, sizeof *st);
     char dir[1100];
@@ -332,7 +332,7 @@ static void test_manual_with_long_pause(void) {
     CHECK_RESULT(ATF_OK, atf_session_attach(s, NULL, &w));
     for (i = 0; i < n && w; i++) {
         uint64_t t = stamp_now(&st[i]);
-        CHECK_RESULT(ATF_OK, i % 2 ? atf_writer_return(w, i / 2, t) : atf_writer_call(w, i / 2, t));
+        CHECK_RESULT(ATF_OK, i % 2 ? atf_producer_return(w, i / 2, t) : atf_producer_call(w, i / 2, t));
         if (i % 5000 == 4999 && (i < 20000 || i >= 40000)) atf_session_pump(s);
         if (i == 30000) sleep_ms(1500); /* no pump since event 19999 */
         if (i >= 40000 && i % 100 == 0) { /* spread out: 10 us apart */
@@ -353,7 +353,7 @@ static void test_attached_rings(void) {
     atf_session *s = open_session("rings", ATF_DRAIN_MANUAL, ATF_DETAIL_OFF, ATF_LAYOUT_2);
     size_t isz = atf_ring_memory_size(ATF_RING_INDEX, 4096);
     uint8_t *raw = (uint8_t *)malloc(isz + 64), *imem;
-    atf_writer w;
+    atf_producer w;
     const uint64_t n = 20000;
     stamp *st = (stamp *)calloc((size_t)n, sizeof *st);
     char dir[1100];
@@ -368,14 +368,14 @@ static void test_attached_rings(void) {
     imem = raw + (64 - (uintptr_t)raw % 64) % 64; /* rings want 64-byte alignment */
     snprintf(dir, sizeof dir, "%s", atf_session_path(s));
     CHECK_RESULT(ATF_OK, atf_ring_init(imem, isz, ATF_RING_INDEX, 4096, ATF_LAYOUT_2, 4242));
-    CHECK_RESULT(ATF_OK, atf_writer_init(&w, imem, isz, NULL, 0, ATF_DETAIL_OFF));
+    CHECK_RESULT(ATF_OK, atf_producer_init(&w, imem, isz, NULL, 0, ATF_DETAIL_OFF));
     CHECK_RESULT(ATF_OK, atf_session_attach_rings(s, imem, isz, NULL, 0, "rings", &slot));
     for (i = 0; i < n; i++) {
         uint64_t t = stamp_now(&st[i]);
-        CHECK_RESULT(ATF_OK, atf_writer_push(&w, ATF_EVENT_CALL, i, t, 0));
+        CHECK_RESULT(ATF_OK, atf_producer_push(&w, ATF_EVENT_CALL, i, t, 0));
         if (i % 2048 == 2047) atf_session_pump(s); /* the ring holds 4096 */
     }
-    atf_writer_close(&w);
+    atf_producer_close(&w);
     CHECK_RESULT(ATF_OK, atf_session_close(s));
     CHECK_EQ(0, check_thread(dir, slot, st, n, &worst));
     free(raw);
@@ -386,7 +386,7 @@ static void test_attached_rings(void) {
 /* Detail ALWAYS: each detail record has its index event's time, links exact. */
 static void test_detail_always(void) {
     atf_session *s = open_session("always", ATF_DRAIN_MANUAL, ATF_DETAIL_ALWAYS, ATF_LAYOUT_2);
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     atf_thread_reader tr;
     atf_reader_options opt;
     const uint64_t n = 30000;
@@ -403,10 +403,10 @@ static void test_detail_always(void) {
     for (i = 0; i < n && w; i++) {
         uint64_t t = stamp_now(&st[i]), payload = i * 7;
         if (i % 3 == 0)
-            CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, i, t, 5, &payload,
+            CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, ATF_EVENT_CALL, i, t, 5, &payload,
                                                          sizeof payload));
         else
-            CHECK_RESULT(ATF_OK, atf_writer_call(w, i, t));
+            CHECK_RESULT(ATF_OK, atf_producer_call(w, i, t));
         if (i % 4096 == 4095) atf_session_pump(s);
     }
     CHECK_RESULT(ATF_OK, atf_session_close(s));
@@ -438,7 +438,7 @@ static void test_detail_always(void) {
  * kept are exactly those whose converted time falls in the window, that event among them. */
 static void test_windowed_trigger(void) {
     atf_session *s = open_session("windowed", ATF_DRAIN_MANUAL, ATF_DETAIL_WINDOWED, ATF_LAYOUT_1);
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     atf_thread_reader tr;
     atf_reader_options opt;
     const uint64_t n = 20000, k = 12345;
@@ -456,7 +456,7 @@ static void test_windowed_trigger(void) {
     CHECK_RESULT(ATF_OK, atf_session_attach(s, NULL, &w));
     for (i = 0; i < n && w; i++) {
         uint64_t t = stamp_now(&st[i]), before = w->detail_dropped;
-        CHECK_RESULT(ATF_OK, atf_writer_event_detail(w, ATF_EVENT_CALL, i, t, 5, &i, sizeof i));
+        CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, ATF_EVENT_CALL, i, t, 5, &i, sizeof i));
         if (w->detail_dropped == before) bits_set(has, i);
         if (i == k) {
             trig = atf_session_ticks_to_ns(s, t);
@@ -527,13 +527,13 @@ typedef struct worker {
 
 static void *worker_main(void *arg) {
     worker *x = (worker *)arg;
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     uint64_t i;
     if (atf_session_attach(x->s, NULL, &w) != ATF_OK) return NULL;
     x->slot = w->slot;
     for (i = 0; i < x->n; i++) {
         uint64_t t = stamp_now(&x->st[x->kept]);
-        if (atf_writer_call(w, i, t) == ATF_OK) x->kept++;
+        if (atf_producer_call(w, i, t) == ATF_OK) x->kept++;
         else sched_yield(); /* the ring is full: let the drain run (the event is dropped) */
         if (i % 1024 == 0) sched_yield();
     }

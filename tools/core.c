@@ -1420,9 +1420,9 @@ char *cli_put_time_text(char *p, const cli_trace *t, uint64_t ts) {
 /* ==== damage of a session's threads ================================================== */
 /* Where a file was left by a crash (torn bytes, no footer) or its footer disagrees with
  * it: 1 with *e set. */
-static int cli_file_damage(const char *path, atf_recovery recovery, uint64_t torn_bytes,
+static int cli_file_damage(const char *path, atf_count_source recovery, uint64_t torn_bytes,
                            uint64_t torn_offset, uint64_t mark_offset, atf_error *e) {
-    if (recovery == ATF_RECOVERY_FOOTER_MISMATCH) {
+    if (recovery == ATF_COUNT_FOOTER_MISMATCH) {
         cli_error_init(e, ATF_E_CORRUPT, path, mark_offset,
                        "the footer disagrees with the file");
         return 1;
@@ -1432,7 +1432,7 @@ static int cli_file_damage(const char *path, atf_recovery recovery, uint64_t tor
                        "a torn last record (left by a crash; ignored)");
         return 1;
     }
-    if (recovery != ATF_RECOVERY_FINALIZED) {
+    if (recovery != ATF_COUNT_FINALIZED) {
         cli_error_init(e, ATF_E_TRUNCATED, path, mark_offset,
                        "not finalized (left by a crash; atf recover finalizes it)");
         return 1;
@@ -1469,17 +1469,17 @@ int cli_thread_damage(const atf_session_reader *r, const atf_session_thread *t, 
         *e = tr->detail.error;
         return 1;
     }
-    if (tr->index.recovery == ATF_RECOVERY_FOOTER_MISMATCH ||
-        (tr->has_detail && tr->detail.recovery == ATF_RECOVERY_FOOTER_MISMATCH))
+    if (tr->index.counted == ATF_COUNT_FOOTER_MISMATCH ||
+        (tr->has_detail && tr->detail.counted == ATF_COUNT_FOOTER_MISMATCH))
         crash_left = 1; /* a footer that disagrees is damage in any case */
     if (!crash_left) return 0;
-    if (cli_file_damage(tr->index.path, tr->index.recovery, tr->index.torn_bytes,
+    if (cli_file_damage(tr->index.path, tr->index.counted, tr->index.torn_bytes,
                         tr->index.header.events_offset +
                             tr->index.event_count * ATF_INDEX_EVENT_SIZE,
                         40, e))
         return 1;
     return tr->has_detail &&
-           cli_file_damage(tr->detail.path, tr->detail.recovery, tr->detail.torn_bytes,
+           cli_file_damage(tr->detail.path, tr->detail.counted, tr->detail.torn_bytes,
                            tr->detail.header.events_offset + tr->detail.bytes_length, 28, e);
 }
 

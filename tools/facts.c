@@ -26,7 +26,7 @@ void cli_facts_index(cli_facts *f, atf_index_reader *r) {
     f->final_mark_offset = 40;       /* footer_offset, 0 in the placeholder */
     f->footer_count = r->footer.event_count;
     f->footer_bytes = r->footer.bytes_written;
-    f->recovery = r->recovery;
+    f->counted = r->counted;
     f->crc_state = r->crc_state;
     f->crc_expected = r->footer.checksum;
     f->crc_found = r->crc_found;
@@ -51,21 +51,21 @@ void cli_facts_detail(cli_facts *f, atf_detail_reader *r) {
     f->final_mark_offset = 28;       /* event_count, 0 in the placeholder */
     f->footer_count = r->footer.event_count;
     f->footer_bytes = r->footer.bytes_length;
-    f->recovery = r->recovery;
+    f->counted = r->counted;
     f->crc_state = r->crc_state;
     f->crc_expected = r->footer.checksum;
     f->crc_found = r->crc_found;
     f->crc_error = r->error;
 }
 
-const char *cli_recovery_text(const cli_facts *f) {
-    switch (f->recovery) {
-    case ATF_RECOVERY_FINALIZED: return "finalized";
-    case ATF_RECOVERY_FOOTER_AT_END: return "footer at end, header still the placeholder";
-    case ATF_RECOVERY_FROM_SIZE:
+const char *cli_counted_text(const cli_facts *f) {
+    switch (f->counted) {
+    case ATF_COUNT_FINALIZED: return "finalized";
+    case ATF_COUNT_FOOTER_AT_END: return "footer at end, header still the placeholder";
+    case ATF_COUNT_FROM_SIZE:
         return f->is_detail ? "no footer, records counted by walking them"
                             : "no footer, events counted from the file size";
-    case ATF_RECOVERY_FOOTER_MISMATCH: return "footer mismatch, events counted as without one";
+    case ATF_COUNT_FOOTER_MISMATCH: return "footer mismatch, events counted as without one";
     }
     return "unknown";
 }
@@ -73,7 +73,7 @@ const char *cli_recovery_text(const cli_facts *f) {
 const char *cli_crc_text(const cli_facts *f, char *buf, size_t cap) {
     switch (f->crc_state) {
     case ATF_CRC_NO_FOOTER:
-        snprintf(buf, cap, f->recovery == ATF_RECOVERY_FOOTER_MISMATCH
+        snprintf(buf, cap, f->counted == ATF_COUNT_FOOTER_MISMATCH
                  ? "not checked (the footer disagrees with the file)" : "none (no footer)");
         break;
     case ATF_CRC_NOT_COMPUTED: snprintf(buf, cap, "not computed (footer checksum 0)"); break;
@@ -103,7 +103,7 @@ static void CLI_PRINTF(2, 3) facts_line(FILE *out, const char *fmt, ...) {
  * returns how many. Without `strict` a file left by a crash is no problem. */
 int cli_problems(const cli_facts *f, int strict, FILE *out, const char *prefix) {
     int n = 0;
-    if (f->recovery == ATF_RECOVERY_FOOTER_MISMATCH) {
+    if (f->counted == ATF_COUNT_FOOTER_MISMATCH) {
         atf_error e;
         n++;
         if (f->footer_count != f->count) {
@@ -125,10 +125,10 @@ int cli_problems(const cli_facts *f, int strict, FILE *out, const char *prefix) 
         cli_print_error(out, prefix, &f->crc_error);
     }
     if (!strict) return n;
-    if (f->recovery == ATF_RECOVERY_FOOTER_AT_END || f->recovery == ATF_RECOVERY_FROM_SIZE) {
+    if (f->counted == ATF_COUNT_FOOTER_AT_END || f->counted == ATF_COUNT_FROM_SIZE) {
         n++;
         facts_line(out, "%s%s: offset %llu: not finalized: %s (--strict)\n", prefix, f->path,
-                (cli_ull)f->final_mark_offset, cli_recovery_text(f));
+                (cli_ull)f->final_mark_offset, cli_counted_text(f));
     }
     /* the CRC32-C of an empty section is 0 too: that is a computed checksum */
     if (f->crc_state == ATF_CRC_NOT_COMPUTED && f->section_bytes > 0) {
@@ -144,11 +144,11 @@ int cli_problems(const cli_facts *f, int strict, FILE *out, const char *prefix) 
 const char *cli_state_word(const cli_facts *f, char *buf, size_t cap) {
     const char *rec = "unknown", *crc = "unknown";
     int n;
-    switch (f->recovery) {
-    case ATF_RECOVERY_FINALIZED: rec = "finalized"; break;
-    case ATF_RECOVERY_FOOTER_AT_END: rec = "footer-at-end"; break;
-    case ATF_RECOVERY_FROM_SIZE: rec = "from-size"; break;
-    case ATF_RECOVERY_FOOTER_MISMATCH: rec = "footer-mismatch"; break;
+    switch (f->counted) {
+    case ATF_COUNT_FINALIZED: rec = "finalized"; break;
+    case ATF_COUNT_FOOTER_AT_END: rec = "footer-at-end"; break;
+    case ATF_COUNT_FROM_SIZE: rec = "from-size"; break;
+    case ATF_COUNT_FOOTER_MISMATCH: rec = "footer-mismatch"; break;
     }
     switch (f->crc_state) {
     case ATF_CRC_NO_FOOTER: crc = "crc-none"; break;

@@ -18,7 +18,7 @@ typedef struct cli_facts {
     uint64_t final_mark_offset;     /* header field that a clean close rewrites */
     uint64_t footer_count;          /* what the footer says, when there is one */
     uint64_t footer_bytes;
-    atf_recovery recovery;
+    atf_count_source counted;
     atf_crc_state crc_state;
     uint32_t crc_expected, crc_found;
     atf_error crc_error;            /* the reader's error when crc_state is MISMATCH */
@@ -27,7 +27,7 @@ typedef struct cli_facts {
 /* Fill *f from an open reader, verifying its CRC. */
 void cli_facts_index(cli_facts *f, atf_index_reader *r);
 void cli_facts_detail(cli_facts *f, atf_detail_reader *r);
-const char *cli_recovery_text(const cli_facts *f);
+const char *cli_counted_text(const cli_facts *f);
 const char *cli_crc_text(const cli_facts *f, char *buf, size_t cap);
 /* A file's recovery and CRC state in one word: "finalized,crc-ok", "from-size,crc-none,
  * torn=13". */

@@ -61,7 +61,7 @@ static void *gen_worker_main(void *arg) {
     gen_model m;
     gen_event ev;
     char name[32];
-    atf_writer *w = NULL;
+    atf_producer *w = NULL;
     gen_model_init(&m, cfg->seed, wk->index, cfg->events,
                    cfg->detail_mode != ATF_DETAIL_OFF ? cfg->detail_every : 0);
     while (gen_load(&sh->turn) != (int)wk->index) sched_yield();
@@ -75,14 +75,14 @@ static void *gen_worker_main(void *arg) {
     while (w && gen_model_next(&m, &ev)) {
         uint64_t ts = atf_now_ns();
         if (ev.has_detail)
-            atf_writer_event_detail(w, ev.call ? ATF_EVENT_CALL : ATF_EVENT_RETURN,
+            atf_producer_event_detail(w, ev.call ? ATF_EVENT_CALL : ATF_EVENT_RETURN,
                                     ev.function_id, ts,
                                     ev.call ? ATF_DETAIL_FUNCTION_CALL : ATF_DETAIL_FUNCTION_RETURN,
                                     ev.payload, ev.payload_len);
         else if (ev.call)
-            atf_writer_call(w, ev.function_id, ts);
+            atf_producer_call(w, ev.function_id, ts);
         else
-            atf_writer_return(w, ev.function_id, ts);
+            atf_producer_return(w, ev.function_id, ts);
     }
     if (w) atf_session_detach(sh->session);
     gen_add(&sh->done, 1);

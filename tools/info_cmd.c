@@ -44,18 +44,18 @@ static int cli_info_state(const cli_facts *f) {
     char crc[128];
     cli_kv("events_offset", "%llu", (cli_ull)f->events_offset);
     cli_kv("file_size", "%llu", (cli_ull)f->file_size);
-    switch (f->recovery) {
-    case ATF_RECOVERY_FINALIZED:
+    switch (f->counted) {
+    case ATF_COUNT_FINALIZED:
         cli_kv("footer", "finalized (footer at offset %llu)", (cli_ull)f->footer_offset);
         break;
-    case ATF_RECOVERY_FOOTER_AT_END:
+    case ATF_COUNT_FOOTER_AT_END:
         cli_kv("footer", "footer at end (offset %llu; header still the placeholder)",
                (cli_ull)f->footer_offset);
         break;
-    case ATF_RECOVERY_FROM_SIZE:
-        cli_kv("footer", "recovered from size (%s)", cli_recovery_text(f));
+    case ATF_COUNT_FROM_SIZE:
+        cli_kv("footer", "recovered from size (%s)", cli_counted_text(f));
         break;
-    case ATF_RECOVERY_FOOTER_MISMATCH:
+    case ATF_COUNT_FOOTER_MISMATCH:
         cli_kv("footer", "footer mismatch (footer says %llu events in %llu bytes; the file "
                "holds %llu events in %llu bytes)", (cli_ull)f->footer_count,
                (cli_ull)f->footer_bytes, (cli_ull)f->count, (cli_ull)f->section_bytes);

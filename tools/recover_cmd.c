@@ -7,13 +7,13 @@
 
 #include <string.h>
 
-static const char *rec_state_text(atf_recovery r) {
+static const char *rec_state_text(atf_count_source r) {
     switch (r) {
-    case ATF_RECOVERY_FINALIZED: return "finalized";
-    case ATF_RECOVERY_FOOTER_AT_END:
+    case ATF_COUNT_FINALIZED: return "finalized";
+    case ATF_COUNT_FOOTER_AT_END:
         return "found with a placeholder header and a footer at the end";
-    case ATF_RECOVERY_FROM_SIZE: return "found without a footer";
-    case ATF_RECOVERY_FOOTER_MISMATCH: return "found with a footer that disagrees with it";
+    case ATF_COUNT_FROM_SIZE: return "found without a footer";
+    case ATF_COUNT_FOOTER_MISMATCH: return "found with a footer that disagrees with it";
     }
     return "found in an unknown state";
 }

@@ -10,19 +10,19 @@
 
 /* ==== files and thread directories ================================================== */
 /* Whether a file is whole as written: finalized, nothing torn. */
-static int cli_verify_file_whole(atf_recovery recovery, uint64_t torn_bytes) {
-    return recovery == ATF_RECOVERY_FINALIZED && torn_bytes == 0;
+static int cli_verify_file_whole(atf_count_source recovery, uint64_t torn_bytes) {
+    return recovery == ATF_COUNT_FINALIZED && torn_bytes == 0;
 }
 
 static int cli_verify_whole(const cli_facts *f) {
-    return cli_verify_file_whole(f->recovery, f->torn_bytes);
+    return cli_verify_file_whole(f->counted, f->torn_bytes);
 }
 
 /* Whether every file of an open thread is whole, from the readers' own fields (their
  * CRCs are checked by the thread's own pass). */
 static int cli_verify_thread_whole(const atf_thread_reader *t) {
-    return cli_verify_file_whole(t->index.recovery, t->index.torn_bytes) &&
-           (!t->has_detail || cli_verify_file_whole(t->detail.recovery, t->detail.torn_bytes));
+    return cli_verify_file_whole(t->index.counted, t->index.torn_bytes) &&
+           (!t->has_detail || cli_verify_file_whole(t->detail.counted, t->detail.torn_bytes));
 }
 
 /* The word that starts the line of a directory or session without problems: "OK" only
@@ -40,7 +40,7 @@ static void cli_verify_good(const cli_facts *f) {
         cli_printf("OK %s (%llu %s, crc %s)\n", f->path, (cli_ull)f->count, noun, crc);
         return;
     }
-    cli_printf("recovered %s (%llu %s: %s", f->path, (cli_ull)f->count, noun, cli_recovery_text(f));
+    cli_printf("recovered %s (%llu %s: %s", f->path, (cli_ull)f->count, noun, cli_counted_text(f));
     if (f->torn_bytes) cli_printf("; %llu torn bytes ignored", (cli_ull)f->torn_bytes);
     cli_printf("; crc %s)\n", crc);
 }

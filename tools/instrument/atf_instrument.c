@@ -206,7 +206,7 @@ typedef struct inst_frame { uintptr_t pos; uint64_t id; uintptr_t site; } inst_f
  * flags without a lock); a record whose thread exited is reused by a later thread. */
 typedef struct inst_thread {
     int busy;                    /* 1 while this thread runs a hook; read by the closer */
-    atf_writer *w;               /* NULL: not traced (out of slots, detached, or the
+    atf_producer *w;               /* NULL: not traced (out of slots, detached, or the
                                     session is closing: the closer clears it) */
     long depth;                  /* open calls of functions that pass the filters (below
                                     0 in a forked child returning from the parent's) */
@@ -301,7 +301,7 @@ NOI static inline void inst_busy_clear(inst_thread *t) {
     __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 }
 /* The thread's writer, NULL once the closer cleared it. */
-NOI static inline atf_writer *inst_writer(inst_thread *t) {
+NOI static inline atf_producer *inst_writer(inst_thread *t) {
     return __atomic_load_n(&t->w, __ATOMIC_RELAXED);
 }
 
@@ -801,10 +801,10 @@ COLD NOI static inst_thread *inst_attach(void) {
     }
     pthread_mutex_unlock(&inst_lock);
     if (t) {
-        atf_writer *w;
+        atf_producer *w;
         inst_stack_bounds(t);
         inst_tls = t;
-        w = atf_session_writer(inst_session);
+        w = atf_session_producer(inst_session);
         if (w) inst_name_thread(); /* again at its exit: it may set its name later */
         pthread_setspecific(inst_key, t);
         /* the closer clears every t->w under the lock once the state left RUNNING: a
@@ -851,14 +851,14 @@ NOI static inline long inst_top(long d) {
  * inst_frame), innermost first: an exception event at `ts` for each that was recorded.
  * Calls deeper than INST_SHADOW (untracked) are left to the readers, which close them
  * with the tracked call below them. The depth becomes m - 1. */
-NOI static long inst_close_frames(inst_thread *t, atf_writer *w, long top, long m, uint64_t ts) {
+NOI static long inst_close_frames(inst_thread *t, atf_producer *w, long top, long m, uint64_t ts) {
     long k;
     if (t->depth > INST_SHADOW) { /* the recorded ones past the shadow */
         uint32_t below = (uint32_t)(t->max_depth < INST_SHADOW ? t->max_depth : INST_SHADOW);
         if (w->depth > below) w->depth = below;
     }
     for (k = top; k >= m; k--)
-        if (k <= t->max_depth) atf_writer_exception(w, t->shadow[k].id, ts);
+        if (k <= t->max_depth) atf_producer_exception(w, t->shadow[k].id, ts);
     t->depth = m - 1;
     return m - 1;
 }
@@ -879,7 +879,7 @@ NOI static inline int inst_on_stack(const inst_thread *t, uintptr_t pos) {
  * for a function's body that turns out to be an inlined copy (one of the same function
  * is open at its place) is marked as such in *e (and the global table). Returns the
  * depth after. */
-COLD NOI static long inst_unwind_enter(inst_thread *t, atf_writer *w, inst_entry *e,
+COLD NOI static long inst_unwind_enter(inst_thread *t, atf_producer *w, inst_entry *e,
                                        uintptr_t hook, uintptr_t site, uintptr_t fn,
                                        uint64_t ts) {
     long top = inst_top(t->depth), k, j, m = top + 1;
@@ -925,7 +925,7 @@ COLD NOI static long inst_unwind_enter(inst_thread *t, atf_writer *w, inst_entry
  * INST_SHADOW): the calls above its own were left, unless one right above it is on
  * another stack (a coroutine it started or resumed: the thread switches stacks, as
  * above). When it is not on the shadow stack at all, nothing is closed. */
-COLD NOI static long inst_unwind_exit(inst_thread *t, atf_writer *w, uint64_t id, uint64_t ts) {
+COLD NOI static long inst_unwind_exit(inst_thread *t, atf_producer *w, uint64_t id, uint64_t ts) {
     long d = t->depth, j;
     if (t->switched) return d;
     for (j = d - 1; j > 0 && t->shadow[j].id != id; j--) {}
@@ -948,7 +948,7 @@ COLD NOI static long inst_unwind_exit(inst_thread *t, atf_writer *w, uint64_t id
  * closely as the hooks allow. */
 void __cyg_profile_func_enter(void *fn, void *site) {
     inst_thread *t = inst_tls;
-    atf_writer *w;
+    atf_producer *w;
     (void)site; /* of an inlined copy, the site of the function it is inlined in */
     if (UNLIKELY(!t)) {
         if (!(t = inst_attach())) return;
@@ -972,7 +972,7 @@ void __cyg_profile_func_enter(void *fn, void *site) {
                 t->shadow[d].id = id;
                 t->shadow[d].site = ret;
             }
-            if (LIKELY(d <= t->max_depth)) atf_writer_call(w, id, atf_ticks());
+            if (LIKELY(d <= t->max_depth)) atf_producer_call(w, id, atf_ticks());
         }
     }
     inst_busy_clear(t);
@@ -980,7 +980,7 @@ void __cyg_profile_func_enter(void *fn, void *site) {
 
 void __cyg_profile_func_exit(void *fn, void *site) {
     inst_thread *t = inst_tls;
-    atf_writer *w;
+    atf_producer *w;
     (void)site;
     if (UNLIKELY(!t)) {
         if (!(t = inst_attach())) return;
@@ -997,7 +997,7 @@ void __cyg_profile_func_exit(void *fn, void *site) {
             if (LIKELY((unsigned long)(d - 1) < INST_SHADOW) && UNLIKELY(t->shadow[d].id != id))
                 d = inst_unwind_exit(t, w, id, ts);
             t->depth = d - 1;
-            if (LIKELY(d <= t->max_depth)) atf_writer_return(w, id, ts);
+            if (LIKELY(d <= t->max_depth)) atf_producer_return(w, id, ts);
         }
     }
     inst_busy_clear(t);
