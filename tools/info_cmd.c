@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* time_first_ns, time_last_ns and duration of the first and last event. */
-static void cli_info_time_range(uint64_t count, uint64_t first, uint64_t last) {
+static void info_time_range(uint64_t count, uint64_t first, uint64_t last) {
     if (count == 0) {
         cli_kv("time_first_ns", "-");
         cli_kv("time_last_ns", "-");
@@ -27,7 +27,7 @@ static const char *cli_layout_text(uint32_t layout) {
          : layout == ATF_LAYOUT_2 ? "the specification's layout, version byte 2" : "unknown";
 }
 
-static void cli_info_identity(const char *path, const char *kind, int layout, uint8_t version,
+static void info_identity(const char *path, const char *kind, int layout, uint8_t version,
                               uint8_t arch, uint8_t os, uint32_t thread_id) {
     cli_kv("file", "%s", path);
     cli_kv("kind", "%s", kind);
@@ -40,7 +40,7 @@ static void cli_info_identity(const char *path, const char *kind, int layout, ui
 
 /* The footer, torn_bytes and crc lines, then the problems on stderr; returns the exit
  * status (damaged data is 1, a file recovered after a crash is 0). */
-static int cli_info_state(const cli_facts *f) {
+static int info_state(const cli_facts *f) {
     char crc[128];
     cli_kv("events_offset", "%llu", (cli_ull)f->events_offset);
     cli_kv("file_size", "%llu", (cli_ull)f->file_size);
@@ -66,7 +66,7 @@ static int cli_info_state(const cli_facts *f) {
     return cli_problems(f, 0, cli_err(), "atf: ") ? CLI_EXIT_DATA : CLI_EXIT_OK;
 }
 
-static int cli_info_index(const char *path) {
+static int info_index(const char *path) {
     atf_index_reader r;
     atf_index_event first, last;
     cli_facts f;
@@ -74,7 +74,7 @@ static int cli_info_index(const char *path) {
     int status;
     if (atf_index_reader_open(&r, path, NULL) != ATF_OK) return cli_report(&r.error);
     cli_facts_index(&f, &r);
-    cli_info_identity(path, "index", r.layout, h->version, h->arch, h->os, h->thread_id);
+    info_identity(path, "index", r.layout, h->version, h->arch, h->os, h->thread_id);
     cli_kv("clock_type", "%s (%u)", atf_clock_str(h->clock_type), h->clock_type);
     cli_kv("flags", "0x%08x%s", h->flags,
            (h->flags & ATF_INDEX_FLAG_HAS_DETAIL_FILE) ? " (has_detail_file)" : "");
@@ -86,13 +86,13 @@ static int cli_info_index(const char *path) {
         atf_index_reader_get(&r, 0, &first);
         atf_index_reader_get(&r, r.event_count - 1, &last);
     }
-    cli_info_time_range(r.event_count, first.timestamp_ns, last.timestamp_ns);
-    status = cli_info_state(&f);
+    info_time_range(r.event_count, first.timestamp_ns, last.timestamp_ns);
+    status = info_state(&f);
     atf_index_reader_close(&r);
     return status;
 }
 
-static int cli_info_detail(const char *path) {
+static int info_detail(const char *path) {
     atf_detail_reader r;
     atf_detail_event first, last;
     cli_facts f;
@@ -100,7 +100,7 @@ static int cli_info_detail(const char *path) {
     int status;
     if (atf_detail_reader_open(&r, path, NULL) != ATF_OK) return cli_report(&r.error);
     cli_facts_detail(&f, &r);
-    cli_info_identity(path, "detail", r.layout, h->version, h->arch, h->os, h->thread_id);
+    info_identity(path, "detail", r.layout, h->version, h->arch, h->os, h->thread_id);
     cli_kv("flags", "0x%08x", h->flags);
     cli_kv("events", "%llu", (cli_ull)r.event_count);
     cli_kv("bytes_length", "%llu", (cli_ull)r.bytes_length);
@@ -114,15 +114,15 @@ static int cli_info_detail(const char *path) {
     } else {
         cli_kv("index_seq", "-");
     }
-    cli_info_time_range(r.event_count, first.header.timestamp_ns, last.header.timestamp_ns);
-    status = cli_info_state(&f);
+    info_time_range(r.event_count, first.header.timestamp_ns, last.header.timestamp_ns);
+    status = info_state(&f);
     atf_detail_reader_close(&r);
     return status;
 }
 
 /* The gaps.atf of thread directory dir (at path), read by the thread reader: its totals;
  * a damaged file is reported on stderr (status 1) after the gaps before the damage. */
-static int cli_info_gaps(const char *dir, const char *path) {
+static int info_gaps(const char *dir, const char *path) {
     atf_thread_reader t;
     uint64_t detail_lost = 0;
     size_t i;
@@ -141,7 +141,7 @@ static int cli_info_gaps(const char *dir, const char *path) {
 
 /* The pauses.atf of thread directory dir (at path), read by the thread reader: its totals;
  * a damaged file is reported on stderr (status 1) after the pauses before the damage. */
-static int cli_info_pauses(const char *dir, const char *path) {
+static int info_pauses(const char *dir, const char *path) {
     atf_thread_reader t;
     int status = CLI_EXIT_OK;
     if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) return CLI_EXIT_OK; /* said above */
@@ -156,42 +156,42 @@ static int cli_info_pauses(const char *dir, const char *path) {
 
 /* A thread directory: its index.atf, then its detail.atf, gaps.atf and pauses.atf when
  * there are. */
-static int cli_info_dir(const char *dir) {
+static int info_dir(const char *dir) {
     char path[CLI_PATH_MAX];
     atf_error e;
     int status;
     if (cli_join(path, sizeof path, dir, "index.atf", &e) != ATF_OK) return cli_report(&e);
-    status = cli_info_index(path);
+    status = info_index(path);
     if (cli_join(path, sizeof path, dir, "detail.atf", &e) != ATF_OK) return cli_report(&e);
     if (cli_exists(path)) {
         int detail_status;
         cli_print("\n");
-        detail_status = cli_info_detail(path);
+        detail_status = info_detail(path);
         if (status == CLI_EXIT_OK) status = detail_status;
     }
     if (cli_join(path, sizeof path, dir, "gaps.atf", &e) != ATF_OK) return cli_report(&e);
     if (cli_exists(path)) {
         int gaps_status;
         cli_print("\n");
-        gaps_status = cli_info_gaps(dir, path);
+        gaps_status = info_gaps(dir, path);
         if (status == CLI_EXIT_OK) status = gaps_status;
     }
     if (cli_join(path, sizeof path, dir, "pauses.atf", &e) != ATF_OK) return cli_report(&e);
     if (cli_exists(path)) {
         int pauses_status;
         cli_print("\n");
-        pauses_status = cli_info_pauses(dir, path);
+        pauses_status = info_pauses(dir, path);
         if (status == CLI_EXIT_OK) status = pauses_status;
     }
     return status;
 }
 
-static int cli_info_session(const char *dir, int json);
-static int cli_info_root(const char *path, int json);
+static int info_session(const char *dir, int json);
+static int info_root(const char *path, int json);
 
 /* A side file typed as PATH (gaps.atf, pauses.atf, by the name the thread reader reads):
  * the gaps or the pauses of its thread directory. */
-static int cli_info_side_file(const char *path) {
+static int info_side_file(const char *path) {
     char dir[CLI_PATH_MAX];
     const char *base = path + strlen(path);
     atf_thread_reader t;
@@ -199,20 +199,20 @@ static int cli_info_side_file(const char *path) {
     cli_parent_dir(path, dir, sizeof dir);
     if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) return cli_report(&t.error);
     atf_thread_reader_close(&t);
-    return strcmp(base, "pauses.atf") == 0 ? cli_info_pauses(dir, path) : cli_info_gaps(dir, path);
+    return strcmp(base, "pauses.atf") == 0 ? info_pauses(dir, path) : info_gaps(dir, path);
 }
 
-static int cli_info_path(const char *path, int json) {
+static int info_path(const char *path, int json) {
     cli_kind kind;
     atf_error e;
     if (cli_classify(path, &kind, &e) != ATF_OK) return cli_report(&e);
     switch (kind) {
-    case CLI_KIND_INDEX: return cli_info_index(path);
-    case CLI_KIND_DETAIL: return cli_info_detail(path);
-    case CLI_KIND_SIDE: return cli_info_side_file(path);
-    case CLI_KIND_THREAD: return cli_info_dir(path);
-    case CLI_KIND_PID: return cli_info_session(path, json);
-    case CLI_KIND_ROOT: return cli_info_root(path, json);
+    case CLI_KIND_INDEX: return info_index(path);
+    case CLI_KIND_DETAIL: return info_detail(path);
+    case CLI_KIND_SIDE: return info_side_file(path);
+    case CLI_KIND_THREAD: return info_dir(path);
+    case CLI_KIND_PID: return info_session(path, json);
+    case CLI_KIND_ROOT: return info_root(path, json);
     }
     return CLI_EXIT_DATA;
 }
@@ -220,7 +220,7 @@ static int cli_info_path(const char *path, int json) {
 /* --json describes sessions only: CLI_CONTINUE when every PATH that exists is a pid_* or
  * session_* directory (a missing one is reported when its turn comes), else the usage
  * error's status. */
-static int cli_info_json_paths(const cli_command *cmd, int nops, char **argv) {
+static int info_json_paths(const cli_command *cmd, int nops, char **argv) {
     int i;
     for (i = 1; i <= nops; i++) {
         cli_kind kind;
@@ -238,11 +238,11 @@ int cli_cmd_info(const cli_command *cmd, int argc, char **argv) {
     const cli_flag flags[] = { { "--json", &json, CLI_OPT_FLAG, NULL } };
     int rc = cli_parse_args(cmd, argc, argv, flags, 1, 1, 0, &nops);
     if (rc != CLI_CONTINUE) return rc;
-    if (json && (rc = cli_info_json_paths(cmd, nops, argv)) != CLI_CONTINUE) return rc;
+    if (json && (rc = info_json_paths(cmd, nops, argv)) != CLI_CONTINUE) return rc;
     for (i = 1; i <= nops; i++) {
         int s;
         if (i > 1 && !json) cli_print("\n");
-        s = cli_info_path(argv[i], json);
+        s = info_path(argv[i], json);
         if (status == CLI_EXIT_OK) status = s;
     }
     return status;
@@ -309,7 +309,7 @@ static void cli_row_files(cli_thread_row *w, atf_session_thread *t) {
 /* The totals over a session's threads that opened. */
 /* "paused:" when threads drained their own full rings (ATF_OVERFLOW_BLOCK): time the
  * call tree cannot tell from the program's, so it is said. */
-static void cli_info_paused_text(const atf_session_reader *r) {
+static void info_paused_text(const atf_session_reader *r) {
     uint64_t ns = 0, times = 0;
     char d[32];
     size_t i;
@@ -322,12 +322,12 @@ static void cli_info_paused_text(const atf_session_reader *r) {
                "functions then running)", cli_fmt_dur(d, sizeof d, ns), (cli_ull)times);
 }
 
-typedef struct cli_info_totals {
+typedef struct info_totals {
     uint64_t events, dropped, detail, gaps, lost;
-} cli_info_totals;
+} info_totals;
 
 /* The thread table's rows of r (calloc'd; NULL when out of memory) and the totals. */
-static cli_thread_row *cli_info_rows(atf_session_reader *r, cli_info_totals *tot) {
+static cli_thread_row *info_rows(atf_session_reader *r, info_totals *tot) {
     cli_thread_row *rows = (cli_thread_row *)calloc(r->thread_count ? r->thread_count : 1,
                                                     sizeof *rows);
     size_t i;
@@ -356,27 +356,27 @@ static cli_thread_row *cli_info_rows(atf_session_reader *r, cli_info_totals *tot
 }
 
 /* How many functions the manifest lists by location only (no name). */
-static size_t cli_info_unnamed(const atf_session_reader *r) {
+static size_t info_unnamed(const atf_session_reader *r) {
     size_t i, n = 0;
     for (i = 0; i < r->symbol_count; i++) n += r->symbols[i].name == NULL;
     return n;
 }
 
 /* "key:" padded to the column where cli_kv starts its values (16 + 1). */
-static void cli_info_key(const char *key) {
+static void info_key(const char *key) {
     size_t n = strlen(key);
     cli_printf("%s:%*s", key, (int)(n < 16 ? 16 - n : 0), "");
 }
 
 /* "key:" and text as cli_text writes it (control characters escaped), on one line. */
-static void cli_info_kv_text(const char *key, const char *text) {
-    cli_info_key(key);
+static void info_kv_text(const char *key, const char *text) {
+    info_key(key);
     cli_text(text);
     cli_print("\n");
 }
 
 /* One line per module: "module: ID base 0x... size N [build_id HEX] path PATH". */
-static void cli_info_modules_text(const atf_session_reader *r) {
+static void info_modules_text(const atf_session_reader *r) {
     size_t i;
     for (i = 0; i < r->module_count; i++) {
         const atf_session_module *m = &r->modules[i];
@@ -384,7 +384,7 @@ static void cli_info_modules_text(const atf_session_reader *r) {
         snprintf(head, sizeof head, "%llu base 0x%016llx size %llu%s%s path ",
                  (cli_ull)m->module_id, (cli_ull)m->base_address, (cli_ull)m->size,
                  m->build_id[0] ? " build_id " : "", m->build_id);
-        cli_info_key("module");
+        info_key("module");
         cli_print(head);
         cli_text(m->path);
         cli_print("\n");
@@ -393,11 +393,11 @@ static void cli_info_modules_text(const atf_session_reader *r) {
 
 /* One line per timing anchor: "anchor: NAME host_ns N value V timescale T", an inexact
  * one (timescale 0) with its value and rate as decimals. */
-static void cli_info_anchors_text(const atf_session_reader *r) {
+static void info_anchors_text(const atf_session_reader *r) {
     size_t i;
     for (i = 0; i < r->anchor_count; i++) {
         const atf_session_anchor *a = &r->anchors[i];
-        cli_info_key("anchor");
+        info_key("anchor");
         cli_text(a->name);
         if (a->timescale > 0)
             cli_printf(" host_ns %llu value %lld timescale %ld\n", (cli_ull)a->host_ns,
@@ -408,8 +408,8 @@ static void cli_info_anchors_text(const atf_session_reader *r) {
     }
 }
 
-static void cli_info_session_text(const char *dir, const atf_session_reader *r,
-                                  cli_thread_row *rows, const cli_info_totals *tot) {
+static void info_session_text(const char *dir, const atf_session_reader *r,
+                                  cli_thread_row *rows, const info_totals *tot) {
     static const char *titles[CLI_COLS] = { "slot", "os_tid", "events", "dropped", "gaps",
                                             "lost", "detail", "out_of_order", "index",
                                             "detail_file" };
@@ -441,15 +441,15 @@ static void cli_info_session_text(const char *dir, const atf_session_reader *r,
     cli_kv("gaps", "%llu (%llu events lost, from gaps.atf)", (cli_ull)tot->gaps,
            (cli_ull)tot->lost);
     cli_kv("detail_records", "%llu", (cli_ull)tot->detail);
-    cli_info_paused_text(r);
-    if (cli_info_unnamed(r))
+    info_paused_text(r);
+    if (info_unnamed(r))
         cli_kv("symbols", "%llu (%llu listed by location only, without a name)",
-               (cli_ull)r->symbol_count, (cli_ull)cli_info_unnamed(r));
+               (cli_ull)r->symbol_count, (cli_ull)info_unnamed(r));
     else
         cli_kv("symbols", "%llu", (cli_ull)r->symbol_count);
-    cli_info_kv_text("cmdline", r->cmdline ? r->cmdline : "-");
-    cli_info_modules_text(r);
-    cli_info_anchors_text(r);
+    info_kv_text("cmdline", r->cmdline ? r->cmdline : "-");
+    info_modules_text(r);
+    info_anchors_text(r);
     cli_print("\n");
     cli_print_row(titles, width, "name");
     for (i = 0; i < r->thread_count; i++) {
@@ -463,63 +463,63 @@ static void cli_info_session_text(const char *dir, const atf_session_reader *r,
  * "-" cells as null, and the modules, anchors and thread rows as arrays. */
 
 /* ,"key":VALUE where VALUE is s as a JSON string, or null when s is NULL or "-". */
-static void cli_info_json_str(const char *key, const char *s) {
+static void info_json_str(const char *key, const char *s) {
     cli_printf(",\"%s\":", key);
     if (!s || strcmp(s, "-") == 0) cli_print("null");
     else cli_json_str(s);
 }
 
 /* ,"key":N from a cell of digits, null for "-". */
-static void cli_info_json_num(const char *key, const char *cell) {
+static void info_json_num(const char *key, const char *cell) {
     cli_printf(",\"%s\":%s", key, strcmp(cell, "-") == 0 ? "null" : cell);
 }
 
 /* A double as JSON: null when it is not finite (v - v is NaN for infinities and NaN; no
  * isfinite, whose mingw macro narrows to float). */
-static void cli_info_json_double(const char *key, double v) {
+static void info_json_double(const char *key, double v) {
     if (v - v == 0.0) cli_printf(",\"%s\":%.17g", key, v);
     else cli_printf(",\"%s\":null", key);
 }
 
-static void cli_info_threads_json(const atf_session_reader *r, const cli_thread_row *rows) {
+static void info_threads_json(const atf_session_reader *r, const cli_thread_row *rows) {
     size_t i;
     cli_print(",\"threads\":[");
     for (i = 0; i < r->thread_count; i++) {
         const cli_thread_row *w = &rows[i];
         cli_printf("%s{\"slot\":%s,\"os_tid\":%s", i ? "," : "", w->slot, w->tid);
-        cli_info_json_str("name", r->threads[i].name[0] ? r->threads[i].name : NULL);
-        cli_info_json_num("events", w->events);
-        cli_info_json_num("dropped", w->dropped);
-        cli_info_json_num("gaps", w->gaps);
-        cli_info_json_num("lost", w->lost);
-        cli_info_json_num("detail", w->detail);
+        info_json_str("name", r->threads[i].name[0] ? r->threads[i].name : NULL);
+        info_json_num("events", w->events);
+        info_json_num("dropped", w->dropped);
+        info_json_num("gaps", w->gaps);
+        info_json_num("lost", w->lost);
+        info_json_num("detail", w->detail);
         cli_printf(",\"paused_ns\":%llu", (cli_ull)r->threads[i].paused_ns);
         cli_printf(",\"out_of_order\":%s",
                    strcmp(w->order, "-") == 0 ? "null" : strcmp(w->order, "yes") == 0 ? "true" : "false");
-        cli_info_json_str("index", w->index);
-        cli_info_json_str("detail_file", w->detail_file);
+        info_json_str("index", w->index);
+        info_json_str("detail_file", w->detail_file);
         cli_print("}");
     }
     cli_print("]");
 }
 
-static void cli_info_modules_json(const atf_session_reader *r) {
+static void info_modules_json(const atf_session_reader *r) {
     size_t i;
     cli_print(",\"modules\":[");
     for (i = 0; i < r->module_count; i++) {
         const atf_session_module *m = &r->modules[i];
         cli_printf("%s{\"module_id\":%llu", i ? "," : "", (cli_ull)m->module_id);
-        cli_info_json_str("path", m->path);
+        info_json_str("path", m->path);
         cli_printf(",\"base_address\":\"0x%016llx\",\"size\":%llu", (cli_ull)m->base_address,
                    (cli_ull)m->size);
-        cli_info_json_str("build_id", m->build_id[0] ? m->build_id : NULL);
+        info_json_str("build_id", m->build_id[0] ? m->build_id : NULL);
         cli_print("}");
     }
     cli_print("]");
 }
 
 /* An exact anchor's value is the integer; an inexact one's (timescale 0) the double. */
-static void cli_info_anchors_json(const atf_session_reader *r) {
+static void info_anchors_json(const atf_session_reader *r) {
     size_t i;
     cli_print(",\"anchors\":[");
     for (i = 0; i < r->anchor_count; i++) {
@@ -528,20 +528,20 @@ static void cli_info_anchors_json(const atf_session_reader *r) {
         cli_json_str(a->name);
         cli_printf(",\"host_ns\":%llu", (cli_ull)a->host_ns);
         if (a->timescale > 0) cli_printf(",\"value\":%lld", (cli_ll)a->value);
-        else cli_info_json_double("value", a->value_f);
+        else info_json_double("value", a->value_f);
         cli_printf(",\"timescale\":%ld", (long)a->timescale);
-        cli_info_json_double("rate", a->rate);
+        info_json_double("rate", a->rate);
         cli_print("}");
     }
     cli_print("]");
 }
 
-static void cli_info_session_json(const char *dir, const atf_session_reader *r,
-                                  const cli_thread_row *rows, const cli_info_totals *tot) {
+static void info_session_json(const char *dir, const atf_session_reader *r,
+                                  const cli_thread_row *rows, const info_totals *tot) {
     cli_print("{\"session\":");
     cli_json_str(dir);
-    cli_info_json_str("manifest", atf_manifest_state_str(r->manifest));
-    cli_info_json_str("state", r->state[0] ? r->state : NULL);
+    info_json_str("manifest", atf_manifest_state_str(r->manifest));
+    info_json_str("state", r->state[0] ? r->state : NULL);
     cli_printf(",\"format_version\":%u,\"layout\":%u,\"clock_type\":", r->format_version,
                r->layout);
     cli_json_str(atf_clock_str(r->clock_type));
@@ -555,29 +555,29 @@ static void cli_info_session_json(const char *dir, const atf_session_reader *r,
                "\"symbols_by_location_only\":%llu",
                (cli_ull)tot->events, (cli_ull)tot->dropped,
                (cli_ull)tot->gaps, (cli_ull)tot->lost, (cli_ull)tot->detail,
-               (cli_ull)r->symbol_count, (cli_ull)cli_info_unnamed(r));
-    cli_info_json_str("cmdline", r->cmdline);
-    cli_info_modules_json(r);
-    cli_info_anchors_json(r);
-    cli_info_threads_json(r, rows);
+               (cli_ull)r->symbol_count, (cli_ull)info_unnamed(r));
+    info_json_str("cmdline", r->cmdline);
+    info_modules_json(r);
+    info_anchors_json(r);
+    info_threads_json(r, rows);
     cli_print("}\n");
 }
 
-static int cli_info_session(const char *dir, int json) {
+static int info_session(const char *dir, int json) {
     atf_session_reader r;
     cli_thread_row *rows;
-    cli_info_totals tot;
+    info_totals tot;
     atf_error e;
     int status = CLI_EXIT_OK;
     if (atf_session_reader_open(&r, dir, NULL) != ATF_OK) return cli_report(&r.error);
-    rows = cli_info_rows(&r, &tot);
+    rows = info_rows(&r, &tot);
     if (!rows) {
         cli_error_init(&e, ATF_E_NOMEM, dir, 0, "thread table");
         atf_session_reader_close(&r);
         return cli_report(&e);
     }
-    if (json) cli_info_session_json(dir, &r, rows, &tot);
-    else cli_info_session_text(dir, &r, rows, &tot);
+    if (json) info_session_json(dir, &r, rows, &tot);
+    else info_session_text(dir, &r, rows, &tot);
     free(rows);
     if (cli_warn_damage(&r, 0, 0, 1)) status = CLI_EXIT_DATA;
     atf_session_reader_close(&r);
@@ -586,13 +586,13 @@ static int cli_info_session(const char *dir, int json) {
 
 /* One pid_* directory of a session_* directory; in text after a blank line from the one
  * before, in JSON on a line of its own. ctx: the json flag. */
-static int cli_info_pid(void *ctx, const char *pid_dir, size_t i) {
+static int info_pid(void *ctx, const char *pid_dir, size_t i) {
     int json = *(const int *)ctx;
     if (i && !json) cli_print("\n");
-    return cli_info_session(pid_dir, json);
+    return info_session(pid_dir, json);
 }
 
 /* A session_* directory: each of its pid_* directories. */
-static int cli_info_root(const char *path, int json) {
-    return cli_each_pid_dir(path, cli_info_pid, &json);
+static int info_root(const char *path, int json) {
+    return cli_each_pid_dir(path, info_pid, &json);
 }

@@ -28,18 +28,18 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
 
 /* Exit statuses of record's own failures, as env(1) and timeout(1) have them: the
  * program's own statuses pass through unchanged. */
-enum { REC_EXIT_FAILED = 125, REC_EXIT_CANNOT_RUN = 126, REC_EXIT_NOT_FOUND = 127 };
+enum { RECORD_EXIT_FAILED = 125, RECORD_EXIT_CANNOT_RUN = 126, RECORD_EXIT_NOT_FOUND = 127 };
 
-#define REC_PRELOAD_NAME "libatf_instrument.so"
+#define RECORD_PRELOAD_NAME "libatf_instrument.so"
 
-typedef struct rec_options {
+typedef struct record_options {
     const char *output, *overflow, *preload, *filter, *notrace;
     uint64_t ring_events, depth;
     int has_ring_events, has_depth, no_follow;
-} rec_options;
+} record_options;
 
 /* The index of the first "--" in argv, or argc when there is none. */
-static int rec_split(int argc, char **argv) {
+static int record_split(int argc, char **argv) {
     int i;
     for (i = 1; i < argc; i++)
         if (strcmp(argv[i], "--") == 0) return i;
@@ -47,7 +47,7 @@ static int rec_split(int argc, char **argv) {
 }
 
 /* The tracer library: --preload, else next to this binary, else in ../lib/atf/. */
-static int rec_find_preload(const rec_options *o, char *buf, size_t cap) {
+static int record_find_preload(const record_options *o, char *buf, size_t cap) {
     char exe[CLI_PATH_MAX], dir[CLI_PATH_MAX];
     atf_error e;
     ssize_t n;
@@ -59,13 +59,13 @@ static int rec_find_preload(const rec_options *o, char *buf, size_t cap) {
     if (n <= 0) return 0;
     exe[n] = '\0';
     cli_parent_dir(exe, dir, sizeof dir);
-    if (cli_join(buf, cap, dir, REC_PRELOAD_NAME, &e) == ATF_OK && cli_is_file(buf)) return 1;
-    return cli_join(buf, cap, dir, "../lib/atf/" REC_PRELOAD_NAME, &e) == ATF_OK &&
+    if (cli_join(buf, cap, dir, RECORD_PRELOAD_NAME, &e) == ATF_OK && cli_is_file(buf)) return 1;
+    return cli_join(buf, cap, dir, "../lib/atf/" RECORD_PRELOAD_NAME, &e) == ATF_OK &&
            cli_is_file(buf);
 }
 
 /* mkdir -p of `path`; 0 or an errno. */
-static int rec_mkdir_all(const char *path) {
+static int record_mkdir_all(const char *path) {
     char buf[CLI_PATH_MAX];
     size_t i, n = strlen(path);
     if (n == 0 || n >= sizeof buf) return ENAMETOOLONG;
@@ -81,13 +81,13 @@ static int rec_mkdir_all(const char *path) {
 
 /* A new session directory <root>/session_YYYYMMDD_HHMMSS[_K] made for this run (the
  * name into `name`), which every traced process then joins. 0 or an errno. */
-static int rec_make_session(const char *root, char *name, size_t name_cap, char *dir,
+static int record_make_session(const char *root, char *name, size_t name_cap, char *dir,
                             size_t dir_cap) {
     char stamp[64];
     time_t now = time(NULL);
     struct tm tm;
     unsigned k;
-    int err = rec_mkdir_all(root);
+    int err = record_mkdir_all(root);
     if (err) return err;
     localtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "session_%Y%m%d_%H%M%S", &tm);
@@ -103,7 +103,7 @@ static int rec_make_session(const char *root, char *name, size_t name_cap, char 
 
 /* The tracer's environment, in the child before exec. The tracer library goes first in
  * LD_PRELOAD, ahead of what the caller preloads. */
-static void rec_set_env(const rec_options *o, const char *preload, const char *name) {
+static void record_set_env(const record_options *o, const char *preload, const char *name) {
     char buf[CLI_PATH_MAX * 2], num[32];
     const char *old = getenv("LD_PRELOAD");
     if (old && old[0]) snprintf(buf, sizeof buf, "%s:%s", preload, old);
@@ -128,8 +128,8 @@ static void rec_set_env(const rec_options *o, const char *preload, const char *n
 }
 
 /* Runs argv[0] with the tracer; its exit status (128 + N for signal N), or one of the
- * REC_EXIT_* statuses when it could not run. */
-static int rec_run(const rec_options *o, const char *preload, const char *name, char **argv) {
+ * RECORD_EXIT_* statuses when it could not run. */
+static int record_run(const record_options *o, const char *preload, const char *name, char **argv) {
     void (*old_int)(int), (*old_quit)(int);
     int status;
     pid_t pid, got;
@@ -137,13 +137,13 @@ static int rec_run(const rec_options *o, const char *preload, const char *name, 
     pid = fork();
     if (pid < 0) {
         fprintf(cli_err(), "atf record: fork: %s\n", strerror(errno));
-        return REC_EXIT_FAILED;
+        return RECORD_EXIT_FAILED;
     }
     if (pid == 0) {
-        rec_set_env(o, preload, name);
+        record_set_env(o, preload, name);
         execvp(argv[0], argv);
         fprintf(stderr, "atf record: %s: %s\n", argv[0], strerror(errno));
-        _exit(errno == ENOENT ? REC_EXIT_NOT_FOUND : REC_EXIT_CANNOT_RUN);
+        _exit(errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_RUN);
     }
     /* a ^C or ^\ is the program's to handle; record reports what it left */
     old_int = signal(SIGINT, SIG_IGN);
@@ -154,24 +154,24 @@ static int rec_run(const rec_options *o, const char *preload, const char *name, 
     signal(SIGQUIT, old_quit);
     if (got < 0) {
         fprintf(cli_err(), "atf record: waitpid: %s\n", strerror(errno));
-        return REC_EXIT_FAILED;
+        return RECORD_EXIT_FAILED;
     }
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : REC_EXIT_FAILED;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : RECORD_EXIT_FAILED;
 }
 
 /* ---- the summary ------------------------------------------------------------------ */
-typedef struct rec_totals {
+typedef struct record_totals {
     size_t processes, threads;
     size_t incomplete;               /* processes whose counts cannot be trusted */
     uint64_t events, lost, first_ns, last_ns;
     uint64_t paused_ns;              /* threads draining their own full rings */
-} rec_totals;
+} record_totals;
 
 /* Whether r's trace is whole: its manifest completed (by the tracer, or by recovery) and
  * every thread readable. A manifest still "recording" once record has tried to finish it
  * (a full disk, a process still running) holds no count of what was lost. */
-static int rec_is_complete(const atf_session_reader *r) {
+static int record_is_complete(const atf_session_reader *r) {
     size_t i;
     if (strcmp(r->state, "closed") != 0 && strcmp(r->state, "recovered") != 0) return 0;
     for (i = 0; i < r->thread_count; i++)
@@ -179,11 +179,11 @@ static int rec_is_complete(const atf_session_reader *r) {
     return 1;
 }
 
-static void rec_add_process(rec_totals *t, const atf_session_reader *r) {
+static void record_add_process(record_totals *t, const atf_session_reader *r) {
     size_t i;
     t->processes++;
     t->threads += r->thread_count;
-    if (!rec_is_complete(r)) t->incomplete++;
+    if (!record_is_complete(r)) t->incomplete++;
     for (i = 0; i < r->thread_count; i++) {
         const atf_session_thread *th = &r->threads[i];
         if (th->open_result == ATF_OK) t->events += th->reader.index.event_count;
@@ -195,16 +195,16 @@ static void rec_add_process(rec_totals *t, const atf_session_reader *r) {
     if (r->time_end_ns > t->last_ns) t->last_ns = r->time_end_ns;
 }
 
-static uint64_t rec_disk_bytes;
+static uint64_t record_disk_bytes;
 
-static int rec_count_file(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+static int record_count_file(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     (void)path;
     (void)ftw;
-    if (flag == FTW_F) rec_disk_bytes += (uint64_t)st->st_blocks * 512u;
+    if (flag == FTW_F) record_disk_bytes += (uint64_t)st->st_blocks * 512u;
     return 0;
 }
 
-static const char *rec_plural(size_t n, const char *one, const char *many) {
+static const char *record_plural(size_t n, const char *one, const char *many) {
     return n == 1 ? one : many;
 }
 
@@ -212,7 +212,7 @@ static const char *rec_plural(size_t n, const char *one, const char *many) {
  * SIGINT or SIGTERM, _exit, a crash) left its manifest "recording" and its files open:
  * finalized here as `atf recover` would, once that process is gone. A process still
  * running (a daemon the program started) is left alone. */
-static void rec_finish_unclosed(const char *pid_dir) {
+static void record_finish_unclosed(const char *pid_dir) {
     atf_session_reader r;
     atf_recover_report rep;
     pid_t pid;
@@ -238,8 +238,8 @@ static void rec_finish_unclosed(const char *pid_dir) {
 /* "session DIR" and one line of totals on stderr (a process's directory that does not
  * open is reported and left out of them). A session left empty by a program that could
  * not be run is removed instead. */
-static void rec_summarize(const char *dir, int status) {
-    rec_totals t;
+static void record_summarize(const char *dir, int status) {
+    record_totals t;
     char **pids = NULL, dur[32], lost[32];
     size_t n = 0, i;
     memset(&t, 0, sizeof t);
@@ -249,31 +249,31 @@ static void rec_summarize(const char *dir, int status) {
     }
     for (i = 0; i < n; i++) {
         atf_session_reader r;
-        rec_finish_unclosed(pids[i]);
+        record_finish_unclosed(pids[i]);
         if (atf_session_reader_open(&r, pids[i], NULL) != ATF_OK) {
             cli_report(&r.error);
             t.incomplete++;
             continue;
         }
-        rec_add_process(&t, &r);
+        record_add_process(&t, &r);
         atf_session_reader_close(&r);
     }
     cli_pid_dirs_free(pids, n);
-    if (n == 0 && (status == REC_EXIT_CANNOT_RUN || status == REC_EXIT_NOT_FOUND) &&
+    if (n == 0 && (status == RECORD_EXIT_CANNOT_RUN || status == RECORD_EXIT_NOT_FOUND) &&
         rmdir(dir) == 0)
         return;
-    rec_disk_bytes = 0;
-    nftw(dir, rec_count_file, 16, FTW_PHYS);
+    record_disk_bytes = 0;
+    nftw(dir, record_count_file, 16, FTW_PHYS);
     fprintf(cli_err(), "atf record: session %s\n", dir);
     if (t.incomplete == 0)
         snprintf(lost, sizeof lost, "%llu lost", (cli_ull)t.lost);
     else
         snprintf(lost, sizeof lost, "lost unknown");
     fprintf(cli_err(), "atf record: %zu %s, %zu %s, %llu events, %s, %s, %llu KiB on disk\n",
-            t.processes, rec_plural(t.processes, "process", "processes"), t.threads,
-            rec_plural(t.threads, "thread", "threads"), (cli_ull)t.events, lost,
+            t.processes, record_plural(t.processes, "process", "processes"), t.threads,
+            record_plural(t.threads, "thread", "threads"), (cli_ull)t.events, lost,
             cli_fmt_dur(dur, sizeof dur, t.last_ns - t.first_ns),
-            (cli_ull)((rec_disk_bytes + 1023) / 1024));
+            (cli_ull)((record_disk_bytes + 1023) / 1024));
     if (t.paused_ns)
         fprintf(cli_err(), "atf record: threads paused %s in all writing their own full rings "
                            "(inside the functions then running; a larger --ring-events "
@@ -281,7 +281,7 @@ static void rec_summarize(const char *dir, int status) {
     if (t.incomplete > 0)
         fprintf(cli_err(), "atf record: the trace of %zu %s is incomplete (see above): "
                            "the counts are only what the files hold\n",
-                t.incomplete, rec_plural(t.incomplete, "process", "processes"));
+                t.incomplete, record_plural(t.incomplete, "process", "processes"));
     if (t.processes == 0)
         fprintf(cli_err(), "atf record: no process was traced (is the program dynamically "
                            "linked?)\n");
@@ -291,9 +291,9 @@ static void rec_summarize(const char *dir, int status) {
 }
 
 int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
-    rec_options o;
+    record_options o;
     char preload[CLI_PATH_MAX], name[256], dir[CLI_PATH_MAX];
-    int dash = rec_split(argc, argv), nops, rc, err;
+    int dash = record_split(argc, argv), nops, rc, err;
     cli_flag flags[] = {
         { "--output", NULL, CLI_OPT_STR, &o.output },
         { "--overflow", NULL, CLI_OPT_STR, &o.overflow },
@@ -315,20 +315,20 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
         return cli_usage_error(cmd, "--overflow is block or drop, not '%s'", o.overflow);
     if (o.has_ring_events && o.ring_events == 0)
         return cli_usage_error(cmd, "--ring-events must be at least 1");
-    if (!rec_find_preload(&o, preload, sizeof preload)) {
+    if (!record_find_preload(&o, preload, sizeof preload)) {
         fprintf(cli_err(), "atf record: %s not found%s (give --preload PATH)\n",
-                o.preload ? o.preload : REC_PRELOAD_NAME,
+                o.preload ? o.preload : RECORD_PRELOAD_NAME,
                 o.preload ? "" : " next to the atf binary or in ../lib/atf/");
-        return REC_EXIT_FAILED;
+        return RECORD_EXIT_FAILED;
     }
-    err = rec_make_session(o.output, name, sizeof name, dir, sizeof dir);
+    err = record_make_session(o.output, name, sizeof name, dir, sizeof dir);
     if (err) {
         fprintf(cli_err(), "atf record: %s: cannot make a session directory: %s\n", o.output,
                 strerror(err));
-        return REC_EXIT_FAILED;
+        return RECORD_EXIT_FAILED;
     }
-    rc = rec_run(&o, preload, name, argv + dash + 1);
-    rec_summarize(dir, rc);
+    rc = record_run(&o, preload, name, argv + dash + 1);
+    record_summarize(dir, rc);
     return rc;
 }
 #endif

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-static const char *rec_state_text(atf_count_source r) {
+static const char *recover_state_text(atf_count_source r) {
     switch (r) {
     case ATF_COUNT_FINALIZED: return "finalized";
     case ATF_COUNT_FOOTER_AT_END:
@@ -18,13 +18,13 @@ static const char *rec_state_text(atf_count_source r) {
     return "found in an unknown state";
 }
 
-static const char *rec_records_text(const atf_recover_item *it) {
+static const char *recover_records_text(const atf_recover_item *it) {
     return it->kind == ATF_RECOVER_DETAIL ? "detail records" : "events";
 }
 
-static void rec_print_finalize(const atf_recover_item *it, int dry_run) {
+static void recover_print_finalize(const atf_recover_item *it, int dry_run) {
     cli_printf("%s %s (%llu %s; %s", dry_run ? "would recover" : "recovered", it->path,
-               (cli_ull)it->records, rec_records_text(it), rec_state_text(it->found));
+               (cli_ull)it->records, recover_records_text(it), recover_state_text(it->found));
     if (it->bytes_cut)
         cli_printf("; cut %llu bytes after the last kept record", (cli_ull)it->bytes_cut);
     if (it->records_cut)
@@ -40,23 +40,23 @@ static void rec_print_finalize(const atf_recover_item *it, int dry_run) {
                (cli_ull)it->footer_offset, it->crc);
 }
 
-static void rec_print_fill_crc(const atf_recover_item *it, int dry_run) {
+static void recover_print_fill_crc(const atf_recover_item *it, int dry_run) {
     cli_printf("%s %s (%llu %s; finalized, footer checksum 0 (not computed): crc 0x%08x %s in "
                "the footer at offset %llu)\n", dry_run ? "would recover" : "recovered", it->path,
-               (cli_ull)it->records, rec_records_text(it), it->crc,
+               (cli_ull)it->records, recover_records_text(it), it->crc,
                dry_run ? "would be written" : "written", (cli_ull)it->footer_offset);
 }
 
 /* Whether item `tmp` is the index.atf.tmp of the unborn directory that `next` removes:
  * then the directory's line tells of it. */
-static int rec_tmp_of_unborn(const atf_recover_item *tmp, const atf_recover_item *next) {
+static int recover_tmp_of_unborn(const atf_recover_item *tmp, const atf_recover_item *next) {
     size_t n = strlen(next->path);
     return next->kind == ATF_RECOVER_UNBORN_DIR && next->action == ATF_RECOVER_REMOVE &&
            strncmp(tmp->path, next->path, n) == 0 && (tmp->path[n] == '/' || tmp->path[n] == '\\') &&
            strcmp(tmp->path + n + 1, "index.atf.tmp") == 0;
 }
 
-static void rec_print_remove(const atf_recover_item *it, const atf_recover_item *prev, int dry_run) {
+static void recover_print_remove(const atf_recover_item *it, const atf_recover_item *prev, int dry_run) {
     const char *verb = dry_run ? "would remove" : "removed";
     switch (it->kind) {
     case ATF_RECOVER_DETAIL:
@@ -66,7 +66,7 @@ static void rec_print_remove(const atf_recover_item *it, const atf_recover_item 
     case ATF_RECOVER_UNBORN_DIR:
         cli_printf("%s %s (no index.atf%s: stopped before its first file was in place, no "
                    "event lost)\n", verb, it->path,
-                   prev && prev->kind == ATF_RECOVER_TMP && rec_tmp_of_unborn(prev, it)
+                   prev && prev->kind == ATF_RECOVER_TMP && recover_tmp_of_unborn(prev, it)
                        ? ", only index.atf.tmp" : "");
         break;
     default:
@@ -77,25 +77,25 @@ static void rec_print_remove(const atf_recover_item *it, const atf_recover_item 
 }
 
 /* A side file of a thread: gaps.atf or pauses.atf. */
-static int rec_is_side(const atf_recover_item *it) {
+static int recover_is_side(const atf_recover_item *it) {
     return it->kind == ATF_RECOVER_GAPS || it->kind == ATF_RECOVER_PAUSES;
 }
 
 /* One line per item of the report (the one of a TMP item folded into its unborn
  * directory's); a whole side file of a thread goes unmentioned, a lone one (`lone`) not. */
-static void rec_print(const atf_recover_report *rep, int dry_run, int lone) {
+static void recover_print(const atf_recover_report *rep, int dry_run, int lone) {
     size_t i;
     for (i = 0; i < rep->item_count; i++) {
         const atf_recover_item *it = &rep->items[i], *prev = i ? &rep->items[i - 1] : NULL;
         switch (it->action) {
         case ATF_RECOVER_NOTHING:
-            if (rec_is_side(it) && lone)
+            if (recover_is_side(it) && lone)
                 cli_printf("OK %s (whole, nothing to do)\n", it->path);
-            else if (!rec_is_side(it))
+            else if (!recover_is_side(it))
                 cli_printf("OK %s (finalized, nothing to do)\n", it->path);
             break;
-        case ATF_RECOVER_FINALIZE: rec_print_finalize(it, dry_run); break;
-        case ATF_RECOVER_FILL_CRC: rec_print_fill_crc(it, dry_run); break;
+        case ATF_RECOVER_FINALIZE: recover_print_finalize(it, dry_run); break;
+        case ATF_RECOVER_FILL_CRC: recover_print_fill_crc(it, dry_run); break;
         case ATF_RECOVER_CUT:
             cli_printf("%s %s (%llu %s record%s; cut %llu bytes of a torn last record)\n",
                        dry_run ? "would recover" : "recovered", it->path, (cli_ull)it->records,
@@ -104,9 +104,9 @@ static void rec_print(const atf_recover_report *rep, int dry_run, int lone) {
             break;
         case ATF_RECOVER_REMOVE:
             if (it->kind == ATF_RECOVER_TMP && i + 1 < rep->item_count &&
-                rec_tmp_of_unborn(it, &rep->items[i + 1]))
+                recover_tmp_of_unborn(it, &rep->items[i + 1]))
                 break;
-            rec_print_remove(it, prev, dry_run);
+            recover_print_remove(it, prev, dry_run);
             break;
         case ATF_RECOVER_FAIL: cli_report(&it->error); break;
         }
@@ -115,7 +115,7 @@ static void rec_print(const atf_recover_report *rep, int dry_run, int lone) {
 
 /* The manifest: rewritten by recovery (a session killed while recording), or left as it
  * is, said when it does not tell of a closed session. */
-static void rec_manifest_note(const char *dir, int rewritten, int dry_run) {
+static void recover_manifest_note(const char *dir, int rewritten, int dry_run) {
     atf_session_reader r;
     int opened;
     if (rewritten) {
@@ -132,30 +132,30 @@ static void rec_manifest_note(const char *dir, int rewritten, int dry_run) {
 }
 
 /* Recovers one PATH of a known kind (a session_* directory aside); the exit status. */
-static int rec_path(const char *path, cli_kind kind, const atf_recover_options *opt) {
+static int recover_path(const char *path, cli_kind kind, const atf_recover_options *opt) {
     atf_recover_report rep;
     atf_result rc;
     int status;
     if (kind == CLI_KIND_PID) rc = atf_recover_session_dir(path, opt, &rep);
     else if (kind == CLI_KIND_THREAD) rc = atf_recover_thread_dir(path, opt, &rep);
     else rc = atf_recover_file(path, opt, &rep);
-    rec_print(&rep, opt->dry_run, kind == CLI_KIND_SIDE);
+    recover_print(&rep, opt->dry_run, kind == CLI_KIND_SIDE);
     if (rc != ATF_OK && rep.failed == 0) cli_report(&rep.error); /* failed before any item */
     status = rc != ATF_OK || rep.failed ? CLI_EXIT_DATA : CLI_EXIT_OK;
-    if (kind == CLI_KIND_PID) rec_manifest_note(path, rep.manifest_rewritten, opt->dry_run);
+    if (kind == CLI_KIND_PID) recover_manifest_note(path, rep.manifest_rewritten, opt->dry_run);
     atf_recover_report_deinit(&rep);
     return status;
 }
 
 /* One pid_* directory of a session_* directory. */
-static int rec_pid(void *opt, const char *pid_dir, size_t i) {
+static int recover_pid(void *opt, const char *pid_dir, size_t i) {
     (void)i;
-    return rec_path(pid_dir, CLI_KIND_PID, (const atf_recover_options *)opt);
+    return recover_path(pid_dir, CLI_KIND_PID, (const atf_recover_options *)opt);
 }
 
 /* A session_* directory: each of its pid_* directories. */
-static int rec_root(const char *path, const atf_recover_options *opt) {
-    return cli_each_pid_dir(path, rec_pid, (void *)opt); /* rec_pid only reads it */
+static int recover_root(const char *path, const atf_recover_options *opt) {
+    return cli_each_pid_dir(path, recover_pid, (void *)opt); /* recover_pid only reads it */
 }
 
 int cli_cmd_recover(const cli_command *cmd, int argc, char **argv) {
@@ -171,8 +171,8 @@ int cli_cmd_recover(const cli_command *cmd, int argc, char **argv) {
         atf_error e;
         int s;
         if (cli_classify(argv[i], &kind, &e) != ATF_OK) s = cli_report(&e);
-        else if (kind == CLI_KIND_ROOT) s = rec_root(argv[i], &opt);
-        else s = rec_path(argv[i], kind, &opt);
+        else if (kind == CLI_KIND_ROOT) s = recover_root(argv[i], &opt);
+        else s = recover_path(argv[i], kind, &opt);
         if (status == CLI_EXIT_OK) status = s;
     }
     return status;

@@ -10,33 +10,33 @@
 
 /* ==== files and thread directories ================================================== */
 /* Whether a file is whole as written: finalized, nothing torn. */
-static int cli_verify_file_whole(atf_count_source recovery, uint64_t torn_bytes) {
+static int verify_file_whole(atf_count_source recovery, uint64_t torn_bytes) {
     return recovery == ATF_COUNT_FINALIZED && torn_bytes == 0;
 }
 
-static int cli_verify_whole(const cli_facts *f) {
-    return cli_verify_file_whole(f->counted, f->torn_bytes);
+static int verify_whole(const cli_facts *f) {
+    return verify_file_whole(f->counted, f->torn_bytes);
 }
 
 /* Whether every file of an open thread is whole, from the readers' own fields (their
  * CRCs are checked by the thread's own pass). */
-static int cli_verify_thread_whole(const atf_thread_reader *t) {
-    return cli_verify_file_whole(t->index.counted, t->index.torn_bytes) &&
-           (!t->has_detail || cli_verify_file_whole(t->detail.counted, t->detail.torn_bytes));
+static int verify_thread_whole(const atf_thread_reader *t) {
+    return verify_file_whole(t->index.counted, t->index.torn_bytes) &&
+           (!t->has_detail || verify_file_whole(t->detail.counted, t->detail.torn_bytes));
 }
 
 /* The word that starts the line of a directory or session without problems: "OK" only
  * when everything in it is whole, so that a crash's leftovers never read as OK. */
-static const char *cli_verify_word(int whole) {
+static const char *verify_word(int whole) {
     return whole ? "OK" : "recovered";
 }
 
 /* The line for a file without problems: "OK" or "recovered". */
-static void cli_verify_good(const cli_facts *f) {
+static void verify_good(const cli_facts *f) {
     char crc[128];
     const char *noun = f->is_detail ? "detail records" : "events";
     cli_crc_text(f, crc, sizeof crc);
-    if (cli_verify_whole(f)) {
+    if (verify_whole(f)) {
         cli_printf("OK %s (%llu %s, crc %s)\n", f->path, (cli_ull)f->count, noun, crc);
         return;
     }
@@ -46,13 +46,13 @@ static void cli_verify_good(const cli_facts *f) {
 }
 
 /* Each verify_* function prints its lines and returns its number of problems. */
-static int cli_verify_facts(const cli_facts *f, int strict) {
+static int verify_facts(const cli_facts *f, int strict) {
     int n = cli_problems(f, strict, NULL, "");
-    if (n == 0) cli_verify_good(f);
+    if (n == 0) verify_good(f);
     return n;
 }
 
-static int cli_verify_index_file(const char *path, int strict) {
+static int verify_index_file(const char *path, int strict) {
     atf_index_reader r;
     cli_facts f;
     int n;
@@ -61,12 +61,12 @@ static int cli_verify_index_file(const char *path, int strict) {
         return 1;
     }
     cli_facts_index(&f, &r);
-    n = cli_verify_facts(&f, strict);
+    n = verify_facts(&f, strict);
     atf_index_reader_close(&r);
     return n;
 }
 
-static int cli_verify_detail_file(const char *path, int strict) {
+static int verify_detail_file(const char *path, int strict) {
     atf_detail_reader r;
     cli_facts f;
     int n;
@@ -75,7 +75,7 @@ static int cli_verify_detail_file(const char *path, int strict) {
         return 1;
     }
     cli_facts_detail(&f, &r);
-    n = cli_verify_facts(&f, strict);
+    n = verify_facts(&f, strict);
     atf_detail_reader_close(&r);
     return n;
 }
@@ -83,7 +83,7 @@ static int cli_verify_detail_file(const char *path, int strict) {
 /* Each file of the directory, its gaps.atf, then the links between them in both
  * directions (an index event naming a detail record when there is no detail.atf is a
  * broken link too). */
-static int cli_verify_dir(const char *dir, int strict) {
+static int verify_dir(const char *dir, int strict) {
     atf_thread_reader t;
     cli_facts f;
     char gaps[96] = "", pauses[96] = "";
@@ -108,12 +108,12 @@ static int cli_verify_dir(const char *dir, int strict) {
                  t.pause_count == 1 ? "" : "s", cli_fmt_dur(d, sizeof d, t.paused_ns));
     }
     cli_facts_index(&f, &t.index);
-    n += cli_verify_facts(&f, strict);
-    whole = cli_verify_whole(&f);
+    n += verify_facts(&f, strict);
+    whole = verify_whole(&f);
     if (t.has_detail) {
         cli_facts_detail(&f, &t.detail);
-        n += cli_verify_facts(&f, strict);
-        whole = whole && cli_verify_whole(&f);
+        n += verify_facts(&f, strict);
+        whole = whole && verify_whole(&f);
     }
     if (atf_thread_reader_verify_links(&t) != ATF_OK) {
         cli_print_error(NULL, "", &t.error);
@@ -121,27 +121,27 @@ static int cli_verify_dir(const char *dir, int strict) {
     } else if (n == 0) {
         if (t.has_detail)
             cli_printf("%s %s (links ok both ways: %llu events, %llu detail records%s%s)\n",
-                       cli_verify_word(whole), dir, (cli_ull)t.index.event_count,
+                       verify_word(whole), dir, (cli_ull)t.index.event_count,
                        (cli_ull)t.detail.event_count, gaps, pauses);
         else
-            cli_printf("%s %s (%llu events, no detail%s%s)\n", cli_verify_word(whole), dir,
+            cli_printf("%s %s (%llu events, no detail%s%s)\n", verify_word(whole), dir,
                        (cli_ull)t.index.event_count, gaps, pauses);
     }
     atf_thread_reader_close(&t);
     return n;
 }
 
-static int cli_verify_session(const char *dir, int strict);
+static int verify_session(const char *dir, int strict);
 
 /* A side file (gaps.atf, pauses.atf): its thread directory, which judges it with the rest. */
-static int cli_verify_side_file(const char *path, int strict) {
+static int verify_side_file(const char *path, int strict) {
     char dir[CLI_PATH_MAX];
     cli_parent_dir(path, dir, sizeof dir);
-    return cli_verify_dir(dir, strict);
+    return verify_dir(dir, strict);
 }
 
 /* A session_* directory: each of its pid_* directories. */
-static int cli_verify_root(const char *path, int strict) {
+static int verify_root(const char *path, int strict) {
     char **pids = NULL;
     size_t n = 0, i;
     int problems = 0;
@@ -151,12 +151,12 @@ static int cli_verify_root(const char *path, int strict) {
         cli_print_error(NULL, "", &e);
         return 1;
     }
-    for (i = 0; i < n; i++) problems += cli_verify_session(pids[i], strict);
+    for (i = 0; i < n; i++) problems += verify_session(pids[i], strict);
     cli_pid_dirs_free(pids, n);
     return problems;
 }
 
-static int cli_verify_path(const char *path, int strict) {
+static int verify_path(const char *path, int strict) {
     cli_kind kind;
     atf_error e;
     if (cli_classify(path, &kind, &e) != ATF_OK) {
@@ -164,12 +164,12 @@ static int cli_verify_path(const char *path, int strict) {
         return 1;
     }
     switch (kind) {
-    case CLI_KIND_INDEX: return cli_verify_index_file(path, strict);
-    case CLI_KIND_DETAIL: return cli_verify_detail_file(path, strict);
-    case CLI_KIND_SIDE: return cli_verify_side_file(path, strict);
-    case CLI_KIND_THREAD: return cli_verify_dir(path, strict);
-    case CLI_KIND_PID: return cli_verify_session(path, strict);
-    case CLI_KIND_ROOT: return cli_verify_root(path, strict);
+    case CLI_KIND_INDEX: return verify_index_file(path, strict);
+    case CLI_KIND_DETAIL: return verify_detail_file(path, strict);
+    case CLI_KIND_SIDE: return verify_side_file(path, strict);
+    case CLI_KIND_THREAD: return verify_dir(path, strict);
+    case CLI_KIND_PID: return verify_session(path, strict);
+    case CLI_KIND_ROOT: return verify_root(path, strict);
     }
     return 1;
 }
@@ -180,7 +180,7 @@ int cli_cmd_verify(const cli_command *cmd, int argc, char **argv) {
     rc = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 0, &nops);
     if (rc != CLI_CONTINUE) return rc;
     for (i = 1; i <= nops; i++) {
-        int n = cli_verify_path(argv[i], strict);
+        int n = verify_path(argv[i], strict);
         problems += n;
         bad_paths += n > 0;
     }
@@ -193,7 +193,7 @@ int cli_cmd_verify(const cli_command *cmd, int argc, char **argv) {
 /* ==== sessions ====================================================================== */
 /* One count of a closed manifest against the files: 1 (and the problem printed) when
  * they disagree. */
-static int cli_verify_count(const char *dir, uint32_t slot, const char *what, uint64_t files,
+static int verify_count(const char *dir, uint32_t slot, const char *what, uint64_t files,
                             uint64_t manifest) {
     char path[CLI_PATH_MAX];
     atf_error e;
@@ -210,17 +210,17 @@ static int cli_verify_count(const char *dir, uint32_t slot, const char *what, ui
 
 /* A closed manifest's counts of one thread against its files. The lost events are
  * compared only when gaps.atf read whole (a damaged one is reported already). */
-static int cli_verify_counts(const char *dir, const atf_session_thread *t) {
+static int verify_counts(const char *dir, const atf_session_thread *t) {
     uint64_t ndetail = t->reader.has_detail ? t->reader.detail.event_count : 0;
     int n = 0;
-    n += cli_verify_count(dir, t->slot, "events_written of a thread disagrees with its index.atf",
+    n += verify_count(dir, t->slot, "events_written of a thread disagrees with its index.atf",
                           t->reader.index.event_count, t->events_written);
-    n += cli_verify_count(dir, t->slot, "detail_written of a thread disagrees with its detail.atf",
+    n += verify_count(dir, t->slot, "detail_written of a thread disagrees with its detail.atf",
                           ndetail, t->detail_written);
     if (t->reader.error.code == ATF_OK) {
-        n += cli_verify_count(dir, t->slot, "gaps of a thread disagrees with its gaps.atf",
+        n += verify_count(dir, t->slot, "gaps of a thread disagrees with its gaps.atf",
                               t->reader.gap_count, t->gaps);
-        n += cli_verify_count(dir, t->slot,
+        n += verify_count(dir, t->slot,
                               "events_dropped + events_lost_io of a thread disagrees with the "
                               "events lost in its gaps.atf",
                               t->reader.events_lost, t->events_dropped + t->events_lost_io);
@@ -229,7 +229,7 @@ static int cli_verify_counts(const char *dir, const atf_session_thread *t) {
 }
 
 /* Each thread of an open session, and a closed manifest's counts against its files. */
-static int cli_verify_threads(const atf_session_reader *r, const char *dir, int strict) {
+static int verify_threads(const atf_session_reader *r, const char *dir, int strict) {
     char path[CLI_PATH_MAX];
     atf_error e;
     size_t i;
@@ -250,13 +250,13 @@ static int cli_verify_threads(const atf_session_reader *r, const char *dir, int 
             n++;
             continue;
         }
-        n += cli_verify_dir(path, strict);
-        if (closed && t->in_manifest && t->open_result == ATF_OK) n += cli_verify_counts(dir, t);
+        n += verify_dir(path, strict);
+        if (closed && t->in_manifest && t->open_result == ATF_OK) n += verify_counts(dir, t);
     }
     return n;
 }
 
-static int cli_verify_session(const char *dir, int strict) {
+static int verify_session(const char *dir, int strict) {
     atf_session_reader r;
     atf_error e;
     char text[160];
@@ -273,7 +273,7 @@ static int cli_verify_session(const char *dir, int strict) {
         atf_session_reader_close(&r);
         return 0;
     }
-    n = cli_verify_threads(&r, dir, strict);
+    n = verify_threads(&r, dir, strict);
     cli_warn_damage(&r, 0, 0, 0); /* what cannot be read, on stderr too */
     if (cli_manifest_problem(&r, &e)) {
         cli_print_error(NULL, "", &e);
@@ -289,11 +289,11 @@ static int cli_verify_session(const char *dir, int strict) {
         events += t->reader.index.event_count;
         gaps += t->reader.gap_count;
         lost += t->reader.events_lost;
-        whole = whole && cli_verify_thread_whole(&t->reader);
+        whole = whole && verify_thread_whole(&t->reader);
     }
     if (n == 0) {
         cli_printf("%s %s (session: manifest %s, %llu thread%s, %llu events; manifest drop "
-                   "counts: %llu events, %llu detail records", cli_verify_word(whole),
+                   "counts: %llu events, %llu detail records", verify_word(whole),
                    dir, cli_manifest_text(&r, text, sizeof text), (cli_ull)r.thread_count,
                    r.thread_count == 1 ? "" : "s", (cli_ull)events, (cli_ull)dropped,
                    (cli_ull)detail_dropped);
