@@ -486,6 +486,12 @@ ATFDEF void atf_pause_decode(const uint8_t in[32], atf_pause *p);
 /* "self-drain"; "unknown" otherwise. */
 ATFDEF const char *atf_pause_reason_str(uint32_t reason);
 
+/* Text in names and the manifest is UTF-8: the length (1 to 4) of the well-formed
+ * sequence (RFC 3629: no overlong form, no surrogate, nothing above U+10FFFF) that starts
+ * at s, which has n > 0 bytes, else 0. Reads a byte only while those before it are valid,
+ * so a NUL-terminated string may be given any n up to 4. */
+ATFDEF size_t atf_utf8_sequence(const void *s, size_t n);
+
 /* Names for printing ("call", "x86_64", "linux", "boottime"); "unknown" otherwise. */
 ATFDEF const char *atf_event_kind_str(uint32_t kind);
 ATFDEF const char *atf_arch_str(uint32_t arch);
@@ -990,6 +996,13 @@ ATFDEF atf_result atf_session_open(atf_session **out, const char *root,
  * or the directory or file that could not be made, with errno. */
 ATFDEF atf_result atf_session_open_ex(atf_session **out, const char *root,
                                       const atf_session_config *cfg, atf_error *error_out);
+/* Makes a new, empty session directory for processes that will join it (each opens its
+ * session with session_name = the name): `root` as with mkdir -p, then in it
+ * session_YYYYMMDD_HHMMSS (local time), or that name with _1, _2, ... when it is taken.
+ * Its name goes into name[cap] (32 bytes are enough), its path into *error on failure
+ * (optional): ATF_E_IO with errno, ATF_E_ARG for a path too long. Thread-safe. */
+ATFDEF atf_result atf_session_dir_make(const char *root, char *name, size_t cap,
+                                       atf_error *error /* optional */);
 /* Stops the drain, drains every ring, finalizes every file (footer with CRC32-C, header
  * rewrite, optional fsync) and the manifest, then frees the session. Returns the first
  * error the session met (the files are finalized as far as they can be either way).
@@ -2752,6 +2765,25 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_gap_reason_str(uint32_t reason) {
     case ATF_GAP_IO: return "io";
     default: return "unknown";
     }
+}
+
+ATFDEF ATF_NO_INSTRUMENT size_t atf_utf8_sequence(const void *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t len, k;
+    if (p[0] < 0x80) return 1;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) len = 2;
+    else if (p[0] >= 0xE0 && p[0] <= 0xEF) len = 3;
+    else if (p[0] >= 0xF0 && p[0] <= 0xF4) len = 4;
+    else return 0;
+    if (p[0] == 0xE0) lo = 0xA0;
+    if (p[0] == 0xED) hi = 0x9F; /* no UTF-16 surrogates */
+    if (p[0] == 0xF0) lo = 0x90;
+    if (p[0] == 0xF4) hi = 0x8F; /* nothing above U+10FFFF */
+    if (n < len || p[1] < lo || p[1] > hi) return 0;
+    for (k = 2; k < len; k++)
+        if (p[k] < 0x80 || p[k] > 0xBF) return 0;
+    return len;
 }
 
 ATFDEF ATF_NO_INSTRUMENT const char *atf_event_kind_str(uint32_t kind) {
@@ -5530,25 +5562,6 @@ ATF__PRIVATE void atf__text_double(atf__text *t, double v) {
     atf__text_str(t, buf);
 }
 
-/* Length (1-4) of the well-formed UTF-8 sequence at s, 0 when it is not one. Reads past
- * s[0] only while the bytes so far are valid, so never past the terminating NUL. */
-ATF__PRIVATE size_t atf__utf8_len(const unsigned char *s) {
-    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) return (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F; /* no UTF-16 surrogates */
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 ? 3 : 0;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F; /* nothing above U+10FFFF */
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80 ? 4 : 0;
-    }
-    return 0;
-}
-
 /* Copies src into dst[cap], cutting at a character boundary, always NUL-terminated. */
 ATF__PRIVATE void atf__copy_utf8(char *dst, size_t cap, const char *src) {
     size_t n = src ? strlen(src) : 0;
@@ -5578,7 +5591,7 @@ ATF__PRIVATE void atf__text_json(atf__text *t, const char *str) {
             s += n;
             continue;
         }
-        n = atf__utf8_len(s);
+        n = atf_utf8_sequence(s, 4); /* NUL-terminated: stops at the NUL */
         if (c == '"' || c == '\\') {
             esc[1] = (char)c;
             atf__text_add(t, esc, 2);
@@ -6030,6 +6043,38 @@ ATF__PRIVATE int atf__mkdir_all(const char *path) {
         buf[i] = path[i];
     }
     return atf__mkdir(buf) < 0 ? -1 : 0;
+}
+
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_dir_make(const char *root, char *name,
+                                                         size_t cap, atf_error *error) {
+    char base[64], dir[1100];
+    atf_error e;
+    unsigned k;
+    memset(&e, 0, sizeof e);
+    if (!root || !name || cap < 32) {
+        atf__error_set(&e, ATF_E_ARG, root ? root : "", 0, "no root, or a name buffer under 32 bytes");
+    } else if (atf__mkdir_all(root) != 0) {
+        atf__error_set_errno(&e, ATF_E_IO, root, "mkdir root", atf__last_os_error());
+    } else {
+        atf__local_time_name(base, sizeof base);
+        for (k = 0; k < 1000; k++) {
+            int made;
+            if (k) snprintf(name, cap, "%s_%u", base, k);
+            else snprintf(name, cap, "%s", base);
+            if (snprintf(dir, sizeof dir, "%s/%s", root, name) >= (int)sizeof dir) {
+                atf__error_set(&e, ATF_E_ARG, root, 0, "session path too long");
+                break;
+            }
+            if ((made = atf__mkdir(dir)) == 0) break; /* new */
+            if (made < 0) {
+                atf__error_set_errno(&e, ATF_E_IO, dir, "mkdir session", atf__last_os_error());
+                break;
+            }
+        }
+        if (k == 1000) atf__error_set(&e, ATF_E_IO, root, 0, "no free session directory name");
+    }
+    if (error) *error = e;
+    return e.code;
 }
 
 /* Creates <root>/<name>/pid_<pid>; no file is ever overwritten. When that exists already:

@@ -137,7 +137,7 @@ static REC_UNUSED int json_valid(const char *text) {
     size_t root, i, n = strlen(text), step;
     if (!atf__json_parse(&j, text, n, &root)) return 0;
     for (i = 0; i < n; i += step) {
-        step = atf__utf8_len((const unsigned char *)text + i);
+        step = atf_utf8_sequence(text + i, 4);
         if (step == 0) return 0;
     }
     return 1;

@@ -770,7 +770,27 @@ static void sizes(void) {
     CHECK_EQ(0, memcmp(ATF_DETAIL_FOOTER_MAGIC, "2DTA", 4));
 }
 
+/* One UTF-8 check for the library and the tools: well-formed sequences of each length,
+ * and what RFC 3629 excludes (a stray continuation byte, overlong forms, surrogates,
+ * code points above U+10FFFF, a sequence cut short by n or by a NUL). */
+static void utf8_sequence(void) {
+    CHECK_EQ(1, atf_utf8_sequence("a", 1));
+    CHECK_EQ(1, atf_utf8_sequence("", 4)); /* the NUL itself is a 1-byte character */
+    CHECK_EQ(2, atf_utf8_sequence("\xC3\xA9", 2));          /* é */
+    CHECK_EQ(3, atf_utf8_sequence("\xE2\x82\xAC", 3));      /* € */
+    CHECK_EQ(4, atf_utf8_sequence("\xF0\x9F\x98\x80", 4));  /* U+1F600 */
+    CHECK_EQ(0, atf_utf8_sequence("\x80", 1));              /* continuation byte alone */
+    CHECK_EQ(0, atf_utf8_sequence("\xC0\xAF", 2));          /* overlong '/' */
+    CHECK_EQ(0, atf_utf8_sequence("\xE0\x80\xAF", 3));      /* overlong */
+    CHECK_EQ(0, atf_utf8_sequence("\xED\xA0\x80", 3));      /* surrogate U+D800 */
+    CHECK_EQ(0, atf_utf8_sequence("\xF4\x90\x80\x80", 4));  /* above U+10FFFF */
+    CHECK_EQ(0, atf_utf8_sequence("\xF5\x80\x80\x80", 4));  /* no such lead byte */
+    CHECK_EQ(0, atf_utf8_sequence("\xE2\x82\xAC", 2));      /* cut short by n */
+    CHECK_EQ(0, atf_utf8_sequence("\xE2\x82", 4));          /* cut short by the NUL */
+}
+
 static const test_case tests[] = {
+    { "utf8_sequence", utf8_sequence },
     { "sizes", sizes },
     { "index_header_l1_count_saturates", index_header_l1_count_saturates },
     { "index_event_encode_decode", index_event_encode_decode },

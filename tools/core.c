@@ -661,27 +661,6 @@ char *cli_put_us(char *p, uint64_t ns) {
     return q;
 }
 
-/* Length of the valid UTF-8 sequence at s (n > 0 bytes left), or 0 when it is invalid
- * (bad lead or continuation byte, overlong form, surrogate, above U+10FFFF). */
-static size_t cli_utf8_len(const unsigned char *s, size_t n) {
-    unsigned c = s[0];
-    if (c < 0x80) return 1;
-    if (c < 0xC2) return 0;
-    if (c < 0xE0) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c < 0xF0) {
-        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
-        if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0)) return 0;
-        return 3;
-    }
-    if (c < 0xF5) {
-        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
-            return 0;
-        if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90)) return 0;
-        return 4;
-    }
-    return 0;
-}
-
 /* s as a quoted JSON string: ", \ and control characters escaped, invalid UTF-8 bytes
  * replaced by U+FFFD, so the output is always valid JSON. */
 size_t cli_json_escape(const char *s, size_t n, char *dst) {
@@ -710,7 +689,7 @@ size_t cli_json_escape(const char *s, size_t n, char *dst) {
                 *q++ = hex[c & 15];
             }
             i++;
-        } else if ((k = cli_utf8_len(p + i, n - i)) != 0) {
+        } else if ((k = atf_utf8_sequence(p + i, n - i)) != 0) {
             memcpy(q, p + i, k);
             q += k;
             i += k;
@@ -765,7 +744,7 @@ void cli_text(const char *s) {
             else if (c == '\r') cli_write("\\r", 2);
             else cli_write(e, 4);
             i++;
-        } else if ((k = cli_utf8_len(p + i, n - i)) != 0) {
+        } else if ((k = atf_utf8_sequence(p + i, n - i)) != 0) {
             cli_write(p + i, k);
             i += k;
         } else {
@@ -781,7 +760,7 @@ size_t cli_utf8_clean(const char *s, char *dst, size_t cap) {
     const unsigned char *p = (const unsigned char *)s;
     size_t n = strlen(s), i = 0, o = 0;
     while (i < n) {
-        size_t k = cli_utf8_len(p + i, n - i);
+        size_t k = atf_utf8_sequence(p + i, n - i);
         if (k) {
             if (o + k > cap) break;
             memcpy(dst + o, p + i, k);

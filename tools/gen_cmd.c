@@ -90,28 +90,6 @@ static void *gen_worker_main(void *arg) {
 }
 
 /* ---- the command -------------------------------------------------------------------- */
-/* Creates the directories above `root` (the session writer creates root itself, but only
- * that one level). 0 with errno on failure. */
-static int gen_make_parents(const char *root) {
-    char path[CLI_PATH_MAX];
-    size_t i, n = strlen(root);
-    if (n >= sizeof path) {
-        errno = ENAMETOOLONG;
-        return 0;
-    }
-    memcpy(path, root, n + 1);
-    for (i = 1; i < n; i++) {
-        if (path[i] != '/' || path[i - 1] == '/') continue;
-        path[i] = '\0';
-#if defined(_WIN32)
-        if (mkdir(path) != 0 && errno != EEXIST) return 0; /* mingw: no mode */
-#else
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) return 0;
-#endif
-        path[i] = '/';
-    }
-    return 1;
-}
 
 static void gen_summary(atf_session *s, const gen_config *cfg, uint64_t elapsed_ns) {
     uint32_t slot, n = atf_session_thread_count(s);
@@ -220,12 +198,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     if (cfg.ring_events < 1 || cfg.ring_events > ((uint64_t)1 << 30))
         return cli_usage_error(cmd, "--ring-events must be 1 to 2^30");
 
-    if (!gen_make_parents(argv[1])) {
-        fprintf(stderr, "atf gen: cannot create the parents of %s: %s\n", argv[1],
-                strerror(errno));
-        return CLI_EXIT_DATA;
-    }
-    memset(&sc, 0, sizeof sc);
+    memset(&sc, 0, sizeof sc); /* the session makes ROOT, parents included */
     sc.layout = (uint32_t)cfg.layout;
     sc.detail_mode = cfg.detail_mode;
     sc.pre_roll_ns = cfg.pre_roll_ms * 1000000u;

@@ -810,32 +810,12 @@ static void write_footer(pq_writer *w) {
 }
 
 /* ==== UTF-8 ========================================================================== */
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates,
- * nothing above U+10FFFF), or 0 when p[0] does not start one. */
-static size_t utf8_sequence(const uint8_t *p, size_t n) {
-    uint8_t lo = 0x80, hi = 0xBF;
-    size_t len, k;
-    if (p[0] < 0x80) return 1;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF) len = 2;
-    else if (p[0] >= 0xE0 && p[0] <= 0xEF) len = 3;
-    else if (p[0] >= 0xF0 && p[0] <= 0xF4) len = 4;
-    else return 0;
-    if (p[0] == 0xE0) lo = 0xA0;
-    if (p[0] == 0xED) hi = 0x9F;
-    if (p[0] == 0xF0) lo = 0x90;
-    if (p[0] == 0xF4) hi = 0x8F;
-    if (n < len || p[1] < lo || p[1] > hi) return 0;
-    for (k = 2; k < len; k++)
-        if (p[k] < 0x80 || p[k] > 0xBF) return 0;
-    return len;
-}
-
 /* Appends s to the heap, each byte that starts no valid sequence replaced by U+FFFD:
  * readers reject STRING columns that are not UTF-8. */
 static void heap_put_utf8(pq_buf *heap, const uint8_t *s, size_t n) {
     size_t from = 0, i = 0;
     while (i < n) {
-        size_t k = s[i] < 0x80 ? 1 : utf8_sequence(s + i, n - i);
+        size_t k = s[i] < 0x80 ? 1 : atf_utf8_sequence(s + i, n - i);
         if (k) {
             i += k;
             continue;

@@ -64,43 +64,6 @@ static int record_find_preload(const record_options *o, char *buf, size_t cap) {
            cli_is_file(buf);
 }
 
-/* mkdir -p of `path`; 0 or an errno. */
-static int record_mkdir_all(const char *path) {
-    char buf[CLI_PATH_MAX];
-    size_t i, n = strlen(path);
-    if (n == 0 || n >= sizeof buf) return ENAMETOOLONG;
-    memcpy(buf, path, n + 1);
-    for (i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0') continue;
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return errno;
-        buf[i] = path[i];
-    }
-    return 0;
-}
-
-/* A new session directory <root>/session_YYYYMMDD_HHMMSS[_K] made for this run (the
- * name into `name`), which every traced process then joins. 0 or an errno. */
-static int record_make_session(const char *root, char *name, size_t name_cap, char *dir,
-                            size_t dir_cap) {
-    char stamp[64];
-    time_t now = time(NULL);
-    struct tm tm;
-    unsigned k;
-    int err = record_mkdir_all(root);
-    if (err) return err;
-    localtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "session_%Y%m%d_%H%M%S", &tm);
-    for (k = 0; k < 1000; k++) {
-        if (k) snprintf(name, name_cap, "%s_%u", stamp, k);
-        else snprintf(name, name_cap, "%s", stamp);
-        snprintf(dir, dir_cap, "%s/%s", root, name);
-        if (mkdir(dir, 0755) == 0) return 0;
-        if (errno != EEXIST) return errno;
-    }
-    return EEXIST;
-}
-
 /* The tracer's environment, in the child before exec. The tracer library goes first in
  * LD_PRELOAD, ahead of what the caller preloads. */
 static void record_set_env(const record_options *o, const char *preload, const char *name) {
@@ -293,7 +256,8 @@ static void record_summarize(const char *dir, int status) {
 int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     record_options o;
     char preload[CLI_PATH_MAX], name[256], dir[CLI_PATH_MAX];
-    int dash = record_split(argc, argv), nops, rc, err;
+    int dash = record_split(argc, argv), nops, rc;
+    atf_error e;
     cli_flag flags[] = {
         { "--output", NULL, CLI_OPT_STR, &o.output },
         { "--overflow", NULL, CLI_OPT_STR, &o.overflow },
@@ -321,12 +285,11 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
                 o.preload ? "" : " next to the atf binary or in ../lib/atf/");
         return RECORD_EXIT_FAILED;
     }
-    err = record_make_session(o.output, name, sizeof name, dir, sizeof dir);
-    if (err) {
-        fprintf(cli_err(), "atf record: %s: cannot make a session directory: %s\n", o.output,
-                strerror(err));
+    if (atf_session_dir_make(o.output, name, sizeof name, &e) != ATF_OK) {
+        cli_report(&e);
         return RECORD_EXIT_FAILED;
     }
+    snprintf(dir, sizeof dir, "%s/%s", o.output, name);
     rc = record_run(&o, preload, name, argv + dash + 1);
     record_summarize(dir, rc);
     return rc;
