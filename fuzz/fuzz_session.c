@@ -58,10 +58,13 @@ static uint64_t count_direct(const atf_session_reader *r, const atf_merge_filter
     return n;
 }
 
+/* The smallest and largest timestamp the scans of check_order_fields met in any file. */
+typedef struct scan_range { uint64_t lo, hi; } scan_range;
+
 /* A thread as the open leaves it (checked 0: not yet checked), or as the check leaves it
- * (1): out_of_order and the range against a scan of its file. Returns whether the scan
- * found the file out of order. */
-static int check_order_fields(const atf_session_thread *t, int checked) {
+ * (1): out_of_order and the range against a scan of its file, whose range widens *all.
+ * Returns whether the scan found the file out of order. */
+static int check_order_fields(const atf_session_thread *t, int checked, scan_range *all) {
     const atf_index_reader *ix = &t->reader.index;
     uint64_t n = t->open_result == ATF_OK ? ix->event_count : 0, k, lo = UINT64_MAX, hi = 0, prev = 0;
     int unordered = 0;
@@ -71,6 +74,10 @@ static int check_order_fields(const atf_session_thread *t, int checked) {
         lo = ts < lo ? ts : lo;
         hi = ts > hi ? ts : hi;
         prev = ts;
+    }
+    if (n) {
+        all->lo = lo < all->lo ? lo : all->lo;
+        all->hi = hi > all->hi ? hi : all->hi;
     }
     if (n == 0) {
         FUZZ_CHECK(t->out_of_order == 0 && t->time_min_ns == 0 && t->time_max_ns == 0);
@@ -88,18 +95,11 @@ static int check_order_fields(const atf_session_thread *t, int checked) {
 }
 
 /* After every thread is checked: the session's range, when it comes from the threads, is
- * the smallest and largest timestamp of any file. */
-static void check_session_range(const atf_session_reader *r) {
-    uint64_t lo = UINT64_MAX, hi = 0;
-    size_t i;
+ * the smallest and largest timestamp the scans of the files met. */
+static void check_session_range(const atf_session_reader *r, const scan_range *all) {
     if (!r->range_from_threads) return;
-    for (i = 0; i < r->thread_count; i++) {
-        const atf_session_thread *t = &r->threads[i];
-        if (t->open_result != ATF_OK || !t->reader.index.event_count) continue;
-        lo = t->time_min_ns < lo ? t->time_min_ns : lo;
-        hi = t->time_max_ns > hi ? t->time_max_ns : hi;
-    }
-    FUZZ_CHECK(r->time_start_ns == (lo == UINT64_MAX ? 0 : lo) && r->time_end_ns == hi);
+    FUZZ_CHECK(r->time_start_ns == (all->lo == UINT64_MAX ? 0 : all->lo) &&
+               r->time_end_ns == all->hi);
 }
 
 /* Takes every remaining item of m, checking order and the filter; returns their number. */
@@ -150,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     atf_merge m;
     atf_result rc;
     uint32_t first_slot;
+    scan_range scanned = { UINT64_MAX, 0 };
     int any;
     uint64_t probe[4];
     if (size < 10) return 0;
@@ -205,7 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (r.threads[k].open_result != ATF_OK && !r.threads[k].missing)
             FUZZ_CHECK(r.error.code != ATF_OK);
     first_slot = r.thread_count ? r.threads[0].slot : 0;
-    for (k = 0; k < r.thread_count; k++) check_order_fields(&r.threads[k], 0);
+    for (k = 0; k < r.thread_count; k++) check_order_fields(&r.threads[k], 0, &scanned);
 
     /* seek: to 0, to the times of a few events, past everything */
     probe[0] = 0;
@@ -232,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* everything */
     memset(&all, 0, sizeof all);
     FUZZ_CHECK(atf_merge_init(&m, &r, NULL) == ATF_OK);
-    for (k = 0; k < r.thread_count; k++) check_order_fields(&r.threads[k], 1);
+    for (k = 0; k < r.thread_count; k++) check_order_fields(&r.threads[k], 1, &scanned);
     FUZZ_CHECK(drain_merge(&m, &all, 0) == count_direct(&r, &all, 0));
     for (k = 0; k < 4; k++) {
         FUZZ_CHECK(atf_merge_seek(&m, probe[k]) == ATF_OK);
@@ -243,9 +244,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* through a filter */
     if (!(flags & 0x80u)) merge_filtered(&r, &filt, probe[1]);
     any = 0;
-    for (k = 0; k < r.thread_count; k++) any |= check_order_fields(&r.threads[k], 1);
+    for (k = 0; k < r.thread_count; k++) any |= check_order_fields(&r.threads[k], 1, &scanned);
     FUZZ_CHECK(atf_session_reader_check_order(&r, NULL) == any);
-    check_session_range(&r);
+    check_session_range(&r, &scanned);
 
     (void)atf_session_reader_symbol(&r, 0);
     atf_session_reader_close(&r);
