@@ -1,39 +1,47 @@
 /* atf.h - v0.1.0 - ADA Trace Format (ATF v2): write, read and verify function-level traces.
  * SPDX-License-Identifier: MIT
  *
- * CONTENTS (the declarations first, then the implementation in the same order: search for
- * "==== N." to reach both halves of a section, "---- N.M" for a subsection)
- *   1. config           every compile-time switch (ATF_STATIC, ATF_MALLOC, ATF_NO_*, ...)
- *   2. result           atf_result codes, atf_result_str(), atf_error (first error, with detail)
- *   3. platform         OS / CPU / compiler detection (ATF__OS_*, ATF__ARCH_*, ATF__CC_*);
- *                       implementation: files, maps, directories, UTF-8 paths
- *      3.1 recording services   positioned writes, rename, locks, threads, thread-exit hook
- *   4. bytes            little-endian load/store helpers, the only way bytes reach the disk
- *   5. format           on-disk records of layout 1 (version byte 1) and layout 2 (version byte 2)
- *   6. crc32c           CRC32-C (Castagnoli): SSE4.2 + VPCLMULQDQ (AVX2, AVX-512), ARMv8, software
- *   7. clock            atf_now_ns(): the platform's continuous clock, and its clock_type
- *   8. ring             SPSC rings in caller memory, position-independent (shared-memory safe)
- *   9. producer         atf_producer, one per thread: a few stores per event, overflow policy
- *  10. session writer   session directory, drain, file writers, manifest, windowed detail
- *      10.1 file writer         one output file: placeholder header, appends, finalize
- *      10.2 sessions            thread slots, the drain, attaching rings
- *      10.3 thread-local writers   the per-thread writer of each session, thread exit
- *      10.4 windowed detail     what a trigger keeps, the release horizon
- *      10.5 links               detail record <-> index event, patched after the fact
- *      10.6 draining a slot     ring to files in batches, self-drain under overflow
- *      10.7 gaps and pauses     side files: where events were lost (gaps.atf), where the
- *                               recorder held a thread (pauses.atf)
- *      10.8 index events        stamps converted, runs appended
- *      10.9 manifest.json       written atomically, under the session lock then outside it
- *      10.10 session API        open, attach, pump, close, abandon after fork
- *  11. readers          index, detail and thread readers over mmap: O(1) access, both-way links
- *      11.1 recovery            finalizing in place what a crash left (atf_recover_*)
- *  12. session reader   a pid_* directory: manifest, all threads merged by time, time seek
- *      12.1 JSON reader         the strict reader of manifest.json; says where it stopped
- *      12.2 opening a pid_* directory   manifest joined with a scan of thread_* directories
- *      12.3 merge               the loser tree over every thread's events
- *  13. ktrace           Darwin ktrace v3 files (ktrace(5)): header, chunk walk, timebase
- *      generated tables (implementation only) the CRC32-C slicing table, at the very end
+ * CONTENTS. The declarations come first, then the implementation in the same order. Each
+ * section's banner ends with its tag (">>producer"): search for the tag to reach both halves
+ * of a section, or a subsection; the numbers only give the order. tests/doc_blocks.sh
+ * checks that these tags and the banners agree.
+ *   1. config           >>config      every compile-time switch (ATF_STATIC, ATF_MALLOC, ...)
+ *   2. result           >>result      atf_result codes, atf_result_str(), atf_error
+ *   3. platform         >>platform    OS / CPU / compiler detection (ATF__OS_*, ATF__ARCH_*,
+ *                                     ATF__CC_*); implementation: files, maps, directories,
+ *                                     UTF-8 paths
+ *      3.1 recording services  >>services   positioned writes, rename, locks, threads,
+ *                                     the thread-exit hook
+ *   4. bytes            >>bytes       little-endian load/store helpers, the only way bytes
+ *                                     reach the disk (inline: no implementation half)
+ *   5. format           >>format      on-disk records of layouts 1 and 2, side files, UTF-8
+ *   6. crc32c           >>crc32c      CRC32-C: SSE4.2 + VPCLMULQDQ (AVX2, AVX-512), ARMv8,
+ *                                     software
+ *   7. clock            >>clock       atf_now_ns(), its clock_type; ticks and their map
+ *   8. ring             >>ring        SPSC rings in caller memory, position-independent
+ *   9. producer         >>producer    atf_producer, one per thread: a few stores per event,
+ *                                     overflow policy
+ *  10. session writer   >>session     session directory, drain, file writers, manifest
+ *      10.1 file writer         >>filewriter   one output file: header, appends, finalize
+ *      10.2 sessions            >>slots        thread slots, the drain, attaching rings
+ *      10.3 thread-local producers  >>tls      each thread's producer of each session
+ *      10.4 windowed detail     >>windows      what a trigger keeps, the release horizon
+ *      10.5 links               >>links        detail record <-> index event
+ *      10.6 draining a slot     >>drain        ring to files, self-drain under overflow
+ *      10.7 gaps and pauses     >>sidefiles    where events were lost (gaps.atf), where the
+ *                                              recorder held a thread (pauses.atf)
+ *      10.8 index events        >>indexevents  stamps converted, runs appended
+ *      10.9 manifest.json       >>manifest     written atomically
+ *      10.10 session API        >>sessionapi   open, attach, pump, close, abandon after fork
+ *  11. readers          >>readers     index, detail and thread readers: O(1), both-way links
+ *      11.1 recovery            >>recovery     finalizing in place what a crash left
+ *      11.2 recovered manifest  >>recoveredmanifest   manifest.json of a recovered session
+ *  12. session reader + merge   >>sessionreader   a pid_* directory, its threads merged
+ *      12.1 JSON reader         >>json         the strict reader of manifest.json
+ *      12.2 opening a pid_* directory  >>pidopen   manifest joined with a directory scan
+ *      12.3 merge               >>merge        the loser tree over every thread's events
+ *  13. ktrace           >>ktrace      Darwin ktrace v3 files (ktrace(5))
+ *      generated tables >>tables      (implementation only) the CRC32-C slicing table
  *
  * QUICK START
  *   In exactly one .c file (never in a header):
@@ -102,7 +110,7 @@
 #define ATF_VERSION_MINOR 1
 #define ATF_VERSION_PATCH 0
 
-/* ==== 1. config ====================================================================== */
+/* ==== 1. config ================================================================== >>config */
 /* Every switch atf.h reads. Define one before including atf.h (the same way in every
  * file that includes it); those with a value get their default here.
  *
@@ -173,7 +181,7 @@
 extern "C" {
 #endif
 
-/* ==== 2. result ====================================================================== */
+/* ==== 2. result ================================================================== >>result */
 /* One list generates the enum and atf_result_str(). Codes are stable: never renumber. */
 #define ATF_RESULT_LIST(X) \
     X(ATF_OK,            0, "ok") \
@@ -223,7 +231,7 @@ typedef struct atf_error {
  * buf is always NUL-terminated when cap > 0. Returns buf. Thread-safe. */
 ATFDEF char *atf_error_format(const atf_error *e, char *buf, size_t cap);
 
-/* ==== 3. platform ==================================================================== */
+/* ==== 3. platform ============================================================== >>platform */
 #if defined(_WIN32)
 #  define ATF__OS_WINDOWS 1
 #elif defined(__APPLE__)
@@ -253,7 +261,7 @@ ATFDEF char *atf_error_format(const atf_error *e, char *buf, size_t cap);
 #  define ATF__CC_MSVC 1
 #endif
 
-/* ==== 4. bytes ======================================================================= */
+/* ==== 4. bytes ==================================================================== >>bytes */
 /* Every on-disk integer goes through these, whatever the host's byte order. Byte-wise
  * shifts compile to single loads/stores on little-endian hosts and to correct swaps on
  * big-endian ones, with no alignment or aliasing assumptions. Inline because the
@@ -298,7 +306,7 @@ ATF__INLINE void atf__store_le64(uint8_t *p, uint64_t v) {
     atf__store_le32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* ==== 5. format ====================================================================== */
+/* ==== 5. format ================================================================== >>format */
 /* Both layouts share the 64-byte headers and footers and differ in a few fields; see
  * docs/FORMAT.md. In memory every record is one struct for both layouts, widened to the
  * larger type; decode fills what the layout has and zeroes the rest. */
@@ -498,7 +506,7 @@ ATFDEF const char *atf_arch_str(uint32_t arch);
 ATFDEF const char *atf_os_str(uint32_t os);
 ATFDEF const char *atf_clock_str(uint32_t clock_type);
 
-/* ==== 6. crc32c ====================================================================== */
+/* ==== 6. crc32c ================================================================== >>crc32c */
 /* CRC32-C (Castagnoli, reflected polynomial 0x82F63B78), the check value of ATF footers.
  * Incremental: crc = 0; crc = atf_crc32c_update(crc, a, na); crc = atf_crc32c_update(crc,
  * b, nb); gives the CRC of a||b (the pre/post inversion is inside). */
@@ -533,7 +541,7 @@ ATFDEF atf_crc32c_impl atf_crc32c_active(void);
 /* "auto", "sw", "sse42", "armv8", "avx2", "avx512"; "unknown" otherwise. */
 ATFDEF const char *atf_crc32c_impl_str(atf_crc32c_impl impl);
 
-/* ==== 7. clock ======================================================================= */
+/* ==== 7. clock ==================================================================== >>clock */
 /* The trace clock: the platform's continuous clock (it keeps counting through sleep),
  * in nanoseconds. Linux/Android: CLOCK_BOOTTIME (clock_type 3); Apple:
  * mach_continuous_time (1); Windows: QueryPerformanceCounter (2). */
@@ -546,7 +554,7 @@ ATFDEF uint32_t atf_clock_type(void);
 ATFDEF uint64_t atf_wall_ns(void);
 
 /* Ticks: the cheapest time stamp there is, for the producer's hot path in a session with
- * stamp_clock ATF_STAMP_TICKS (section 10), whose drain converts them to the trace clock.
+ * stamp_clock ATF_STAMP_TICKS (>>session), whose drain converts them to the trace clock.
  * x86-64: the time-stamp counter (rdtsc); arm64: the virtual counter (cntvct_el0);
  * elsewhere atf_now_ns() itself, and ATF_TICKS_ARE_NS is 1. The rate is the hardware's
  * and is never needed: the drain calibrates against atf_now_ns(). Not ordered against
@@ -574,7 +582,7 @@ ATF__INLINE uint64_t atf_ticks(void) { return (uint64_t)_ReadStatusReg(0x5F02); 
 ATF__INLINE uint64_t atf_ticks(void) { return atf_now_ns(); }
 #endif
 
-/* ==== 8. ring ======================================================================== */
+/* ==== 8. ring ====================================================================== >>ring */
 /* Single-producer single-consumer rings. The producer is the traced thread, the consumer
  * the drain. Ring memory holds only offsets and counters (no pointers), so it can live in
  * caller-supplied memory such as a MAP_SHARED mapping and be drained from another process.
@@ -726,7 +734,7 @@ ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8)
 ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { atf__store_le64(p, v); }
 #endif
 
-/* ==== 9. producer ==================================================================== */
+/* ==== 9. producer ============================================================== >>producer */
 /* The per-thread producer: one index ring, one optional detail ring, the call depth and
  * the sequence counters. While its ring has room a push is a few stores: no lock, no
  * system call, no allocation. What happens when the ring is full is the overflow policy,
@@ -887,7 +895,7 @@ ATFDEF atf_result atf_producer_event_detail(atf_producer *w, uint32_t kind, uint
                                           uint64_t ts, uint16_t type, const void *payload,
                                           size_t len);
 
-/* ==== 10. session writer ============================================================= */
+/* ==== 10. session writer ======================================================== >>session */
 /* A session is a directory <root>/session_YYYYMMDD_HHMMSS/pid_<pid>/ with one thread_<slot>/
  * per attached thread and manifest.json. A drain (a background thread, or
  * atf_session_pump() in manual mode) empties the rings in batches into the files, so each
@@ -1108,7 +1116,7 @@ ATFDEF atf_result atf_session_thread_stats(atf_session *s, uint32_t slot, atf_th
 /* Number of thread slots handed out so far. Thread-safe. */
 ATFDEF uint32_t atf_session_thread_count(const atf_session *s);
 
-/* ==== 11. readers ===================================================================== */
+/* ==== 11. readers =============================================================== >>readers */
 /* Readers map a file (or read it whole where mapping is unavailable), validate it, decide
  * how many events it holds by the recovery rules below, and then give O(1) access by
  * sequence number. Nothing a file contains can make them read out of bounds, loop
@@ -1264,7 +1272,7 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t);
 ATFDEF const atf_gap *atf_thread_reader_gap_before(const atf_thread_reader *t,
                                                    uint64_t index_seq);
 
-/* ---- 11.1 recovery: finalizing in place what a crash left --------------------------- */
+/* ---- 11.1 recovery ------------------------------------------------------------ >>recovery */
 /* Finalizes, in place, the files a crash left behind, as the writer's close would have:
  * the torn tail is cut (the file ends after its last whole record), a footer with the
  * CRC32-C of what is there is written after it, and the header is rewritten, through the
@@ -1374,7 +1382,7 @@ ATFDEF const char *atf_recover_action_str(atf_recover_action a);
  * "unknown" otherwise. */
 ATFDEF const char *atf_recover_kind_str(atf_recover_kind k);
 
-/* ==== 12. session reader + merge ===================================================== */
+/* ==== 12. session reader + merge ========================================== >>sessionreader */
 /* Opens a pid_* directory: manifest.json when present (threads, has_detail, clock, layout,
  * symbols and their locations, drop counts, modules, timing anchors, command line, state), joined with a scan of the thread_* directories, which alone
  * decides when the manifest is missing or unreadable, and adds what it lists too few of.
@@ -1691,7 +1699,7 @@ ATF__HOT_INLINE atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
 ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns);
 ATFDEF void atf_merge_deinit(atf_merge *m);
 
-/* ==== 13. ktrace ===================================================================== */
+/* ==== 13. ktrace ================================================================= >>ktrace */
 /* Darwin's kernel trace files, version 3 (ktrace(5)), little-endian throughout: a 64-byte
  * file header, then chunks, each a 16-byte chunk header {tag u32, major u16, minor u16,
  * data size u64} followed by its data. Chunk headers sit at multiples of 8 (data is padded
@@ -1784,7 +1792,7 @@ ATFDEF uint64_t atf_ktrace_wall_ns(const atf_ktrace_reader *r);
 #if defined(ATF_IMPLEMENTATION) && !defined(ATF__IMPLEMENTATION_DONE)
 #define ATF__IMPLEMENTATION_DONE
 
-/* ==== 1. config ====================================================================== */
+/* ==== 1. config ================================================================== >>config */
 /* The C library pieces the implementation uses, and the allocator hooks. */
 #include <string.h>
 #include <stdio.h>
@@ -1802,7 +1810,7 @@ ATFDEF uint64_t atf_ktrace_wall_ns(const atf_ktrace_reader *r);
 #define ATF__PRIVATE static ATF__UNUSED ATF_NO_INSTRUMENT
 
 
-/* ==== 2. result ====================================================================== */
+/* ==== 2. result ================================================================== >>result */
 /* Names and texts from the one X-macro list, and the error line formatter. */
 ATFDEF ATF_NO_INSTRUMENT const char *atf_result_str(atf_result r) {
     switch (r) {
@@ -1891,7 +1899,7 @@ ATF__PRIVATE void atf__error_adopt(atf_error *to, const atf_error *from) {
 }
 
 
-/* ==== 3. platform ==================================================================== */
+/* ==== 3. platform ============================================================== >>platform */
 /* One family of functions per OS service, with the same signature on every OS.
  * Files are mapped read-only (mmap / MapViewOfFile) or read whole into memory; paths are
  * UTF-8 everywhere (converted to UTF-16 on Windows). */
@@ -2057,7 +2065,7 @@ ATF__PRIVATE void atf__file_unmap(atf__file_image *img) {
 #endif
 
 
-/* ---- 3.1 recording services --------------------------------------------------------- */
+/* ---- 3.1 recording services --------------------------------------------------- >>services */
 /* The services the recording side needs, one family per OS: file
  * creation and positioned writes, directories, atomic rename, ids, sleeping, locks,
  * threads and the thread-exit hook that closes a departing thread's writer. */
@@ -2441,7 +2449,10 @@ ATF__PRIVATE void *atf__alloc_aligned(size_t size, void **raw) {
 #endif
 
 
-/* ==== 5. format ====================================================================== */
+/* ==== 4. bytes ==================================================================== >>bytes */
+/* Every helper of this section is an inline function of the declarations half. */
+
+/* ==== 5. format ================================================================== >>format */
 /* Encode/decode of every record of both layouts. Offsets are written out as
  * literals next to the field they address so that this section reads like the tables of
  * docs/FORMAT.md. Layout 1 (version 1) is the deployed struct layout of TRACE_SCHEMA.md;
@@ -2824,7 +2835,7 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_clock_str(uint32_t clock_type) {
 }
 
 
-/* ==== 6. crc32c ====================================================================== */
+/* ==== 6. crc32c ================================================================== >>crc32c */
 /* CRC32-C through interchangeable paths: slicing-by-16 tables (portable), the
  * x86-64 crc32 instruction in three streams merged with PCLMULQDQ (long buffers fold with
  * VPCLMULQDQ on 512- or 256-bit registers where the CPU has it), and the arm64 crc32c
@@ -3428,7 +3439,7 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_crc32c_impl_str(atf_crc32c_impl impl) {
 }
 
 
-/* ==== 7. clock ======================================================================= */
+/* ==== 7. clock ==================================================================== >>clock */
 /* The platform's continuous clock in nanoseconds, and wall time for anchors.
  * Conversions from tick counters split seconds and remainder so that no multiplication
  * overflows however long the machine has been up; the tick rate is read once and cached
@@ -3704,7 +3715,7 @@ ATF__PRIVATE uint64_t atf__tick_map_ns(const atf__tick_map *m, uint64_t t, int a
 }
 
 
-/* ==== 8. ring ======================================================================== */
+/* ==== 8. ring ====================================================================== >>ring */
 /* Formatting and attaching SPSC rings in caller memory. The push side lives
  * inline in the declarations (atf_producer_push); the pop side is the drain's. A ring's
  * header is validated on attach so a foreign or damaged mapping is refused, not used. */
@@ -3776,7 +3787,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_ring_attach(atf_ring *r, void *mem, size
 }
 
 
-/* ==== 9. producer ==================================================================== */
+/* ==== 9. producer ============================================================== >>producer */
 /* The producer calls that are not inline (detail payloads, binding to caller
  * memory, the overflow path). The inline index push is in the declarations. While the
  * rings have room everything here is wait-free: bounded loops, no locks, no allocation,
@@ -4060,8 +4071,8 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_producer_event_detail(atf_producer *w, u
 }
 
 
-/* ==== 10. session writer ============================================================= */
-/* ---- 10.1 file writer --------------------------------------------------------------- */
+/* ==== 10. session writer ======================================================== >>session */
+/* ---- 10.1 file writer ------------------------------------------------------- >>filewriter */
 /* One output file: created whole (placeholder header under a temporary
  * name, then renamed), events appended, footer and header rewrite at finalize. The
  * CRC32-C is kept incrementally over what is appended; an in-place patch (windowed detail
@@ -4466,7 +4477,7 @@ ATF__PRIVATE atf_result atf__file_writer_finalize(atf__file_writer *f, int has_d
 }
 
 
-/* ---- 10.2 sessions: thread slots, the drain, attaching ------------------------------ */
+/* ---- 10.2 sessions: thread slots, the drain, attaching --------------------------- >>slots */
 /* Thread slots, the drain, windowed detail, links and the manifest. Attaching
  * takes the session lock (never on the hot path); the drain walks the published slots,
  * moves each ring's events into its files in large batches (detail before index, so an
@@ -4612,7 +4623,7 @@ struct atf_session {
     atf_session *live_next;      /* registry of open sessions (under the global lock) */
 };
 
-/* ---- 10.3 thread-local writers ------------------------------------------------------ */
+/* ---- 10.3 thread-local producers --------------------------------------------------- >>tls */
 
 /* One per (thread, session) the thread met; the most recently used one first. A NULL
  * writer means "do not attach again" (detached, or attaching failed). */
@@ -4711,7 +4722,7 @@ ATF__PRIVATE void atf__session_fail(atf_session *s, const atf_error *e) {
     atf__session_unlock(s);
 }
 
-/* ---- 10.4 windowed detail ----------------------------------------------------------- */
+/* ---- 10.4 windowed detail ------------------------------------------------------ >>windows */
 
 /* Whether ts falls in one of n sorted disjoint windows (binary search). */
 ATF__PRIVATE int atf__in_windows(const atf__window *w, size_t n, uint64_t ts) {
@@ -4756,7 +4767,7 @@ ATF__PRIVATE void atf__windows_add(atf__window *w, size_t *count, uint64_t lo, u
     *count = n;
 }
 
-/* ---- 10.5 links between detail records and index events ----------------------------- */
+/* ---- 10.5 links between detail records and index events -------------------------- >>links */
 
 ATF__PRIVATE atf__link *atf__slot_link_push(atf__slot *sl) {
     if (sl->link_head + sl->link_len == sl->link_cap) {
@@ -4829,7 +4840,7 @@ ATF__PRIVATE void atf__slot_settle_links(atf__slot *sl, uint64_t head) {
     if (sl->link_len == 0) sl->link_head = 0;
 }
 
-/* ---- 10.6 draining a slot ----------------------------------------------------------- */
+/* ---- 10.6 draining a slot -------------------------------------------------------- >>drain */
 
 /* Opens thread_<slot>/<leaf> for a slot's file. */
 ATF__PRIVATE atf_result atf__slot_open_file(atf_session *s, atf__slot *sl, atf__file_writer *f,
@@ -4979,7 +4990,7 @@ ATF__PRIVATE uint64_t atf__slot_drain_detail(atf_session *s, atf__slot *sl, uint
     return moved;
 }
 
-/* ---- 10.7 gaps and pauses ----------------------------------------------------------- */
+/* ---- 10.7 gaps and pauses ---------------------------------------------------- >>sidefiles */
 
 /* Makes thread_<slot>/<leaf> holding `header` (under a temporary name, then renamed,
  * like the event files). */
@@ -5123,7 +5134,7 @@ ATF__PRIVATE void atf__slot_end_gap(atf_session *s, atf__slot *sl) {
     atf__slot_write_gap(s, sl, &g);
 }
 
-/* ---- 10.8 index events -------------------------------------------------------------- */
+/* ---- 10.8 index events ----------------------------------------------------- >>indexevents */
 
 /* Appends the events in [tail, end) straight from the ring (at most two runs). */
 ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t end) {
@@ -5503,7 +5514,7 @@ ATF__PRIVATE void atf__slot_publish(atf_session *s, atf__slot *sl, int dirty) {
     atf__session_unlock(s);
 }
 
-/* ---- 10.9 manifest.json ------------------------------------------------------------- */
+/* ---- 10.9 manifest.json ------------------------------------------------------- >>manifest */
 
 /* A growable text buffer; a failed allocation sticks and the text is then discarded. */
 typedef struct atf__text { char *p; size_t len, cap; int failed; } atf__text;
@@ -5887,7 +5898,7 @@ ATF__PRIVATE int atf__manifest_refresh(atf_session *s, int force) {
     return write;
 }
 
-/* ---- 10.10 session API -------------------------------------------------------------- */
+/* ---- 10.10 session API ------------------------------------------------------ >>sessionapi */
 
 /* Creates a slot: rings (owned, or the caller's) and consumer views, made before taking
  * s->lock (allocating a large ring can take long: other threads attach meanwhile), then
@@ -6680,7 +6691,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_thread_stats(atf_session *s, uin
 }
 
 
-/* ==== 11. readers ==================================================================== */
+/* ==== 11. readers =============================================================== >>readers */
 /* Index, detail and thread readers. Opening validates the header, picks the
  * event count by the recovery rules (authoritative footer, else file size / record walk),
  * and, for detail files, builds the record offset table; after that every access is O(1)
@@ -7218,7 +7229,7 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
 }
 
 
-/* ---- 11.1 recovery ------------------------------------------------------------------ */
+/* ---- 11.1 recovery ------------------------------------------------------------ >>recovery */
 /* Finalizing in place what a crash left, as the writer's close would have. A
  * plan is made from what the readers counted while their images are open (records kept,
  * links to repair, the CRC over the kept bytes with the repairs laid over them, footer and
@@ -7994,7 +8005,7 @@ ATF__PRIVATE int atf__recover_slot_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* ---- manifest.json of a recovered session ---- */
+/* ---- 11.2 recovered manifest ----------------------------------------- >>recoveredmanifest */
 /* A manifest left "recording" is rewritten by the session writer's own encoder: the
  * session reader reads it, its metadata goes through the writer's calls into a session
  * that records nothing, and the threads' figures come from the recovered files. */
@@ -8152,8 +8163,8 @@ ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_opt
 }
 
 
-/* ==== 12. session reader ============================================================= */
-/* ---- 12.1 JSON reader --------------------------------------------------------------- */
+/* ==== 12. session reader + merge ========================================== >>sessionreader */
+/* ---- 12.1 JSON reader ------------------------------------------------------------- >>json */
 /* A small strict JSON reader for manifest.json. One validating pass checks the
  * whole text against the JSON grammar (RFC 8259: numbers, escapes, no trailing commas or
  * garbage), nesting at most 32 deep, and allocates nothing; anything else is refused as a
@@ -8511,7 +8522,7 @@ ATF__PRIVATE int atf__json_double(const atf__json *j, size_t i, double *out) {
 }
 
 
-/* ---- 12.2 opening a pid_* directory ------------------------------------------------- */
+/* ---- 12.2 opening a pid_* directory -------------------------------------------- >>pidopen */
 /* A pid_* directory opened through its manifest and a scan of its
  * thread_* directories, joined into one list sorted by slot; then the k-way merge: a
  * loser tree of 64-bit keys (timestamp above thread index, branch-free min/max) picks the
@@ -9208,7 +9219,7 @@ ATFDEF uint64_t atf_index_reader_seek(const atf_index_reader *r, uint64_t t_ns, 
     return lo;
 }
 
-/* ---- 12.3 merge --------------------------------------------------------------------- */
+/* ---- 12.3 merge ------------------------------------------------------------------ >>merge */
 
 #define ATF__EVENT_TS(events, seq) atf__load_le64((events) + (seq) * ATF_INDEX_EVENT_SIZE)
 
@@ -9528,7 +9539,7 @@ ATFDEF atf_result atf_merge_seek(atf_merge *m, uint64_t t_ns) {
 }
 
 
-/* ==== 13. ktrace ===================================================================== */
+/* ==== 13. ktrace ================================================================= >>ktrace */
 /* Darwin ktrace v3 files. Open decodes the 64-byte header and checks its magic,
  * header_size and timebase against the file; next walks the 8-byte aligned chunk headers,
  * checking each size against the bytes left before handing out the data, so no value in
@@ -9691,7 +9702,7 @@ ATFDEF uint64_t atf_ktrace_wall_ns(const atf_ktrace_reader *r) {
 }
 
 
-/* ==== generated tables =============================================================== */
+/* ==== generated tables =========================================================== >>tables */
 /* crc32c tables: generated by tools/gen/crc32c_tables.c; do not edit. */
 /* [k][b]: the register after byte b followed by k zero bytes, from 0. */
 static const uint32_t atf__crc32c__table[16][256] = {

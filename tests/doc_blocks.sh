@@ -1,6 +1,7 @@
 #!/bin/sh
 # doc_blocks.sh - the documentation as a contract: every C block (```c) of README.md and
-# docs/*.md compiles as written, and README's list of atf commands is the command's own.
+# docs/*.md compiles as written, README's list of atf commands is the command's own, and
+# atf.h's CONTENTS agree with its section banners (tags, halves, order).
 # Prints "doc_blocks: N passed, M failed".
 #
 # How a block is compiled is said by an HTML comment on the line before its fence
@@ -128,5 +129,42 @@ elif [ "$documented" = "$offered" ]; then
 else
     fail "commands: README.md lists [$(echo $documented)], $ATF --help [$(echo $offered)]"
 fi
+
+# atf.h's map: the tags of its CONTENTS (">>name") against the section banners. Every
+# banner carries a tag the contents list, every tag has a banner, a section ("====") has
+# one banner in each half (the generated tables: the implementation's only), and each
+# half follows the contents' order.
+tags_problem=$(awk '
+    /CONTENTS\./ { contents = 1 }
+    /QUICK START/ { contents = 0 }
+    contents {
+        line = $0
+        while (match(line, / >>[a-z0-9]+ /)) {
+            t = substr(line, RSTART + 3, RLENGTH - 4)
+            if (!(t in order)) order[t] = ++n
+            line = substr(line, RSTART + RLENGTH)
+        }
+        next
+    }
+    /^\/\* (====|----) / {
+        if (!match($0, / >>[a-z0-9]+ \*\/$/)) { print "banner without a tag, line " NR ": " $0; next }
+        t = substr($0, RSTART + 3, RLENGTH - 6)
+        if (!(t in order)) { print "banner tag >>" t " (line " NR ") not in CONTENTS"; next }
+        seen[t]++
+        if ($0 ~ /^\/\* ====/) sections[t]++
+        if (t == "config") { half++; last = 0 }
+        if (order[t] < last) print ">>" t " (line " NR ") out of the CONTENTS order"
+        last = order[t]
+    }
+    END {
+        for (t in order) {
+            if (!seen[t]) print ">>" t " has no banner"
+            want = t == "tables" ? 1 : 2
+            if (t in sections && sections[t] != want)
+                print ">>" t ": " sections[t] " section banners, " want " expected"
+        }
+        if (half != 2) print half " banners of >>config, 2 expected (one per half)"
+    }' atf.h 2>&1 || echo "the check itself failed")
+if [ -z "$tags_problem" ]; then pass; else fail "atf.h CONTENTS and banners: $tags_problem"; fi
 
 finish
