@@ -3,7 +3,7 @@
 #                 build/obj/atf_instrument.o) and the examples
 #   make test     builds the test harnesses and the programs they trace, runs every check,
 #                 ending with "N passed, M failed"
-#   make bench    benchmark figures into build/bench.json
+#   make bench    benchmark figures into build/bench.json (make bench-real: real programs)
 #   make demo     a short tour on generated traces
 #   make tsan     the ring, session, stress, merge, tick and overflow tests under ThreadSanitizer (build/tsan/)
 #   make crash-trials [CRASH_TRIALS=100]   atf gen SIGKILLed at chosen moments, then
@@ -427,6 +427,15 @@ $(BUILD)/bench_instrument: bench/bench_instrument_main.c bench/bench_instrument.
 .PHONY: bench-instrument
 bench-instrument: $(BUILD)/bench_instrument
 	$(BUILD)/bench_instrument
+
+# Real programs from Debian's source packages (Lua, the SQLite shell) under atf record and
+# uftrace, quiet and with a core kept busy: bench/bench_real.sh says how. Never in test/CI.
+BENCH_REAL_RUNS ?= 3
+BENCH_REAL_SIZE ?= small
+.PHONY: bench-real
+bench-real: $(BUILD)/atf $(INSTR_SO)
+	@BUILD="$(BUILD)" BENCH_REAL_RUNS=$(BENCH_REAL_RUNS) BENCH_REAL_SIZE=$(BENCH_REAL_SIZE) \
+	  sh bench/bench_real.sh
 
 # ---- install -----------------------------------------------------------------------------
 #   make install [PREFIX=/usr/local] [DESTDIR=/staging]   atf.h, the atf command, atf.pc and

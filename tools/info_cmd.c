@@ -306,22 +306,25 @@ static void cli_row_files(cli_thread_row *w, atf_session_thread *t) {
     }
 }
 
-/* The totals over a session's threads that opened. */
-/* "paused:" when threads drained their own full rings (ATF_OVERFLOW_BLOCK): time the
- * call tree cannot tell from the program's, so it is said. */
+/* "paused:" when threads drained their own full rings (ATF_OVERFLOW_BLOCK), and how much
+ * of it pauses.atf places (the tools leave that out of the functions' times). */
 static void info_paused_text(const atf_session_reader *r) {
-    uint64_t ns = 0, times = 0;
-    char d[32];
+    uint64_t ns = 0, times = 0, placed = 0;
+    char d[32], p[32];
     size_t i;
     for (i = 0; i < r->thread_count; i++) {
-        ns += r->threads[i].paused_ns;
-        times += r->threads[i].paused_ns ? r->threads[i].waits : 0;
+        const atf_session_thread *t = &r->threads[i];
+        ns += t->paused_ns;
+        times += t->paused_ns ? t->waits : 0;
+        if (t->open_result == ATF_OK) placed += t->reader.paused_ns;
     }
     if (ns)
-        cli_kv("paused", "%s (%llu full rings drained by their own threads, inside the "
-               "functions then running)", cli_fmt_dur(d, sizeof d, ns), (cli_ull)times);
+        cli_kv("paused", "%s (%llu full rings drained by their own threads; %s of it in "
+               "pauses.atf, left out of the functions' times)", cli_fmt_dur(d, sizeof d, ns),
+               (cli_ull)times, cli_fmt_dur(p, sizeof p, placed));
 }
 
+/* The totals over a session's threads that opened. */
 typedef struct info_totals {
     uint64_t events, dropped, detail, gaps, lost;
 } info_totals;

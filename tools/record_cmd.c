@@ -239,8 +239,8 @@ static void record_summarize(const char *dir, int status) {
             (cli_ull)((record_disk_bytes + 1023) / 1024));
     if (t.paused_ns)
         fprintf(cli_err(), "atf record: threads paused %s in all writing their own full rings "
-                           "(inside the functions then running; a larger --ring-events "
-                           "makes it rarer)\n", cli_fmt_dur(dur, sizeof dur, t.paused_ns));
+                           "(recorded in pauses.atf: the tools leave it out of the functions' "
+                           "times; a larger --ring-events makes it rarer)\n", cli_fmt_dur(dur, sizeof dur, t.paused_ns));
     if (t.incomplete > 0)
         fprintf(cli_err(), "atf record: the trace of %zu %s is incomplete (see above): "
                            "the counts are only what the files hold\n",
