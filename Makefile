@@ -4,7 +4,7 @@
 #   make test     builds the test harnesses and the programs they trace, runs every check,
 #                 ending with "N passed, M failed"
 #   make bench    benchmark figures into build/bench.json (make bench-real: real programs)
-#   make demo     a short tour on generated traces
+#   make demo     records the sample program with atf record, then inspects and exports it
 #   make tsan     the ring, session, stress, merge, tick and overflow tests under ThreadSanitizer (build/tsan/)
 #   make crash-trials [CRASH_TRIALS=100]   atf gen SIGKILLed at chosen moments, then
 #                 recover and verify --strict, every thread checked against what it produced
