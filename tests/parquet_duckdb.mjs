@@ -191,16 +191,17 @@ async function checkAtfSlices() {
     pid: 'BIGINT', tid: 'BIGINT', thread_slot: 'BIGINT', thread_name: 'VARCHAR',
     function_id: 'BIGINT', fid: 'VARCHAR', name: 'VARCHAR', module: 'VARCHAR', depth: 'INTEGER',
     start_ns: 'TIMESTAMP_NS', end_ns: 'TIMESTAMP_NS', dur_ns: 'BIGINT', self_ns: 'BIGINT',
-    ended_by: 'VARCHAR', has_detail: 'INTEGER',
+    ended_by: 'VARCHAR', has_detail: 'INTEGER', paused_ns: 'BIGINT',
   });
   const got = await rows(`SELECT fid, count(*)::VARCHAR AS n, sum(self_ns)::VARCHAR AS s
                           FROM ${src} GROUP BY fid`);
   checkPerFunction('atf slices: count(*) and sum(self_ns) per function = atf stats --json', got,
                    'self_ns');
   const [bad] = await rows(`SELECT count(*)::VARCHAR AS n FROM ${src}
-      WHERE dur_ns <> epoch_ns(end_ns) - epoch_ns(start_ns) OR self_ns > dur_ns
-         OR printf('0x%016x', function_id) <> fid`);
-  check('atf slices: dur_ns = end_ns - start_ns, self_ns <= dur_ns, fid = function_id',
+      WHERE dur_ns <> epoch_ns(end_ns) - epoch_ns(start_ns) OR self_ns > dur_ns - paused_ns
+         OR paused_ns < 0 OR printf('0x%016x', function_id) <> fid`);
+  check('atf slices: dur_ns = end_ns - start_ns, self_ns <= dur_ns - paused_ns, ' +
+        'fid = function_id',
         bad.n === '0', `${bad.n} rows disagree`);
   const events = `read_parquet(${quoted(join(dirname(resolve(expectedPath)), expected.events))})`;
   const [detail] = await rows(`SELECT
