@@ -134,12 +134,12 @@ measure() {
     u=-
     ratio=-
     if [ "$have_uftrace" = 1 ]; then
-        u=$(median <"$W/t.uftrace")
-        ratio=$(echo "scale=2; $u / $a" | bc)
+        u=$(printf '%.3f' "$(median <"$W/t.uftrace")")
+        ratio=$(printf '%.2f' "$(echo "scale=4; $u / $a" | bc)")
     fi
     set -- $events
     bpe=-
-    [ "${1:-0}" -gt 0 ] 2>/dev/null && bpe=$(echo "scale=1; $bytes / $1" | bc)
+    [ "${1:-0}" -gt 0 ] 2>/dev/null && bpe=$(printf '%.1f' "$(echo "scale=2; $bytes / $1" | bc)")
     printf '%-28s plain %7.3f s  ours %7.3f s  uftrace %7s s  uftrace/ours %5s  events %s  lost %s  paused %s ns  bytes/event %s\n' \
         "$label" "$p" "$a" "$u" "$ratio" "${1:--}" "${2:--}" "${3:--}" "$bpe"
 }
