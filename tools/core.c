@@ -900,7 +900,7 @@ void cli_progress_end(cli_progress *p) {
 
 /* ==== a trace: the PATH of stats, tree, export and dump ============================== */
 /* Splits path (trailing separators ignored) into its directory and last component. */
-static void cli_split_path(const char *path, char *dir, char *base, size_t cap) {
+void cli_split_path(const char *path, char *dir, char *base, size_t cap) {
     size_t n = strlen(path), end, start;
     while (n > 1 && (path[n - 1] == '/' || path[n - 1] == '\\')) n--;
     end = n;

@@ -221,6 +221,8 @@ typedef enum cli_kind {
 atf_result cli_classify(const char *path, cli_kind *kind, atf_error *e);
 /* The directory part of path ("." when it has none). */
 void cli_parent_dir(const char *path, char *buf, size_t cap);
+/* path's directory ("." when none) and last name, each into cap bytes. */
+void cli_split_path(const char *path, char *dir, char *base, size_t cap);
 /* The pid_* subdirectories of a session_* directory, sorted by name, as joined paths
  * (free with cli_pid_dirs_free); -1 when dir cannot be read or out of memory. */
 int cli_pid_dirs(const char *dir, char ***paths, size_t *count);

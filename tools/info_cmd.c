@@ -192,11 +192,9 @@ static int info_root(const char *path, int json);
 /* A side file typed as PATH (gaps.atf, pauses.atf, by the name the thread reader reads):
  * the gaps or the pauses of its thread directory. */
 static int info_side_file(const char *path) {
-    char dir[CLI_PATH_MAX];
-    const char *base = path + strlen(path);
+    char dir[CLI_PATH_MAX], base[CLI_PATH_MAX];
     atf_thread_reader t;
-    while (base > path && base[-1] != '/' && base[-1] != '\\') base--;
-    cli_parent_dir(path, dir, sizeof dir);
+    cli_split_path(path, dir, base, sizeof dir);
     if (atf_thread_reader_open(&t, dir, NULL) != ATF_OK) return cli_report(&t.error);
     atf_thread_reader_close(&t);
     return strcmp(base, "pauses.atf") == 0 ? info_pauses(dir, path) : info_gaps(dir, path);
