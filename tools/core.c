@@ -62,6 +62,18 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...) {
     return CLI_EXIT_USAGE;
 }
 
+int cli_parse_layout(const cli_command *cmd, const char *text, uint32_t *layout) {
+    if (strcmp(text, "1") == 0) *layout = ATF_LAYOUT_1;
+    else if (strcmp(text, "2") == 0) *layout = ATF_LAYOUT_2;
+    else if (strcmp(text, "packed") == 0) *layout = ATF_LAYOUT_PACKED;
+    else return cli_usage_error(cmd, "--layout: '%s' is not packed, 1 or 2", text);
+    return CLI_CONTINUE;
+}
+
+const char *cli_layout_str(uint32_t layout) {
+    return layout == ATF_LAYOUT_PACKED ? "packed" : layout == ATF_LAYOUT_2 ? "2" : "1";
+}
+
 /* Stores the value of option f; CLI_CONTINUE or CLI_EXIT_USAGE. */
 static int cli_take_value(const cli_command *cmd, const cli_flag *f, const char *value) {
     uint64_t v;

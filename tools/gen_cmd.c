@@ -20,7 +20,8 @@
 #define GEN_MAX_THREADS 1024
 
 typedef struct gen_config {
-    uint64_t threads, events, detail_every, layout, pre_roll_ms, post_roll_ms;
+    uint64_t threads, events, detail_every, pre_roll_ms, post_roll_ms;
+    uint32_t layout;
     uint64_t trigger_every_ms, ring_events, seed;
     uint32_t detail_mode, overflow;
 } gen_config;
@@ -155,13 +156,13 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     atf_session_config sc;
     atf_error open_error;
     atf_error err;
-    const char *detail_text = "off", *overflow_text = "block";
+    const char *detail_text = "off", *overflow_text = "block", *layout_text = "1";
     const cli_flag flags[] = {
         { "--threads", NULL, CLI_OPT_U64, &cfg.threads },
         { "--events", NULL, CLI_OPT_U64, &cfg.events },
         { "--detail", NULL, CLI_OPT_STR, &detail_text },
         { "--detail-every", NULL, CLI_OPT_U64, &cfg.detail_every },
-        { "--layout", NULL, CLI_OPT_U64, &cfg.layout },
+        { "--layout", NULL, CLI_OPT_STR, &layout_text },
         { "--pre-roll-ms", NULL, CLI_OPT_U64, &cfg.pre_roll_ms },
         { "--post-roll-ms", NULL, CLI_OPT_U64, &cfg.post_roll_ms },
         { "--trigger-every-ms", NULL, CLI_OPT_U64, &cfg.trigger_every_ms },
@@ -177,7 +178,6 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     cfg.threads = 4;
     cfg.events = 1000000;
     cfg.detail_every = 16;
-    cfg.layout = ATF_LAYOUT_1;
     cfg.pre_roll_ms = 5;
     cfg.post_roll_ms = 5;
     cfg.trigger_every_ms = 10;
@@ -190,8 +190,9 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     if (cfg.threads < 1 || cfg.threads > GEN_MAX_THREADS)
         return cli_usage_error(cmd, "--threads must be 1 to %d", GEN_MAX_THREADS);
     if (cfg.detail_every < 1) return cli_usage_error(cmd, "--detail-every must be 1 or more");
-    if (cfg.layout != ATF_LAYOUT_1 && cfg.layout != ATF_LAYOUT_2)
-        return cli_usage_error(cmd, "--layout must be 1 or 2");
+    if ((rc = cli_parse_layout(cmd, layout_text, &cfg.layout)) != CLI_CONTINUE) return rc;
+    if (cfg.layout == ATF_LAYOUT_PACKED && cfg.detail_mode == ATF_DETAIL_WINDOWED)
+        return cli_usage_error(cmd, "--detail windowed patches links into index.atf: --layout 1 or 2");
     if (cfg.pre_roll_ms > limit_ms || cfg.post_roll_ms > limit_ms ||
         cfg.trigger_every_ms > limit_ms)
         return cli_usage_error(cmd, "a time in ms is too large");
@@ -199,7 +200,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
         return cli_usage_error(cmd, "--ring-events must be 1 to 2^30");
 
     memset(&sc, 0, sizeof sc); /* the session makes ROOT, parents included */
-    sc.layout = (uint32_t)cfg.layout;
+    sc.layout = cfg.layout;
     sc.detail_mode = cfg.detail_mode;
     sc.pre_roll_ns = cfg.pre_roll_ms * 1000000u;
     sc.post_roll_ns = cfg.post_roll_ms * 1000000u;
