@@ -1224,6 +1224,8 @@ typedef struct atf_index_reader {
     atf__file_image image;
     const uint8_t *events;       /* image.data + events_offset, or the decoded records */
     uint8_t *unpacked;           /* packed: the decoded records (owned) */
+    uint64_t packed_end;         /* packed: where the last whole block ends */
+    uint32_t block_events;       /* packed: the lane header's */
 } atf_index_reader;
 
 /* Opens and validates an index file. On failure the reader holds nothing (no close
@@ -7250,6 +7252,8 @@ ATF__PRIVATE atf_result atf__packed_reader_setup(atf_index_reader *r, const char
     r->crc_state = ATF_CRC_NO_FOOTER;
     if (img->size - lane < ATF_PACKED_LANE_SIZE) { /* a crash right after the header */
         r->torn_bytes = img->size - lane;
+        r->packed_end = lane;
+        r->block_events = ATF_PACKED_BLOCK_EVENTS;
         r->events = img->data + lane;
         return ATF_OK;
     }
@@ -7271,6 +7275,8 @@ ATF__PRIVATE atf_result atf__packed_reader_setup(atf_index_reader *r, const char
         w.limit = footer_pos;
     }
     while (atf__packed_walk_block(&w, &short_seen)) {}
+    r->packed_end = w.at;
+    r->block_events = w.block_events;
     if (r->has_footer) {
         if (r->footer.event_count == w.count && r->footer.bytes_written == w.count * ATF_INDEX_EVENT_SIZE &&
             atf__packed_table_agrees(&w, first, footer_pos)) {
@@ -7874,10 +7880,18 @@ typedef struct atf__recover_plan {
     atf__recover_patch *patches; /* index: sorted by seq */
     size_t patch_count, patch_cap;
     uint8_t footer[ATF_FOOTER_SIZE], header[ATF_HEADER_SIZE];
+    int packed;                  /* a packed index file: */
+    uint32_t block_events;
+    uint64_t packed_end;         /*   where its whole blocks end */
+    uint64_t lane_at;            /*   finalize: the file is cut here, then gets `lane` */
+    uint8_t *lane;               /*   the blocks re-coded from lane_at on, and the table */
+    size_t lane_len;
 } atf__recover_plan;
 
 ATF__PRIVATE void atf__recover_plan_free(atf__recover_plan *p) {
     ATF_FREE(p->patches);
+    ATF_FREE(p->lane);
+    p->lane = NULL;
     p->patches = NULL;
     p->patch_count = p->patch_cap = 0;
 }
@@ -7912,6 +7926,9 @@ ATF__PRIVATE void atf__recover_plan_index(atf__recover_plan *p, const atf_index_
     p->fin.events_offset = r->header.events_offset;
     p->fin.count = r->event_count;
     p->fin.bytes = r->event_count * ATF_INDEX_EVENT_SIZE;
+    p->packed = r->packed;
+    p->block_events = r->block_events;
+    p->packed_end = r->packed_end;
     if (r->event_count) {
         atf_index_reader_get(r, 0, &ev);
         p->fin.time_start = ev.timestamp_ns;
@@ -8045,12 +8062,77 @@ ATF__PRIVATE uint32_t atf__recover_crc(const atf__recover_plan *p) {
     return atf_crc32c_update(crc, p->events + at, (size_t)(p->fin.bytes - at));
 }
 
+/* The events of block k of a packed plan, links repaired, into `out`: its event count. */
+ATF__PRIVATE uint32_t atf__recover_block_events(const atf__recover_plan *p, uint64_t k,
+                                                uint8_t *out, size_t *patch) {
+    uint64_t first = k * p->block_events, left = p->fin.count - first;
+    uint32_t n = left < p->block_events ? (uint32_t)left : p->block_events;
+    size_t width, field = atf__link_field(ATF_LAYOUT_1, &width);
+    memcpy(out, p->events + first * ATF_INDEX_EVENT_SIZE, (size_t)n * ATF_INDEX_EVENT_SIZE);
+    for (; *patch < p->patch_count && p->patches[*patch].seq < first + n; ++*patch)
+        atf__link_encode(out + (p->patches[*patch].seq - first) * ATF_INDEX_EVENT_SIZE + field,
+                         width, p->patches[*patch].detail_seq);
+    return n;
+}
+
+/* What finalizing a packed file writes from lane_at on: the whole blocks stay where they
+ * are up to the first one holding a repaired link; from there the blocks are coded again
+ * (as the writer codes them), then the table follows (and, when a crash came before the
+ * lane header, the lane header first). *end receives the footer's offset. 0 when memory
+ * ran out. */
+ATF__PRIVATE int atf__recover_pack_lane(atf__recover_plan *p, uint64_t *end) {
+    uint64_t B = p->block_events, blocks = (p->fin.count + B - 1) / B, keep, k, at;
+    uint64_t first = p->fin.events_offset + ATF_PACKED_LANE_SIZE;
+    size_t len = 0, patch = 0, cap;
+    uint8_t *events = NULL;
+    keep = p->patch_count ? p->patches[0].seq / B : blocks;
+    p->lane_at = p->packed_end < first ? p->fin.events_offset : first;
+    for (k = 0, at = first; k < keep; k++) /* the kept blocks end where the next begins */
+        at += ATF_PACKED_BLOCK_HEADER_SIZE + atf__load_le32(p->image + at + 4);
+    if (keep) p->lane_at = at;
+    cap = (size_t)(ATF_PACKED_LANE_SIZE + (blocks - keep) * (ATF_PACKED_BLOCK_HEADER_SIZE +
+                                                            B * ATF_PACKED_EVENT_MAX) + blocks * 8);
+    p->lane = (uint8_t *)ATF_MALLOC(cap);
+    events = (uint8_t *)ATF_MALLOC((size_t)B * ATF_INDEX_EVENT_SIZE);
+    if (!p->lane || !events) {
+        ATF_FREE(events);
+        return 0;
+    }
+    if (p->lane_at == p->fin.events_offset) {
+        atf__packed_lane_encode(p->lane, (uint32_t)B);
+        len = ATF_PACKED_LANE_SIZE;
+    }
+    while (patch < p->patch_count && p->patches[patch].seq < keep * B) patch++;
+    for (k = keep; k < blocks; k++) {
+        uint8_t *h = p->lane + len;
+        uint32_t n = atf__recover_block_events(p, k, events, &patch);
+        size_t plen = atf_packed_encode(events, n, p->index_header.thread_id,
+                                        h + ATF_PACKED_BLOCK_HEADER_SIZE);
+        atf__store_le32(h, n);
+        atf__store_le32(h + 4, (uint32_t)plen);
+        atf__store_le32(h + 8, atf_crc32c(h + ATF_PACKED_BLOCK_HEADER_SIZE, plen));
+        atf__store_le32(h + 12, 0);
+        len += ATF_PACKED_BLOCK_HEADER_SIZE + plen;
+    }
+    for (k = 0, at = first; k < blocks; k++) { /* the table: every block, kept or re-coded */
+        const uint8_t *h = k < keep ? p->image + at : p->lane + (at - p->lane_at);
+        atf__store_le64(p->lane + len + k * 8, at);
+        at += ATF_PACKED_BLOCK_HEADER_SIZE + atf__load_le32(h + 4);
+    }
+    len += (size_t)blocks * 8;
+    p->lane_len = len;
+    *end = p->lane_at + len;
+    ATF_FREE(events);
+    return 1;
+}
+
 /* Decides the action and, while the reader's image is still open, computes the CRC and
  * the footer and header bytes. */
 ATF__PRIVATE void atf__recover_prepare(atf__recover_plan *p) {
     int is_detail = p->item.kind == ATF_RECOVER_DETAIL;
     atf_recover_item *it = &p->item;
     uint64_t end = p->fin.events_offset + p->fin.bytes;
+    if (p->packed) end = p->finalized ? p->index_header.footer_offset : p->packed_end;
     it->records = p->fin.count;
     it->footer_offset = end;
     if (p->remove) {
@@ -8076,6 +8158,11 @@ ATF__PRIVATE void atf__recover_prepare(atf__recover_plan *p) {
         return;
     }
     it->action = ATF_RECOVER_FINALIZE;
+    if (p->packed && !atf__recover_pack_lane(p, &end)) {
+        it->action = ATF_RECOVER_FAIL;
+        return;
+    }
+    it->footer_offset = p->fin.footer_offset = end;
     it->bytes_cut = p->file_size > end ? p->file_size - end : 0;
     p->fin.crc = it->crc = atf__recover_crc(p);
     if (is_detail) atf__detail_final_encode(p->detail_header, &p->fin, p->footer, p->header);
@@ -8113,6 +8200,8 @@ ATF__PRIVATE atf_result atf__recover_apply(const atf__recover_plan *p, const atf
     atf_result rc = ATF_OK;
     size_t width, field = atf__link_field((uint32_t)it->layout, &width), i;
     atf__fd fd;
+    if (it->action == ATF_RECOVER_FAIL) /* planned: memory ran out */
+        return atf__error_set(e, ATF_E_NOMEM, it->path, 0, "packed blocks to write");
     if (opt->dry_run || it->action == ATF_RECOVER_NOTHING) return ATF_OK;
     if (it->action == ATF_RECOVER_REMOVE) return atf__recover_remove(it->path, e);
     fd = atf__fd_open_rw(it->path);
@@ -8120,6 +8209,17 @@ ATF__PRIVATE atf_result atf__recover_apply(const atf__recover_plan *p, const atf
     if (it->action == ATF_RECOVER_FILL_CRC) {
         if (atf__fd_pwrite(fd, p->footer, ATF_FOOTER_SIZE, it->footer_offset, NULL) != 0)
             rc = atf__recover_io_error(e, it->path, it->footer_offset, "write footer");
+    } else if (p->packed) {
+        if (atf__fd_truncate(fd, p->lane_at) != 0)
+            rc = atf__recover_io_error(e, it->path, p->lane_at, "cut after the last whole block");
+        else if (atf__fd_pwrite(fd, p->lane, p->lane_len, p->lane_at, NULL) != 0)
+            rc = atf__recover_io_error(e, it->path, p->lane_at, "write blocks and table");
+        if (rc == ATF_OK) {
+            int failed = atf__final_write(fd, p->footer, it->footer_offset, p->header);
+            if (failed)
+                rc = atf__recover_io_error(e, it->path, failed == 1 ? it->footer_offset : 0,
+                                           failed == 1 ? "write footer" : "rewrite header");
+        }
     } else {
         if (atf__fd_truncate(fd, it->footer_offset) != 0)
             rc = atf__recover_io_error(e, it->path, it->footer_offset, "cut after the last record");

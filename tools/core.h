@@ -70,6 +70,8 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_recover(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_ktrace(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_record(const cli_command *cmd, int argc, char **argv);
+int cli_cmd_pack(const cli_command *cmd, int argc, char **argv);
+int cli_cmd_unpack(const cli_command *cmd, int argc, char **argv);
 
 /* What an option takes. A value is the next argument or follows '=' ("--from=5"). */
 typedef enum cli_opt_kind {

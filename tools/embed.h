@@ -21,6 +21,7 @@
 #include "export_cmd.c"
 #include "gen_cmd.c"
 #include "recover_cmd.c"
+#include "pack_cmd.c"
 #include "ktrace_cmd.c"
 #include "record_cmd.c"
 #include "main.c"

@@ -24,7 +24,9 @@ static void info_time_range(uint64_t count, uint64_t first, uint64_t last) {
 /* The layouts as docs/FORMAT.md names them. */
 static const char *cli_layout_text(uint32_t layout) {
     return layout == ATF_LAYOUT_1 ? "the deployed layout, version byte 1"
-         : layout == ATF_LAYOUT_2 ? "the specification's layout, version byte 2" : "unknown";
+         : layout == ATF_LAYOUT_2 ? "the specification's layout, version byte 2"
+         : layout == ATF_LAYOUT_PACKED ? "packed: layout-1 events in blocks, version byte 3"
+                                       : "unknown";
 }
 
 static void info_identity(const char *path, const char *kind, int layout, uint8_t version,
@@ -74,12 +76,17 @@ static int info_index(const char *path) {
     int status;
     if (atf_index_reader_open(&r, path, NULL) != ATF_OK) return cli_report(&r.error);
     cli_facts_index(&f, &r);
-    info_identity(path, "index", r.layout, h->version, h->arch, h->os, h->thread_id);
+    info_identity(path, "index", r.packed ? ATF_LAYOUT_PACKED : r.layout, h->version, h->arch,
+                  h->os, h->thread_id);
     cli_kv("clock_type", "%s (%u)", atf_clock_str(h->clock_type), h->clock_type);
     cli_kv("flags", "0x%08x%s", h->flags,
            (h->flags & ATF_INDEX_FLAG_HAS_DETAIL_FILE) ? " (has_detail_file)" : "");
     cli_kv("event_size", "%u", h->event_size);
     cli_kv("events", "%llu", (cli_ull)r.event_count);
+    if (r.packed && r.event_count)
+        cli_kv("packed", "%llu blocks of up to %u events, %.2f bytes per event (layout 1: 32)",
+               (cli_ull)((r.event_count + r.block_events - 1) / r.block_events), r.block_events,
+               (double)r.image.size / (double)r.event_count);
     memset(&first, 0, sizeof first);
     memset(&last, 0, sizeof last);
     if (r.event_count > 0) {

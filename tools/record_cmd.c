@@ -33,7 +33,7 @@ enum { RECORD_EXIT_FAILED = 125, RECORD_EXIT_CANNOT_RUN = 126, RECORD_EXIT_NOT_F
 #define RECORD_PRELOAD_NAME "libatf_instrument.so"
 
 typedef struct record_options {
-    const char *output, *overflow, *preload, *filter, *notrace;
+    const char *output, *overflow, *preload, *filter, *notrace, *layout;
     uint64_t ring_events, depth;
     int has_ring_events, has_depth, no_follow;
 } record_options;
@@ -77,6 +77,7 @@ static void record_set_env(const record_options *o, const char *preload, const c
     setenv("ATF_TRACE_QUIET", "1", 0); /* the summary below replaces the tracer's lines */
     unsetenv("ATF_TRACE");             /* an ATF_TRACE=0 left in the shell would record nothing */
     if (o->overflow) setenv("ATF_TRACE_OVERFLOW", o->overflow, 1);
+    setenv("ATF_TRACE_LAYOUT", o->layout, 1);
     if (o->has_ring_events) {
         snprintf(num, sizeof num, "%llu", (cli_ull)o->ring_events);
         setenv("ATF_TRACE_RING_EVENTS", num, 1);
@@ -201,7 +202,7 @@ static void record_finish_unclosed(const char *pid_dir) {
 /* "session DIR" and one line of totals on stderr (a process's directory that does not
  * open is reported and left out of them). A session left empty by a program that could
  * not be run is removed instead. */
-static void record_summarize(const char *dir, int status) {
+static void record_summarize(const char *dir, int status, uint32_t layout) {
     record_totals t;
     char **pids = NULL, dur[32], lost[32];
     size_t n = 0, i;
@@ -232,11 +233,13 @@ static void record_summarize(const char *dir, int status) {
         snprintf(lost, sizeof lost, "%llu lost", (cli_ull)t.lost);
     else
         snprintf(lost, sizeof lost, "lost unknown");
-    fprintf(cli_err(), "atf record: %zu %s, %zu %s, %llu events, %s, %s, %llu KiB on disk\n",
+    fprintf(cli_err(), "atf record: %zu %s, %zu %s, %llu events, %s, %s, %llu KiB on disk "
+                       "(layout %s, %.1f bytes per event)\n",
             t.processes, record_plural(t.processes, "process", "processes"), t.threads,
             record_plural(t.threads, "thread", "threads"), (cli_ull)t.events, lost,
             cli_fmt_dur(dur, sizeof dur, t.last_ns - t.first_ns),
-            (cli_ull)((record_disk_bytes + 1023) / 1024));
+            (cli_ull)((record_disk_bytes + 1023) / 1024), cli_layout_str(layout),
+            t.events ? (double)record_disk_bytes / (double)t.events : 0.0);
     if (t.paused_ns)
         fprintf(cli_err(), "atf record: threads paused %s in all writing their own full rings "
                            "(recorded in pauses.atf: the tools leave it out of the functions' "
@@ -257,10 +260,12 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     record_options o;
     char preload[CLI_PATH_MAX], name[256], dir[CLI_PATH_MAX];
     int dash = record_split(argc, argv), nops, rc;
+    uint32_t layout;
     atf_error e;
     cli_flag flags[] = {
         { "--output", NULL, CLI_OPT_STR, &o.output },
         { "--overflow", NULL, CLI_OPT_STR, &o.overflow },
+        { "--layout", NULL, CLI_OPT_STR, &o.layout },
         { "--ring-events", &o.has_ring_events, CLI_OPT_U64, &o.ring_events },
         { "--preload", NULL, CLI_OPT_STR, &o.preload },
         { "--filter", NULL, CLI_OPT_STR, &o.filter },
@@ -270,6 +275,7 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     };
     memset(&o, 0, sizeof o);
     o.output = "traces";
+    o.layout = "packed";
     /* only what comes before "--" is record's: the program's arguments stay as given */
     rc = cli_parse_args(cmd, dash, argv, flags, sizeof flags / sizeof flags[0], 0, 0, &nops);
     if (rc != CLI_CONTINUE) return rc;
@@ -277,6 +283,7 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     if (dash + 1 >= argc) return cli_usage_error(cmd, "no program after \"--\"");
     if (o.overflow && strcmp(o.overflow, "block") != 0 && strcmp(o.overflow, "drop") != 0)
         return cli_usage_error(cmd, "--overflow is block or drop, not '%s'", o.overflow);
+    if ((rc = cli_parse_layout(cmd, o.layout, &layout)) != CLI_CONTINUE) return rc;
     if (o.has_ring_events && o.ring_events == 0)
         return cli_usage_error(cmd, "--ring-events must be at least 1");
     if (!record_find_preload(&o, preload, sizeof preload)) {
@@ -291,7 +298,7 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     }
     snprintf(dir, sizeof dir, "%s/%s", o.output, name);
     rc = record_run(&o, preload, name, argv + dash + 1);
-    record_summarize(dir, rc);
+    record_summarize(dir, rc, layout);
     return rc;
 }
 #endif

@@ -1345,6 +1345,16 @@ NOI static uint32_t inst_overflow_policy(const char *v) {
     return ATF_OVERFLOW_BLOCK;
 }
 
+/* ATF_TRACE_LAYOUT: 1 (also when unset or empty), 2 or packed; anything else is reported
+ * and read as 1. */
+NOI static uint32_t inst_layout(const char *v) {
+    if (!v || !v[0] || strcmp(v, "1") == 0) return ATF_LAYOUT_1;
+    if (strcmp(v, "2") == 0) return ATF_LAYOUT_2;
+    if (strcmp(v, "packed") == 0) return ATF_LAYOUT_PACKED;
+    fprintf(stderr, "atf_instrument: ATF_TRACE_LAYOUT=%s is not 1, 2 or packed; using 1\n", v);
+    return ATF_LAYOUT_1;
+}
+
 /* Event totals over every thread of the session: drains what the rings still hold (no
  * hook runs any more) so that the files' counters are final, then sums them. */
 typedef struct inst_totals { uint64_t written, lost, gaps; } inst_totals;
@@ -1545,6 +1555,7 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
     if ((e = getenv("ATF_TRACE_RING_EVENTS")) != NULL && atoll(e) > 0)
         cfg->index_ring_events = (uint64_t)atoll(e);
     cfg->overflow = inst_overflow_policy(getenv("ATF_TRACE_OVERFLOW"));
+    cfg->layout = inst_layout(getenv("ATF_TRACE_LAYOUT"));
     inst_follow = !((e = getenv("ATF_TRACE_FOLLOW")) != NULL && strcmp(e, "0") == 0);
     inst_fns = (inst_table *)calloc(1, sizeof *inst_fns + (sizeof(inst_entry) << 12));
     if (!inst_fns) {
