@@ -1001,7 +1001,8 @@ typedef struct atf_session_config {
                                     ATF_NO_THREADS) or ATF_DRAIN_MANUAL */
     uint32_t drain_interval_us;  /* longest drain thread sleep when idle; default 1000 */
     uint32_t fsync_mode;         /* ATF_FSYNC_NONE (default) or ATF_FSYNC_CLOSE */
-    uint64_t fsync_every_bytes;  /* also fdatasync each file every N bytes; default 0 (never) */
+    uint64_t fsync_every_bytes;  /* also fdatasync each file every N bytes (a packed index
+                                    file: N bytes of its layout-1 events); default 0 (never) */
     uint32_t max_threads;        /* thread slots; default 1024, at most 1048576 */
     const char *session_name;    /* directory name; default session_YYYYMMDD_HHMMSS, and
                                     when <root>/<name>/pid_<pid> exists, _1, _2, ... is
@@ -1452,8 +1453,9 @@ ATFDEF atf_result atf_index_unpack(const char *in, const char *out, atf_error *e
  * the original tracer are not; nor are those of a writer fed timestamps out of order):
  * such a thread is merged through a stably sorted permutation built on first use.
  *
- * Opening costs O(threads) whatever the size of the files: of each index.atf it reads
- * the header, the first and the last event. Whether a file is time-ordered costs a pass
+ * Opening costs O(threads) whatever the size of the layout-1 and layout-2 files: of each
+ * index.atf it reads the header, the first and the last event (a packed index.atf is
+ * decoded whole at open: O(its events), 32 bytes of memory per event). Whether a file is time-ordered costs a pass
  * over all its timestamps, so it is settled later, once per thread and reader: by
  * atf_merge_init for the threads it selects, or on request by
  * atf_session_reader_check_order. A merge cannot do without it, not even one that seeks
@@ -2925,8 +2927,9 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_clock_str(uint32_t clock_type) {
  *   stamp    varint: the difference from the previous stamp, modulo 2^64
  *   function bit 2: zigzag varint of the difference from the function last seen at this
  *            depth (modulo 64), else that function
- *   depth    bit 3: zigzag varint of the difference from the predicted depth (a call
- *            one deeper than the previous call, a return or exception at its call's depth)
+ *   depth    bit 3: zigzag varint of the difference from the predicted depth: the depth
+ *            after the previous event (a call's + 1, a return's or an exception's own)
+ *            for a call or another kind, one less for a return or an exception
  *   link     bits 4-5: 0 no detail, 1 the previous link + 1, 2 varint of the link
  *   thread   bit 6: varint, else the previous event's (at first, the header's)
  *   bit 7 and link code 3 are reserved: a decoder rejects them. */
@@ -7190,10 +7193,11 @@ typedef struct atf__packed_walk {
     uint32_t block_events, thread_id;
     uint64_t count, cap;         /* events decoded; records the buffer holds */
     uint8_t *events;             /* layout-1 records (owned) */
+    int nomem;                   /* the walk stopped for want of memory, not of blocks */
 } atf__packed_walk;
 
 /* Decodes the block at w->at when it is whole, well formed and no block before it was
- * short; 0 (nothing changed) otherwise, or when memory runs out. */
+ * short; 0 (nothing changed) otherwise, or when memory runs out (w->nomem). */
 ATF__PRIVATE int atf__packed_walk_block(atf__packed_walk *w, int *short_seen) {
     const uint8_t *h = w->data + w->at;
     uint32_t n, len;
@@ -7210,7 +7214,10 @@ ATF__PRIVATE int atf__packed_walk_block(atf__packed_walk *w, int *short_seen) {
         while (cap < w->count + n) cap *= 2;
         if (cap > (uint64_t)SIZE_MAX / ATF_INDEX_EVENT_SIZE) return 0;
         p = (uint8_t *)ATF_REALLOC(w->events, (size_t)(cap * ATF_INDEX_EVENT_SIZE));
-        if (!p) return 0;
+        if (!p) {
+            w->nomem = 1;
+            return 0;
+        }
         w->events = p;
         w->cap = cap;
     }
@@ -7275,6 +7282,10 @@ ATF__PRIVATE atf_result atf__packed_reader_setup(atf_index_reader *r, const char
         w.limit = footer_pos;
     }
     while (atf__packed_walk_block(&w, &short_seen)) {}
+    if (w.nomem) { /* not a torn file: say so rather than count fewer events */
+        ATF_FREE(w.events);
+        return atf__error_set(&r->error, ATF_E_NOMEM, name, w.at, "decoded packed events");
+    }
     r->packed_end = w.at;
     r->block_events = w.block_events;
     if (r->has_footer) {
@@ -8164,6 +8175,8 @@ ATF__PRIVATE void atf__recover_prepare(atf__recover_plan *p) {
     }
     it->footer_offset = p->fin.footer_offset = end;
     it->bytes_cut = p->file_size > end ? p->file_size - end : 0;
+    if (p->packed) /* what followed the last whole block (a table and footer come anew) */
+        it->bytes_cut = p->file_size > p->packed_end ? p->file_size - p->packed_end : 0;
     p->fin.crc = it->crc = atf__recover_crc(p);
     if (is_detail) atf__detail_final_encode(p->detail_header, &p->fin, p->footer, p->header);
     else atf__index_final_encode(p->index_header, &p->fin, p->footer, p->header);

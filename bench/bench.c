@@ -371,6 +371,89 @@ static void bench_index_scan(void) {
     remove(path);
 }
 
+/* ---- packed index lane ------------------------------------------------------------ */
+/* The events of a traced fib(N) as the tracer records them (call at depth d, return at d,
+ * one function, 15-75 ns apart), coded and decoded one block at a time in cache, as the
+ * drain codes them and as a reader decodes them. */
+#define PACK_EVENTS (ATF_PACKED_BLOCK_EVENTS * 256u)
+
+typedef struct pack_bench {
+    uint8_t *events, *payload, *back;
+    size_t lens[PACK_EVENTS / ATF_PACKED_BLOCK_EVENTS];
+    uint64_t ts, n, rng;
+} pack_bench;
+
+/* Events of the call tree of fib(k): 2 per call. */
+static uint64_t pack_fib_size(unsigned k) {
+    return k > 1 ? 2 + pack_fib_size(k - 1) + pack_fib_size(k - 2) : 2;
+}
+
+static void pack_fib_events(pack_bench *b, uint32_t depth, unsigned k) {
+    atf_index_event e;
+    memset(&e, 0, sizeof e);
+    b->rng = b->rng * 6364136223846793005ull + 1442695040888963407ull;
+    b->ts += 15 + (b->rng >> 58);
+    e.timestamp_ns = b->ts, e.function_id = 7, e.thread_id = 42, e.call_depth = depth;
+    e.kind = ATF_EVENT_CALL, e.detail_seq = ATF_NO_DETAIL;
+    atf_index_event_encode(ATF_LAYOUT_1, &e, b->events + b->n++ * ATF_INDEX_EVENT_SIZE);
+    if (k > 1) {
+        pack_fib_events(b, depth + 1, k - 1);
+        pack_fib_events(b, depth + 1, k - 2);
+    }
+    b->ts += 15 + (b->rng >> 59);
+    e.timestamp_ns = b->ts, e.kind = ATF_EVENT_RETURN;
+    atf_index_event_encode(ATF_LAYOUT_1, &e, b->events + b->n++ * ATF_INDEX_EVENT_SIZE);
+}
+
+static void pack_encode_run(void *ctx) {
+    pack_bench *b = (pack_bench *)ctx;
+    size_t k;
+    for (k = 0; k < PACK_EVENTS / ATF_PACKED_BLOCK_EVENTS; k++)
+        b->lens[k] = atf_packed_encode(b->events + k * ATF_PACKED_BLOCK_EVENTS * ATF_INDEX_EVENT_SIZE,
+                                       ATF_PACKED_BLOCK_EVENTS, 42,
+                                       b->payload + k * ATF_PACKED_BLOCK_EVENTS * ATF_PACKED_EVENT_MAX);
+}
+
+static void pack_decode_run(void *ctx) {
+    pack_bench *b = (pack_bench *)ctx;
+    size_t k;
+    for (k = 0; k < PACK_EVENTS / ATF_PACKED_BLOCK_EVENTS; k++)
+        if (atf_packed_decode(b->payload + k * ATF_PACKED_BLOCK_EVENTS * ATF_PACKED_EVENT_MAX,
+                              b->lens[k], ATF_PACKED_BLOCK_EVENTS, 42,
+                              b->back + (k % 4) * ATF_PACKED_BLOCK_EVENTS * ATF_INDEX_EVENT_SIZE) != ATF_OK)
+            sink++;
+}
+
+static void bench_packed(void) {
+    pack_bench b;
+    size_t k, bytes = 0;
+    unsigned tree = 20;
+    memset(&b, 0, sizeof b);
+    b.events = (uint8_t *)malloc(PACK_EVENTS * ATF_INDEX_EVENT_SIZE);
+    b.payload = (uint8_t *)malloc(PACK_EVENTS * ATF_PACKED_EVENT_MAX);
+    b.back = (uint8_t *)malloc(4 * ATF_PACKED_BLOCK_EVENTS * ATF_INDEX_EVENT_SIZE);
+    if (!b.events || !b.payload || !b.back) {
+        printf("  packed: out of memory\n");
+    } else {
+        while (tree > 0) { /* whole trees, smaller ones to fill the end */
+            if (b.n + pack_fib_size(tree) <= PACK_EVENTS) pack_fib_events(&b, 0, tree);
+            else tree--;
+        }
+        memset(b.events + b.n * ATF_INDEX_EVENT_SIZE, 0, (PACK_EVENTS - b.n) * ATF_INDEX_EVENT_SIZE);
+        pack_encode_run(&b);
+        for (k = 0; k < PACK_EVENTS / ATF_PACKED_BLOCK_EVENTS; k++)
+            bytes += b.lens[k] + ATF_PACKED_BLOCK_HEADER_SIZE + 8; /* block header, table */
+        figure_put("packed_bytes_per_event", (double)bytes / PACK_EVENTS, "bytes (layout 1: 32)");
+        figure_put("packed_encode_ns_per_event", time_median(pack_encode_run, &b) * 1e9 / PACK_EVENTS,
+                   "ns (target <= 3)");
+        figure_put("packed_decode_mevents_per_s", PACK_EVENTS / time_median(pack_decode_run, &b) / 1e6,
+                   "M events/s (target >= 300)");
+    }
+    free(b.events);
+    free(b.payload);
+    free(b.back);
+}
+
 /* ---- derived figures and targets ---------------------------------------------------- */
 /* Ratios between figures of different benchmarks, and against the targets in PERF-NOTES.md. */
 static void bench_ratios(void) {
@@ -476,6 +559,7 @@ static const struct {
     {"memory read (256 MiB, one core)", bench_mem_read},
     {"memory copy (256 MiB, one core)", bench_memcpy},
     {"index scan (256 MiB mapped file)", bench_index_scan},
+    {"packed index lane (fib's events, one block at a time)", bench_packed},
     {"recording (producer, drain, session files)", bench_recording},
     {"session merge (K threads, 8 M events)", bench_merging},
     {"export (10 M events)", bench_exporting},

@@ -26,6 +26,8 @@
  * fib(N) makes 2 fib(N + 1) - 1 calls, main one more; N is 30 (ATF_BENCH_FIB_N overrides).
  * A peer that is not installed is skipped with a note.
  *
+ * Our traced runs write the packed layout, as atf record does.
+ *
  * Figures, in ns per traced call (extra wall time over the baseline / calls):
  *   instrument_overhead_ns_per_call     ours, start-up and finalization included
  *   instrument_cpu_ns_per_call          extra CPU time (user + system, every thread, the
@@ -176,6 +178,7 @@ static double bi_run(char *const argv[], const char *cwd, const char *trace_dir,
         if (trace_dir) {
             setenv("ATF_TRACE_DIR", trace_dir, 1);
             setenv("ATF_TRACE_QUIET", "1", 1);
+            setenv("ATF_TRACE_LAYOUT", "packed", 1); /* as atf record records */
         }
         if (preload) setenv("LD_PRELOAD", preload, 1);
         while (env && *env) putenv(*env++);

@@ -418,7 +418,7 @@ enum {
     FX_PATCH_NONE = 0,
     FX_PATCH_MAGIC,         /* byte 0 := 'X' */
     FX_PATCH_ENDIAN,        /* endian := 2 */
-    FX_PATCH_VERSION,       /* version := 3 */
+    FX_PATCH_VERSION,       /* version := 4 (3 is a packed index file) */
     FX_PATCH_EVENT_SIZE,    /* index event_size := 24 */
     FX_PATCH_OFFSET_EOF,    /* events_offset := file size + 1 */
     FX_PATCH_OFFSET_SMALL,  /* events_offset := 32 */
@@ -562,7 +562,7 @@ FX_FN void fx_apply_patch(fx_buf *b, int patch, int detail, const fx_detail_spec
     switch (patch) {
     case FX_PATCH_MAGIC: b->data[0] = 'X'; break;
     case FX_PATCH_ENDIAN: b->data[4] = 2; break;
-    case FX_PATCH_VERSION: b->data[5] = 3; break;
+    case FX_PATCH_VERSION: b->data[5] = 4; break;
     case FX_PATCH_EVENT_SIZE: fx_put32(b->data, b->data[5] == 2 ? 20u : 24u, 24); break;
     case FX_PATCH_OFFSET_EOF: fx_put64(b->data, eo, (uint64_t)b->len + 1u); break;
     case FX_PATCH_OFFSET_SMALL: fx_put64(b->data, eo, 32); break;

@@ -341,22 +341,26 @@ if grep -q "^atf_instrument: .*$TMP/gone/.*(errno [0-9]*: " "$TMP/gone.err"; the
 fi
 
 # ---- a full disk --------------------------------------------------------------------------
-# `atf record` of the sample on a 1 MiB tmpfs (a mount namespace of its own: nothing is
-# left mounted): the trace cannot be written whole, nor its manifest completed, and the
-# summary must say so instead of "0 lost". Left out where no tmpfs can be mounted.
+# `atf record` of the sample on a tmpfs smaller than its trace (a mount namespace of its
+# own: nothing is left mounted; 1 MiB for layout 1's 3.4 MB, 128 KiB for the packed
+# 0.24 MB): the trace cannot be written whole, nor its manifest completed, and the summary
+# must say so instead of "0 lost". Left out where no tmpfs can be mounted.
 full=$(cd "$TMP" && pwd -P)/full
 mkdir -p "$full"
 if unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$full'" 2>/dev/null ||
    unshare -rm sh -c "mount -t tmpfs -o size=1m tmpfs '$full'" 2>/dev/null; then
     how=-m
     unshare -m true 2>/dev/null || how=-rm
-    expect 0 "record on a full disk: the program's status" unshare $how sh -c \
-        "mount -t tmpfs -o size=1m tmpfs '$full' && exec '$ATF' record --output '$full' -- '$EX/sample_hooked'"
-    check "record on a full disk: no count of lost events" \
-        grep -qE '^atf record: 1 process, [0-9]+ threads?, [0-9]+ events, lost unknown, ' "$ERR"
-    check "record on a full disk: the trace is called incomplete" \
-        grep -q '^atf record: the trace of 1 process is incomplete' "$ERR"
-    check "record on a full disk: the error's errno" grep -q '(errno 28: ' "$ERR"
+    for case in "1 1m" "packed 128k"; do
+        set -- $case
+        expect 0 "record on a full disk (layout $1): the program's status" unshare $how sh -c \
+            "mount -t tmpfs -o size=$2 tmpfs '$full' && exec '$ATF' record --layout $1 --output '$full' -- '$EX/sample_hooked'"
+        check "record on a full disk (layout $1): no count of lost events" \
+            grep -qE '^atf record: 1 process, [0-9]+ threads?, [0-9]+ events, lost unknown, ' "$ERR"
+        check "record on a full disk (layout $1): the trace is called incomplete" \
+            grep -q '^atf record: the trace of 1 process is incomplete' "$ERR"
+        check "record on a full disk (layout $1): the error's errno" grep -q '(errno 28: ' "$ERR"
+    done
 else
     echo "instrument: the full-disk check left out (no tmpfs mount allowed here)"
 fi

@@ -520,7 +520,7 @@ static void header_decode_errors_kind(const format_kind *k, int kind) {
     static const struct { int fresh; size_t at; uint8_t byte; atf_result rc; } steps[] = {
         { 1, 4, 2, ATF_E_ENDIAN }, { 0, 5, 9, ATF_E_ENDIAN }, { 0, 0, 'a', ATF_E_MAGIC },
         { 1, 4, 0, ATF_E_ENDIAN }, { 0, 5, 7, ATF_E_ENDIAN }, { 0, 3, '3', ATF_E_MAGIC },
-        { 1, 5, 3, ATF_E_VERSION }, { 0, 5, 0, ATF_E_VERSION }, { 0, 5, 255, ATF_E_VERSION },
+        { 1, 5, 4, ATF_E_VERSION }, { 0, 5, 0, ATF_E_VERSION }, { 0, 5, 255, ATF_E_VERSION },
     };
     const format_kind *other = &format_kinds[kind == KIND_INDEX ? KIND_DETAIL : KIND_INDEX];
     fx_buf b = { NULL, 0, 0 }, ob = { NULL, 0, 0 };
@@ -544,6 +544,9 @@ static void header_decode_errors_kind(const format_kind *k, int kind) {
             CHECK_EQ(64, v.events_offset);
         }
     }
+    memcpy(in, b.data, 64); /* version 3: a packed file, of index files only */
+    in[5] = 3;
+    CHECK_RESULT(kind == KIND_INDEX ? ATF_OK : ATF_E_VERSION, k->header_decode(in, &v));
     CHECK_RESULT(ATF_E_MAGIC, k->header_decode(ob.data, &v));
     memset(in, 0, sizeof in);
     memcpy(in, k->footer_magic, 4);

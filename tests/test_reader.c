@@ -745,10 +745,10 @@ static void bad_identity_kind(const file_kind *k) {
         { 3, '3', ATF_E_MAGIC }, { 4, 0, ATF_E_MAGIC },     /* magic still decides */
         { 3, '2', ATF_E_ENDIAN }, { 4, 2, ATF_E_ENDIAN },
         { 5, 9, ATF_E_ENDIAN },                              /* endian before version */
-        { 4, 1, ATF_E_VERSION }, { 5, 0, ATF_E_VERSION }, { 5, 3, ATF_E_VERSION },
+        { 4, 1, ATF_E_VERSION }, { 5, 0, ATF_E_VERSION }, { 5, 4, ATF_E_VERSION },
         { 5, 255, ATF_E_VERSION },
         { 0, 'a', ATF_E_MAGIC }, { 4, 7, ATF_E_MAGIC }, { 0, 'A', ATF_E_ENDIAN },
-        { 5, 0, ATF_E_ENDIAN }, { 4, 1, ATF_E_VERSION }, { 5, 3, ATF_E_VERSION },
+        { 5, 0, ATF_E_ENDIAN }, { 4, 1, ATF_E_VERSION }, { 5, 4, ATF_E_VERSION },
     };
     static const uint64_t counts[KIND_COUNT] = { 4, 3 };
     const file_kind *other = &file_kinds[k->reader == KIND_INDEX ? KIND_DETAIL : KIND_INDEX];
@@ -761,6 +761,13 @@ static void bad_identity_kind(const file_kind *k) {
             b.data[steps[i].at] = steps[i].byte;
             CHECK_FILE(k, &b, fails(steps[i].rc));
         }
+        fx_buf_free(&b);
+    }
+    { /* version 3 names a packed index file: a layout-1 body has no lane header */
+        file_spec s = fspec(1, counts[k->reader], 1, 1, 1, 0);
+        fx_buf b = k->build(&s);
+        b.data[5] = 3;
+        CHECK_FILE(k, &b, fails(k->reader == KIND_INDEX ? ATF_E_CORRUPT : ATF_E_VERSION));
         fx_buf_free(&b);
     }
     {

@@ -1283,7 +1283,10 @@ static void test_config_validation(void) {
     CHECK_RESULT(ATF_E_ARG, atf_session_open(NULL, root_dir(), &c));
     CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, NULL, &c));
     CHECK(s == NULL);
-    c.layout = 3;
+    c.layout = 4;
+    CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root_dir(), &c));
+    c.layout = ATF_LAYOUT_PACKED; /* windowed links are patched into index.atf */
+    c.detail_mode = ATF_DETAIL_WINDOWED;
     CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root_dir(), &c));
     c.layout = 0;
     c.detail_mode = 3;
