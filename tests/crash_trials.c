@@ -1,6 +1,6 @@
 /* crash_trials.c - `atf gen` killed with SIGKILL at deterministic pseudo-random moments.
  *
- * Each trial records a session with `atf gen` (layout 1 or 2; detail off, always or
+ * Each trial records a session with `atf gen` (layout 1, 2 or packed; detail off, always or
  * windowed; 1 to 4 threads; --overflow block or drop in turn; in one run of six trials
  * out of three, index rings smaller than a thread's events, so that a full ring makes
  * the thread drain it itself (block) or drop events (drop)) and kills it once the files
@@ -128,7 +128,7 @@ static uint64_t count_lines(const char *log, const char *prefix) {
 #define TRIAL_MAX_THREADS 8
 
 typedef struct trial_cfg {
-    uint32_t threads, layout, detail;    /* detail: ATF_DETAIL_* */
+    uint32_t threads, layout, detail;    /* layout: ATF_LAYOUT_*; detail: ATF_DETAIL_* */
     uint32_t overflow;                   /* ATF_OVERFLOW_BLOCK or ATF_OVERFLOW_DROP */
     uint64_t events, ring, detail_every, seed;
     uint64_t pre_ms, post_ms, trigger_ms;
@@ -145,6 +145,15 @@ static uint64_t ring_slots(const trial_cfg *cfg) {
     return cap;
 }
 
+static const char *layout_name(uint32_t layout) {
+    return layout == ATF_LAYOUT_PACKED ? "packed" : layout == ATF_LAYOUT_2 ? "2" : "1";
+}
+
+/* The layout of the records readers give: a packed file's are layout 1. */
+static uint32_t record_layout(const trial_cfg *cfg) {
+    return cfg->layout == ATF_LAYOUT_PACKED ? (uint32_t)ATF_LAYOUT_1 : cfg->layout;
+}
+
 static const char *overflow_name(uint32_t policy) {
     return policy == ATF_OVERFLOW_DROP ? "drop" : "block";
 }
@@ -156,10 +165,10 @@ static int no_drop(const trial_cfg *cfg) {
 }
 
 static void print_cfg(const trial_cfg *cfg) {
-    printf("    atf gen --threads %u --events %llu --layout %u --detail %s --detail-every %llu "
+    printf("    atf gen --threads %u --events %llu --layout %s --detail %s --detail-every %llu "
            "--pre-roll-ms %llu --post-roll-ms %llu --trigger-every-ms %llu --ring-events %llu "
            "--overflow %s --seed %llu\n", cfg->threads, (unsigned long long)cfg->events,
-           cfg->layout, detail_name(cfg->detail), (unsigned long long)cfg->detail_every,
+           layout_name(cfg->layout), detail_name(cfg->detail), (unsigned long long)cfg->detail_every,
            (unsigned long long)cfg->pre_ms, (unsigned long long)cfg->post_ms,
            (unsigned long long)cfg->trigger_ms, (unsigned long long)cfg->ring,
            overflow_name(cfg->overflow), (unsigned long long)cfg->seed);
@@ -174,7 +183,7 @@ static pid_t gen_start(const trial_cfg *cfg, const char *root, char *dir, size_t
     pid_t pid;
     snprintf(a[0], sizeof a[0], "%u", cfg->threads);
     snprintf(a[1], sizeof a[1], "%llu", (unsigned long long)cfg->events);
-    snprintf(a[2], sizeof a[2], "%u", cfg->layout);
+    snprintf(a[2], sizeof a[2], "%s", layout_name(cfg->layout));
     snprintf(a[3], sizeof a[3], "%s", detail_name(cfg->detail));
     snprintf(a[4], sizeof a[4], "%llu", (unsigned long long)cfg->detail_every);
     snprintf(a[5], sizeof a[5], "%llu", (unsigned long long)cfg->pre_ms);
@@ -349,7 +358,7 @@ static int event_matches(const trial_cfg *cfg, const model *m, const atf_index_e
                          const atf_detail_event *de, const model_ev *x) {
     if (ev->function_id != x->fid) return 0;
     if (ev->kind != (x->call ? (uint32_t)ATF_EVENT_CALL : (uint32_t)ATF_EVENT_RETURN)) return 0;
-    if (cfg->layout == ATF_LAYOUT_1 && ev->call_depth != x->depth) return 0;
+    if (record_layout(cfg) == ATF_LAYOUT_1 && ev->call_depth != x->depth) return 0;
     if (ev->detail_seq != ATF_NO_DETAIL && !x->has_detail) return 0;
     if (de && (de->payload_len != m->payload_len ||
                memcmp(de->payload, m->payloads + (size_t)x->payload * m->payload_len,
@@ -474,8 +483,10 @@ static void check_thread(checker *c, const char *dir, const trial_cfg *cfg, cons
     out->detail = d;
     out->finalized = tr.index.counted == ATF_COUNT_FINALIZED &&
                      (!tr.has_detail || tr.detail.counted == ATF_COUNT_FINALIZED);
-    if ((uint32_t)tr.index.layout != cfg->layout)
-        bad(c, dir, "layout %d, recorded with %u", tr.index.layout, cfg->layout);
+    if ((uint32_t)tr.index.layout != record_layout(cfg) ||
+        tr.index.packed != (cfg->layout == ATF_LAYOUT_PACKED))
+        bad(c, dir, "layout %d%s, recorded with %s", tr.index.layout,
+            tr.index.packed ? " (packed)" : "", layout_name(cfg->layout));
     if (tr.has_detail && cfg->detail == ATF_DETAIL_OFF) bad(c, dir, "detail.atf with detail off");
     if (p > m->n) bad(c, dir, "%llu index events, the thread produced %llu",
                       (unsigned long long)p, (unsigned long long)m->n);
@@ -505,7 +516,7 @@ static void check_thread(checker *c, const char *dir, const trial_cfg *cfg, cons
                 (unsigned long long)j, (unsigned long long)evs[j].timestamp_ns,
                 (unsigned long long)prev_ts);
         prev_ts = evs[j].timestamp_ns;
-        if (cfg->layout == ATF_LAYOUT_1 && evs[j].thread_id != tr.index.header.thread_id)
+        if (record_layout(cfg) == ATF_LAYOUT_1 && evs[j].thread_id != tr.index.header.thread_id)
             bad(c, dir, "index event %llu: thread id %u, the header's is %u",
                 (unsigned long long)j, evs[j].thread_id, tr.index.header.thread_id);
         /* a link on disk resolves: the drain writes detail.atf before index.atf, and a
@@ -552,7 +563,7 @@ static void check_thread(checker *c, const char *dir, const trial_cfg *cfg, cons
             bad(c, dir, "detail record %llu names index event %llu, not after %llu",
                 (unsigned long long)j, (unsigned long long)s, (unsigned long long)prev_seq);
         prev_seq = s;
-        if (cfg->layout == ATF_LAYOUT_1 && de->header.thread_id != tr.index.header.thread_id)
+        if (record_layout(cfg) == ATF_LAYOUT_1 && de->header.thread_id != tr.index.header.thread_id)
             bad(c, dir, "detail record %llu: thread id %u", (unsigned long long)j,
                 de->header.thread_id);
         if (s < p) {
@@ -894,10 +905,11 @@ static void test_whole_runs(void) {
     uint32_t layout, mode;
     memset(&tt, 0, sizeof tt);
     scratch_root(base, sizeof base, "crash_trials_whole");
-    for (layout = 1; layout <= 2; layout++) {
+    for (layout = ATF_LAYOUT_1; layout <= ATF_LAYOUT_PACKED; layout++) {
         for (mode = 0; mode < 5; mode++) {
             trial_cfg cfg;
             kill_plan plan = { KILL_NEVER, 0, 0 };
+            if (layout == ATF_LAYOUT_PACKED && mode == ATF_DETAIL_WINDOWED) continue;
             memset(&cfg, 0, sizeof cfg);
             cfg.threads = 3;
             cfg.layout = layout;
@@ -909,13 +921,13 @@ static void test_whole_runs(void) {
             cfg.pre_ms = cfg.post_ms = 2;
             cfg.trigger_ms = 3;
             cfg.seed = 100 + layout * 10 + mode;
-            snprintf(name, sizeof name, "whole_l%u_%s%s", layout, detail_name(cfg.detail),
+            snprintf(name, sizeof name, "whole_l%s_%s%s", layout_name(layout), detail_name(cfg.detail),
                      mode == 3 ? "_drops" : mode == 4 ? "_blocks" : "");
             snprintf(root, sizeof root, "%s/%s", base, name);
             CHECK_EQ(0, run_trial(name, root, &cfg, &plan, &tt));
         }
     }
-    CHECK_EQ(10, tt.after_close);
+    CHECK_EQ(14, tt.after_close);
     printf("  whole runs: %llu runs, %llu events checked, %llu gaps placing %llu lost events\n",
            (unsigned long long)tt.trials, (unsigned long long)tt.events,
            (unsigned long long)tt.gaps, (unsigned long long)tt.lost);
@@ -1149,10 +1161,12 @@ static void test_sigkill_trials(void) {
         uint64_t r;
         memset(&cfg, 0, sizeof cfg);
         cfg.threads = 1 + (uint32_t)rng_below(4);
-        cfg.layout = 1 + (uint32_t)(trial & 1);
+        cfg.layout = 1 + (uint32_t)(trial % 3);
         cfg.detail = (uint32_t)((trial >> 1) % 3);
+        if (cfg.layout == ATF_LAYOUT_PACKED && cfg.detail == ATF_DETAIL_WINDOWED)
+            cfg.detail = ATF_DETAIL_ALWAYS; /* windowed links are patched: not packed */
         cfg.events = 20000 + rng_below(230000);
-        /* every layout and detail mode in each run of six trials; the second run of six
+        /* layouts in turn, detail modes every other trial; the second run of six
          * in every three has rings smaller than a thread's events: a full ring drops or
          * blocks. The policy alternates, swapping sides every six trials, so that both see
          * every layout and detail mode with small rings (trials 6-11 and 24-29). */
