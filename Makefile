@@ -321,7 +321,7 @@ golden: $(BUILD)/tests/golden_gen
 #   make fuzz-seeds              rewrites the seed inputs of fuzz/corpus from tests/fixtures.h
 #   make sanitize                make test, everything built with ASan + UBSan in $(BUILD)/asan
 #   make valgrind                the reader tests under valgrind memcheck, no errors, no leaks
-FUZZ_TARGETS := index detail thread gaps manifest session ktrace
+FUZZ_TARGETS := index packed detail thread gaps manifest session ktrace
 FUZZ_SECONDS ?= 60
 FUZZ_MAX_LEN ?= 65536
 FUZZ_CC     ?= clang
@@ -349,9 +349,10 @@ $(BUILD)/fuzz-replay/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS)
 fuzz-replay: $(addprefix $(BUILD)/fuzz-replay/fuzz_,$(FUZZ_TARGETS))
 	@for t in $(FUZZ_TARGETS); do $(BUILD)/fuzz-replay/fuzz_$$t fuzz/corpus/$$t || exit 1; done
 
-$(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c tests/fixtures.h
+# (the packed seeds are coded by atf_packed_encode: the implementation is linked)
+$(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c tests/fixtures.h atf.h $(IMPL_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $<
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(IMPL_OBJ) $(LDLIBS_ALL)
 
 fuzz-seeds: $(BUILD)/fuzz/make_seeds
 	$(BUILD)/fuzz/make_seeds fuzz/corpus

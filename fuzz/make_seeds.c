@@ -2,11 +2,13 @@
  *
  *   build/fuzz/make_seeds DIR       (normally: fuzz/corpus)
  *
- * Writes DIR/<target>/<name> for the targets index, detail, thread, manifest, session and
- * ktrace, in the framing each fuzz_<target>.c documents. Every byte comes from the fixture
- * builders or from literal text here, so the output is the same on every run and host.
+ * Writes DIR/<target>/<name> for the targets index, packed, detail, thread, manifest,
+ * session and ktrace, in the framing each fuzz_<target>.c documents. Every byte comes from
+ * the fixture builders, from literal text here, or (packed payloads) from atf.h's
+ * atf_packed_encode, so the output is the same on every run and host.
  * Inputs found by fuzzing (crash-*, named after the bug) live next to these seeds and are
  * not touched. */
+#include "atf.h"
 #include "tests/fixtures.h"
 
 #include <errno.h>
@@ -86,6 +88,100 @@ static void build_index(fx_buf *b, int layout, uint64_t count, int finalized, ui
     s.crc = finalized;
     s.thread_id = tid;
     fx_index_build(b, &s);
+}
+
+/* ---- packed seeds: files, and payloads framed as u16 count, u32 thread id, bytes ---- */
+/* The packed form of the layout-1 image `l1` of `count` events (events at 64, footer
+ * after them), in blocks of `block_events`, laid out as atf.h's >>packed section says:
+ * header (version 3, footer_offset moved), lane header, blocks, table, the same footer. */
+static void pack_image(fx_buf *out, const fx_buf *l1, uint64_t count, uint32_t block_events) {
+    uint32_t tid = fx_get32(l1->data, 12);
+    uint64_t first, k, blocks = (count + block_events - 1) / block_events;
+    uint64_t *table = (uint64_t *)calloc(blocks ? (size_t)blocks : 1, sizeof *table);
+    size_t at;
+    if (!table) abort();
+    fx_buf_append(out, l1->data, FX_HEADER_SIZE);
+    fx_put8(out->data, 5, ATF_LAYOUT_PACKED);
+    at = fx_buf_grow(out, ATF_PACKED_LANE_SIZE);
+    fx_put_magic(out->data, at, ATF_PACKED_LANE_MAGIC);
+    fx_put32(out->data, at + 4, block_events);
+    for (k = 0; k < blocks; k++) {
+        uint64_t left = count - k * block_events;
+        uint32_t n = left < block_events ? (uint32_t)left : block_events;
+        size_t len, payload;
+        table[k] = out->len;
+        at = fx_buf_grow(out, ATF_PACKED_BLOCK_HEADER_SIZE);
+        payload = fx_buf_grow(out, (size_t)n * ATF_PACKED_EVENT_MAX);
+        first = FX_HEADER_SIZE + k * block_events * FX_EVENT_SIZE;
+        len = atf_packed_encode(l1->data + first, n, tid, out->data + payload);
+        fx_buf_truncate(out, payload + len);
+        fx_put32(out->data, at, n);
+        fx_put32(out->data, at + 4, (uint32_t)len);
+        fx_put32(out->data, at + 8, fx_crc32c(out->data + payload, len));
+    }
+    for (k = 0; k < blocks; k++) {
+        at = fx_buf_grow(out, 8);
+        fx_put64(out->data, at, table[k]);
+    }
+    fx_put64(out->data, 40, out->len);
+    fx_buf_append(out, l1->data + FX_HEADER_SIZE + count * FX_EVENT_SIZE, FX_FOOTER_SIZE);
+    free(table);
+}
+
+/* A finalized file of `count` fixture events; cut > 0 keeps its first cut bytes, cut < 0
+ * drops its last -cut bytes (what a crash or a short copy leaves). */
+static void put_packed(const char *name, uint64_t count, uint64_t stride, uint32_t block_events,
+                       long cut) {
+    fx_buf l1 = { NULL, 0, 0 }, p = { NULL, 0, 0 };
+    fx_index_spec s;
+    memset(&s, 0, sizeof s);
+    s.layout = 1;
+    s.count = count;
+    s.finalized = s.footer = s.crc = 1;
+    s.stride = stride;
+    fx_index_build(&l1, &s);
+    pack_image(&p, &l1, count, block_events);
+    if (cut > 0) fx_buf_truncate(&p, (size_t)cut);
+    if (cut < 0) fx_buf_truncate(&p, p.len - (size_t)-cut);
+    put("packed", name, p.data, p.len);
+    fx_buf_free(&l1);
+    fx_buf_free(&p);
+}
+
+/* One block's payload: `count` fixture events (links every `stride`) coded for thread tid. */
+static void put_payload(const char *name, uint64_t count, uint64_t stride, uint32_t tid) {
+    fx_buf b = { NULL, 0, 0 };
+    size_t at = fx_buf_grow(&b, 6), ev0 = fx_buf_grow(&b, (size_t)count * FX_EVENT_SIZE), len;
+    uint8_t *coded = (uint8_t *)malloc((size_t)count * ATF_PACKED_EVENT_MAX + 1);
+    uint64_t i;
+    if (!coded) abort();
+    fx_put16(b.data, at, (uint16_t)count);
+    fx_put32(b.data, at + 2, tid);
+    for (i = 0; i < count; i++) fx_index_event(1, i, FX_THREAD_ID, stride, b.data + ev0 + i * FX_EVENT_SIZE);
+    len = atf_packed_encode(b.data + ev0, (size_t)count, tid, coded);
+    fx_buf_truncate(&b, ev0);
+    fx_buf_append(&b, coded, len);
+    put("packed", name, b.data, b.len);
+    free(coded);
+    fx_buf_free(&b);
+}
+
+static void packed_seeds(void) {
+    put_packed("empty", 0, 0, ATF_PACKED_BLOCK_EVENTS, 0);
+    put_packed("one_event", 1, 0, ATF_PACKED_BLOCK_EVENTS, 0);
+    put_packed("one_block_links", 40, 3, ATF_PACKED_BLOCK_EVENTS, 0);
+    put_packed("small_blocks", 10, 2, 4, 0);            /* blocks of 4, 4, 2 */
+    put_packed("full_blocks", 12, 1, 4, 0);             /* the last block full too */
+    put_packed("two_library_blocks", 1500, 5, ATF_PACKED_BLOCK_EVENTS, 0);
+    put_packed("torn_lane", 10, 2, 4, 64 + 9);
+    put_packed("torn_in_first_block", 10, 2, 4, 64 + 16 + 16 + 5);
+    put_packed("torn_in_last_block", 10, 2, 4, -(64 + 24 + 3));
+    put_packed("torn_in_table", 10, 2, 4, -(64 + 4));
+    put_packed("torn_footer", 10, 2, 4, -10);
+    put_payload("payload_calls_returns", 64, 0, FX_THREAD_ID);
+    put_payload("payload_links", 64, 3, FX_THREAD_ID);
+    put_payload("payload_other_thread", 16, 1, 7); /* every event names its thread */
+    put_payload("payload_empty", 0, 0, 0);
 }
 
 /* ---- ktrace v3 (ktrace(5)): file header, chunks padded to 8 ---- */
@@ -269,6 +365,7 @@ int main(int argc, char **argv) {
         fx_buf_free(&crashed);
     }
 
+    packed_seeds();
     ktrace_seeds();
     return failures ? 1 : 0;
 }

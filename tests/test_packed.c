@@ -1,0 +1,866 @@
+/* test_packed.c - the packed index lane (version 3): atf_packed_encode/decode, the
+ * conversions atf_index_pack/atf_index_unpack, readers over packed files, and what a torn
+ * or damaged packed file reads as.
+ *
+ * Round trips: every layout-1 index file of tests/golden/, and sessions recorded twice
+ * with the same explicit timestamps, once in layout 1 and once packed, must convert into
+ * each other byte for byte and read as the same events. The codec must give back every
+ * record exactly, whatever its fields do, and refuse malformed payloads. A packed file cut
+ * anywhere or with a flipped byte must read as exactly the whole, intact blocks before the
+ * damage. Expected values come from the layout-1 twin of each file, and the block
+ * boundaries from the table at the end of the packed file (docs/FORMAT.md). */
+#include "atf.h"
+#include "harness.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "posix_compat.h"
+#include "scratch_dir.h"
+
+#define GOLDEN_DIR "tests/golden"
+
+static char scratch[512];
+
+/* ---- files ------------------------------------------------------------------------------ */
+
+typedef struct blob {
+    uint8_t *data;
+    size_t size;
+} blob;
+
+static blob blob_read(const char *path) {
+    blob b = { NULL, 0 };
+    b.data = (uint8_t *)read_file(path, &b.size);
+    if (!b.data) b.size = 0;
+    return b;
+}
+
+static int blob_same(const blob *a, const blob *b) {
+    return a->data && b->data && a->size == b->size && memcmp(a->data, b->data, a->size) == 0;
+}
+
+static void scratch_path(char *buf, size_t cap, const char *leaf) {
+    snprintf(buf, cap, "%s/%s", scratch, leaf);
+}
+
+/* Whether the file at path holds exactly b (and says where it first differs). */
+static int file_is(const char *path, const blob *b) {
+    blob now = blob_read(path);
+    int same = blob_same(&now, b);
+    if (!same && now.data) {
+        size_t i = 0;
+        while (i < now.size && i < b->size && now.data[i] == b->data[i]) i++;
+        printf("  %s: %zu bytes, expected %zu; first difference at byte %zu\n", path, now.size,
+               b->size, i);
+    }
+    free(now.data);
+    return same;
+}
+
+/* The index.atf of a packed twin: blocks, where they end and what they hold. */
+typedef struct packed_layout {
+    uint64_t blocks;
+    uint64_t start[8], end[8];   /* block k spans [start, end): header and payload */
+    uint64_t events[8];          /* events in block k */
+    uint64_t table, footer;      /* where the table and the footer begin */
+} packed_layout;
+
+static uint32_t le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t le64(const uint8_t *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
+static void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* Reads the layout from the bytes (header footer_offset, then the table before it). */
+static packed_layout layout_of(const blob *p, uint64_t events) {
+    packed_layout l;
+    uint64_t k;
+    memset(&l, 0, sizeof l);
+    l.blocks = (events + ATF_PACKED_BLOCK_EVENTS - 1) / ATF_PACKED_BLOCK_EVENTS;
+    l.footer = le64(p->data + 40);
+    l.table = l.footer - l.blocks * 8;
+    CHECK(l.blocks <= 8 && l.footer + ATF_FOOTER_SIZE == p->size);
+    for (k = 0; k < l.blocks && k < 8; k++) {
+        l.start[k] = le64(p->data + l.table + k * 8);
+        l.events[k] = le32(p->data + l.start[k]);
+        l.end[k] = l.start[k] + ATF_PACKED_BLOCK_HEADER_SIZE + le32(p->data + l.start[k] + 4);
+    }
+    return l;
+}
+
+/* ---- readers ---------------------------------------------------------------------------- */
+
+/* Opens `size` bytes of `data` from an exact-size heap copy (a sanitizer sees over-reads). */
+static atf_result open_copy(atf_index_reader *r, const uint8_t *data, size_t size, uint8_t **copy) {
+    *copy = (uint8_t *)malloc(size ? size : 1);
+    if (!*copy) return ATF_E_NOMEM;
+    memcpy(*copy, data, size);
+    return atf_index_reader_open_memory(r, *copy, size, "packed", NULL);
+}
+
+/* The first `count` events of r equal events 0..count-1 of the layout-1 file `l1`, both
+ * through raw and through get. */
+static void check_events_equal(const atf_index_reader *r, const blob *l1, uint64_t count) {
+    uint64_t i;
+    for (i = 0; i < count; i++) {
+        const uint8_t *raw = atf_index_reader_raw(r, i);
+        const uint8_t *want = l1->data + ATF_HEADER_SIZE + i * ATF_INDEX_EVENT_SIZE;
+        atf_index_event got, exp;
+        CHECK(raw != NULL);
+        if (!raw || memcmp(raw, want, ATF_INDEX_EVENT_SIZE) != 0) {
+            printf("  event %" PRIu64 " differs\n", i);
+            CHECK(0);
+            return;
+        }
+        CHECK_RESULT(ATF_OK, atf_index_reader_get(r, i, &got));
+        atf_index_event_decode(ATF_LAYOUT_1, want, &exp);
+        CHECK_INDEX_EVENT(exp, got);
+    }
+}
+
+/* ---- recorded twins --------------------------------------------------------------------- */
+
+/* The same events recorded in a layout-1 and in a packed session: their index.atf. */
+typedef struct twins {
+    blob l1, packed;
+    char packed_dir[1024];       /* the packed session's thread_0 */
+    uint64_t events;
+} twins;
+
+/* Event i of a recording: nested calls and returns through the session's depth, now and
+ * then an event of another kind, a depth jump, a timestamp that goes back, a function at
+ * either end of the id space, and a detail record (a link) on a run of events. */
+static void record_event(atf_producer *w, uint64_t i) {
+    uint64_t fid = i % 11 == 0 ? UINT64_MAX : i % 13 == 0 ? 0 : 0x100000000ull | (i % 37);
+    uint64_t ts = 1000000 + i * 100 - (i % 17 == 0 ? 250 : 0);
+    uint8_t payload[24];
+    memset(payload, (int)(i & 0x7F), sizeof payload);
+    if (i % 29 == 0) {
+        CHECK_RESULT(ATF_OK, atf_producer_push(w, 9u + (uint32_t)(i % 3), fid, ts, (uint32_t)(i * 7)));
+    } else if (i % 8 < 3) {
+        CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, i % 2 ? ATF_EVENT_RETURN : ATF_EVENT_CALL, fid,
+                                                       ts, ATF_DETAIL_FUNCTION_CALL, payload, sizeof payload));
+    } else if (i % 5 == 0) {
+        CHECK_RESULT(ATF_OK, atf_producer_exception(w, fid, ts));
+    } else if (i % 2) {
+        CHECK_RESULT(ATF_OK, atf_producer_return(w, fid, ts));
+    } else {
+        CHECK_RESULT(ATF_OK, atf_producer_call(w, fid, ts));
+    }
+}
+
+/* Records `events` events in a session of `layout`; returns its thread_0 directory. */
+static int record(int layout, uint64_t events, char *thread_dir, size_t cap) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_producer *w = NULL;
+    static unsigned sessions; /* a name of its own for every session of the run */
+    char name[64];
+    uint64_t i;
+    memset(&c, 0, sizeof c);
+    c.layout = (uint32_t)layout;
+    c.detail_mode = ATF_DETAIL_ALWAYS;
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.fsync_mode = ATF_FSYNC_NONE;
+    snprintf(name, sizeof name, "rec_%u_%d_%" PRIu64, sessions++, layout, events);
+    c.session_name = name;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, scratch, &c));
+    if (!s) return 0;
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "rec", &w));
+    for (i = 0; i < events && w; i++) {
+        record_event(w, i);
+        if (i % 256 == 255) CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    }
+    atf_session_detach(s);
+    snprintf(thread_dir, cap, "%s/thread_0", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    return w != NULL;
+}
+
+static int twins_record(twins *t, uint64_t events) {
+    char dir[1024], path[1100];
+    memset(t, 0, sizeof t[0]);
+    t->events = events;
+    if (!record(ATF_LAYOUT_1, events, dir, sizeof dir)) return 0;
+    snprintf(path, sizeof path, "%s/index.atf", dir);
+    t->l1 = blob_read(path);
+    if (!record(ATF_LAYOUT_PACKED, events, t->packed_dir, sizeof t->packed_dir)) return 0;
+    snprintf(path, sizeof path, "%s/index.atf", t->packed_dir);
+    t->packed = blob_read(path);
+    CHECK(t->l1.size == ATF_HEADER_SIZE + events * ATF_INDEX_EVENT_SIZE + ATF_FOOTER_SIZE);
+    CHECK(t->packed.size >= ATF_HEADER_SIZE + ATF_PACKED_LANE_SIZE + ATF_FOOTER_SIZE);
+    return t->l1.size && t->packed.size > ATF_HEADER_SIZE && !harness__failures_in_test;
+}
+
+static void twins_free(twins *t) {
+    free(t->l1.data);
+    free(t->packed.data);
+}
+
+/* ---- round trips ------------------------------------------------------------------------ */
+
+/* `l1` (a finalized layout-1 index file) packs, the packed file unpacks to it byte for
+ * byte, both read as the same events, and in-place conversions do the same. When
+ * `packed_want` is given, the packed file must be exactly it. */
+static void check_round_trip(const char *what, const blob *l1, const blob *packed_want) {
+    char in[600], packed[600], back[600];
+    atf_index_reader a, b;
+    atf_reader_options opt;
+    atf_error err;
+    blob p;
+    uint64_t events = l1->size >= ATF_HEADER_SIZE + ATF_FOOTER_SIZE
+                          ? (l1->size - ATF_HEADER_SIZE - ATF_FOOTER_SIZE) / ATF_INDEX_EVENT_SIZE : 0;
+    scratch_path(in, sizeof in, "rt_in.atf");
+    scratch_path(packed, sizeof packed, "rt_packed.atf");
+    scratch_path(back, sizeof back, "rt_back.atf");
+    CHECK_EQ(0, write_file(in, l1->data, l1->size));
+    memset(&err, 0, sizeof err);
+    CHECK_RESULT(ATF_OK, atf_index_pack(in, packed, &err));
+    CHECK_RESULT(ATF_OK, atf_index_unpack(packed, back, &err));
+    if (!file_is(back, l1)) printf("  %s: unpack(pack(file)) differs\n", what);
+    CHECK(file_is(back, l1));
+    p = blob_read(packed);
+    CHECK(p.size > ATF_HEADER_SIZE && p.data[5] == ATF_LAYOUT_PACKED);
+    if (packed_want) CHECK(file_is(packed, packed_want));
+
+    memset(&opt, 0, sizeof opt);
+    opt.verify_crc = 1;
+    CHECK_RESULT(ATF_OK, atf_index_reader_open(&a, in, &opt));
+    CHECK_RESULT(ATF_OK, atf_index_reader_open(&b, packed, &opt));
+    CHECK(!a.packed && b.packed);
+    CHECK_EQ(ATF_LAYOUT_1, b.layout);
+    CHECK_EQ(ATF_COUNT_FINALIZED, b.counted);
+    CHECK_EQ(events ? ATF_CRC_OK : ATF_CRC_NOT_COMPUTED, b.crc_state); /* CRC of nothing: 0 */
+    CHECK_EQ(a.crc_state, b.crc_state);
+    CHECK_EQ(events, a.event_count);
+    CHECK_EQ(events, b.event_count);
+    CHECK_EQ(0, b.torn_bytes);
+    CHECK_EQ(a.header.thread_id, b.header.thread_id);
+    CHECK_EQ(a.header.time_start_ns, b.header.time_start_ns);
+    CHECK_EQ(a.header.time_end_ns, b.header.time_end_ns);
+    CHECK_EQ(a.header.event_count, b.header.event_count);
+    CHECK_EQ(a.header.flags, b.header.flags);
+    CHECK_EQ(a.footer.checksum, b.footer.checksum);
+    check_events_equal(&b, l1, events < b.event_count ? events : b.event_count);
+    atf_index_reader_close(&a);
+    atf_index_reader_close(&b);
+
+    /* out may be in: pack in place, then unpack in place, gives the file back */
+    CHECK_RESULT(ATF_OK, atf_index_pack(in, in, &err));
+    CHECK(file_is(in, &p));
+    CHECK_RESULT(ATF_OK, atf_index_unpack(in, in, &err));
+    CHECK(file_is(in, l1));
+    CHECK_RESULT(ATF_OK, err.code);
+    free(p.data);
+}
+
+/* Every index.atf of tests/golden/<dir>/ whose version byte says layout 1. */
+static void test_golden_round_trip(void) {
+    DIR *d = opendir(GOLDEN_DIR);
+    struct dirent *e;
+    size_t layout1 = 0;
+    while (d && (e = readdir(d)) != NULL) {
+        char path[600];
+        blob f;
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s/index.atf", GOLDEN_DIR, e->d_name);
+        f = blob_read(path);
+        if (f.size > ATF_HEADER_SIZE && f.data[5] == ATF_LAYOUT_1) {
+            check_round_trip(path, &f, NULL);
+            layout1++;
+        }
+        free(f.data);
+    }
+    if (d) closedir(d);
+    CHECK(layout1 >= 1); /* run from the repository root: the golden set is there */
+}
+
+/* Sessions recorded in both layouts: the writer's packed file is what atf_index_pack
+ * makes of the layout-1 file, and it unpacks to that file (0 events, one event, one full
+ * block, two full blocks and a short one, three full blocks). */
+static void test_session_twins(void) {
+    static const uint64_t counts[] = { 0, 1, ATF_PACKED_BLOCK_EVENTS, 2 * ATF_PACKED_BLOCK_EVENTS + 452,
+                                       3 * ATF_PACKED_BLOCK_EVENTS };
+    size_t i;
+    for (i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        twins t;
+        if (twins_record(&t, counts[i])) {
+            char what[64], in[600], out[600];
+            atf_error err;
+            snprintf(what, sizeof what, "session of %" PRIu64 " events", counts[i]);
+            check_round_trip(what, &t.l1, &t.packed);
+            /* and the writer's packed file itself unpacks to the layout-1 twin */
+            scratch_path(in, sizeof in, "twin_packed.atf");
+            scratch_path(out, sizeof out, "twin_unpacked.atf");
+            CHECK_EQ(0, write_file(in, t.packed.data, t.packed.size));
+            memset(&err, 0, sizeof err);
+            CHECK_RESULT(ATF_OK, atf_index_unpack(in, out, &err));
+            CHECK(file_is(out, &t.l1));
+        }
+        twins_free(&t);
+    }
+}
+
+/* The thread reader over the packed session: same events, detail links intact. */
+static void test_thread_reader_packed(void) {
+    twins t;
+    atf_thread_reader tr;
+    uint64_t i, linked = 0;
+    if (!twins_record(&t, 2 * ATF_PACKED_BLOCK_EVENTS + 452)) {
+        twins_free(&t);
+        return;
+    }
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, t.packed_dir, NULL));
+    CHECK(tr.index.packed && tr.has_detail);
+    CHECK_EQ(t.events, tr.index.event_count);
+    check_events_equal(&tr.index, &t.l1, tr.index.event_count);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
+    for (i = 0; i < tr.index.event_count; i++) {
+        atf_detail_event d;
+        atf_result rc = atf_thread_reader_detail_of(&tr, i, &d);
+        CHECK(rc == ATF_OK || rc == ATF_E_NO_DETAIL);
+        linked += rc == ATF_OK;
+    }
+    CHECK_EQ(tr.detail.event_count, linked);
+    CHECK(linked > 0);
+    atf_thread_reader_close(&tr);
+    twins_free(&t);
+}
+
+/* ---- refusals --------------------------------------------------------------------------- */
+
+/* A conversion refused with `want`: err says so, and neither out nor its .tmp exists. */
+static void check_refused(atf_result want, int pack, const char *in) {
+    char out[600], tmp[620];
+    atf_error err;
+    memset(&err, 0, sizeof err);
+    scratch_path(out, sizeof out, "refused.atf");
+    snprintf(tmp, sizeof tmp, "%s.tmp", out);
+    CHECK_RESULT(want, pack ? atf_index_pack(in, out, &err) : atf_index_unpack(in, out, &err));
+    CHECK_RESULT(want, err.code);
+    CHECK(!path_exists(out) && !path_exists(tmp));
+}
+
+/* The header a crash leaves: no counts, no footer offset, no times. */
+static void make_placeholder(blob *b) {
+    atf_index_header h;
+    atf_index_header_decode(b->data, &h);
+    h.event_count = 0;
+    h.footer_offset = 0;
+    h.time_start_ns = h.time_end_ns = 0;
+    atf_index_header_encode(&h, b->data);
+}
+
+static void test_convert_refusals(void) {
+    twins t;
+    char l1[600], packed[600], l2[300], path[600];
+    if (!twins_record(&t, 100)) {
+        twins_free(&t);
+        return;
+    }
+    scratch_path(l1, sizeof l1, "refuse_l1.atf");
+    scratch_path(packed, sizeof packed, "refuse_packed.atf");
+    snprintf(l2, sizeof l2, "%s/layout2/index.atf", GOLDEN_DIR);
+    CHECK_EQ(0, write_file(l1, t.l1.data, t.l1.size));
+    CHECK_EQ(0, write_file(packed, t.packed.data, t.packed.size));
+    check_refused(ATF_E_VERSION, 1, packed); /* packed already */
+    check_refused(ATF_E_VERSION, 0, l1);     /* not packed */
+    CHECK(path_exists(l2));
+    check_refused(ATF_E_VERSION, 1, l2);     /* layout 2 has no packed form */
+    check_refused(ATF_E_VERSION, 0, l2);
+
+    /* unfinalized files, both ways: recovery must come first */
+    make_placeholder(&t.l1);
+    make_placeholder(&t.packed);
+    scratch_path(path, sizeof path, "refuse_l1_open.atf");
+    CHECK_EQ(0, write_file(path, t.l1.data, t.l1.size));
+    check_refused(ATF_E_ARG, 1, path);
+    scratch_path(path, sizeof path, "refuse_packed_open.atf");
+    CHECK_EQ(0, write_file(path, t.packed.data, t.packed.size));
+    check_refused(ATF_E_ARG, 0, path);
+    twins_free(&t);
+}
+
+/* err is optional (atf.h: "`err` (optional) says what and where"): a refusal without one
+ * must return its code. Last in the table: a library that dereferences the NULL ends the
+ * run here, after every other test has reported. */
+static void test_convert_without_err(void) {
+    twins t;
+    char packed[600];
+    if (!twins_record(&t, 10)) {
+        twins_free(&t);
+        return;
+    }
+    scratch_path(packed, sizeof packed, "noerr_packed.atf");
+    CHECK_EQ(0, write_file(packed, t.packed.data, t.packed.size));
+    CHECK_RESULT(ATF_E_VERSION, atf_index_pack(packed, packed, NULL));
+    CHECK_RESULT(ATF_E_ARG, atf_index_unpack(NULL, packed, NULL));
+    twins_free(&t);
+}
+
+/* ---- torn and damaged packed files ------------------------------------------------------ */
+
+/* Reads the first `cut` bytes of the packed twin: exactly the whole blocks in them. */
+static void check_cut(const twins *t, const blob *packed, const packed_layout *l, uint64_t cut) {
+    atf_index_reader r;
+    uint8_t *copy;
+    uint64_t k, events = 0, whole_end = ATF_HEADER_SIZE + ATF_PACKED_LANE_SIZE;
+    atf_result rc = open_copy(&r, packed->data, (size_t)cut, &copy);
+    if (cut < whole_end) whole_end = ATF_HEADER_SIZE; /* the lane header itself is torn */
+    for (k = 0; k < l->blocks && l->end[k] <= cut; k++) {
+        events += l->events[k];
+        whole_end = l->end[k];
+    }
+    CHECK_RESULT(ATF_OK, rc);
+    if (rc == ATF_OK) {
+        if (r.event_count != events || r.torn_bytes != cut - whole_end)
+            printf("  cut at %" PRIu64 " of %zu bytes\n", cut, packed->size);
+        CHECK(r.counted == ATF_COUNT_FROM_SIZE || r.counted == ATF_COUNT_FOOTER_MISMATCH);
+        CHECK(r.packed);
+        CHECK_EQ(events, r.event_count);
+        CHECK_EQ(cut - whole_end, r.torn_bytes);
+        check_events_equal(&r, &t->l1, events < r.event_count ? events : r.event_count);
+        atf_index_reader_close(&r);
+    }
+    free(copy);
+}
+
+/* Cut inside the lane header, inside each block's header and payload, at each block's
+ * end, inside the table and inside the footer; with the finalized header (a short copy)
+ * and with the placeholder (a crash). */
+static void test_torn(void) {
+    twins t;
+    packed_layout l;
+    blob crashed;
+    uint64_t cuts[64], k;
+    size_t n = 0, i, pass;
+    if (!twins_record(&t, 2 * ATF_PACKED_BLOCK_EVENTS + 452)) {
+        twins_free(&t);
+        return;
+    }
+    l = layout_of(&t.packed, t.events);
+    CHECK_EQ(3, l.blocks);
+    cuts[n++] = ATF_HEADER_SIZE;
+    cuts[n++] = ATF_HEADER_SIZE + 7;
+    cuts[n++] = ATF_HEADER_SIZE + ATF_PACKED_LANE_SIZE;
+    for (k = 0; k < l.blocks && k < 3; k++) {
+        cuts[n++] = l.start[k] + 9;
+        cuts[n++] = l.start[k] + ATF_PACKED_BLOCK_HEADER_SIZE;
+        cuts[n++] = l.start[k] + ATF_PACKED_BLOCK_HEADER_SIZE + 1;
+        cuts[n++] = (l.start[k] + l.end[k]) / 2;
+        cuts[n++] = l.end[k] - 1;
+        cuts[n++] = l.end[k];
+        cuts[n++] = l.end[k] + 1;
+    }
+    cuts[n++] = l.table + 12;
+    cuts[n++] = l.footer - 1;
+    cuts[n++] = l.footer;
+    cuts[n++] = l.footer + 32;
+    cuts[n++] = l.footer + ATF_FOOTER_SIZE - 1;
+    crashed.size = t.packed.size;
+    crashed.data = (uint8_t *)malloc(crashed.size);
+    if (!crashed.data) {
+        twins_free(&t);
+        return;
+    }
+    memcpy(crashed.data, t.packed.data, crashed.size);
+    make_placeholder(&crashed);
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i < n; i++) check_cut(&t, pass ? &crashed : &t.packed, &l, cuts[i]);
+    free(crashed.data);
+    twins_free(&t);
+}
+
+/* A flipped byte in block k (its payload, or the CRC in its header): blocks before it
+ * read, it and every block after it do not. A flipped table or footer count: all read. */
+static void test_flipped_byte(void) {
+    twins t;
+    packed_layout l;
+    uint64_t k, j;
+    if (!twins_record(&t, 2 * ATF_PACKED_BLOCK_EVENTS + 452)) {
+        twins_free(&t);
+        return;
+    }
+    l = layout_of(&t.packed, t.events);
+    for (k = 0; k < l.blocks && k < 3; k++) {
+        uint64_t at[2], events = 0;
+        at[0] = l.start[k] + ATF_PACKED_BLOCK_HEADER_SIZE + 5; /* payload */
+        at[1] = l.start[k] + 8;                                /* header: CRC */
+        for (j = 0; j < k; j++) events += l.events[j];
+        for (j = 0; j < 2; j++) {
+            atf_index_reader r;
+            uint8_t *copy;
+            atf_result rc;
+            t.packed.data[at[j]] ^= 0x40;
+            rc = open_copy(&r, t.packed.data, t.packed.size, &copy);
+            t.packed.data[at[j]] ^= 0x40;
+            CHECK_RESULT(ATF_OK, rc);
+            if (rc != ATF_OK) {
+                free(copy);
+                continue;
+            }
+            CHECK_EQ(ATF_COUNT_FOOTER_MISMATCH, r.counted); /* the footer counts them all */
+            CHECK_EQ(events, r.event_count);
+            CHECK_EQ(l.footer - (k ? l.end[k - 1] : l.start[0]), r.torn_bytes);
+            check_events_equal(&r, &t.l1, events < r.event_count ? events : r.event_count);
+            atf_index_reader_close(&r);
+            free(copy);
+        }
+    }
+    /* a wrong table entry, or a footer count one off: every block reads, but the footer
+     * is not believed, and the table is what follows the blocks */
+    for (j = 0; j < 2; j++) {
+        atf_index_reader r;
+        uint8_t *copy;
+        atf_result rc;
+        uint64_t at = j ? l.footer + 8 : l.table + 8;
+        t.packed.data[at] ^= 0x01;
+        rc = open_copy(&r, t.packed.data, t.packed.size, &copy);
+        t.packed.data[at] ^= 0x01;
+        CHECK_RESULT(ATF_OK, rc);
+        if (rc == ATF_OK) {
+            CHECK_EQ(ATF_COUNT_FOOTER_MISMATCH, r.counted);
+            CHECK_EQ(t.events, r.event_count);
+            CHECK_EQ(l.blocks * 8, r.torn_bytes);
+            check_events_equal(&r, &t.l1, r.event_count);
+            atf_index_reader_close(&r);
+        }
+        free(copy);
+    }
+    twins_free(&t);
+}
+
+/* ---- hand-built packed files ----------------------------------------------------------- */
+
+/* A packed image of the layout-1 file `l1` with the blocks holding sizes[0..n) events and
+ * lane header block_events `lane_events`, laid out as the format says (no footer when the
+ * sizes do not cover every event). */
+static blob build_packed(const blob *l1, uint32_t lane_events, const uint32_t *sizes, size_t n) {
+    uint64_t events = (l1->size - ATF_HEADER_SIZE - ATF_FOOTER_SIZE) / ATF_INDEX_EVENT_SIZE, done = 0;
+    size_t k, at, cap = l1->size * 2 + 1024;
+    uint32_t tid = le32(l1->data + 12);
+    blob b;
+    b.data = (uint8_t *)calloc(1, cap);
+    b.size = 0;
+    if (!b.data) return b;
+    memcpy(b.data, l1->data, ATF_HEADER_SIZE);
+    b.data[5] = ATF_LAYOUT_PACKED;
+    memcpy(b.data + ATF_HEADER_SIZE, ATF_PACKED_LANE_MAGIC, 4);
+    put32(b.data + ATF_HEADER_SIZE + 4, lane_events);
+    at = ATF_HEADER_SIZE + ATF_PACKED_LANE_SIZE;
+    for (k = 0; k < n && done + sizes[k] <= events; k++) {
+        uint8_t *h = b.data + at;
+        size_t len = atf_packed_encode(l1->data + ATF_HEADER_SIZE + done * ATF_INDEX_EVENT_SIZE,
+                                       sizes[k], tid, h + ATF_PACKED_BLOCK_HEADER_SIZE);
+        put32(h, sizes[k]);
+        put32(h + 4, (uint32_t)len);
+        put32(h + 8, atf_crc32c(h + ATF_PACKED_BLOCK_HEADER_SIZE, len));
+        at += ATF_PACKED_BLOCK_HEADER_SIZE + len;
+        done += sizes[k];
+    }
+    b.size = at;
+    return b;
+}
+
+/* Opens a hand-built image: rc, and on success the event count (and the events checked). */
+static atf_result open_built(const blob *b, const blob *l1, uint64_t *count) {
+    atf_index_reader r;
+    uint8_t *copy;
+    atf_result rc = open_copy(&r, b->data, b->size, &copy);
+    *count = UINT64_MAX;
+    if (rc == ATF_OK) {
+        *count = r.event_count;
+        check_events_equal(&r, l1, r.event_count);
+        atf_index_reader_close(&r);
+    }
+    free(copy);
+    return rc;
+}
+
+/* Readers take any block_events from 1 to 65536, and only the last block may be short:
+ * after a short block nothing counts (a writer never puts one there). */
+static void test_block_rules(void) {
+    static const uint32_t fours[] = { 4, 4, 4, 4, 4 }, short_first[] = { 2, 4, 4 };
+    static const uint32_t ones[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    twins t;
+    blob b;
+    uint64_t count;
+    if (!twins_record(&t, 20)) {
+        twins_free(&t);
+        return;
+    }
+    b = build_packed(&t.l1, 4, fours, 5);
+    CHECK_RESULT(ATF_OK, open_built(&b, &t.l1, &count));
+    CHECK_EQ(20, count);
+    free(b.data);
+    b = build_packed(&t.l1, 1, ones, 20);
+    CHECK_RESULT(ATF_OK, open_built(&b, &t.l1, &count));
+    CHECK_EQ(20, count);
+    free(b.data);
+    b = build_packed(&t.l1, 4, short_first, 3);
+    CHECK_RESULT(ATF_OK, open_built(&b, &t.l1, &count));
+    CHECK_EQ(2, count);
+    free(b.data);
+    b = build_packed(&t.l1, 2, fours, 5); /* blocks larger than the lane allows */
+    CHECK_RESULT(ATF_OK, open_built(&b, &t.l1, &count));
+    CHECK_EQ(0, count);
+    free(b.data);
+    b = build_packed(&t.l1, ATF_PACKED_BLOCK_EVENTS_MAX, fours, 1);
+    CHECK_RESULT(ATF_OK, open_built(&b, &t.l1, &count));
+    CHECK_EQ(4, count);
+    put32(b.data + ATF_HEADER_SIZE + 4, ATF_PACKED_BLOCK_EVENTS_MAX + 1);
+    CHECK_RESULT(ATF_E_CORRUPT, open_built(&b, &t.l1, &count));
+    put32(b.data + ATF_HEADER_SIZE + 4, 0);
+    CHECK_RESULT(ATF_E_CORRUPT, open_built(&b, &t.l1, &count));
+    put32(b.data + ATF_HEADER_SIZE + 4, 4);
+    b.data[ATF_HEADER_SIZE + ATF_PACKED_LANE_SIZE + 12] = 1; /* block header reserved bytes */
+    CHECK_RESULT(ATF_OK, open_built(&b, &t.l1, &count));
+    CHECK_EQ(0, count);
+    b.data[ATF_HEADER_SIZE] = 'X';                              /* lane magic */
+    CHECK_RESULT(ATF_E_CORRUPT, open_built(&b, &t.l1, &count));
+    free(b.data);
+    twins_free(&t);
+}
+
+/* ---- the codec -------------------------------------------------------------------------- */
+
+/* One record: the fields of an index event in layout 1 (`link` ATF_NO_DETAIL_U32: none). */
+static void put_record(uint8_t *out, uint64_t ts, uint64_t fid, uint32_t thread, uint32_t kind,
+                       uint32_t depth, uint32_t link) {
+    atf_index_event e;
+    memset(&e, 0, sizeof e);
+    e.timestamp_ns = ts;
+    e.function_id = fid;
+    e.thread_id = thread;
+    e.kind = kind;
+    e.call_depth = depth;
+    e.detail_seq = link == ATF_NO_DETAIL_U32 ? ATF_NO_DETAIL : link;
+    atf_index_event_encode(ATF_LAYOUT_1, &e, out);
+}
+
+/* Encodes n records for thread tid into exactly n * ATF_PACKED_EVENT_MAX bytes, decodes
+ * them into exactly n records: the same bytes must come back, and a count one off either
+ * way must not decode. Returns the payload's length. */
+static size_t check_codec(const char *what, const uint8_t *records, size_t n, uint32_t tid) {
+    uint8_t *coded = (uint8_t *)malloc(n * ATF_PACKED_EVENT_MAX + 1);
+    uint8_t *back = (uint8_t *)malloc((n + 1) * ATF_INDEX_EVENT_SIZE);
+    size_t len = 0;
+    if (!coded || !back) {
+        CHECK(0);
+    } else {
+        len = atf_packed_encode(records, n, tid, coded);
+        CHECK(len <= n * ATF_PACKED_EVENT_MAX);
+        CHECK(len >= 2 * n); /* what a reader demands of a block */
+        CHECK_RESULT(ATF_OK, atf_packed_decode(coded, len, n, tid, back));
+        if (n && memcmp(back, records, n * ATF_INDEX_EVENT_SIZE) != 0) {
+            size_t i = 0;
+            while (memcmp(back + i * 32, records + i * 32, 32) == 0) i++;
+            printf("  %s: record %zu does not round trip\n", what, i);
+            CHECK(0);
+        }
+        CHECK_RESULT(ATF_E_CORRUPT, atf_packed_decode(coded, len, n + 1, tid, back));
+        if (n) CHECK_RESULT(ATF_E_CORRUPT, atf_packed_decode(coded, len, n - 1, tid, back));
+    }
+    free(coded);
+    free(back);
+    return len;
+}
+
+static void test_codec_kinds(void) {
+    static const uint32_t kinds[] = { ATF_EVENT_CALL, ATF_EVENT_RETURN, ATF_EVENT_EXCEPTION, 0, 4, 5,
+                                      0x7F, 0x80, 0xFFFF, UINT32_MAX, ATF_EVENT_RETURN };
+    uint8_t rec[sizeof kinds / sizeof kinds[0] * 32];
+    size_t i, n = sizeof kinds / sizeof kinds[0];
+    for (i = 0; i < n; i++) put_record(rec + i * 32, 100 + i, 0x10, 7, kinds[i], 3, ATF_NO_DETAIL_U32);
+    check_codec("kinds", rec, n, 7);
+}
+
+static void test_codec_depths(void) {
+    /* calls nest one deeper, returns come back; the rest jump (up, down, to the ends) */
+    static const uint32_t depth[] = { 0, 1, 2, 2, 40, 3, 0, UINT32_MAX, 0, 1000000, 999999,
+                                      5, 0x80000000u, 0x7FFFFFFFu, 0, 0 };
+    static const uint32_t kind[] = { 1, 1, 1, 2, 1, 2, 2, 1, 3, 1, 2, 2, 1, 2, 2, 1 };
+    uint8_t rec[sizeof depth / sizeof depth[0] * 32];
+    size_t i, n = sizeof depth / sizeof depth[0];
+    for (i = 0; i < n; i++) put_record(rec + i * 32, 100 + i, 0x10 + i, 7, kind[i], depth[i], ATF_NO_DETAIL_U32);
+    check_codec("depths", rec, n, 7);
+}
+
+static void test_codec_links(void) {
+    /* none, consecutive from the start, none between, a run again, jumps up and down, the
+     * largest link, the wrap of "previous + 1" onto "none" */
+    static const uint32_t link[] = { ATF_NO_DETAIL_U32, 0, 1, 2, ATF_NO_DETAIL_U32, 3, 4, 100, 50, 51,
+                                     0xFFFFFFFEu, ATF_NO_DETAIL_U32, 0, 0, 7, ATF_NO_DETAIL_U32 };
+    uint8_t rec[sizeof link / sizeof link[0] * 32];
+    size_t i, n = sizeof link / sizeof link[0];
+    for (i = 0; i < n; i++) put_record(rec + i * 32, 100 + i, 0x10, 7, 1 + (uint32_t)(i % 2), 0, link[i]);
+    check_codec("links", rec, n, 7);
+}
+
+static void test_codec_threads(void) {
+    /* the header's thread, another, back, the ends of the range */
+    static const uint32_t thread[] = { 7, 7, 8, 8, 7, 0, UINT32_MAX, UINT32_MAX, 7 };
+    uint8_t rec[sizeof thread / sizeof thread[0] * 32];
+    size_t i, n = sizeof thread / sizeof thread[0];
+    for (i = 0; i < n; i++) put_record(rec + i * 32, 100 + i, 0x10, thread[i], 1, (uint32_t)i, ATF_NO_DETAIL_U32);
+    check_codec("threads", rec, n, 7);
+    check_codec("threads, header thread 0", rec, n, 0);
+}
+
+static void test_codec_timestamps(void) {
+    static const uint64_t ts[] = { 1000, 999, 0, UINT64_MAX, 0, 5, UINT64_MAX / 2, UINT64_MAX / 2,
+                                   1ull << 63, 3 };
+    uint8_t rec[sizeof ts / sizeof ts[0] * 32];
+    size_t i, n = sizeof ts / sizeof ts[0];
+    for (i = 0; i < n; i++) put_record(rec + i * 32, ts[i], 0x10, 7, 1, (uint32_t)i, ATF_NO_DETAIL_U32);
+    check_codec("timestamps", rec, n, 7);
+}
+
+static void test_codec_function_ids(void) {
+    /* 0 and UINT64_MAX at one depth, at depths that share a slot (64 apart), and apart */
+    static const uint64_t fid[] = { 0, UINT64_MAX, 0, UINT64_MAX, UINT64_MAX, 0, 1ull << 63, 0, UINT64_MAX };
+    static const uint32_t depth[] = { 0, 0, 64, 64, 1, 65, 0, 128, 192 };
+    uint8_t rec[sizeof fid / sizeof fid[0] * 32];
+    size_t i, n = sizeof fid / sizeof fid[0];
+    for (i = 0; i < n; i++) put_record(rec + i * 32, 100 + i, fid[i], 7, 1, depth[i], ATF_NO_DETAIL_U32);
+    check_codec("function ids", rec, n, 7);
+}
+
+/* The sizes the format promises: a predicted event costs 2 bytes, the worst one exactly
+ * ATF_PACKED_EVENT_MAX. */
+static void test_codec_sizes(void) {
+    uint8_t rec[2 * 32];
+    /* a call at depth 0, then its return: function, depth and thread as predicted */
+    put_record(rec, 5, 0, 7, ATF_EVENT_CALL, 0, ATF_NO_DETAIL_U32);
+    put_record(rec + 32, 9, 0, 7, ATF_EVENT_RETURN, 0, ATF_NO_DETAIL_U32);
+    CHECK_EQ(4, check_codec("predicted", rec, 2, 7));
+    /* every field at its widest: explicit kind, stamp and function differences of 64
+     * bits, an int32 depth difference, a given link, another thread */
+    put_record(rec, UINT64_MAX, 1ull << 63, UINT32_MAX, UINT32_MAX, 0x80000000u, 0xFFFFFFFEu);
+    CHECK_EQ(ATF_PACKED_EVENT_MAX, check_codec("widest", rec, 1, 0));
+}
+
+/* Random records: fields drawn near their predictions and far from them. */
+static void test_codec_random(void) {
+    size_t n = 5000, i;
+    uint8_t *rec = (uint8_t *)malloc(n * 32);
+    if (!rec) return;
+    rng_seed(0x5041434bu);
+    for (i = 0; i < n; i++) {
+        uint64_t r = rng_next();
+        uint32_t depth = (uint32_t)(r & 3 ? i % 9 : rng_next());
+        uint32_t kind = (uint32_t)((r >> 2) & 7 ? 1 + (r >> 5) % 3 : rng_next() % 300);
+        uint32_t link = (uint32_t)((r >> 8) & 1 ? (uint32_t)i : (r >> 9) & 1 ? ATF_NO_DETAIL_U32
+                                                                             : (uint32_t)rng_next());
+        uint32_t thread = (r >> 10) & 15 ? 7 : (uint32_t)rng_next();
+        uint64_t ts = (r >> 14) & 7 ? 1000 * i + (r >> 20) % 50 : rng_next();
+        uint64_t fid = (r >> 17) & 3 ? (r >> 40) % 16 : rng_next();
+        put_record(rec + i * 32, ts, fid, thread, kind, depth, link);
+    }
+    check_codec("random", rec, n, 7);
+    check_codec("random, the first block", rec, ATF_PACKED_BLOCK_EVENTS, 7);
+    free(rec);
+}
+
+/* ---- decoder refusals ------------------------------------------------------------------- */
+
+/* Decodes a hand-made payload of one event (or `count`) into an exact-size buffer. */
+static atf_result decode_bytes(const uint8_t *bytes, size_t len, size_t count, atf_index_event *first) {
+    uint8_t *copy = (uint8_t *)malloc(len ? len : 1), *rec = (uint8_t *)malloc(count ? count * 32 : 1);
+    atf_result rc = ATF_E_NOMEM;
+    if (copy && rec) {
+        if (len) memcpy(copy, bytes, len);
+        rc = atf_packed_decode(copy, len, count, 7, rec);
+        if (rc == ATF_OK && count && first) atf_index_event_decode(ATF_LAYOUT_1, rec, first);
+    }
+    free(copy);
+    free(rec);
+    return rc;
+}
+
+#define DECODE(expect, count, ...) do { \
+    static const uint8_t b_[] = { __VA_ARGS__ }; \
+    CHECK_RESULT(expect, decode_bytes(b_, sizeof b_, count, &ev)); \
+} while (0)
+
+/* Each refusal next to the nearest payload that decodes, so that the refusal is of the
+ * one thing changed. */
+static void test_decode_refusals(void) {
+    atf_index_event ev;
+    DECODE(ATF_OK, 1, 0x00, 0x05);                      /* a call at stamp 5 */
+    CHECK_EQ(5, ev.timestamp_ns);
+    CHECK_EQ(ATF_EVENT_CALL, ev.kind);
+    DECODE(ATF_E_CORRUPT, 1, 0x80, 0x05);               /* tag bit 7 */
+    DECODE(ATF_E_CORRUPT, 1, 0x81, 0x05);
+    DECODE(ATF_OK, 1, 0x20, 0x05, 0x09);                /* link given: 9 */
+    CHECK_EQ(9, ev.detail_seq);
+    DECODE(ATF_E_CORRUPT, 1, 0x30, 0x05);               /* link code 3, read as "next" */
+    DECODE(ATF_E_CORRUPT, 1, 0x30, 0x05, 0x09);         /*   or as "given" */
+    /* varints running past the end: stamp, explicit kind, function, depth, link, thread */
+    DECODE(ATF_E_CORRUPT, 1, 0x00, 0x85);
+    DECODE(ATF_E_CORRUPT, 1, 0x03, 0xFF);
+    DECODE(ATF_E_CORRUPT, 1, 0x04, 0x05, 0x80);
+    DECODE(ATF_E_CORRUPT, 1, 0x08, 0x05);
+    DECODE(ATF_E_CORRUPT, 1, 0x20, 0x05);
+    DECODE(ATF_E_CORRUPT, 1, 0x40, 0x05, 0xFF, 0xFF);
+    DECODE(ATF_E_CORRUPT, 1, 0x00);                     /* the stamp missing */
+    /* 64-bit fields: the largest value decodes, one bit more (or an 11th byte) does not */
+    DECODE(ATF_OK, 1, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01);
+    CHECK_EQ(UINT64_MAX, ev.timestamp_ns);
+    DECODE(ATF_E_CORRUPT, 1, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02);
+    DECODE(ATF_E_CORRUPT, 1, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00);
+    DECODE(ATF_E_CORRUPT, 1, 0x04, 0x05, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F);
+    /* 32-bit fields: UINT32_MAX decodes, 2^32 does not (kind, link, thread, depth) */
+    DECODE(ATF_OK, 1, 0x03, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x05);
+    CHECK_EQ(UINT32_MAX, ev.kind);
+    DECODE(ATF_E_CORRUPT, 1, 0x03, 0x80, 0x80, 0x80, 0x80, 0x10, 0x05);
+    DECODE(ATF_OK, 1, 0x40, 0x05, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F);
+    CHECK_EQ(UINT32_MAX, ev.thread_id);
+    DECODE(ATF_E_CORRUPT, 1, 0x40, 0x05, 0x80, 0x80, 0x80, 0x80, 0x10);
+    DECODE(ATF_E_CORRUPT, 1, 0x20, 0x05, 0x80, 0x80, 0x80, 0x80, 0x10);
+    DECODE(ATF_OK, 1, 0x08, 0x05, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F); /* zigzag: depth -2^31 */
+    CHECK_EQ(0x80000000u, ev.call_depth);
+    DECODE(ATF_E_CORRUPT, 1, 0x08, 0x05, 0x80, 0x80, 0x80, 0x80, 0x10);
+    DECODE(ATF_E_CORRUPT, 1, 0x08, 0x05, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01);
+    /* leftover bytes, and payloads holding fewer events than counted */
+    DECODE(ATF_E_CORRUPT, 1, 0x00, 0x05, 0x00);
+    DECODE(ATF_E_CORRUPT, 0, 0x00);
+    CHECK_RESULT(ATF_OK, decode_bytes(NULL, 0, 0, NULL));
+    CHECK_RESULT(ATF_E_CORRUPT, decode_bytes(NULL, 0, 1, NULL));
+    DECODE(ATF_OK, 2, 0x00, 0x05, 0x01, 0x05);
+    DECODE(ATF_E_CORRUPT, 3, 0x00, 0x05, 0x01, 0x05);
+}
+
+static const test_case tests[] = {
+    { "golden_round_trip", test_golden_round_trip },
+    { "session_twins", test_session_twins },
+    { "thread_reader_packed", test_thread_reader_packed },
+    { "convert_refusals", test_convert_refusals },
+    { "torn", test_torn },
+    { "flipped_byte", test_flipped_byte },
+    { "block_rules", test_block_rules },
+    { "codec_kinds", test_codec_kinds },
+    { "codec_depths", test_codec_depths },
+    { "codec_links", test_codec_links },
+    { "codec_threads", test_codec_threads },
+    { "codec_timestamps", test_codec_timestamps },
+    { "codec_function_ids", test_codec_function_ids },
+    { "codec_sizes", test_codec_sizes },
+    { "codec_random", test_codec_random },
+    { "decode_refusals", test_decode_refusals },
+    { "convert_without_err", test_convert_without_err }, /* last: see there */
+};
+
+int main(int argc, char **argv) {
+    int rc;
+    if (scratch_dir_make(scratch, sizeof scratch, "packed") != 0) return 1;
+    rc = harness_run("packed", tests, sizeof tests / sizeof tests[0], argc, argv);
+    remove_tree(scratch);
+    return rc;
+}
