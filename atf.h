@@ -768,14 +768,11 @@ ATF__INLINE void atf__store_release_u32(uint32_t *p, uint32_t v) {
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && \
     defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { __builtin_memcpy(p, &v, 8); }
-ATF__INLINE void atf__ring_store_le32(uint8_t *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
 #elif defined(ATF__CC_MSVC) && (defined(ATF__ARCH_X64) || defined(ATF__ARCH_ARM64))
 #  include <string.h>
 ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-ATF__INLINE void atf__ring_store_le32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 #else
 ATF__INLINE void atf__ring_store_le64(uint8_t *p, uint64_t v) { atf__store_le64(p, v); }
-ATF__INLINE void atf__ring_store_le32(uint8_t *p, uint32_t v) { atf__store_le32(p, v); }
 #endif
 
 /* ==== 9. producer ============================================================== >>producer */
@@ -3035,8 +3032,9 @@ ATF__HOT_INLINE int atf__pack_unwinds(uint32_t kind) {
 
 ATF__HOT_INLINE uint8_t *atf__pack_event(atf__pack_state *st, const uint8_t *rec, uint8_t *out) {
     uint64_t ts = atf__load_le64(rec), fid = atf__load_le64(rec + 8);
-    uint32_t thread = atf__load_le32(rec + 16), kind = atf__load_le32(rec + 20);
-    uint32_t depth = atf__load_le32(rec + 24), link = atf__load_le32(rec + 28);
+    uint64_t thread_kind = atf__load_le64(rec + 16), depth_link = atf__load_le64(rec + 24);
+    uint32_t thread = (uint32_t)thread_kind, kind = (uint32_t)(thread_kind >> 32);
+    uint32_t depth = (uint32_t)depth_link, link = (uint32_t)(depth_link >> 32);
     int unwinds = atf__pack_unwinds(kind);
     uint32_t want_depth = unwinds ? st->depth - 1u : st->depth;
     uint64_t *slot = &st->fn[depth & (ATF__PACK_FN_SLOTS - 1u)];
@@ -3139,10 +3137,8 @@ ATF__HOT_INLINE const uint8_t *atf__unpack_event(atf__pack_state *st, const uint
      * on the stack, which stalls the next load (measured: 3x the decoder's time) */
     atf__ring_store_le64(rec, ts);
     atf__ring_store_le64(rec + 8, fid);
-    atf__ring_store_le32(rec + 16, st->thread);
-    atf__ring_store_le32(rec + 20, kind);
-    atf__ring_store_le32(rec + 24, depth);
-    atf__ring_store_le32(rec + 28, (tag & 0x30u) ? st->link : ATF_NO_DETAIL_U32);
+    atf__ring_store_le64(rec + 16, (uint64_t)kind << 32 | st->thread); /* two fields a store */
+    atf__ring_store_le64(rec + 24, (uint64_t)((tag & 0x30u) ? st->link : ATF_NO_DETAIL_U32) << 32 | depth);
     *slot = fid;
     st->ts = ts;
     st->depth = unwinds ? depth : depth + 1u;
@@ -4695,14 +4691,17 @@ ATF__PRIVATE int atf__packer_write(atf__file_writer *f, atf__packer *k) {
     return atf__fd_pwrite(f->fd, k->block, ATF_PACKED_BLOCK_HEADER_SIZE, k->at, NULL);
 }
 
+#define ATF__PACK_CHUNK 128u     /* records coded, then CRC'd, at a time */
+
 /* Codes `count` layout-1 records into blocks and writes them: each block once full, the
- * open one at the end. 0, or -1 (OS error pending). */
+ * open one at the end; the file's CRC (of the layout-1 records) goes along. 0, or -1 (OS
+ * error pending). */
 ATF__PRIVATE int atf__file_writer_pack(atf__file_writer *f, const uint8_t *data, uint64_t count) {
     atf__packer *k = f->pack;
     uint8_t *payload = k->block + ATF_PACKED_BLOCK_HEADER_SIZE;
     uint64_t i = 0;
     while (i < count) {
-        uint64_t room, n;
+        uint64_t room, n, j;
         uint8_t *p;
         if (k->events == 0) {
             if (!atf__grow((void **)&k->table, &k->table_cap, k->blocks, sizeof *k->table)) {
@@ -4717,7 +4716,12 @@ ATF__PRIVATE int atf__file_writer_pack(atf__file_writer *f, const uint8_t *data,
         room = ATF_PACKED_BLOCK_EVENTS - k->events;
         n = count - i < room ? count - i : room;
         p = payload + k->len;
-        p = atf__pack_run(&k->st, data + i * ATF_INDEX_EVENT_SIZE, (size_t)n, p);
+        for (j = 0; j < n; j += ATF__PACK_CHUNK) { /* the file's CRC while the records are in cache */
+            const uint8_t *in = data + (i + j) * ATF_INDEX_EVENT_SIZE;
+            size_t m = n - j < ATF__PACK_CHUNK ? (size_t)(n - j) : ATF__PACK_CHUNK;
+            p = atf__pack_run(&k->st, in, m, p);
+            f->crc = atf_crc32c_update(f->crc, in, m * ATF_INDEX_EVENT_SIZE);
+        }
         k->len = (size_t)(p - payload);
         k->events += (uint32_t)n;
         i += n;
@@ -4750,8 +4754,10 @@ ATF__PRIVATE atf_result atf__file_writer_append(atf__file_writer *f, const uint8
             if (err->code == ATF_OK) atf__error_set_errno(err, ATF_E_IO, f->path, "write packed block", code);
             return ATF_E_IO;
         }
-        atf__file_writer_account(f, data, n, count, 0, atf__load_le64(data + n - ATF_INDEX_EVENT_SIZE), 0, 0);
-        if (f->count == count) f->time_start = atf__load_le64(data);
+        if (f->count == 0) f->time_start = atf__load_le64(data); /* (the CRC is the packer's) */
+        f->time_end = atf__load_le64(data + n - ATF_INDEX_EVENT_SIZE);
+        f->bytes += n;
+        f->count += count;
     } else if (f->is_detail) {
         size_t done = 0;
         uint64_t seq_first = atf__detail_record_seq(f->layout, data);

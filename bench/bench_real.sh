@@ -4,14 +4,19 @@
 # record --no-libcall` (the same binary for both tracers), quiet and then with one core
 # kept busy (`yes > /dev/null`). Prints one line per workload and machine state: the
 # median wall seconds of each (BENCH_REAL_RUNS runs, interleaved), uftrace / ours, and of
-# our last trace the events, events lost, tracer pauses and bytes on disk per event.
+# the last traces the events, events lost, tracer pauses and bytes on disk per event, ours
+# (atf record's default, the packed layout) and uftrace's (its data directory over the
+# same events).
 # A benchmark, never a test: not part of `make test` or CI, and it fails on no figure.
 #
 #   make bench-real [BENCH_REAL_RUNS=3] [BENCH_REAL_SIZE=small|full]
 #
-# The programs: Lua 5.4 (package lua5.4: a recursive fib and a table sort) and the SQLite
-# shell (package sqlite3: inserts, an index, GROUP BY queries). SIZE small keeps each
-# trace under 3 GB (below this machine's dirty-page limit); full is ten times that.
+# The programs: Lua 5.4 (package lua5.4: a recursive fib and a table sort), the SQLite
+# shell (package sqlite3: inserts, an index, GROUP BY queries), zstd (package libzstd:
+# compressing its own sources with two worker threads, -T2) and bench/bench_threads.cpp
+# (C++: four busy threads on this machine's two cores, recursion through std::vector and
+# std::map, exceptions). SIZE small keeps each layout-1 trace under 3 GB (below this
+# machine's dirty-page limit); full is ten times that.
 # Sources come from `apt-get source` (a deb-src entry is added next to the deb one when
 # there is none; run as root); nothing else is downloaded. Everything is built and traced
 # under $BUILD/bench_real, every trace deleted after its run, every traced run bounded by
@@ -22,6 +27,7 @@ ATF=${ATF:-$BUILD/atf}
 RUNS=${BENCH_REAL_RUNS:-3}
 SIZE=${BENCH_REAL_SIZE:-small}
 W=$(cd "$BUILD" && pwd)/bench_real
+SRC_DIR=$(cd "$(dirname "$0")/.." && pwd)
 ATF=$(cd "$(dirname "$ATF")" && pwd)/$(basename "$ATF")
 LIMIT=600                                 # seconds a traced run may take
 mkdir -p "$W/src" "$W/bin" "$W/data"
@@ -39,7 +45,7 @@ sources() {
         apt-get update -qq >/dev/null 2>&1 || return 1
     fi
     command -v dpkg-source >/dev/null 2>&1 || apt-get install -y -qq dpkg-dev >/dev/null 2>&1
-    (cd "$W/src" && for p in lua5.4 sqlite3; do
+    (cd "$W/src" && for p in lua5.4 sqlite3 libzstd; do
         ls -d "$p"-*/ >/dev/null 2>&1 || apt-get source -qq "$p" >/dev/null 2>&1 || exit 1
     done)
 }
@@ -72,8 +78,42 @@ build_sqlite() {
     done
 }
 
+build_zstd() {
+    [ -x "$W/bin/zstd_hooked" ] && return 0
+    d=$(ls -d "$W"/src/libzstd-*/ | head -n 1)
+    for how in plain hooked; do
+        flags="-O2 -g"
+        [ "$how" = hooked ] && flags="$flags -finstrument-functions"
+        (cd "$d" && cc $flags -DZSTD_MULTITHREAD -DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 \
+            -Ilib -Ilib/common programs/*.c lib/common/*.c lib/compress/*.c \
+            lib/decompress/*.c lib/dictBuilder/*.c -pthread -o "$W/bin/zstd_$how") || return 1
+    done
+}
+
+# zstd's input: its own sources, ZSTD_BYTES of them
+zstd_input() {
+    d=$(ls -d "$W"/src/libzstd-*/ | head -n 1)
+    [ -n "$d" ] || return 1
+    (cd "$d" && tar cf "$W/data/src.tar" lib programs) || return 1
+    : >"$W/data/zstd.in"
+    while [ "$(wc -c <"$W/data/zstd.in")" -lt "$ZSTD_BYTES" ]; do
+        cat "$W/data/src.tar" >>"$W/data/zstd.in"
+    done
+}
+
+build_cxx() {
+    [ -x "$W/bin/threads_hooked" ] && return 0
+    c++ -O2 -g -std=c++11 -pthread -o "$W/bin/threads_plain" "$SRC_DIR/bench/bench_threads.cpp" &&
+        c++ -O2 -g -std=c++11 -pthread -finstrument-functions -o "$W/bin/threads_hooked" \
+            "$SRC_DIR/bench/bench_threads.cpp"
+}
+
 # ---- workloads --------------------------------------------------------------------------
-if [ "$SIZE" = full ]; then LUA_N=31 SQL_ROWS=1500000; else LUA_N=26 SQL_ROWS=150000; fi
+if [ "$SIZE" = full ]; then
+    LUA_N=31 SQL_ROWS=1500000 ZSTD_BYTES=80000000 CXX_ROUNDS=500
+else
+    LUA_N=26 SQL_ROWS=150000 ZSTD_BYTES=8000000 CXX_ROUNDS=50
+fi
 cat >"$W/data/work.lua" <<'LUA'
 local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
 local n = tonumber(arg[1])
@@ -119,13 +159,17 @@ measure() {
     : >"$W/t.atf"
     : >"$W/t.uftrace"
     i=0
+    ubytes=
     while [ "$i" -lt "$RUNS" ]; do
         run_one plain "$name" "$@" >>"$W/t.plain"
         run_one atf "$name" "$@" >>"$W/t.atf"
         events=$("$ATF" stats --json "$W"/trace/session_* 2>/dev/null |
                  python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(t["events"] for t in d["threads"]), sum(t["dropped"] + t["events_lost"] for t in d["threads"]), d["pauses"]["total_ns"])' 2>/dev/null)
         bytes=$(du -sb "$W/trace" | cut -f1)
-        if [ "$have_uftrace" = 1 ]; then run_one uftrace "$name" "$@" >>"$W/t.uftrace"; fi
+        if [ "$have_uftrace" = 1 ]; then
+            run_one uftrace "$name" "$@" >>"$W/t.uftrace"
+            ubytes=$(du -sb "$W/trace" | cut -f1)
+        fi
         rm -rf "$W/trace"
         i=$((i + 1))
     done
@@ -138,10 +182,13 @@ measure() {
         ratio=$(printf '%.2f' "$(echo "scale=4; $u / $a" | bc)")
     fi
     set -- $events
-    bpe=-
-    [ "${1:-0}" -gt 0 ] 2>/dev/null && bpe=$(printf '%.1f' "$(echo "scale=2; $bytes / $1" | bc)")
-    printf '%-28s plain %7.3f s  ours %7.3f s  uftrace %7s s  uftrace/ours %5s  events %s  lost %s  paused %s ns  bytes/event %s\n' \
-        "$label" "$p" "$a" "$u" "$ratio" "${1:--}" "${2:--}" "${3:--}" "$bpe"
+    bpe=- ubpe=-
+    if [ "${1:-0}" -gt 0 ] 2>/dev/null; then
+        bpe=$(printf '%.2f' "$(echo "scale=3; $bytes / $1" | bc)")
+        [ -n "$ubytes" ] && ubpe=$(printf '%.2f' "$(echo "scale=3; $ubytes / $1" | bc)")
+    fi
+    printf '%-28s plain %7.3f s  ours %7.3f s  uftrace %7s s  uftrace/ours %5s  events %s  lost %s  paused %s ns  bytes/event ours %s uftrace %s\n' \
+        "$label" "$p" "$a" "$u" "$ratio" "${1:--}" "${2:--}" "${3:--}" "$bpe" "$ubpe"
 }
 
 have_uftrace=0
@@ -154,6 +201,8 @@ if ! sources; then
 fi
 build_lua || note "the Lua build failed"
 build_sqlite || note "the SQLite build failed (see $W/sqlite-*/build.log)"
+build_zstd && zstd_input || note "the zstd build failed"
+build_cxx || note "the C++ build failed"
 
 for state in quiet busy; do
     spinner=
@@ -164,6 +213,10 @@ for state in quiet busy; do
     [ -x "$W/bin/lua_hooked" ] && measure "lua fib($LUA_N)+sort, $state" lua "$W/data/work.lua" "$LUA_N"
     [ -x "$W/bin/sqlite3_hooked" ] &&
         measure "sqlite $SQL_ROWS rows, $state" sqlite3 ":memory:" ".read $W/data/work.sql"
+    [ -x "$W/bin/zstd_hooked" ] &&
+        measure "zstd -T2 $ZSTD_BYTES B, $state" zstd -T2 -3 -f -q -o "$W/data/zstd.out" "$W/data/zstd.in"
+    [ -x "$W/bin/threads_hooked" ] &&
+        measure "c++ 4 threads x $CXX_ROUNDS, $state" threads "$CXX_ROUNDS" 4
     [ -n "$spinner" ] && kill "$spinner" 2>/dev/null
 done
 rm -rf "$W/trace"
