@@ -1262,13 +1262,18 @@ ATFDEF atf_result atf_index_reader_get(const atf_index_reader *r, uint64_t seq,
  * layout-1 record as decoded into the reader's cache: valid until the next get, raw or
  * seek on this reader. */
 ATFDEF const uint8_t *atf_index_reader_raw(const atf_index_reader *r, uint64_t seq);
-/* (private) The record of seq < event_count: in place, or decoded into the cache. */
-ATFDEF const uint8_t *atf__packed_record(const atf_index_reader *r, uint64_t seq);
-ATF__HOT_INLINE const uint8_t *atf__index_record(const atf_index_reader *r, uint64_t seq) {
-    const atf__packed_cache *c = r->cache;
-    if (!c) return r->events + seq * ATF_INDEX_EVENT_SIZE;
+/* (private) The record of seq < event_count: in place, or decoded into cache `c` (the
+ * reader's own, or a merge cursor's: concurrent merges over one reader each have theirs). */
+ATFDEF const uint8_t *atf__packed_record(const atf_index_reader *r, atf__packed_cache *c,
+                                         uint64_t seq);
+ATF__HOT_INLINE const uint8_t *atf__index_record_in(const atf_index_reader *r,
+                                                    atf__packed_cache *c, uint64_t seq) {
+    if (!r->packed) return r->events + seq * ATF_INDEX_EVENT_SIZE;
     if (seq - c->first < c->count) return c->data + (seq - c->first) * ATF_INDEX_EVENT_SIZE;
-    return atf__packed_record(r, seq);
+    return atf__packed_record(r, c, seq);
+}
+ATF__HOT_INLINE const uint8_t *atf__index_record(const atf_index_reader *r, uint64_t seq) {
+    return atf__index_record_in(r, r->cache, seq);
 }
 /* Checks the footer CRC over the events section: ATF_OK when it matches or is 0 (not
  * computed) or there is no footer; ATF_E_CRC (expected/found in r->error) otherwise. */
@@ -1682,6 +1687,7 @@ typedef struct atf_merge_item {
 
 typedef struct atf__merge_cursor {
     const atf_index_reader *reader;  /* the thread's index events */
+    atf__packed_cache *cache;    /* a packed file's blocks as this merge decodes them */
     const uint64_t *order;       /* its sorted permutation; NULL when the file is ordered */
     uint64_t gap_seq;            /* a seq at or past which atf__merge_gap looks for a gap
                                     (the next gap's; 0 for a permuted thread with gaps) */
@@ -1746,7 +1752,7 @@ ATF__HOT_INLINE atf_result atf_merge_next(atf_merge *m, atf_merge_item *out) {
         atf__merge_cursor *c = m->run;
         if (c && c->pos < m->run_end) {
             uint64_t seq = c->order ? c->order[c->pos] : c->pos;
-            const uint8_t *rec = atf__index_record(c->reader, seq);
+            const uint8_t *rec = atf__index_record_in(c->reader, c->cache, seq);
             atf_index_event *e = &out->event;
             if (atf__load_le64(rec) <= m->lim) {
                 c->pos++;
@@ -7291,27 +7297,29 @@ ATF__PRIVATE int atf__packed_table_agrees(const atf__packed_walk *w, uint64_t fo
     return 1;
 }
 
-/* The cache of decoded blocks; 0 when memory ran out. */
-ATF__PRIVATE int atf__packed_cache_make(atf_index_reader *r) {
+/* An empty cache of decoded blocks for r; NULL when memory ran out. */
+ATF__PRIVATE atf__packed_cache *atf__packed_cache_new(const atf_index_reader *r) {
     size_t i, bytes = (size_t)ATF__PACKED_SLOTS * r->block_events * ATF_INDEX_EVENT_SIZE;
     atf__packed_cache *c = (atf__packed_cache *)ATF_MALLOC(sizeof *c);
-    if (!c) return 0;
+    if (!c) return NULL;
     memset(c, 0, sizeof *c);
     c->slots = (uint8_t *)ATF_MALLOC(bytes);
     if (!c->slots) {
         ATF_FREE(c);
-        return 0;
+        return NULL;
     }
     for (i = 0; i < ATF__PACKED_SLOTS; i++) c->block[i] = UINT64_MAX;
     c->data = c->slots;
-    r->cache = c;
-    return 1;
+    return c;
 }
 
-ATF__PRIVATE void atf__packed_cache_free(atf_index_reader *r) {
-    if (r->cache) ATF_FREE(r->cache->slots);
-    ATF_FREE(r->cache);
-    r->cache = NULL;
+ATF__PRIVATE void atf__packed_cache_free(atf__packed_cache *c) {
+    if (c) ATF_FREE(c->slots);
+    ATF_FREE(c);
+}
+
+ATF__PRIVATE int atf__packed_cache_make(atf_index_reader *r) {
+    return (r->cache = atf__packed_cache_new(r)) != NULL;
 }
 
 /* Events of block k. */
@@ -7319,8 +7327,8 @@ ATF__PRIVATE uint32_t atf__packed_block_events(const atf_index_reader *r, uint64
     return atf__load_le32(r->image.data + r->block_at[k]);
 }
 
-ATFDEF const uint8_t *atf__packed_record(const atf_index_reader *r, uint64_t seq) {
-    atf__packed_cache *c = r->cache;
+ATFDEF const uint8_t *atf__packed_record(const atf_index_reader *r, atf__packed_cache *c,
+                                         uint64_t seq) {
     uint64_t k = seq / r->block_events;
     uint8_t *slot;
     const uint8_t *h;
@@ -7507,7 +7515,7 @@ ATFDEF atf_result atf_index_reader_open_memory(atf_index_reader *r, const void *
 ATFDEF void atf_index_reader_close(atf_index_reader *r) {
     if (!r) return;
     ATF_FREE(r->block_at);
-    atf__packed_cache_free(r);
+    atf__packed_cache_free(r->cache);
     atf__file_unmap(&r->image);
     memset(r, 0, sizeof *r);
 }
@@ -10275,7 +10283,7 @@ ATF__PRIVATE atf_result atf__thread_build_order(atf_session_thread *t) {
 
 /* Timestamp of the cursor's event at position p of its time order. */
 ATF__PRIVATE uint64_t atf__cursor_ts(const atf__merge_cursor *c, uint64_t p) {
-    return atf__load_le64(atf__index_record(c->reader, c->order ? c->order[p] : p));
+    return atf__load_le64(atf__index_record_in(c->reader, c->cache, c->order ? c->order[p] : p));
 }
 
 /* First position in [0, hi) whose timestamp is >= t (hi when none); counts probes. */
@@ -10468,6 +10476,10 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_
         }
         c = &m->cursors[m->cursor_count++];
         memset(c, 0, sizeof *c);
+        if (t->reader.index.packed && (c->cache = atf__packed_cache_new(&t->reader.index)) == NULL) {
+            atf_merge_deinit(m);
+            return ATF_E_NOMEM;
+        }
         c->thread = t;
         c->index = m->cursor_count - 1;
         c->layout = t->reader.index.layout;
@@ -10482,7 +10494,9 @@ ATFDEF atf_result atf_merge_init(atf_merge *m, atf_session_reader *r, const atf_
 }
 
 ATFDEF void atf_merge_deinit(atf_merge *m) {
+    size_t i;
     if (!m) return;
+    for (i = 0; i < m->cursor_count; i++) atf__packed_cache_free(m->cursors[i].cache);
     ATF_FREE(m->cursors);
     ATF_FREE(m->tree);
     memset(m, 0, sizeof *m);
