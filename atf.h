@@ -3111,6 +3111,17 @@ ATF__PRIVATE uint8_t *atf__pack_run(atf__pack_state *st, const uint8_t *events, 
     return out;
 }
 
+/* The 16-byte header of a block of `events` events whose payload has `len` bytes and
+ * CRC32-C `crc`. */
+ATF__PRIVATE ATF_NO_INSTRUMENT void atf__packed_block_header(uint8_t out[ATF_PACKED_BLOCK_HEADER_SIZE],
+                                                             uint32_t events, uint32_t len,
+                                                             uint32_t crc) {
+    atf__store_le32(out, events);
+    atf__store_le32(out + 4, len);
+    atf__store_le32(out + 8, crc);
+    atf__store_le32(out + 12, 0);
+}
+
 ATFDEF ATF_NO_INSTRUMENT size_t atf_packed_encode(const uint8_t *events, size_t count,
                                                   uint32_t thread_id, uint8_t *out) {
     atf__pack_state st;
@@ -4422,8 +4433,11 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_producer_event_detail(atf_producer *w, u
  * name, then renamed), events appended, footer and header rewrite at finalize. The
  * CRC32-C is kept incrementally over what is appended; an in-place patch (windowed detail
  * links) adds its linear correction, so finalize never rereads the file for it. A failed
- * write stops the file: the records that reached it whole are kept, it is cut back after
- * the last of them, and every later append is counted as lost. */
+ * write stops the file: the records that reached it whole are kept (a packed file's: the
+ * blocks as their headers on disk count them; its table and footer follow them at
+ * finalize), it is cut back after the last of them, and every later append is counted as
+ * lost. */
+
 /* A packed index file's open block, and where every block begun starts. The open block
  * is on disk after every append (its header last, so a crash leaves the previous version
  * of it or a torn one that readers cut), and grows in place until it holds
@@ -4431,6 +4445,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_producer_event_detail(atf_producer *w, u
 typedef struct atf__packer {
     atf__pack_state st;
     uint32_t events;             /* in the open block; 0: none open */
+    uint32_t on_disk;            /* of those, the ones its header on disk counts */
     size_t len, written;         /* its payload bytes; of those, on disk */
     uint32_t crc;                /* CRC32-C of its payload on disk */
     uint64_t at;                 /* file offset of the open block, or of the next one */
@@ -4490,15 +4505,24 @@ ATF__PRIVATE uint32_t atf__crc32c_shift(uint32_t r, uint64_t n) {
     return atf__crc32c_mulmod(acc, r);
 }
 
+/* Where the records on disk end: after the last whole record, or a packed file's last
+ * block (the open one as its header on disk says). */
+ATF__PRIVATE uint64_t atf__file_writer_end(const atf__file_writer *f) {
+    const atf__packer *k = f->pack;
+    if (!k) return ATF_HEADER_SIZE + f->bytes;
+    return k->at + (k->events ? ATF_PACKED_BLOCK_HEADER_SIZE + k->len : 0);
+}
+
 ATF__PRIVATE atf_result atf__file_writer_fail(atf__file_writer *f, atf_error *err, const char *what,
                                               int code) {
+    uint64_t end = atf__file_writer_end(f);
     f->stopped = 1;
     if (err->code == ATF_OK) {
         atf__error_set_errno(err, ATF_E_IO, f->path, what, code);
-        err->offset = ATF_HEADER_SIZE + f->bytes;
+        err->offset = end;
     }
     /* a partial write may have left part of a record: cut back after the last whole one */
-    if (f->fd != ATF__FD_NONE) f->dirty = atf__fd_truncate(f->fd, ATF_HEADER_SIZE + f->bytes) != 0;
+    if (f->fd != ATF__FD_NONE) f->dirty = atf__fd_truncate(f->fd, end) != 0;
     return ATF_E_IO;
 }
 
@@ -4599,8 +4623,6 @@ ATF__PRIVATE int atf__final_write(atf__fd fd, const uint8_t footer[64], uint64_t
     return 0;
 }
 
-/* Creates `path` holding just the placeholder header: written as <path>.tmp and renamed,
- * so that a crash leaves either no file or one whose header is whole. */
 /* The packer of a new packed index file; its lane header waits in the block buffer. */
 ATF__PRIVATE atf_result atf__file_writer_pack_start(atf__file_writer *f) {
     f->pack = (atf__packer *)ATF_MALLOC(sizeof *f->pack);
@@ -4617,6 +4639,8 @@ ATF__PRIVATE void atf__file_writer_pack_free(atf__file_writer *f) {
     f->pack = NULL;
 }
 
+/* Creates `path` holding just the placeholder header: written as <path>.tmp and renamed,
+ * so that a crash leaves either no file or one whose header is whole. */
 ATF__PRIVATE atf_result atf__file_writer_open(atf__file_writer *f, const char *path, int is_detail,
                                               uint32_t layout, uint32_t thread_id, atf_error *err) {
     uint8_t header[ATF_HEADER_SIZE];
@@ -4695,64 +4719,92 @@ ATF__PRIVATE uint64_t atf__detail_whole(const uint8_t *data, size_t n, uint32_t 
     return k;
 }
 
+enum { ATF__PACK_OK = 0, ATF__PACK_IO = 1, ATF__PACK_HEADER_IO = 2, ATF__PACK_NOMEM = 3 };
+
 /* Writes what the open block gained since its last write: the payload's new bytes, then
- * its header. 0, or -1 (OS error pending). */
+ * its header. ATF__PACK_OK; ATF__PACK_IO when the payload failed (the block on disk is
+ * as before); ATF__PACK_HEADER_IO when the header did (it may be torn). */
 ATF__PRIVATE int atf__packer_write(atf__file_writer *f, atf__packer *k) {
     uint8_t *payload = k->block + ATF_PACKED_BLOCK_HEADER_SIZE;
-    if (k->len == k->written) return 0;
+    if (k->len == k->written) return ATF__PACK_OK;
     if (atf__fd_pwrite(f->fd, payload + k->written, k->len - k->written,
                        k->at + ATF_PACKED_BLOCK_HEADER_SIZE + k->written, NULL) != 0)
-        return -1;
+        return ATF__PACK_IO;
     k->crc = atf_crc32c_update(k->crc, payload + k->written, k->len - k->written);
     k->written = k->len;
-    atf__store_le32(k->block, k->events);
-    atf__store_le32(k->block + 4, (uint32_t)k->len);
-    atf__store_le32(k->block + 8, k->crc);
-    atf__store_le32(k->block + 12, 0);
-    return atf__fd_pwrite(f->fd, k->block, ATF_PACKED_BLOCK_HEADER_SIZE, k->at, NULL);
+    atf__packed_block_header(k->block, k->events, (uint32_t)k->len, k->crc);
+    if (atf__fd_pwrite(f->fd, k->block, ATF_PACKED_BLOCK_HEADER_SIZE, k->at, NULL) != 0)
+        return ATF__PACK_HEADER_IO;
+    k->on_disk = k->events;
+    return ATF__PACK_OK;
+}
+
+/* Books n records (at `first`) as written; the CRC is the caller's. */
+ATF__PRIVATE void atf__file_writer_booked(atf__file_writer *f, const uint8_t *first, uint64_t n) {
+    if (f->count == 0) f->time_start = atf__load_le64(first);
+    f->time_end = atf__load_le64(first + (n - 1) * ATF_INDEX_EVENT_SIZE);
+    f->bytes += n * ATF_INDEX_EVENT_SIZE;
+    f->count += n;
 }
 
 #define ATF__PACK_CHUNK 128u     /* records coded, then CRC'd, at a time */
 
+/* Codes the next n (<= the open block's room) records into the open block, beginning one
+ * when none is open; *crc continues the file's CRC over them, taken while they are in
+ * cache. 0 when memory for the block table ran out. */
+ATF__PRIVATE int atf__packer_code(atf__file_writer *f, const uint8_t *data, uint64_t n,
+                                  uint32_t *crc) {
+    atf__packer *k = f->pack;
+    uint8_t *payload = k->block + ATF_PACKED_BLOCK_HEADER_SIZE, *p;
+    uint64_t j;
+    if (k->events == 0) {
+        if (!atf__grow((void **)&k->table, &k->table_cap, k->blocks, sizeof *k->table)) return 0;
+        k->table[k->blocks++] = k->at;
+        atf__pack_state_init(&k->st, f->thread_id);
+        k->len = k->written = 0;
+        k->on_disk = 0;
+        k->crc = 0;
+    }
+    p = payload + k->len;
+    for (j = 0; j < n; j += ATF__PACK_CHUNK) {
+        const uint8_t *in = data + j * ATF_INDEX_EVENT_SIZE;
+        size_t m = n - j < ATF__PACK_CHUNK ? (size_t)(n - j) : ATF__PACK_CHUNK;
+        p = atf__pack_run(&k->st, in, m, p);
+        *crc = atf_crc32c_update(*crc, in, m * ATF_INDEX_EVENT_SIZE);
+    }
+    k->len = (size_t)(p - payload);
+    k->events += (uint32_t)n;
+    return 1;
+}
+
 /* Codes `count` layout-1 records into blocks and writes them: each block once full, the
- * open one at the end; the file's CRC (of the layout-1 records) goes along. 0, or -1 (OS
- * error pending). */
+ * open one at the end. What reached the disk is booked as it does (count, CRC, times);
+ * on a failure the packer is put back to what is on disk and the rest is the caller's to
+ * count as lost. ATF__PACK_OK or the failure (OS error pending for the I/O ones). */
 ATF__PRIVATE int atf__file_writer_pack(atf__file_writer *f, const uint8_t *data, uint64_t count) {
     atf__packer *k = f->pack;
-    uint8_t *payload = k->block + ATF_PACKED_BLOCK_HEADER_SIZE;
     uint64_t i = 0;
     while (i < count) {
-        uint64_t room, n, j;
-        uint8_t *p;
-        if (k->events == 0) {
-            if (!atf__grow((void **)&k->table, &k->table_cap, k->blocks, sizeof *k->table)) {
-                errno = ENOMEM;
-                return -1;
-            }
-            k->table[k->blocks++] = k->at;
-            atf__pack_state_init(&k->st, f->thread_id);
-            k->len = k->written = 0;
-            k->crc = 0;
+        uint64_t room = ATF_PACKED_BLOCK_EVENTS - k->events, n = count - i < room ? count - i : room;
+        uint32_t crc = f->crc;
+        int rc;
+        if (!atf__packer_code(f, data + i * ATF_INDEX_EVENT_SIZE, n, &crc)) return ATF__PACK_NOMEM;
+        rc = atf__packer_write(f, k);
+        if (rc != ATF__PACK_OK) { /* back to the block as its header on disk counts it */
+            k->len = k->written;
+            k->events = k->on_disk;
+            if (k->events == 0) k->blocks--;
+            return rc;
         }
-        room = ATF_PACKED_BLOCK_EVENTS - k->events;
-        n = count - i < room ? count - i : room;
-        p = payload + k->len;
-        for (j = 0; j < n; j += ATF__PACK_CHUNK) { /* the file's CRC while the records are in cache */
-            const uint8_t *in = data + (i + j) * ATF_INDEX_EVENT_SIZE;
-            size_t m = n - j < ATF__PACK_CHUNK ? (size_t)(n - j) : ATF__PACK_CHUNK;
-            p = atf__pack_run(&k->st, in, m, p);
-            f->crc = atf_crc32c_update(f->crc, in, m * ATF_INDEX_EVENT_SIZE);
-        }
-        k->len = (size_t)(p - payload);
-        k->events += (uint32_t)n;
+        f->crc = crc;
+        atf__file_writer_booked(f, data + i * ATF_INDEX_EVENT_SIZE, n);
         i += n;
-        if (atf__packer_write(f, k) != 0) return -1;
         if (k->events == ATF_PACKED_BLOCK_EVENTS) { /* full: the next one begins after it */
             k->at += ATF_PACKED_BLOCK_HEADER_SIZE + k->len;
             k->events = 0;
         }
     }
-    return 0;
+    return ATF__PACK_OK;
 }
 
 /* Appends `count` whole records (n bytes) whose timestamps span [t_first, t_last]. Index
@@ -4767,18 +4819,21 @@ ATF__PRIVATE atf_result atf__file_writer_append(atf__file_writer *f, const uint8
         return ATF_E_IO;
     }
     if (f->pack) {
-        if (atf__file_writer_pack(f, data, count) != 0) {
+        uint64_t before = f->count;
+        int rc = atf__file_writer_pack(f, data, count);
+        if (rc != ATF__PACK_OK) {
             int code = atf__last_os_error();
-            f->lost += count;
-            f->dirty = 1; /* the blocks on disk end where a reader's walk says */
+            f->lost += count - (f->count - before);
             f->stopped = 1;
-            if (err->code == ATF_OK) atf__error_set_errno(err, ATF_E_IO, f->path, "write packed block", code);
+            /* a torn block header: the file ends where a reader's walk says, no footer */
+            f->dirty = rc == ATF__PACK_HEADER_IO;
+            if (err->code != ATF_OK) return rc == ATF__PACK_NOMEM ? ATF_E_NOMEM : ATF_E_IO;
+            if (rc == ATF__PACK_NOMEM)
+                return atf__error_set(err, ATF_E_NOMEM, f->path, 0, "packed block table");
+            atf__error_set_errno(err, ATF_E_IO, f->path, "write packed block", code);
+            err->offset = atf__file_writer_end(f);
             return ATF_E_IO;
         }
-        if (f->count == 0) f->time_start = atf__load_le64(data); /* (the CRC is the packer's) */
-        f->time_end = atf__load_le64(data + n - ATF_INDEX_EVENT_SIZE);
-        f->bytes += n;
-        f->count += count;
     } else if (f->is_detail) {
         size_t done = 0;
         uint64_t seq_first = atf__detail_record_seq(f->layout, data);
@@ -4888,14 +4943,19 @@ ATF__PRIVATE uint32_t atf__file_writer_crc_from_disk(atf__file_writer *f, int *o
 /* A packed file's block table, after its last block: 0, or 1 (OS error pending). */
 ATF__PRIVATE int atf__packer_table_write(atf__file_writer *f, uint64_t *footer_offset) {
     atf__packer *k = f->pack;
-    uint64_t at = k->at + (k->events ? ATF_PACKED_BLOCK_HEADER_SIZE + k->len : 0);
+    uint64_t at = atf__file_writer_end(f);
+    uint8_t *table = k->blocks ? (uint8_t *)ATF_MALLOC(k->blocks * 8) : NULL;
     size_t i;
-    for (i = 0; i < k->blocks; i++) { /* in place: the offsets become their disk form */
-        uint64_t v = k->table[i];
-        atf__store_le64((uint8_t *)&k->table[i], v);
+    int failed;
+    if (k->blocks && !table) {
+        errno = ENOMEM;
+        return 1;
     }
+    for (i = 0; i < k->blocks; i++) atf__store_le64(table + i * 8, k->table[i]);
     *footer_offset = at + k->blocks * 8;
-    return k->blocks && atf__fd_pwrite(f->fd, k->table, k->blocks * 8, at, NULL) != 0;
+    failed = k->blocks && atf__fd_pwrite(f->fd, table, k->blocks * 8, at, NULL) != 0;
+    ATF_FREE(table);
+    return failed;
 }
 
 /* Footer, then the real header, then (optionally) a sync; closes the file. A stopped file
@@ -6377,14 +6437,15 @@ ATF__PRIVATE int atf__manifest_refresh(atf_session *s, int force) {
 
 /* ---- 10.10 session API ------------------------------------------------------ >>sessionapi */
 
-/* Creates a slot: rings (owned, or the caller's) and consumer views, made before taking
- * s->lock (allocating a large ring can take long: other threads attach meanwhile), then
- * numbered and published under it, last, so the drain never sees a half-made slot. The
- * drain makes its directory and files. Caller does not hold s->lock. */
 /* The layout of the records in the session's rings: a packed session's are layout 1. */
 ATF__PRIVATE uint32_t atf__ring_layout(const atf_session_config *c) {
     return c->layout == ATF_LAYOUT_PACKED ? ATF_LAYOUT_1 : c->layout;
 }
+
+/* Creates a slot: rings (owned, or the caller's) and consumer views, made before taking
+ * s->lock (allocating a large ring can take long: other threads attach meanwhile), then
+ * numbered and published under it, last, so the drain never sees a half-made slot. The
+ * drain makes its directory and files. Caller does not hold s->lock. */
 
 ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, size_t index_size,
                                               void *detail_mem, size_t detail_size,
@@ -7259,6 +7320,8 @@ typedef struct atf__packed_walk {
     uint64_t count;              /* events in the blocks found */
     uint64_t *block_at;          /* their offsets (owned) */
     size_t blocks, cap;
+    int short_seen;              /* a block held fewer than block_events: the last one */
+    int bad_crc;                 /* the walk stopped at a whole block whose CRC fails */
     int nomem;                   /* the walk stopped for want of memory, not of blocks */
 } atf__packed_walk;
 
@@ -7266,22 +7329,25 @@ typedef struct atf__packed_walk {
  * block_events, the payload fits, reserved bytes 0, the payload's CRC matches) and no
  * block before it was short; 0 (nothing changed) otherwise, or when memory runs out
  * (w->nomem). Its payload is decoded when read. */
-ATF__PRIVATE int atf__packed_walk_block(atf__packed_walk *w, int *short_seen) {
+ATF__PRIVATE int atf__packed_walk_block(atf__packed_walk *w) {
     const uint8_t *h = w->data + w->at;
     uint32_t n, len;
-    if (*short_seen || w->limit - w->at < ATF_PACKED_BLOCK_HEADER_SIZE) return 0;
+    if (w->short_seen || w->limit - w->at < ATF_PACKED_BLOCK_HEADER_SIZE) return 0;
     n = atf__load_le32(h);
     len = atf__load_le32(h + 4);
     if (n == 0 || n > w->block_events || len > w->limit - w->at - ATF_PACKED_BLOCK_HEADER_SIZE ||
-        len < 2u * n || atf__load_le32(h + 12) != 0 ||
-        atf_crc32c(h + ATF_PACKED_BLOCK_HEADER_SIZE, len) != atf__load_le32(h + 8))
+        len < 2u * n || atf__load_le32(h + 12) != 0)
         return 0;
+    if (atf_crc32c(h + ATF_PACKED_BLOCK_HEADER_SIZE, len) != atf__load_le32(h + 8)) {
+        w->bad_crc = 1;
+        return 0;
+    }
     if (!atf__grow((void **)&w->block_at, &w->cap, w->blocks, sizeof *w->block_at)) {
         w->nomem = 1;
         return 0;
     }
     w->block_at[w->blocks++] = w->at;
-    *short_seen = n < w->block_events;
+    w->short_seen = n < w->block_events;
     w->count += n;
     w->at += ATF_PACKED_BLOCK_HEADER_SIZE + len;
     return 1;
@@ -7362,7 +7428,7 @@ ATF__PRIVATE atf_result atf__packed_reader_setup(atf_index_reader *r, const char
     const atf__file_image *img = &r->image;
     uint64_t lane = r->header.events_offset, first = lane + ATF_PACKED_LANE_SIZE, footer_pos;
     atf__packed_walk w;
-    int via_header, short_seen = 0;
+    int via_header;
     memset(&w, 0, sizeof w);
     r->layout = ATF_LAYOUT_1;
     r->packed = 1;
@@ -7393,7 +7459,7 @@ ATF__PRIVATE atf_result atf__packed_reader_setup(atf_index_reader *r, const char
         r->has_footer = 1;
         w.limit = footer_pos;
     }
-    while (atf__packed_walk_block(&w, &short_seen)) {}
+    while (atf__packed_walk_block(&w)) {}
     r->block_at = w.block_at;
     r->block_count = w.blocks;
     if (w.nomem) /* not a torn file: say so rather than count fewer events */
@@ -7407,6 +7473,12 @@ ATF__PRIVATE atf_result atf__packed_reader_setup(atf_index_reader *r, const char
             w.at = footer_pos;
         } else {
             r->counted = ATF_COUNT_FOOTER_MISMATCH;
+            /* a finalized file's blocks were all whole before its footer was: one whose
+             * CRC fails is damage (as a CRC mismatch is in layout 1), not a crash's */
+            if (via_header && w.bad_crc) {
+                r->crc_state = ATF_CRC_MISMATCH;
+                atf__error_set(&r->error, ATF_E_CRC, name, w.at, "CRC32-C of a block of a finalized file");
+            }
         }
     }
     r->torn_bytes = w.limit - w.at;
@@ -7538,6 +7610,11 @@ ATFDEF atf_result atf_index_reader_verify_crc(atf_index_reader *r) {
         return ATF_OK;
     if (r->crc_state == ATF_CRC_MISMATCH) return ATF_E_CRC;
     crc = atf__index_crc(r, 0, 0, r->event_count);
+    if (r->packed && r->cache->damaged) {
+        r->crc_state = ATF_CRC_MISMATCH;
+        return atf__error_set(&r->error, ATF_E_CRC, r->path, r->header.events_offset,
+                              "a packed block whose CRC matches does not decode");
+    }
     return atf__crc_settle(&r->crc_state, &r->crc_found, r->footer.checksum, crc, &r->error,
                            r->path, r->header.events_offset);
 }
@@ -8114,6 +8191,16 @@ ATF__PRIVATE void atf__recover_plan_detail(atf__recover_plan *p, const atf_detai
 /* A footer's checksum is checked before its file is rewritten: a mismatch is damage, not
  * a crash, and recovering would hide it. */
 ATF__PRIVATE atf_result atf__recover_check_index(atf_index_reader *r, atf_error *e) {
+    if (r->packed) { /* every block decodes; a finalized file's blocks are all whole */
+        atf__index_crc(r, 0, 0, r->event_count);
+        if (r->crc_state == ATF_CRC_MISMATCH || r->cache->damaged) {
+            if (r->error.code == ATF_OK)
+                atf__error_set(&r->error, ATF_E_CRC, r->path, r->header.events_offset,
+                               "a packed block whose CRC matches does not decode");
+            atf__error_adopt(e, &r->error);
+            return e->code;
+        }
+    }
     if (!r->has_footer || r->counted == ATF_COUNT_FOOTER_MISMATCH) return ATF_OK;
     if (atf_index_reader_verify_crc(r) == ATF_OK) return ATF_OK;
     atf__error_adopt(e, &r->error);
@@ -8248,6 +8335,9 @@ ATF__PRIVATE int atf__recover_pack_lane(atf__recover_plan *p, uint64_t *end) {
     for (k = 0, at = first; k < keep; k++) /* the kept blocks end where the next begins */
         at += ATF_PACKED_BLOCK_HEADER_SIZE + atf__load_le32(p->image + at + 4);
     if (keep) p->lane_at = at;
+    if ((blocks - keep) > (SIZE_MAX / 2) / (ATF_PACKED_BLOCK_HEADER_SIZE + B * ATF_PACKED_EVENT_MAX) ||
+        blocks > (SIZE_MAX / 4) / 8)
+        return 0; /* more than this machine can hold */
     cap = (size_t)(ATF_PACKED_LANE_SIZE + (blocks - keep) * (ATF_PACKED_BLOCK_HEADER_SIZE +
                                                             B * ATF_PACKED_EVENT_MAX) + blocks * 8);
     p->lane = (uint8_t *)ATF_MALLOC(cap);
@@ -8266,10 +8356,7 @@ ATF__PRIVATE int atf__recover_pack_lane(atf__recover_plan *p, uint64_t *end) {
         uint32_t n = atf__recover_block_events(p, k, events, &patch);
         size_t plen = atf_packed_encode(events, n, p->index_header.thread_id,
                                         h + ATF_PACKED_BLOCK_HEADER_SIZE);
-        atf__store_le32(h, n);
-        atf__store_le32(h + 4, (uint32_t)plen);
-        atf__store_le32(h + 8, atf_crc32c(h + ATF_PACKED_BLOCK_HEADER_SIZE, plen));
-        atf__store_le32(h + 12, 0);
+        atf__packed_block_header(h, n, (uint32_t)plen, atf_crc32c(h + ATF_PACKED_BLOCK_HEADER_SIZE, plen));
         len += ATF_PACKED_BLOCK_HEADER_SIZE + plen;
     }
     for (k = 0, at = first; k < blocks; k++) { /* the table: every block, kept or re-coded */
@@ -8666,6 +8753,7 @@ ATF__PRIVATE void atf__recover_lone_index(atf_recover_report *r, const char *pat
     atf__recover_prepare(&p);
     atf_index_reader_close(&ir);
     atf__recover_run(r, &p, opt);
+    atf__recover_plan_free(&p);
 }
 
 ATF__PRIVATE void atf__recover_lone_detail(atf_recover_report *r, const char *path,
@@ -9032,10 +9120,7 @@ ATF__PRIVATE atf_result atf__pack_blocks(atf__convert_out *o, const atf_index_re
         uint32_t n = left < ATF_PACKED_BLOCK_EVENTS ? (uint32_t)left : ATF_PACKED_BLOCK_EVENTS;
         size_t len = atf_packed_encode(r->events + first * ATF_INDEX_EVENT_SIZE, n,
                                        r->header.thread_id, buf + ATF_PACKED_BLOCK_HEADER_SIZE);
-        atf__store_le32(buf, n);
-        atf__store_le32(buf + 4, (uint32_t)len);
-        atf__store_le32(buf + 8, atf_crc32c(buf + ATF_PACKED_BLOCK_HEADER_SIZE, len));
-        atf__store_le32(buf + 12, 0);
+        atf__packed_block_header(buf, n, (uint32_t)len, atf_crc32c(buf + ATF_PACKED_BLOCK_HEADER_SIZE, len));
         atf__store_le64(table + k * 8, o->at);
         rc = atf__convert_put(o, buf, ATF_PACKED_BLOCK_HEADER_SIZE + len);
     }

@@ -10,6 +10,7 @@
 
 #if !defined(_WIN32)
 #include <dirent.h>
+#include <limits.h>
 #include <sys/stat.h>
 #endif
 
@@ -19,15 +20,34 @@ typedef struct pack_job {
     uint64_t files, before, after;
 } pack_job;
 
+/* Whether the index file at path is in the layout the job converts to already. */
+static int pack_done_already(const pack_job *j, const char *path) {
+    atf_index_reader r;
+    int done;
+    if (atf_index_reader_open(&r, path, NULL) != ATF_OK) return 0;
+    done = j->unpack ? !r.packed && r.layout == ATF_LAYOUT_1 : r.packed;
+    atf_index_reader_close(&r);
+    return done;
+}
+
 static atf_result pack_convert(pack_job *j, const char *in, const char *out) {
     atf_error e;
     atf_result rc;
     uint64_t before = cli_file_size(in);
+    const char *verb = j->unpack ? "unpack" : "pack";
     memset(&e, 0, sizeof e);
+    if (strcmp(in, out) != 0 && cli_exists(out)) {
+        fprintf(cli_err(), "atf %s: %s exists: not overwritten\n", verb, out);
+        return ATF_E_ARG;
+    }
     rc = j->unpack ? atf_index_unpack(in, out, &e) : atf_index_pack(in, out, &e);
+    if (rc == ATF_E_VERSION && strcmp(in, out) == 0 && pack_done_already(j, in)) {
+        cli_printf("OK %s (%s already)\n", in, j->unpack ? "layout 1" : "packed");
+        return ATF_OK;
+    }
     if (rc != ATF_OK) {
         if (rc == ATF_E_VERSION)
-            fprintf(cli_err(), "atf %s: %s: %s\n", j->unpack ? "unpack" : "pack", in,
+            fprintf(cli_err(), "atf %s: %s: %s\n", verb, in,
                     j->unpack ? "not packed (nothing to unpack)"
                               : "not a layout-1 index file (packed already, or layout 2)");
         else
@@ -42,10 +62,11 @@ static atf_result pack_convert(pack_job *j, const char *in, const char *out) {
     return ATF_OK;
 }
 
+#if !defined(_WIN32)
 /* manifest.json of a pid_* directory whose threads were all converted: its "layout" (the
  * second key, as the session writer writes it) says the new one. */
 static void pack_manifest_layout(const char *pid_dir, uint32_t layout) {
-    char path[CLI_PATH_MAX], tmp[CLI_PATH_MAX + 8], *text;
+    char path[CLI_PATH_MAX], tmp[CLI_PATH_MAX + 16], *text;
     const char *head = "{\"format_version\":2,\"layout\":";
     size_t n, digits;
     FILE *f;
@@ -67,7 +88,7 @@ static void pack_manifest_layout(const char *pid_dir, uint32_t layout) {
         return;
     }
     digits = strspn(text + strlen(head), "0123456789");
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(tmp, sizeof tmp, "%s.layout.tmp", path); /* not the session writer's name */
     if ((f = fopen(tmp, "wb")) != NULL) {
         int ok = fprintf(f, "%s%u", head, (unsigned)layout) > 0 &&
                  fputs(text + strlen(head) + digits, f) >= 0;
@@ -80,7 +101,6 @@ static void pack_manifest_layout(const char *pid_dir, uint32_t layout) {
     free(text);
 }
 
-#if !defined(_WIN32)
 /* Copies the regular file `from` to `to`; ATF_OK or a report on stderr. */
 static atf_result pack_copy_file(const char *from, const char *to) {
     char buf[1 << 16];
@@ -114,18 +134,22 @@ static atf_result pack_tree(pack_job *j, const char *dir, const char *copy) {
     }
     while ((ent = readdir(d)) != NULL) {
         char from[CLI_PATH_MAX], to[CLI_PATH_MAX];
+        struct stat st;
         atf_error e;
         if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0) continue;
         if (cli_join(from, sizeof from, dir, ent->d_name, &e) != ATF_OK ||
             cli_join(to, sizeof to, copy ? copy : dir, ent->d_name, &e) != ATF_OK) {
             cli_report(&e);
             rc = ATF_E_ARG;
-        } else if (cli_is_dir(from)) {
+        } else if (lstat(from, &st) != 0 || S_ISLNK(st.st_mode)) {
+            rc = ATF_OK; /* a link is not followed: it may lead out of the tree, or into it */
+        } else if (S_ISDIR(st.st_mode)) {
             rc = pack_tree(j, from, copy ? to : NULL);
             threads += strncmp(ent->d_name, "thread_", 7) == 0;
             converted += strncmp(ent->d_name, "thread_", 7) == 0 && rc == ATF_OK;
         } else if (strcmp(ent->d_name, "index.atf") == 0) {
             rc = pack_convert(j, from, to);
+            if (rc != ATF_OK && copy) pack_copy_file(from, to); /* the copy stays whole */
         } else if (copy && strcmp(ent->d_name, "manifest.json.tmp") != 0) {
             rc = pack_copy_file(from, to);
         }
@@ -145,6 +169,22 @@ static atf_result pack_tree(pack_job *j, const char *dir, const char *copy) {
 }
 #endif
 
+#if !defined(_WIN32)
+/* Whether directory `inner` is `outer` or lies inside it (both existing). */
+static int pack_inside(const char *inner, const char *outer) {
+    char a[PATH_MAX], b[PATH_MAX];
+    size_t n;
+    if (!realpath(inner, a) || !realpath(outer, b)) return 0;
+    n = strlen(b);
+    return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/' || n == 1);
+}
+#else
+static int pack_inside(const char *inner, const char *outer) {
+    (void)inner, (void)outer;
+    return 0;
+}
+#endif
+
 static int pack_path(pack_job *j, const char *path) {
     char out[CLI_PATH_MAX], dir[CLI_PATH_MAX], base[CLI_PATH_MAX];
     cli_kind kind;
@@ -157,6 +197,11 @@ static int pack_path(pack_job *j, const char *path) {
     }
     cli_split_path(path, dir, base, sizeof dir);
     if (j->out && cli_join(out, sizeof out, j->out, base, &e) != ATF_OK) return cli_report(&e);
+    if (kind != CLI_KIND_INDEX && j->out && pack_inside(j->out, path)) {
+        fprintf(cli_err(), "atf: -o %s lies inside %s: its copy would be read while written\n",
+                j->out, path);
+        return CLI_EXIT_USAGE;
+    }
     if (kind == CLI_KIND_INDEX) rc = pack_convert(j, path, j->out ? out : path);
     else rc = pack_tree(j, path, j->out ? out : NULL);
     return rc == ATF_OK ? CLI_EXIT_OK : CLI_EXIT_DATA;
