@@ -3,8 +3,10 @@
  *
  * As a file: opened with atf_index_reader_open_memory. When it opens packed, every event
  * (up to FUZZ_MAX_EVENTS) is read through get and raw, the counts are checked against the
- * size, seek stays in bounds and the CRC verifies or not, the same answer twice; a second
- * open has verify_crc set. The decoded events go through the round trip below. A file
+ * size, each block decoded on its own holds what the reader gave (zero records for one
+ * that does not decode), reads that cycle through more blocks than the reader's cache
+ * holds, and a second reader's, give the same records, seek stays in bounds and the CRC
+ * verifies or not, the same answer twice; a second open has verify_crc set. The decoded events go through the round trip below. A file
  * that opens finalized with a good CRC is also unpacked (scratch files): when
  * atf_index_unpack accepts it, the layout-1 file holds the same events, and packing that
  * file and unpacking it again gives it back byte for byte.
@@ -108,6 +110,59 @@ static void fuzz_packed_convert(const uint8_t *data, size_t size, const uint8_t 
     free(b);
 }
 
+/* The block cache against the blocks themselves: each block, decoded here on its own,
+ * holds what the reader gave for its events (a block that passed its CRC but does not
+ * decode reads as zero records, and the reader says damaged once it read it); only the
+ * last block is short. Then the events again with the blocks visited out of order (0,
+ * half, 1, half + 1, ...: more blocks than the cache holds, each visited twice), and a
+ * second reader over the same bytes read in turn with the first, far apart: every read
+ * gives the records of the first pass. */
+static void fuzz_packed_blocks(const atf_index_reader *r, const uint8_t *events) {
+    uint64_t per = r->block_events, n = r->event_count, blocks = (n + per - 1) / per;
+    uint64_t half = (blocks + 1) / 2, j, k, i;
+    uint8_t *dec = fuzz_packed_alloc((size_t)per * ATF_INDEX_EVENT_SIZE);
+    atf_index_reader r2;
+    int damaged = 0;
+    FUZZ_CHECK(r->block_count == blocks);
+    for (k = 0; k < blocks; k++) {
+        const uint8_t *h = r->image.data + r->block_at[k];
+        uint64_t first = k * per, m = n - first < per ? n - first : per;
+        FUZZ_CHECK(atf__load_le32(h) == m && (m == per || k == blocks - 1));
+        if (atf_packed_decode(h + ATF_PACKED_BLOCK_HEADER_SIZE, atf__load_le32(h + 4), (size_t)m,
+                              r->header.thread_id, dec) == ATF_OK) {
+            FUZZ_CHECK(memcmp(dec, events + first * ATF_INDEX_EVENT_SIZE, (size_t)m * ATF_INDEX_EVENT_SIZE) == 0);
+        } else {
+            damaged = 1;
+            for (i = 0; i < m * ATF_INDEX_EVENT_SIZE; i++)
+                FUZZ_CHECK(events[first * ATF_INDEX_EVENT_SIZE + i] == 0);
+        }
+    }
+    FUZZ_CHECK(r->cache->damaged == damaged);
+    free(dec);
+    for (j = 0; j < 4 * half; j++) {
+        uint64_t first, m, seq;
+        const uint8_t *raw;
+        k = (j / 2) % half + (j % 2 ? half : 0);
+        if (k >= blocks) continue;
+        first = k * per;
+        m = n - first < per ? n - first : per;
+        seq = first + (j * 7919) % m;
+        raw = atf_index_reader_raw(r, seq);
+        FUZZ_CHECK(raw && memcmp(raw, events + seq * ATF_INDEX_EVENT_SIZE, ATF_INDEX_EVENT_SIZE) == 0);
+    }
+    if (n == 0 || atf_index_reader_open_memory(&r2, r->image.data, r->image.size, "fuzz.atf", NULL) != ATF_OK)
+        return;
+    FUZZ_CHECK(r2.event_count == n);
+    for (j = 0; j < 2 * blocks && r2.event_count == n; j++) {
+        uint64_t a = (j * per + j) % n, b = n - 1 - a;
+        const uint8_t *ra = atf_index_reader_raw(r, a);
+        FUZZ_CHECK(memcmp(ra, events + a * ATF_INDEX_EVENT_SIZE, ATF_INDEX_EVENT_SIZE) == 0);
+        ra = atf_index_reader_raw(&r2, b);
+        FUZZ_CHECK(memcmp(ra, events + b * ATF_INDEX_EVENT_SIZE, ATF_INDEX_EVENT_SIZE) == 0);
+    }
+    atf_index_reader_close(&r2);
+}
+
 static void fuzz_packed_file(const uint8_t *data, size_t size) {
     atf_index_reader r;
     atf_reader_options opt;
@@ -143,6 +198,7 @@ static void fuzz_packed_file(const uint8_t *data, size_t size) {
                    ev.call_depth == raw_ev.call_depth && ev.kind == raw_ev.kind);
         memcpy(events + i * ATF_INDEX_EVENT_SIZE, raw, ATF_INDEX_EVENT_SIZE);
     }
+    if (n == r.event_count) fuzz_packed_blocks(&r, events);
     FUZZ_CHECK(atf_index_reader_get(&r, r.event_count, &ev) == ATF_E_RANGE);
     FUZZ_CHECK(atf_index_reader_raw(&r, r.event_count) == NULL);
     for (i = 0; i < 4 && r.event_count; i++) {

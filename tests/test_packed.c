@@ -7,14 +7,24 @@
  * each other byte for byte and read as the same events. The codec must give back every
  * record exactly, whatever its fields do, and refuse malformed payloads. A packed file cut
  * anywhere or with a flipped byte must read as exactly the whole, intact blocks before the
- * damage. Expected values come from the layout-1 twin of each file, and the block
- * boundaries from the table at the end of the packed file (docs/FORMAT.md). */
+ * damage. Readers decode blocks as events are read, into a cache of a few: reads that
+ * cycle through more blocks than it holds, seeks, and merges over a packed session
+ * recorded by several threads must give what the layout-1 twin gives, and a block that
+ * passes its CRC but does not decode must read as zero records and fail verification.
+ * Expected values come from the layout-1 twin of each file, and the block boundaries
+ * from the table at the end of the packed file (docs/FORMAT.md). */
 #include "atf.h"
 #include "harness.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if !defined(ATF_NO_THREADS)
+#include <pthread.h>
+#endif
+#if !defined(_WIN32)
+#include <sys/wait.h>
+#endif
 #include "posix_compat.h"
 #include "scratch_dir.h"
 
@@ -837,6 +847,649 @@ static void test_decode_refusals(void) {
     DECODE(ATF_E_CORRUPT, 3, 0x00, 0x05, 0x01, 0x05);
 }
 
+/* ---- the block cache -------------------------------------------------------------------- */
+
+/* A reader decodes a packed block when an event of it is read, into a cache of a few
+ * blocks (atf.h: ATF__PACKED_SLOTS); what raw gives is valid until the next call on the
+ * reader. Every read below is checked right after its call against the layout-1 twin, in
+ * orders that make the cache replace blocks it will need again. */
+
+/* Event seq of r, through raw and then get, against event seq of the layout-1 file l1;
+ * 0 (and said) when they differ. */
+static int check_event_at(const atf_index_reader *r, const blob *l1, uint64_t seq) {
+    const uint8_t *raw = atf_index_reader_raw(r, seq);
+    const uint8_t *want = l1->data + ATF_HEADER_SIZE + seq * ATF_INDEX_EVENT_SIZE;
+    atf_index_event got, exp;
+    if (!raw || memcmp(raw, want, ATF_INDEX_EVENT_SIZE) != 0) {
+        printf("  event %" PRIu64 " differs (raw)\n", seq);
+        CHECK(0);
+        return 0;
+    }
+    CHECK_RESULT(ATF_OK, atf_index_reader_get(r, seq, &got));
+    atf_index_event_decode(ATF_LAYOUT_1, want, &exp);
+    CHECK_INDEX_EVENT(exp, got);
+    return got.timestamp_ns == exp.timestamp_ns && got.function_id == exp.function_id;
+}
+
+/* Reads events of block k of r (blocks of `per` events, `count` in all): its first, its
+ * last and one that moves with `turn`, each checked. 0 when one differs. */
+static int check_block_at(const atf_index_reader *r, const blob *l1, uint64_t per, uint64_t count,
+                          uint64_t k, uint64_t turn) {
+    uint64_t first = k * per, n = count - first < per ? count - first : per;
+    return check_event_at(r, l1, first) && check_event_at(r, l1, first + n - 1) &&
+           check_event_at(r, l1, first + (turn * 7 + 3) % n);
+}
+
+/* Visits the blocks of r in orders that cycle through more than the cache holds: 0,
+ * half, 1, half + 1, ... (three times); 0..4 five times; 0..3 (a cycle that fits) three
+ * times; every block backwards; 300 at random. Returns the blocks visited. */
+static uint64_t check_block_orders(const atf_index_reader *r, const blob *l1, uint64_t per) {
+    uint64_t count = r->event_count, blocks = (count + per - 1) / per, half = blocks / 2, j, visits = 0;
+    CHECK(blocks >= 8);
+    if (blocks < 8) return 0;
+    for (j = 0; j < 3 * 2 * half; j++, visits++) /* 0, 5, 1, 6, 2, 7, 0, ... for 10 blocks */
+        if (!check_block_at(r, l1, per, count, (j / 2) % half + (j % 2 ? half : 0), j)) return visits;
+    for (j = 0; j < 25; j++, visits++)
+        if (!check_block_at(r, l1, per, count, j % 5, j)) return visits;
+    for (j = 0; j < 12; j++, visits++)
+        if (!check_block_at(r, l1, per, count, j % 4, j)) return visits;
+    for (j = 0; j < blocks; j++, visits++)
+        if (!check_block_at(r, l1, per, count, blocks - 1 - j, j)) return visits;
+    rng_seed(0x43414348u);
+    for (j = 0; j < 300; j++, visits++)
+        if (!check_block_at(r, l1, per, count, rng_below((size_t)blocks), j)) return visits;
+    return visits;
+}
+
+/* (a) The writer's blocks (11 of 1024 events, the last short) and hand-built blocks of 3
+ * events (14, the last of one): every order of visits reads the twin's records, and two
+ * readers over the same bytes, each cycling, keep to their own blocks. */
+static void test_cache_block_orders(void) {
+    uint64_t events = 10 * ATF_PACKED_BLOCK_EVENTS + 300, visits, j;
+    uint32_t threes[14];
+    twins t;
+    atf_index_reader r, r2;
+    uint8_t *copy, *copy2;
+    atf_result rc;
+    blob b;
+    if (!twins_record(&t, events)) {
+        twins_free(&t);
+        return;
+    }
+    rc = open_copy(&r, t.packed.data, t.packed.size, &copy);
+    CHECK_RESULT(ATF_OK, rc);
+    if (rc == ATF_OK) {
+        CHECK(r.packed);
+        CHECK_EQ(events, r.event_count);
+        if (r.event_count == events) {
+            visits = check_block_orders(&r, &t.l1, ATF_PACKED_BLOCK_EVENTS);
+            CHECK_EQ(3 * 2 * 5 + 25 + 12 + 11 + 300, visits);
+            check_events_equal(&r, &t.l1, r.event_count); /* then in order, after all that */
+        }
+        /* a second reader over the same bytes: the two alternate, far apart */
+        rc = atf_index_reader_open_memory(&r2, copy, t.packed.size, "packed 2", NULL);
+        CHECK_RESULT(ATF_OK, rc);
+        for (j = 0; j < 40 && rc == ATF_OK && r.event_count == events && r2.event_count == events; j++) {
+            uint64_t a = (j % 11) * ATF_PACKED_BLOCK_EVENTS + j;
+            uint64_t z = ((10 - j % 11) * ATF_PACKED_BLOCK_EVENTS + 5 * j) % events;
+            if (!check_event_at(&r, &t.l1, a) || !check_event_at(&r2, &t.l1, z) ||
+                !check_event_at(&r, &t.l1, a + 1) || !check_event_at(&r2, &t.l1, z))
+                break;
+        }
+        if (rc == ATF_OK) atf_index_reader_close(&r2);
+        atf_index_reader_close(&r);
+    }
+    free(copy);
+    twins_free(&t);
+
+    /* blocks of 3 events */
+    if (!twins_record(&t, 40)) {
+        twins_free(&t);
+        return;
+    }
+    for (j = 0; j < 13; j++) threes[j] = 3;
+    threes[13] = 1;
+    b = build_packed(&t.l1, 3, threes, 14);
+    rc = open_copy(&r, b.data, b.size, &copy2);
+    CHECK_RESULT(ATF_OK, rc);
+    if (rc == ATF_OK) {
+        CHECK_EQ(40, r.event_count);
+        CHECK_EQ(3, r.block_events);
+        if (r.event_count == 40) {
+            visits = check_block_orders(&r, &t.l1, 3);
+            CHECK_EQ(3 * 2 * 7 + 25 + 12 + 14 + 300, visits);
+            check_events_equal(&r, &t.l1, r.event_count);
+        }
+        atf_index_reader_close(&r);
+    }
+    free(copy2);
+    free(b.data);
+    twins_free(&t);
+}
+
+/* (b) What raw gives is the twin's record after each call, whatever the cache did for
+ * the calls before: a block, then up to three others (each read checked as it is given),
+ * then the first block again, from every block; with seeks and gets between. (atf.h
+ * promises the bytes until the next get, raw or seek on the reader, no longer: nothing
+ * here looks at a pointer after a later call.) */
+static void test_cache_raw_pointer(void) {
+    uint64_t events = 7 * ATF_PACKED_BLOCK_EVENTS + 100, B = ATF_PACKED_BLOCK_EVENTS, blocks = 8, k, o;
+    twins t;
+    atf_index_reader r;
+    uint8_t *copy;
+    if (!twins_record(&t, events)) {
+        twins_free(&t);
+        return;
+    }
+    CHECK_RESULT(ATF_OK, open_copy(&r, t.packed.data, t.packed.size, &copy));
+    CHECK_EQ(events, r.event_count);
+    for (k = 0; k < blocks && r.event_count == events; k++) {
+        uint64_t a = k * B + (k * 131) % (k == blocks - 1 ? 100 : B), others;
+        for (others = 0; others <= 3; others++) {
+            atf_index_event ev;
+            if (!check_event_at(&r, &t.l1, a)) break;
+            for (o = 1; o <= others; o++) { /* blocks k + o, k + 2o, ...: near and far */
+                uint64_t b = ((k + o * (others + 1)) % blocks) * B + o;
+                if (!check_event_at(&r, &t.l1, b)) break;
+            }
+            if (others == 2) { /* a seek, a get elsewhere, then raw again */
+                (void)atf_index_reader_seek(&r, le64(t.l1.data + ATF_HEADER_SIZE + (events - 1) * 32), NULL);
+                CHECK_RESULT(ATF_OK, atf_index_reader_get(&r, (a + 3 * B) % events, &ev));
+            }
+            if (!check_event_at(&r, &t.l1, a)) break;
+            if (!check_event_at(&r, &t.l1, a ^ 1)) break; /* its neighbour, the same block */
+        }
+    }
+    CHECK(atf_index_reader_raw(&r, events) == NULL);
+    CHECK(atf_index_reader_raw(&r, UINT64_MAX) == NULL);
+    atf_index_reader_close(&r);
+    free(copy);
+    twins_free(&t);
+}
+
+#if !defined(_WIN32)
+/* The atf command: $ATF (make test sets it), else build/atf; NULL when it is not there. */
+static const char *atf_command(void) {
+    const char *v = getenv("ATF");
+    v = v && *v ? v : "build/atf";
+    return path_exists(v) ? v : NULL;
+}
+
+/* The exit status of `atf verify path` (its output dropped); -1 when it did not exit. */
+static int atf_verify_status(const char *atf, const char *path) {
+    char cmd[2400];
+    int status;
+    snprintf(cmd, sizeof cmd, "'%s' verify '%s' >/dev/null 2>&1", atf, path);
+    status = system(cmd);
+    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+#endif
+
+/* (c) A block whose payload does not decode but whose CRC was computed over it (damage
+ * no crash makes): the open's walk takes it, so the file reads finalized with every event
+ * counted; its events read as zero records, the blocks around it as the twin's, in any
+ * order; the footer CRC (over the layout-1 records) does not match, so verify_crc,
+ * an open with verify_crc and `atf verify` say so. */
+static void test_cache_damaged_block(void) {
+    static const uint8_t zero[ATF_INDEX_EVENT_SIZE] = { 0 };
+    uint64_t events = 2 * ATF_PACKED_BLOCK_EVENTS + 452, k, i;
+    twins t;
+    packed_layout l;
+    atf_index_reader r;
+    atf_reader_options opt;
+    uint8_t *copy, *payload, *records = NULL;
+    uint32_t len;
+    char path[600];
+    if (!twins_record(&t, events)) {
+        twins_free(&t);
+        return;
+    }
+    l = layout_of(&t.packed, t.events);
+    CHECK_EQ(3, l.blocks);
+    scratch_path(path, sizeof path, "damaged_block.atf");
+#if !defined(_WIN32)
+    if (atf_command()) { /* the command runs, and takes the intact file */
+        CHECK_EQ(0, write_file(path, t.packed.data, t.packed.size));
+        CHECK_EQ(0, atf_verify_status(atf_command(), path));
+    }
+#endif
+    payload = t.packed.data + l.start[1] + ATF_PACKED_BLOCK_HEADER_SIZE;
+    len = le32(t.packed.data + l.start[1] + 4);
+    payload[0] |= 0x80; /* the first event's tag: bit 7 is never set */
+    put32(t.packed.data + l.start[1] + 8, atf_crc32c(payload, len));
+    records = (uint8_t *)malloc((size_t)ATF_PACKED_BLOCK_EVENTS * ATF_INDEX_EVENT_SIZE);
+    if (records) /* the payload is malformed indeed */
+        CHECK_RESULT(ATF_E_CORRUPT, atf_packed_decode(payload, len, (size_t)l.events[1],
+                                                      le32(t.packed.data + 12), records));
+    free(records);
+
+    CHECK_RESULT(ATF_OK, open_copy(&r, t.packed.data, t.packed.size, &copy));
+    CHECK(r.packed);
+    CHECK_EQ(ATF_COUNT_FINALIZED, r.counted);
+    CHECK_EQ(events, r.event_count);
+    CHECK_EQ(0, r.torn_bytes);
+    if (r.event_count == events) {
+        /* the damaged block first, then the others, then it again, then everything */
+        for (k = 0; k < 4; k++) {
+            uint64_t blk = k == 3 ? 1 : k == 0 ? 1 : k == 1 ? 0 : 2;
+            uint64_t first = blk * ATF_PACKED_BLOCK_EVENTS, n = l.events[blk];
+            for (i = first; i < first + n; i += 97) {
+                const uint8_t *raw = atf_index_reader_raw(&r, i);
+                atf_index_event ev;
+                if (blk != 1) {
+                    check_event_at(&r, &t.l1, i);
+                    continue;
+                }
+                CHECK(raw != NULL && memcmp(raw, zero, sizeof zero) == 0);
+                CHECK_RESULT(ATF_OK, atf_index_reader_get(&r, i, &ev));
+                CHECK_EQ(0, ev.timestamp_ns);
+                CHECK_EQ(0, ev.function_id);
+                CHECK_EQ(0, ev.kind);
+            }
+        }
+        for (i = 0; i < events; i++) {
+            const uint8_t *raw = atf_index_reader_raw(&r, i);
+            int in_damaged = i >= ATF_PACKED_BLOCK_EVENTS && i < 2 * ATF_PACKED_BLOCK_EVENTS;
+            if (!raw || (in_damaged ? memcmp(raw, zero, sizeof zero) != 0
+                                    : memcmp(raw, t.l1.data + ATF_HEADER_SIZE + i * 32, 32) != 0)) {
+                printf("  event %" PRIu64 " of the damaged file\n", i);
+                CHECK(0);
+                break;
+            }
+        }
+        CHECK_RESULT(ATF_E_CRC, atf_index_reader_verify_crc(&r));
+        CHECK_EQ(ATF_CRC_MISMATCH, r.crc_state);
+        CHECK_RESULT(ATF_E_CRC, atf_index_reader_verify_crc(&r)); /* the same, again */
+    }
+    atf_index_reader_close(&r);
+    free(copy);
+    memset(&opt, 0, sizeof opt);
+    opt.verify_crc = 1;
+    copy = (uint8_t *)malloc(t.packed.size);
+    if (copy) {
+        memcpy(copy, t.packed.data, t.packed.size);
+        CHECK_RESULT(ATF_E_CRC, atf_index_reader_open_memory(&r, copy, t.packed.size, "damaged", &opt));
+        free(copy);
+    }
+#if !defined(_WIN32)
+    CHECK_EQ(0, write_file(path, t.packed.data, t.packed.size));
+    if (atf_command()) CHECK_EQ(1, atf_verify_status(atf_command(), path));
+    else printf("  cache_damaged_block: atf verify not run (no $ATF, no build/atf)\n");
+#endif
+    twins_free(&t);
+}
+
+/* ---- merges and seeks over packed files ------------------------------------------------- */
+
+#define MERGE_THREADS 3
+
+#if !defined(ATF_NO_THREADS)
+/* A producer thread of the merge session: pattern 0 as record_event (stamps that go back
+ * now and then, so merged through its sorted permutation; detail links), 1 on the same
+ * stamps in order (ties with 0), 2 in order at its own pace. */
+typedef struct merge_producer {
+    atf_session *s;
+    int pattern;
+    uint64_t events;
+    atf_result rc;
+} merge_producer;
+
+static void *merge_producer_main(void *arg) {
+    merge_producer *p = (merge_producer *)arg;
+    atf_producer *w = NULL;
+    uint64_t i;
+    p->rc = atf_session_attach(p->s, "merge", &w);
+    for (i = 0; i < p->events && w && p->rc == ATF_OK; i++) {
+        uint64_t fid = 0x200000000ull | (i % 23);
+        uint64_t ts = p->pattern == 1 ? 1000000 + i * 100 : 1000000 + i * 37 + 11;
+        if (p->pattern == 0) record_event(w, i);
+        else if (i % 2) p->rc = atf_producer_return(w, fid + (uint64_t)p->pattern, ts);
+        else p->rc = atf_producer_call(w, fid + (uint64_t)p->pattern, ts);
+        if (i % 128 == 127 && p->rc == ATF_OK) p->rc = atf_session_pump(p->s);
+    }
+    atf_session_detach(p->s);
+    return NULL;
+}
+
+/* Records a session of MERGE_THREADS producer threads of `events` events each, in
+ * `layout`. Returns the pid directory in dir, 0 when recording failed. */
+static int record_merge_session(int layout, uint64_t events, char *dir, size_t cap) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    merge_producer p[MERGE_THREADS];
+    pthread_t th[MERGE_THREADS];
+    static unsigned sessions;
+    char name[64];
+    int k;
+    memset(&c, 0, sizeof c);
+    c.layout = (uint32_t)layout;
+    c.detail_mode = ATF_DETAIL_ALWAYS;
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.fsync_mode = ATF_FSYNC_NONE;
+    snprintf(name, sizeof name, "merge_%u_%d", sessions++, layout);
+    c.session_name = name;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, scratch, &c));
+    if (!s) return 0;
+    for (k = 0; k < MERGE_THREADS; k++) {
+        p[k].s = s;
+        p[k].pattern = k;
+        p[k].events = events;
+        p[k].rc = ATF_E_STATE;
+        CHECK_EQ(0, pthread_create(&th[k], NULL, merge_producer_main, &p[k]));
+    }
+    for (k = 0; k < MERGE_THREADS; k++) {
+        CHECK_EQ(0, pthread_join(th[k], NULL));
+        CHECK_RESULT(ATF_OK, p[k].rc);
+    }
+    snprintf(dir, cap, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    return !harness__failures_in_test;
+}
+#else
+static int record_merge_session(int layout, uint64_t events, char *dir, size_t cap) {
+    (void)layout, (void)events, (void)dir, (void)cap;
+    printf("  merge_packed_session: skipped (ATF_NO_THREADS: no producer threads)\n");
+    return 0;
+}
+#endif
+
+/* Copies the directory tree `from` to `to` (files and directories). */
+static void copy_tree(const char *from, const char *to) {
+    DIR *d = opendir(from);
+    struct dirent *e;
+    CHECK(d != NULL);
+    CHECK_EQ(0, mkdir(to, 0755));
+    while (d && (e = readdir(d)) != NULL) {
+        char a[1200], b[1200];
+        struct stat st;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        snprintf(a, sizeof a, "%s/%s", from, e->d_name);
+        snprintf(b, sizeof b, "%s/%s", to, e->d_name);
+        if (stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
+            copy_tree(a, b);
+        } else {
+            blob f = blob_read(a);
+            CHECK(f.data != NULL);
+            CHECK_EQ(0, write_file(b, f.data, f.size));
+            free(f.data);
+        }
+    }
+    if (d) closedir(d);
+}
+
+/* One item of a merge: what a caller sees of it. */
+typedef struct merged {
+    uint32_t slot;
+    uint64_t seq;
+    atf_index_event event;
+    int gap;
+} merged;
+
+static merged merged_of(const atf_merge_item *it) {
+    merged m;
+    memset(&m, 0, sizeof m);
+    m.slot = it->slot;
+    m.seq = it->seq;
+    m.event = it->event;
+    m.gap = it->gap != NULL;
+    return m;
+}
+
+static int merged_same(const merged *a, const merged *b) {
+    return a->slot == b->slot && a->seq == b->seq && a->gap == b->gap &&
+           a->event.timestamp_ns == b->event.timestamp_ns && a->event.function_id == b->event.function_id &&
+           a->event.detail_seq == b->event.detail_seq && a->event.thread_id == b->event.thread_id &&
+           a->event.call_depth == b->event.call_depth && a->event.kind == b->event.kind;
+}
+
+/* The whole sequence of a merge over r with filter f (after a seek to seek_ns when it is
+ * not 0), into out (room for cap); the number of items. */
+static size_t merge_collect(atf_session_reader *r, const atf_merge_filter *f, uint64_t seek_ns,
+                            merged *out, size_t cap) {
+    atf_merge m;
+    atf_merge_item it;
+    size_t n = 0;
+    atf_result rc = atf_merge_init(&m, r, f);
+    CHECK_RESULT(ATF_OK, rc);
+    if (rc != ATF_OK) return 0;
+    if (seek_ns) CHECK_RESULT(ATF_OK, atf_merge_seek(&m, seek_ns));
+    while (atf_merge_next(&m, &it) == ATF_OK && n < cap) out[n++] = merged_of(&it);
+    atf_merge_deinit(&m);
+    return n;
+}
+
+/* Whether two collected sequences are the same (and where they first differ). */
+static void check_merged_same(const char *what, const merged *want, size_t want_n, const merged *got,
+                              size_t got_n) {
+    size_t i;
+    CHECK_EQ(want_n, got_n);
+    for (i = 0; i < want_n && i < got_n; i++) {
+        if (!merged_same(&want[i], &got[i])) {
+            printf("  %s: item %zu differs: slot %u seq %" PRIu64 " ts %" PRIu64 ", expected slot %u seq %"
+                   PRIu64 " ts %" PRIu64 "\n", what, i, got[i].slot, got[i].seq, got[i].event.timestamp_ns,
+                   want[i].slot, want[i].seq, want[i].event.timestamp_ns);
+            CHECK(0);
+            return;
+        }
+    }
+}
+
+/* (d) A packed session recorded in-process (three producer threads of more than four
+ * blocks each) and its copy with every index.atf unpacked merge into the same sequence:
+ * whole, filtered by kind, by slot and by time, after seeks; and two merges over the
+ * packed reader stepped in turn, far apart in time, each give theirs. The threads' order
+ * checks (stamps parsed from packed blocks) agree too. */
+static void test_merge_packed_session(void) {
+    uint64_t events = 5 * ATF_PACKED_BLOCK_EVENTS + 300;
+    size_t cap = (size_t)(MERGE_THREADS * events + 16), want_n, got_n, i, f;
+    char dir[1024], copy_dir[1100], path[1300];
+    atf_session_reader packed, plain;
+    merged *want = NULL, *got = NULL;
+    uint32_t two_slots[2];
+    atf_merge_filter filters[5];
+    atf_error err;
+    if (!record_merge_session(ATF_LAYOUT_PACKED, events, dir, sizeof dir)) return;
+    snprintf(copy_dir, sizeof copy_dir, "%s_unpacked", dir);
+    copy_tree(dir, copy_dir);
+    for (i = 0; i < MERGE_THREADS; i++) {
+        blob b;
+        snprintf(path, sizeof path, "%s/thread_%zu/index.atf", copy_dir, i);
+        memset(&err, 0, sizeof err);
+        CHECK_RESULT(ATF_OK, atf_index_unpack(path, path, &err));
+        b = blob_read(path);
+        CHECK(b.size == ATF_HEADER_SIZE + events * ATF_INDEX_EVENT_SIZE + ATF_FOOTER_SIZE &&
+              b.data[5] == ATF_LAYOUT_1);
+        free(b.data);
+    }
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&packed, dir, NULL));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&plain, copy_dir, NULL));
+    CHECK_EQ(MERGE_THREADS, packed.thread_count);
+    CHECK_EQ(MERGE_THREADS, plain.thread_count);
+    want = (merged *)malloc(cap * sizeof *want);
+    got = (merged *)malloc(cap * sizeof *got);
+    if (!want || !got || packed.thread_count != MERGE_THREADS || plain.thread_count != MERGE_THREADS) {
+        CHECK(0);
+        goto done;
+    }
+    for (i = 0; i < MERGE_THREADS; i++) {
+        CHECK(packed.threads[i].reader.index.packed && !plain.threads[i].reader.index.packed);
+        CHECK_EQ(events, packed.threads[i].reader.index.event_count);
+    }
+    /* the order checks: one thread goes back in time (whichever slot it got), the others
+     * do not */
+    CHECK_EQ(1, atf_session_reader_check_order(&packed, NULL));
+    CHECK_EQ(1, atf_session_reader_check_order(&plain, NULL));
+    for (i = 0, f = 0; i < MERGE_THREADS; i++) {
+        f += packed.threads[i].out_of_order == 1;
+        CHECK_EQ(plain.threads[i].slot, packed.threads[i].slot);
+        CHECK_EQ(plain.threads[i].out_of_order, packed.threads[i].out_of_order);
+        CHECK_EQ(plain.threads[i].time_min_ns, packed.threads[i].time_min_ns);
+        CHECK_EQ(plain.threads[i].time_max_ns, packed.threads[i].time_max_ns);
+    }
+    CHECK_EQ(1, f);
+
+    memset(filters, 0, sizeof filters);
+    filters[1].kinds = 1u << ATF_EVENT_CALL;
+    two_slots[0] = 0;
+    two_slots[1] = 2;
+    filters[2].slots = two_slots;
+    filters[2].slot_count = 2;
+    filters[3].from_ns = 1000000 + 1500 * 100;           /* inside block 1 of patterns 0, 1 */
+    filters[3].to_ns = 1000000 + 4200 * 100;             /* inside block 4 */
+    filters[4].slots = two_slots + 1;                     /* thread 2 alone */
+    filters[4].slot_count = 1;
+    for (f = 0; f < 5; f++) {
+        char what[64];
+        uint64_t seeks[4] = { 0, 1000000 + 777 * 100, 1000000 + 3333 * 37, 0 };
+        seeks[3] = 1000000 + (events - 10) * 100 - 1; /* the last events of patterns 0, 1 */
+        for (i = 0; i < 4; i++) {
+            snprintf(what, sizeof what, "filter %zu, seek %zu", f, i);
+            want_n = merge_collect(&plain, &filters[f], seeks[i], want, cap);
+            got_n = merge_collect(&packed, &filters[f], seeks[i], got, cap);
+            check_merged_same(what, want, want_n, got, got_n);
+            if (f == 0 && i == 0) CHECK_EQ(MERGE_THREADS * events, want_n);
+            if (f == 0 && i == 3) CHECK(want_n > 0 && want_n < MERGE_THREADS * events);
+        }
+    }
+
+    /* two merges over the packed reader, stepped in turn: each gives its whole sequence */
+    want_n = merge_collect(&plain, NULL, 0, want, cap);
+    got_n = merge_collect(&plain, NULL, 1000000 + 2500 * 100, got, cap);
+    CHECK(got_n > 0 && got_n < want_n);
+    {
+        atf_merge a, b;
+        atf_merge_item ia, ib;
+        size_t n = 0, nb = 0;
+        atf_result ra = atf_merge_init(&a, &packed, NULL), rb = atf_merge_init(&b, &packed, NULL);
+        CHECK_RESULT(ATF_OK, ra);
+        CHECK_RESULT(ATF_OK, rb);
+        if (ra != ATF_OK || rb != ATF_OK) {
+            if (ra == ATF_OK) atf_merge_deinit(&a);
+            if (rb == ATF_OK) atf_merge_deinit(&b);
+            goto done;
+        }
+        CHECK_RESULT(ATF_OK, atf_merge_seek(&b, 1000000 + 2500 * 100)); /* b runs behind a's blocks */
+        for (i = 0; i < want_n; i++) {
+            merged x;
+            if (n < want_n) { /* a: every item */
+                CHECK_RESULT(ATF_OK, atf_merge_next(&a, &ia));
+                x = merged_of(&ia);
+                if (!merged_same(&want[n], &x)) {
+                    printf("  two merges: item %zu of the first differs\n", n);
+                    CHECK(0);
+                    break;
+                }
+                n++;
+            }
+            if (nb < got_n) { /* b: the items at or past its seek */
+                CHECK_RESULT(ATF_OK, atf_merge_next(&b, &ib));
+                x = merged_of(&ib);
+                if (!merged_same(&got[nb], &x)) {
+                    printf("  two merges: item %zu of the second differs\n", nb);
+                    CHECK(0);
+                    break;
+                }
+                nb++;
+            }
+        }
+        CHECK_EQ(want_n, n);
+        CHECK_EQ(got_n, nb);
+        CHECK_RESULT(ATF_E_RANGE, atf_merge_next(&b, &ib));
+        CHECK_RESULT(ATF_E_RANGE, atf_merge_next(&a, &ia));
+        atf_merge_deinit(&a);
+        atf_merge_deinit(&b);
+    }
+done:
+    free(want);
+    free(got);
+    atf_session_reader_close(&packed);
+    atf_session_reader_close(&plain);
+}
+
+/* (e) Seeks on a packed file give the positions (and probes) of its layout-1 twin for
+ * every timestamp around every 5th event and the ends, whatever block the reader read
+ * last; and on a time-ordered hand-built file (blocks of 16, runs of equal stamps), the
+ * first event at or past each time. */
+static void test_seek_packed(void) {
+    uint64_t events = 6 * ATF_PACKED_BLOCK_EVENTS + 300, i, d, n = 1000, ts_last = 0;
+    twins t;
+    atf_index_reader a, b;
+    uint8_t *copy_a, *copy_b;
+    blob l1, packed;
+    uint32_t sizes[63];
+    if (!twins_record(&t, events)) {
+        twins_free(&t);
+        return;
+    }
+    CHECK_RESULT(ATF_OK, open_copy(&a, t.l1.data, t.l1.size, &copy_a));
+    CHECK_RESULT(ATF_OK, open_copy(&b, t.packed.data, t.packed.size, &copy_b));
+    CHECK(!a.packed && b.packed);
+    CHECK_EQ(events, a.event_count);
+    CHECK_EQ(events, b.event_count);
+    rng_seed(0x5345454bu);
+    for (i = 0; i < events + 2 && a.event_count == events && b.event_count == events; i += 5) {
+        uint64_t ts = i < events ? le64(t.l1.data + ATF_HEADER_SIZE + i * 32) : i == events ? 0 : UINT64_MAX;
+        for (d = 0; d < 3; d++) {
+            uint64_t at = ts + d - 1, pa, pb, qa = 0, qb = 0; /* ts - 1, ts, ts + 1 (wrapping) */
+            pa = atf_index_reader_seek(&a, at, &qa);
+            (void)atf_index_reader_raw(&b, rng_below((size_t)events)); /* some block read last */
+            pb = atf_index_reader_seek(&b, at, &qb);
+            if (pa != pb || qa != qb) {
+                printf("  seek to %" PRIu64 ": %" PRIu64 " (%" PRIu64 " probes), layout 1 %" PRIu64
+                       " (%" PRIu64 ")\n", at, pb, qb, pa, qa);
+                CHECK(0);
+                i = events + 2;
+                break;
+            }
+        }
+    }
+    atf_index_reader_close(&a);
+    atf_index_reader_close(&b);
+    free(copy_a);
+    free(copy_b);
+
+    /* a time-ordered file: n records, stamps in runs of three equal ones, a jump now and then */
+    l1.size = ATF_HEADER_SIZE + n * ATF_INDEX_EVENT_SIZE + ATF_FOOTER_SIZE;
+    l1.data = (uint8_t *)calloc(1, l1.size);
+    if (!l1.data) {
+        twins_free(&t);
+        return;
+    }
+    memcpy(l1.data, t.l1.data, ATF_HEADER_SIZE);
+    for (i = 0; i < n; i++) {
+        ts_last += i % 3 ? 0 : i % 90 == 0 ? 100000 : 10;
+        put_record(l1.data + ATF_HEADER_SIZE + i * 32, ts_last, 0x10 + i % 5, 7, 1 + (uint32_t)(i % 2),
+                   (uint32_t)(i % 4), ATF_NO_DETAIL_U32);
+    }
+    for (i = 0; i < 63; i++) sizes[i] = 16;
+    sizes[62] = (uint32_t)(n - 62 * 16); /* 8 */
+    packed = build_packed(&l1, 16, sizes, 63);
+    CHECK_RESULT(ATF_OK, open_copy(&b, packed.data, packed.size, &copy_b));
+    CHECK_EQ(n, b.event_count);
+    for (i = 0; i < n + 1 && b.event_count == n; i++) {
+        uint64_t ts = i < n ? le64(l1.data + ATF_HEADER_SIZE + i * 32) : ts_last + 1;
+        for (d = 0; d < 2; d++) {
+            uint64_t at = ts - d, want = 0, probes = 0, got;
+            while (want < n && le64(l1.data + ATF_HEADER_SIZE + want * 32) < at) want++;
+            (void)atf_index_reader_raw(&b, (i * 37) % n);
+            got = atf_index_reader_seek(&b, at, &probes);
+            if (got != want) {
+                printf("  ordered file, seek to %" PRIu64 ": %" PRIu64 ", expected %" PRIu64 "\n", at, got,
+                       want);
+                CHECK(0);
+                i = n + 1;
+                break;
+            }
+            CHECK(probes <= 10); /* ceil(log2(1001)) */
+        }
+    }
+    atf_index_reader_close(&b);
+    free(copy_b);
+    free(packed.data);
+    free(l1.data);
+    twins_free(&t);
+}
+
 static const test_case tests[] = {
     { "golden_round_trip", test_golden_round_trip },
     { "session_twins", test_session_twins },
@@ -854,6 +1507,11 @@ static const test_case tests[] = {
     { "codec_sizes", test_codec_sizes },
     { "codec_random", test_codec_random },
     { "decode_refusals", test_decode_refusals },
+    { "cache_block_orders", test_cache_block_orders },
+    { "cache_raw_pointer", test_cache_raw_pointer },
+    { "cache_damaged_block", test_cache_damaged_block },
+    { "merge_packed_session", test_merge_packed_session },
+    { "seek_packed", test_seek_packed },
     { "convert_without_err", test_convert_without_err }, /* last: see there */
 };
 
