@@ -1276,7 +1276,9 @@ ATF__HOT_INLINE const uint8_t *atf__index_record(const atf_index_reader *r, uint
     return atf__index_record_in(r, r->cache, seq);
 }
 /* Checks the footer CRC over the events section: ATF_OK when it matches or is 0 (not
- * computed) or there is no footer; ATF_E_CRC (expected/found in r->error) otherwise. */
+ * computed) or there is no footer; ATF_E_CRC (expected/found in r->error) otherwise. A
+ * packed file's blocks are all decoded either way: ATF_E_CRC too when one whose own CRC
+ * matches does not decode. */
 ATFDEF atf_result atf_index_reader_verify_crc(atf_index_reader *r);
 
 /* A detail record as read: its header and payload bytes (pointing into the file). */
@@ -1338,7 +1340,8 @@ ATFDEF atf_result atf_thread_reader_open(atf_thread_reader *t, const char *dir,
 ATFDEF void atf_thread_reader_close(atf_thread_reader *t);
 /* Forward link: the detail record of index event `index_seq`. ATF_E_NO_DETAIL when the
  * event has none; ATF_E_CORRUPT when the link points outside the file or the record does
- * not point back. */
+ * not point back. This and index_of are thread-safe (on a packed file too: they read
+ * without the reader's cache, at the cost of decoding the event's block up to it). */
 ATFDEF atf_result atf_thread_reader_detail_of(const atf_thread_reader *t, uint64_t index_seq,
                                               atf_detail_event *out);
 /* Backward link: the index event of detail record `detail_seq`, checked both ways. */
@@ -7605,16 +7608,16 @@ ATFDEF atf_result atf_index_reader_get(const atf_index_reader *r, uint64_t seq,
 
 ATFDEF atf_result atf_index_reader_verify_crc(atf_index_reader *r) {
     uint32_t crc;
-    if (r->crc_state == ATF_CRC_OK || r->crc_state == ATF_CRC_NOT_COMPUTED ||
-        r->crc_state == ATF_CRC_NO_FOOTER)
-        return ATF_OK;
+    int no_check = r->crc_state == ATF_CRC_NOT_COMPUTED || r->crc_state == ATF_CRC_NO_FOOTER;
     if (r->crc_state == ATF_CRC_MISMATCH) return ATF_E_CRC;
+    if (r->crc_state == ATF_CRC_OK || (no_check && !r->packed)) return ATF_OK;
     crc = atf__index_crc(r, 0, 0, r->event_count);
     if (r->packed && r->cache->damaged) {
         r->crc_state = ATF_CRC_MISMATCH;
         return atf__error_set(&r->error, ATF_E_CRC, r->path, r->header.events_offset,
                               "a packed block whose CRC matches does not decode");
     }
+    if (no_check) return ATF_OK;
     return atf__crc_settle(&r->crc_state, &r->crc_found, r->footer.checksum, crc, &r->error,
                            r->path, r->header.events_offset);
 }
@@ -7903,24 +7906,61 @@ ATFDEF void atf_thread_reader_close(atf_thread_reader *t) {
     t->has_detail = 0;
 }
 
+/* Index event seq of t, read without the reader's cache when the file is packed (the
+ * block decoded up to it on the stack): the links are followed from merges that may run
+ * at once over one reader. */
+ATF__PRIVATE atf_result atf__thread_index_get(const atf_thread_reader *t, uint64_t seq,
+                                              atf_index_event *out) {
+    const atf_index_reader *r = &t->index;
+    const uint8_t *h, *p, *end;
+    uint8_t rec[ATF_INDEX_EVENT_SIZE];
+    atf__pack_state st;
+    uint64_t i, k;
+    if (!r->packed) return atf_index_reader_get(r, seq, out);
+    if (seq >= r->event_count) return ATF_E_RANGE;
+    k = seq / r->block_events;
+    h = r->image.data + r->block_at[k];
+    p = h + ATF_PACKED_BLOCK_HEADER_SIZE;
+    end = p + atf__load_le32(h + 4);
+    atf__pack_state_init(&st, r->header.thread_id);
+    for (i = k * r->block_events; i <= seq; i++)
+        if (p == end || (p = atf__unpack_event(&st, p, end, rec)) == NULL) return ATF_E_CORRUPT;
+    atf_index_event_decode(ATF_LAYOUT_1, rec, out);
+    return ATF_OK;
+}
+
+/* The detail record that index event `ev` (number index_seq) names, checked back. */
+ATF__PRIVATE atf_result atf__thread_detail_named(const atf_thread_reader *t, uint64_t index_seq,
+                                                 const atf_index_event *ev, atf_detail_event *out) {
+    if (ev->detail_seq == ATF_NO_DETAIL) return ATF_E_NO_DETAIL;
+    if (!t->has_detail || atf_detail_reader_get(&t->detail, ev->detail_seq, out) != ATF_OK)
+        return ATF_E_CORRUPT;
+    return out->header.index_seq == index_seq ? ATF_OK : ATF_E_CORRUPT;
+}
+
 ATFDEF atf_result atf_thread_reader_detail_of(const atf_thread_reader *t, uint64_t index_seq,
                                               atf_detail_event *out) {
     atf_index_event ev;
-    atf_result rc = atf_index_reader_get(&t->index, index_seq, &ev);
-    if (rc != ATF_OK) return rc;
-    if (ev.detail_seq == ATF_NO_DETAIL) return ATF_E_NO_DETAIL;
-    if (!t->has_detail || atf_detail_reader_get(&t->detail, ev.detail_seq, out) != ATF_OK)
-        return ATF_E_CORRUPT;
-    return out->header.index_seq == index_seq ? ATF_OK : ATF_E_CORRUPT;
+    atf_result rc = atf__thread_index_get(t, index_seq, &ev);
+    return rc != ATF_OK ? rc : atf__thread_detail_named(t, index_seq, &ev, out);
+}
+
+/* The index event that detail record d (number detail_seq) names, checked back: read
+ * through the reader's cache when `cached` (one thread), else without it. */
+ATF__PRIVATE atf_result atf__thread_index_named(const atf_thread_reader *t, uint64_t detail_seq,
+                                                const atf_detail_event *d, atf_index_event *out,
+                                                int cached) {
+    atf_result rc = cached ? atf_index_reader_get(&t->index, d->header.index_seq, out)
+                           : atf__thread_index_get(t, d->header.index_seq, out);
+    if (rc != ATF_OK) return ATF_E_CORRUPT;
+    return out->detail_seq == detail_seq ? ATF_OK : ATF_E_CORRUPT;
 }
 
 ATFDEF atf_result atf_thread_reader_index_of(const atf_thread_reader *t, uint64_t detail_seq,
                                              atf_index_event *out) {
     atf_detail_event d;
     atf_result rc = atf_detail_reader_get(&t->detail, detail_seq, &d);
-    if (rc != ATF_OK) return rc;
-    if (atf_index_reader_get(&t->index, d.header.index_seq, out) != ATF_OK) return ATF_E_CORRUPT;
-    return out->detail_seq == detail_seq ? ATF_OK : ATF_E_CORRUPT;
+    return rc != ATF_OK ? rc : atf__thread_index_named(t, detail_seq, &d, out, 0);
 }
 
 ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
@@ -7929,9 +7969,9 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
     atf_detail_event d;
     for (i = 0; i < t->index.event_count; i++) {
         atf_result rc;
-        atf_index_reader_get(&t->index, i, &ev);
+        atf_index_reader_get(&t->index, i, &ev); /* in order: through the cache */
         if (ev.detail_seq == ATF_NO_DETAIL) continue;
-        rc = atf_thread_reader_detail_of(t, i, &d);
+        rc = atf__thread_detail_named(t, i, &ev, &d);
         if (rc == ATF_OK) continue;
         if (!t->has_detail || ev.detail_seq >= t->detail.event_count)
             return atf__error_set_values(&t->error, rc, t->index.path,
@@ -7946,9 +7986,9 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
     /* Every forward link checked above is also a backward one; what is left are detail
      * records that no index event names. */
     for (i = 0; t->has_detail && i < t->detail.event_count; i++) {
-        atf_result rc = atf_thread_reader_index_of(t, i, &ev);
+        atf_result rc = atf_detail_reader_get(&t->detail, i, &d);
+        if (rc == ATF_OK) rc = atf__thread_index_named(t, i, &d, &ev, 1);
         if (rc != ATF_OK) {
-            atf_detail_reader_get(&t->detail, i, &d);
             return atf__error_set_values(&t->error, rc, t->detail.path, d.offset,
                                          "index event named by this record does not name it back",
                                          i, d.header.index_seq < t->index.event_count
