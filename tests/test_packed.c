@@ -1274,11 +1274,59 @@ static void check_merged_same(const char *what, const merged *want, size_t want_
     }
 }
 
+#if !defined(ATF_NO_THREADS)
+/* A merge run by a thread of its own over a reader other merges use at the same time. */
+typedef struct merge_runner {
+    atf_session_reader *r;
+    merged *out;
+    size_t cap, n;
+    atf_result rc;
+} merge_runner;
+
+static void *merge_runner_main(void *arg) {
+    merge_runner *m = (merge_runner *)arg;
+    atf_merge merge;
+    atf_merge_item it;
+    m->n = 0;
+    m->rc = atf_merge_init(&merge, m->r, NULL);
+    if (m->rc != ATF_OK) return NULL;
+    while (atf_merge_next(&merge, &it) == ATF_OK && m->n < m->cap) m->out[m->n++] = merged_of(&it);
+    atf_merge_deinit(&merge);
+    return NULL;
+}
+
+/* atf_merge_init: "any number of merges may run over one reader, each used by one
+ * thread at a time" (the threads checked and ordered first, by the merge before): two
+ * merges over the packed reader at once, each in a thread, give the whole sequence. */
+static void check_concurrent_merges(atf_session_reader *r, const merged *want, size_t want_n) {
+    merge_runner m[2];
+    pthread_t th[2];
+    size_t k;
+    for (k = 0; k < 2; k++) {
+        m[k].r = r;
+        m[k].cap = want_n + 1;
+        m[k].out = (merged *)malloc(m[k].cap * sizeof *m[k].out);
+        m[k].rc = ATF_E_STATE;
+        CHECK(m[k].out != NULL);
+    }
+    if (m[0].out && m[1].out) {
+        for (k = 0; k < 2; k++) CHECK_EQ(0, pthread_create(&th[k], NULL, merge_runner_main, &m[k]));
+        for (k = 0; k < 2; k++) {
+            CHECK_EQ(0, pthread_join(th[k], NULL));
+            CHECK_RESULT(ATF_OK, m[k].rc);
+            check_merged_same(k ? "second merge thread" : "first merge thread", want, want_n, m[k].out,
+                              m[k].n);
+        }
+    }
+    for (k = 0; k < 2; k++) free(m[k].out);
+}
+#endif
+
 /* (d) A packed session recorded in-process (three producer threads of more than four
  * blocks each) and its copy with every index.atf unpacked merge into the same sequence:
- * whole, filtered by kind, by slot and by time, after seeks; and two merges over the
- * packed reader stepped in turn, far apart in time, each give theirs. The threads' order
- * checks (stamps parsed from packed blocks) agree too. */
+ * whole, filtered by kind, by slot and by time, after seeks; two merges over the packed
+ * reader stepped in turn, far apart in time, and two run at once by two threads, each
+ * give theirs. The threads' order checks (stamps parsed from packed blocks) agree too. */
 static void test_merge_packed_session(void) {
     uint64_t events = 5 * ATF_PACKED_BLOCK_EVENTS + 300;
     size_t cap = (size_t)(MERGE_THREADS * events + 16), want_n, got_n, i, f;
@@ -1399,6 +1447,9 @@ static void test_merge_packed_session(void) {
         atf_merge_deinit(&a);
         atf_merge_deinit(&b);
     }
+#if !defined(ATF_NO_THREADS)
+    check_concurrent_merges(&packed, want, want_n);
+#endif
 done:
     free(want);
     free(got);

@@ -65,7 +65,7 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...) {
 int cli_parse_layout(const cli_command *cmd, const char *text, uint32_t *layout) {
     if (strcmp(text, "1") == 0) *layout = ATF_LAYOUT_1;
     else if (strcmp(text, "2") == 0) *layout = ATF_LAYOUT_2;
-    else if (strcmp(text, "packed") == 0) *layout = ATF_LAYOUT_PACKED;
+    else if (strcmp(text, "packed") == 0 || strcmp(text, "3") == 0) *layout = ATF_LAYOUT_PACKED;
     else return cli_usage_error(cmd, "--layout: '%s' is not packed, 1 or 2", text);
     return CLI_CONTINUE;
 }

@@ -110,7 +110,8 @@ int cli_parse_args(const cli_command *cmd, int argc, char **argv, const cli_flag
 int cli_parse_u64(const char *s, uint64_t *out);
 /* "atf NAME: <text>" and the usage on stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
-/* The value of --layout: "1", "2" or "packed" into *layout (ATF_LAYOUT_*); CLI_CONTINUE,
+/* The value of --layout: "1", "2" or "packed" (also "3", its version byte, as atf info
+ * prints it) into *layout (ATF_LAYOUT_*); CLI_CONTINUE,
  * else CLI_EXIT_USAGE after saying so. */
 int cli_parse_layout(const cli_command *cmd, const char *text, uint32_t *layout);
 /* "1", "2" or "packed". */
