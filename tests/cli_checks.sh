@@ -734,7 +734,9 @@ fi
 expect 2 "gen --threads 0" "$ATF" gen --threads 0 "$SD/x"
 expect 2 "gen --detail bogus" "$ATF" gen --detail sometimes "$SD/x"
 err_has "gen --detail bogus" "'sometimes' is not off, always or windowed"
-expect 2 "gen --layout 3" "$ATF" gen --layout 3 "$SD/x"
+expect 2 "gen --layout 4" "$ATF" gen --layout 4 "$SD/x"
+err_has "gen --layout 4" "'4' is not packed, 1 or 2"
+expect 2 "gen --layout packed --detail windowed" "$ATF" gen --layout packed --detail windowed "$SD/x"
 expect 2 "gen --detail-every 0" "$ATF" gen --detail-every 0 "$SD/x"
 expect 2 "gen without ROOT" "$ATF" gen --events 5
 if [ -e "$SD/x" ]; then fail "gen with a usage error created its ROOT"; else pass; fi
