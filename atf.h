@@ -8371,10 +8371,9 @@ ATF__PRIVATE int atf__recover_pack_lane(atf__recover_plan *p, uint64_t *end) {
     size_t len = 0, patch = 0, cap;
     uint8_t *events = NULL;
     keep = p->patch_count ? p->patches[0].seq / B : blocks;
-    p->lane_at = p->packed_end < first ? p->fin.events_offset : first;
-    for (k = 0, at = first; k < keep; k++) /* the kept blocks end where the next begins */
-        at += ATF_PACKED_BLOCK_HEADER_SIZE + atf__load_le32(p->image + at + 4);
-    if (keep) p->lane_at = at;
+    /* after the kept blocks (where the reader found the next), or the lane header */
+    p->lane_at = keep < blocks ? p->index->block_at[keep] : p->packed_end;
+    if (p->packed_end < first) p->lane_at = p->fin.events_offset;
     if ((blocks - keep) > (SIZE_MAX / 2) / (ATF_PACKED_BLOCK_HEADER_SIZE + B * ATF_PACKED_EVENT_MAX) ||
         blocks > (SIZE_MAX / 4) / 8)
         return 0; /* more than this machine can hold */
