@@ -92,7 +92,7 @@ test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUI
 	  CRASH_TRIALS=$(TEST_CRASH_TRIALS) \
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
 	  tests/cli_checks.sh tests/window_checks.sh tests/examples_check.sh tests/doc_blocks.sh \
-	  tests/cmake_check.sh tests/instrument_checks.sh tests/names_checks.sh
+	  tests/cmake_check.sh tests/instrument_checks.sh tests/bounds_checks.sh tests/names_checks.sh
 
 # tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
 # the windows of the atf command are compared with); window_probe runs the command's walk
@@ -187,11 +187,23 @@ $(BUILD)/examples/sample_hooked: examples/sample.c
 
 # busy.c: CPU-bound threads that count their own calls (tests/examples_check.sh checks a
 # trace of it has every one; the benchmark times it), built plain and linked with the tracer
-test-programs: $(PROGS_BIN)/busy $(PROGS_BIN)/busy_traced
+test-programs: $(PROGS_BIN)/busy $(PROGS_BIN)/busy_traced $(PROGS_BIN)/busy_hooked \
+  $(PROGS_BIN)/busy_static
 
 $(PROGS_BIN)/busy: $(PROGS)/busy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
+
+# busy_static: statically linked, which the preloaded tracer cannot reach (`atf record`
+# says so; built without the sanitizers' flags, which take no -static); busy_hooked: for the preloaded tracer (tests/bounds_checks.sh)
+$(PROGS_BIN)/busy_static: $(PROGS)/busy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) -O2 -finstrument-functions -static -o $@ $< -pthread
+
+
+$(PROGS_BIN)/busy_hooked: $(PROGS)/busy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< $(LDLIBS_ALL)
 
 $(PROGS_BIN)/busy_traced: $(PROGS)/busy.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@) $(BUILD)/obj

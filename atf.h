@@ -26,14 +26,15 @@
  *      10.1 file writer         >>filewriter   one output file: header, appends, finalize
  *      10.2 sessions            >>slots        thread slots, the drain, attaching rings
  *      10.3 thread-local producers  >>tls      each thread's producer of each session
- *      10.4 windowed detail     >>windows      what a trigger keeps, the release horizon
- *      10.5 links               >>links        detail record <-> index event
- *      10.6 draining a slot     >>drain        ring to files, self-drain under overflow
- *      10.7 gaps and pauses     >>sidefiles    where events were lost (gaps.atf), where the
+ *      10.4 bounds              >>bounds       max size, duration, the disk reserve
+ *      10.5 windowed detail     >>windows      what a trigger keeps, the release horizon
+ *      10.6 links               >>links        detail record <-> index event
+ *      10.7 draining a slot     >>drain        ring to files, self-drain under overflow
+ *      10.8 gaps and pauses     >>sidefiles    where events were lost (gaps.atf), where the
  *                                              recorder held a thread (pauses.atf)
- *      10.8 index events        >>indexevents  stamps converted, runs appended
- *      10.9 manifest.json       >>manifest     written atomically
- *      10.10 session API        >>sessionapi   open, attach, pump, close, abandon after fork
+ *      10.9 index events        >>indexevents  stamps converted, runs appended
+ *      10.10 manifest.json      >>manifest     written atomically
+ *      10.11 session API        >>sessionapi   open, attach, pump, close, abandon after fork
  *  11. readers          >>readers     index, detail and thread readers: O(1), both-way links
  *      11.1 recovery            >>recovery     finalizing in place what a crash left
  *      11.2 recovered manifest  >>recoveredmanifest   manifest.json of a recovered session
@@ -448,7 +449,10 @@ ATFDEF atf_result atf_detail_payload_decode(const uint8_t *in, size_t len,
 #define ATF_GAP_RECORD_SIZE 32u
 enum { ATF_GAP_DROPPED = 1,      /* ring full, ATF_OVERFLOW_DROP */
        ATF_GAP_TIMEOUT = 2,      /* ring full, BLOCK gave up on a silent consumer */
-       ATF_GAP_IO = 3 };         /* drained, but index.atf could not take them */
+       ATF_GAP_IO = 3,           /* drained, but index.atf could not take them */
+       ATF_GAP_STOPPED = 4 };    /* discarded by choice: a bound of the session stopped
+                                    recording (atf_session_config's max_bytes,
+                                    max_duration_ns, disk_reserve) */
 
 typedef struct atf_gap {
     uint64_t index_seq;      /* position in index.atf of the first event after the gap
@@ -464,7 +468,7 @@ ATFDEF void atf_gaps_header_encode(uint32_t thread_id, uint8_t out[16]);
 ATFDEF atf_result atf_gaps_header_decode(const uint8_t in[16], uint32_t *thread_id);
 ATFDEF void atf_gap_encode(const atf_gap *g, uint8_t out[32]);
 ATFDEF void atf_gap_decode(const uint8_t in[32], atf_gap *g);
-/* "dropped", "timeout", "io"; "unknown" otherwise. */
+/* "dropped", "timeout", "io", "stopped"; "unknown" otherwise. */
 ATFDEF const char *atf_gap_reason_str(uint32_t reason);
 
 /* pauses.atf, beside index.atf: the intervals in which the recorder itself held the
@@ -984,6 +988,19 @@ enum { ATF_DRAIN_THREAD = 0, ATF_DRAIN_MANUAL = 1 };
 enum { ATF_FSYNC_NONE = 0, ATF_FSYNC_CLOSE = 1 };
 enum { ATF_STAMP_NS = 0, ATF_STAMP_TICKS = 1 };
 
+/* The bounds of a recording (max_bytes, max_duration_ns, disk_reserve). When one is
+ * reached, recording stops cleanly: the program runs on, each later event is counted
+ * instead of written, each thread's files end with a gap of reason ATF_GAP_STOPPED, and
+ * the manifest says which bound stopped it and when ("stopped", "stopped_at_ns"), as
+ * atf_session_stopped() does. Sizes count the event bytes the session's files take
+ * (index events as packed on disk, detail records), checked before each write, so the
+ * files stay within the bound whatever is still in the rings. */
+enum { ATF_STOP_NONE = 0,          /* recording */
+       ATF_STOP_MAX_SIZE = 1,      /* max_bytes */
+       ATF_STOP_DURATION = 2,      /* max_duration_ns */
+       ATF_STOP_DISK_RESERVE = 3 }; /* the file system's free space reached disk_reserve */
+#define ATF_DISK_RESERVE_OFF UINT64_MAX /* disk_reserve: no guard */
+
 /* Zero is the default for every field. */
 typedef struct atf_session_config {
     uint32_t layout;             /* ATF_LAYOUT_1 (default), ATF_LAYOUT_2, or ATF_LAYOUT_PACKED
@@ -1015,6 +1032,12 @@ typedef struct atf_session_config {
                                     drains its own ring, nothing is lost) or
                                     ATF_OVERFLOW_DROP (wait-free: dropped, counted, gaps
                                     recorded) */
+    uint64_t max_bytes;          /* event bytes the session's files may take; 0: no bound */
+    uint64_t max_duration_ns;    /* events stamped this long after the open are not
+                                    recorded; 0: no bound */
+    uint64_t disk_reserve;       /* recording stops before the file system's free space
+                                    falls under this many bytes; 0 (default): max(1 GiB,
+                                    5 % of the file system); ATF_DISK_RESERVE_OFF: never */
 } atf_session_config;
 
 /* Per-thread figures, as in the manifest. The producer's counters (pushed, dropped,
@@ -1027,6 +1050,7 @@ typedef struct atf_thread_stats {
     uint64_t detail_written;     /* records in detail.atf */
     uint64_t detail_dropped;     /* detail ring full (ALWAYS) or released unpersisted */
     uint64_t events_lost_io;     /* drained but not written because the file failed */
+    uint64_t events_stopped;     /* drained after a bound stopped recording: not written */
     uint64_t events_pushed;      /* index events the producer put in its ring so far */
     uint64_t events_queued;      /* of those, still in the ring */
     uint64_t gaps;               /* gap records in gaps.atf so far */
@@ -1158,6 +1182,11 @@ ATFDEF const atf_error *atf_session_error(const atf_session *s);
 ATFDEF atf_result atf_session_thread_stats(atf_session *s, uint32_t slot, atf_thread_stats *out);
 /* Number of thread slots handed out so far. Thread-safe. */
 ATFDEF uint32_t atf_session_thread_count(const atf_session *s);
+/* Which bound stopped recording (ATF_STOP_*; ATF_STOP_NONE while recording) and, in
+ * *at_ns (optional), the stamp from which on events were not recorded. Thread-safe. */
+ATFDEF uint32_t atf_session_stopped(atf_session *s, uint64_t *at_ns);
+/* "max size", "duration", "disk reserve"; "" for ATF_STOP_NONE, "unknown" otherwise. */
+ATFDEF const char *atf_stop_reason_str(uint32_t reason);
 
 /* ==== 11. readers =============================================================== >>readers */
 /* Readers map a file (or read it whole where mapping is unavailable), validate it, decide
@@ -1522,7 +1551,7 @@ typedef struct atf_session_thread {
     int manifest_finalized;      /* the manifest's finalized */
     /* the manifest's per-thread counters (0 when unknown; see atf_thread_stats) */
     uint64_t events_written, events_dropped, detail_written, detail_dropped;
-    uint64_t events_lost_io, gaps, waits, timeouts, paused_ns;
+    uint64_t events_lost_io, events_stopped, gaps, waits, timeouts, paused_ns;
     /* Whether timestamps decrease somewhere in index.atf: ATF_ORDER_UNKNOWN from the open
      * (which reads only the first and last events) until the thread is checked
      * (atf_session_reader_check_order; atf_merge_init checks the threads it selects),
@@ -1601,6 +1630,11 @@ typedef struct atf_session_reader {
     uint64_t pid;                        /* the recording process */
     char arch[16], os[16];               /* its "arch" and "os" ("x86_64", "linux", ...) */
     uint64_t attach_failures;            /* threads refused a slot while recording */
+    uint64_t max_bytes, max_duration_ns; /* the recording's bounds (0: none) */
+    uint64_t disk_reserve_bytes;         /*   and the free space it kept (0: no guard) */
+    char stopped[16];                    /* which bound stopped it (atf_stop_reason_str),
+                                            "" when none did */
+    uint64_t stopped_at_ns;              /*   from which stamp on events were not recorded */
     char *recording_error;               /* the first error the recording met, as one
                                             line (atf_error_format), NULL when none */
     int recording_errno;                 /*   and its errno (0 when none) */
@@ -2009,6 +2043,7 @@ ATF__PRIVATE void atf__error_adopt(atf_error *to, const atf_error *from) {
 #  include <fcntl.h>
 #  include <sys/mman.h>
 #  include <sys/stat.h>
+#  include <sys/statvfs.h>
 #  include <sys/types.h>
 #  include <unistd.h>
 #endif
@@ -2319,6 +2354,18 @@ ATF__PRIVATE int atf__mkdir(const char *path) {
     return rc;
 }
 ATF__PRIVATE void atf__dir_sync(const char *path) { (void)path; /* NTFS: metadata is journaled */ }
+/* The bytes an unprivileged writer may still take on the file system holding `path`, and
+ * its size. 0, or -1 on error. */
+ATF__PRIVATE int atf__fs_space(const char *path, uint64_t *avail, uint64_t *size) {
+    wchar_t *w = atf__utf8_to_wide(path);
+    ULARGE_INTEGER a, t;
+    int ok = w && GetDiskFreeSpaceExW(w, &a, &t, NULL);
+    ATF_FREE(w);
+    if (!ok) return -1;
+    *avail = a.QuadPart;
+    *size = t.QuadPart;
+    return 0;
+}
 ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) {
     wchar_t *a = atf__utf8_to_wide(from), *b = atf__utf8_to_wide(to);
     int ok = a && b && MoveFileExW(a, b, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
@@ -2409,6 +2456,15 @@ ATF__PRIVATE void atf__dir_sync(const char *path) {
     }
 }
 ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) { return rename(from, to); }
+/* The bytes an unprivileged writer may still take on the file system holding `path`, and
+ * its size. 0, or -1 on error. */
+ATF__PRIVATE int atf__fs_space(const char *path, uint64_t *avail, uint64_t *size) {
+    struct statvfs v;
+    if (statvfs(path, &v) != 0) return -1;
+    *avail = (uint64_t)v.f_bavail * v.f_frsize;
+    *size = (uint64_t)v.f_blocks * v.f_frsize;
+    return 0;
+}
 ATF__PRIVATE uint32_t atf__os_thread_id(void) {
 #  if defined(ATF__OS_LINUX)
     return (uint32_t)syscall(SYS_gettid);
@@ -2894,6 +2950,7 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_gap_reason_str(uint32_t reason) {
     case ATF_GAP_DROPPED: return "dropped";
     case ATF_GAP_TIMEOUT: return "timeout";
     case ATF_GAP_IO: return "io";
+    case ATF_GAP_STOPPED: return "stopped";
     default: return "unknown";
     }
 }
@@ -5063,6 +5120,8 @@ typedef struct atf__slot {
     atf__link *links;            /* [link_head, link_head + link_len) */
     size_t link_head, link_len, link_cap;
     uint64_t detail_released;    /* detail records released unpersisted */
+    uint64_t bound_lost;         /* index events discarded after a bound stopped recording */
+    uint64_t bound_first_ns;     /*   the stamp of the first of them */
     uint64_t ring_dropped;       /* copies of the rings' producer counters, taken by the */
     uint64_t ring_detail_dropped; /*  drain (the ring memory goes at finalize) */
     uint64_t ring_pushed, ring_waits, ring_timeouts;
@@ -5123,6 +5182,23 @@ typedef struct atf__anchor {
 #define ATF__DRAIN_BUSY 16384     /* a pass that moved this many records: no sleep */
 #define ATF__TRIGGER_SLACK_NS 100000000u /* how late a trigger may name its time t */
 
+/* Where a session stands against its bounds (10.4), under the session's lock; `active`
+ * set at open; `full`, `reason` and `cut_ns` also read without it (release-stored). */
+typedef struct atf__bound {
+    int active;                  /* some bound applies: appends go through the bounds */
+    uint32_t full;               /* a bound and its slack reached: nothing more is written */
+    uint32_t reason;             /* ATF_STOP_* of the first bound reached */
+    uint64_t stopped_ns;         /*   where it cut the trace */
+    uint64_t cut_ns;             /* events stamped from here on are not written (UINT64_MAX:
+                                    none; release-stored) */
+    uint64_t written;            /* event bytes the session's files took */
+    uint64_t granted_ns;         /*   the latest stamp of the events they were granted for */
+    uint64_t reserve;            /* disk guard: the free space kept (0: no guard) */
+    uint64_t room;               /*   bytes that could be written at the last look, */
+    uint64_t since_look;         /*   granted since then, */
+    uint64_t looked_ns;          /*   and when that was */
+} atf__bound;
+
 struct atf_session {
     atf_session_config cfg;
     uint64_t id;                 /* distinguishes sessions in thread-local caches */
@@ -5147,6 +5223,7 @@ struct atf_session {
     uint64_t window_gen;         /* bumped on every change */
     uint64_t attach_failures;
     uint64_t self_drained;       /* records producers drained themselves (under `lock`) */
+    atf__bound bound;            /* max_bytes, max_duration_ns, disk_reserve */
     int manifest_dirty;
     atf_error error;
 #if !defined(ATF_NO_THREADS)
@@ -5260,7 +5337,119 @@ ATF__PRIVATE void atf__session_fail(atf_session *s, const atf_error *e) {
     atf__session_unlock(s);
 }
 
-/* ---- 10.4 windowed detail ------------------------------------------------------ >>windows */
+/* ---- 10.4 bounds: max size, duration, the disk reserve -------------------------- >>bounds */
+/* Every append of events goes through the bounds when the session has any. A bound cuts
+ * the trace at one stamp for every thread: events stamped before the cut are written,
+ * those from it on are not. max_duration_ns sets the cut at open. max_bytes and the disk
+ * reserve grant bytes before they are written; the first grant refused sets the cut at the
+ * stamp of the events refused, and from then on the events before the cut that are still
+ * queued in other threads' rings may take a little more (the slack: 1 % + 512 KiB of
+ * max_bytes, an eighth of the reserve) so that the trace ends at the same time in every
+ * thread; past the slack nothing more is written. The free space is looked at again
+ * when a grant would pass what the last look allowed, and at least once a second (other
+ * writers share the file system). */
+
+/* A look at the file system's free space (the session's lock held). A file system that
+ * cannot say leaves the guard without effect. */
+ATF__PRIVATE void atf__bound_look(atf_session *s) {
+    atf__bound *b = &s->bound;
+    uint64_t avail, size;
+    b->looked_ns = atf_now_ns();
+    if (atf__fs_space(s->dir, &avail, &size) != 0) {
+        b->room = UINT64_MAX;
+        return;
+    }
+    if (!s->cfg.disk_reserve) { /* max(1 GiB, 5 %) */
+        b->reserve = size / 20;
+        if (b->reserve < ((uint64_t)1 << 30)) b->reserve = (uint64_t)1 << 30;
+    }
+    b->room = avail > b->reserve ? avail - b->reserve : 0;
+    b->since_look = 0;
+}
+
+/* Records the first bound reached, and cuts the trace at `at_ns`, or later when events
+ * past it were granted already (another thread's): the session's lock held. */
+ATF__PRIVATE void atf__bound_stop(atf_session *s, uint32_t reason, uint64_t at_ns) {
+    atf__bound *b = &s->bound;
+    if (b->reason) return;
+    if (b->granted_ns != 0 && at_ns <= b->granted_ns && b->granted_ns != UINT64_MAX)
+        at_ns = b->granted_ns + 1;
+    b->stopped_ns = at_ns;
+    if (at_ns < b->cut_ns) atf__store_release_u64(&b->cut_ns, at_ns);
+    atf__store_release_u32(&b->reason, reason);
+    s->manifest_dirty = 1;
+}
+
+/* The bytes that `cap` leaves after `used`, as a grant of at most `want` in whole units. */
+ATF__PRIVATE uint64_t atf__bound_fit(uint64_t want, uint64_t unit, uint64_t cap, uint64_t used) {
+    uint64_t left = cap > used ? cap - used : 0;
+    return want <= left ? want : left - left % unit;
+}
+
+/* Grants up to `want` bytes, a multiple of `unit`, for events stamped from `ts` on
+ * (before the cut): index events at `run` (unit: one each), or detail records that end
+ * at `ts_last` (run NULL; unit: all of them). 0 when none fit: the first time, recording
+ * stops there; once the slack is spent too, nothing more is granted. What a write did
+ * not use goes back with atf__bound_give. */
+ATF__PRIVATE uint64_t atf__bound_take(atf_session *s, uint64_t want, uint64_t unit, uint64_t ts,
+                                      const uint8_t *run, uint64_t ts_last) {
+    atf__bound *b = &s->bound;
+    uint64_t grant = want;
+    int slack = b->reason == ATF_STOP_MAX_SIZE || b->reason == ATF_STOP_DISK_RESERVE;
+    uint32_t refused = ATF_STOP_NONE;
+    if (atf__load_acquire_u32(&b->full)) return 0;
+    atf__session_lock(s);
+    if (s->cfg.max_bytes) {
+        uint64_t cap = s->cfg.max_bytes + (slack ? s->cfg.max_bytes / 100 + ((uint64_t)1 << 19) : 0);
+        grant = atf__bound_fit(grant, unit, cap, b->written);
+        if (!grant) refused = ATF_STOP_MAX_SIZE;
+    }
+    if (grant && b->reserve) {
+        if (b->since_look + grant > b->room || atf_now_ns() - b->looked_ns > 1000000000u)
+            atf__bound_look(s);
+        if (b->room != UINT64_MAX)
+            grant = atf__bound_fit(grant, unit, b->room + (slack ? b->reserve / 8 : 0), b->since_look);
+        if (!grant) refused = ATF_STOP_DISK_RESERVE;
+    }
+    if (refused && b->reason) atf__store_release_u32(&b->full, 1); /* the slack is spent */
+    else if (refused) atf__bound_stop(s, refused, ts);
+    if (grant && run) ts_last = atf__load_le64(run + (grant / unit - 1) * unit);
+    if (grant && ts_last > b->granted_ns) b->granted_ns = ts_last;
+    b->written += grant;
+    b->since_look += grant;
+    atf__session_unlock(s);
+    return grant;
+}
+
+/* Gives back granted bytes a write did not use (a packed file's events are smaller). */
+ATF__PRIVATE void atf__bound_give(atf_session *s, uint64_t bytes) {
+    atf__bound *b = &s->bound;
+    if (!bytes) return;
+    atf__session_lock(s);
+    b->written -= bytes;
+    b->since_look = b->since_look > bytes ? b->since_look - bytes : 0;
+    atf__session_unlock(s);
+}
+
+/* Where the trace is cut now: events stamped from here on are not written. */
+ATF__PRIVATE uint64_t atf__bound_cut(atf_session *s) {
+    return atf__load_acquire_u64(&s->bound.cut_ns);
+}
+
+/* At open: the deadline, and a first look when the disk guard is on. */
+ATF__PRIVATE void atf__bound_open(atf_session *s) {
+    atf__bound *b = &s->bound;
+    b->cut_ns = UINT64_MAX;
+    if (s->cfg.max_duration_ns) b->cut_ns = atf_now_ns() + s->cfg.max_duration_ns;
+    if (s->cfg.disk_reserve != ATF_DISK_RESERVE_OFF) {
+        b->reserve = s->cfg.disk_reserve;
+        atf__bound_look(s);
+        if (b->room == UINT64_MAX) b->reserve = 0; /* the file system cannot say */
+    }
+    b->active = s->cfg.max_bytes || s->cfg.max_duration_ns || b->reserve;
+}
+
+/* ---- 10.5 windowed detail ------------------------------------------------------ >>windows */
 
 /* Whether ts falls in one of n sorted disjoint windows (binary search). */
 ATF__PRIVATE int atf__in_windows(const atf__window *w, size_t n, uint64_t ts) {
@@ -5305,7 +5494,7 @@ ATF__PRIVATE void atf__windows_add(atf__window *w, size_t *count, uint64_t lo, u
     *count = n;
 }
 
-/* ---- 10.5 links between detail records and index events -------------------------- >>links */
+/* ---- 10.6 links between detail records and index events -------------------------- >>links */
 
 ATF__PRIVATE atf__link *atf__slot_link_push(atf__slot *sl) {
     if (sl->link_head + sl->link_len == sl->link_cap) {
@@ -5344,8 +5533,9 @@ ATF__PRIVATE void atf__slot_cut_detail(atf__slot *sl, const atf__link *k) {
 
 /* Settles pending links against the index file and the ring [tail, head): an index event
  * on disk gets its link patched in place (windowed) and the entry goes; one still in the
- * ring gets the link in the ring before it is written; when index.atf stopped, the
- * records whose events cannot reach it are cut from detail.atf. */
+ * ring gets the link in the ring before it is written; when index.atf stopped (or a
+ * bound stopped recording), the records whose events cannot reach it are cut from
+ * detail.atf. */
 ATF__PRIVATE void atf__slot_settle_links(atf__slot *sl, uint64_t head) {
     atf__file_writer *ix = &sl->index_file;
     size_t width, field = atf__link_field(ix->layout, &width), i = 0;
@@ -5361,7 +5551,7 @@ ATF__PRIVATE void atf__slot_settle_links(atf__slot *sl, uint64_t head) {
             }
             sl->link_head++;
             sl->link_len--;
-        } else if (ix->stopped) {
+        } else if (ix->stopped || sl->bound_lost) { /* cannot reach index.atf any more */
             atf__slot_cut_detail(sl, k);
             return;
         } else if (k->index_seq < head) { /* in the ring, not written yet */
@@ -5378,7 +5568,7 @@ ATF__PRIVATE void atf__slot_settle_links(atf__slot *sl, uint64_t head) {
     if (sl->link_len == 0) sl->link_head = 0;
 }
 
-/* ---- 10.6 draining a slot -------------------------------------------------------- >>drain */
+/* ---- 10.7 draining a slot -------------------------------------------------------- >>drain */
 
 /* Opens thread_<slot>/<leaf> for a slot's file. */
 ATF__PRIVATE atf_result atf__slot_open_file(atf_session *s, atf__slot *sl, atf__file_writer *f,
@@ -5402,8 +5592,14 @@ ATF__PRIVATE void atf__slot_flush(atf_session *s, atf__slot *sl, atf__stage *st)
     if (!st->count) return;
     if (!f->is_open && !f->stopped && !sl->detail_stopped)
         atf__slot_open_file(s, sl, f, "detail.atf", 1);
-    atf__file_writer_append(f, sl->stage, st->bytes, st->count, st->t_first, st->t_last,
-                            s->cfg.fsync_every_bytes, &sl->error);
+    if (s->bound.active && !f->stopped &&
+        !atf__bound_take(s, st->bytes, st->bytes, st->t_first, NULL, st->t_last)) {
+        f->lost += st->count; /* a bound stopped recording: detail.atf ends here */
+        f->stopped = 1;
+    } else {
+        atf__file_writer_append(f, sl->stage, st->bytes, st->count, st->t_first, st->t_last,
+                                s->cfg.fsync_every_bytes, &sl->error);
+    }
     while (sl->link_len && sl->links[sl->link_head + sl->link_len - 1].detail_seq >= f->count)
         sl->link_len--;
     st->bytes = 0;
@@ -5530,7 +5726,7 @@ ATF__PRIVATE uint64_t atf__slot_drain_detail(atf_session *s, atf__slot *sl, uint
     return moved;
 }
 
-/* ---- 10.7 gaps and pauses ---------------------------------------------------- >>sidefiles */
+/* ---- 10.8 gaps and pauses ---------------------------------------------------- >>sidefiles */
 
 /* Makes thread_<slot>/<leaf> holding `header` (under a temporary name, then renamed,
  * like the event files). */
@@ -5656,7 +5852,7 @@ ATF__PRIVATE void atf__slot_take_gap(atf_session *s, atf__slot *sl, const atf_ga
  * index.atf could not take, and gap records it could not place, as one gap at the end. */
 ATF__PRIVATE void atf__slot_end_gap(atf_session *s, atf__slot *sl) {
     atf_ring_header *h = sl->index_c.shared;
-    uint64_t lost = sl->ring_dropped + sl->index_file.lost;
+    uint64_t lost = sl->ring_dropped + sl->index_file.lost + sl->bound_lost;
     uint64_t detail = atf__load_acquire_u64(&h->gap_detail_lost);
     atf_gap g;
     if (lost <= sl->gaps_index_lost || !sl->files_made) return;
@@ -5666,6 +5862,9 @@ ATF__PRIVATE void atf__slot_end_gap(atf_session *s, atf__slot *sl) {
     g.detail_lost = detail > sl->gaps_detail_lost ? detail - sl->gaps_detail_lost : 0;
     if (sl->index_file.lost) {
         g.reason = ATF_GAP_IO;
+    } else if (sl->bound_lost) {
+        g.reason = ATF_GAP_STOPPED;
+        g.first_lost_ns = sl->bound_first_ns;
     } else { /* only the open gap: its reason and first stamp are known */
         g.reason = atf__load_acquire_u32(&h->gap_reason);
         if (g.reason != ATF_GAP_TIMEOUT) g.reason = ATF_GAP_DROPPED;
@@ -5674,16 +5873,72 @@ ATF__PRIVATE void atf__slot_end_gap(atf_session *s, atf__slot *sl) {
     atf__slot_write_gap(s, sl, &g);
 }
 
-/* ---- 10.8 index events ----------------------------------------------------- >>indexevents */
+/* ---- 10.9 index events ----------------------------------------------------- >>indexevents */
 
-/* Appends the events in [tail, end) straight from the ring (at most two runs). */
+/* The bytes an index file takes on disk for its events (packed: blocks as written). */
+ATF__PRIVATE uint64_t atf__file_writer_event_bytes(const atf__file_writer *f) {
+    const atf__packer *k = f->pack;
+    if (!k) return f->bytes;
+    return k->at + (k->events ? ATF_PACKED_BLOCK_HEADER_SIZE + k->len : 0);
+}
+
+/* How many of the n events at `run` a bounded session writes now (0: none; they are
+ * discarded): those stamped before the cut, in as many bytes as atf__bound_take grants,
+ * a piece at a time so that the grant stays close to what packing takes. */
+#define ATF__BOUND_PIECE 4096u
+ATF__PRIVATE uint64_t atf__slot_bound_events(atf_session *s, const uint8_t *run, uint64_t n,
+                                             uint64_t *granted) {
+    uint64_t cut = atf__bound_cut(s), lo, hi;
+    if (n > ATF__BOUND_PIECE) n = ATF__BOUND_PIECE;
+    for (;;) {
+        if (atf__load_le64(run + ((n - 1) << 5)) >= cut) {
+            for (lo = 0, hi = n - 1; lo < hi;) { /* the first event at or past the cut */
+                uint64_t mid = lo + (hi - lo) / 2;
+                if (atf__load_le64(run + (mid << 5)) >= cut) hi = mid;
+                else lo = mid + 1;
+            }
+            if (lo == 0) {
+                atf__session_lock(s);
+                atf__bound_stop(s, ATF_STOP_DURATION, cut); /* when no other bound cut it */
+                atf__session_unlock(s);
+                return 0;
+            }
+            n = lo;
+        }
+        *granted = atf__bound_take(s, n * ATF_INDEX_EVENT_SIZE, ATF_INDEX_EVENT_SIZE,
+                                   atf__load_le64(run), run, 0);
+        if (*granted) return *granted / ATF_INDEX_EVENT_SIZE;
+        /* refused: once more when that stopped recording at a later cut than these */
+        if (atf__load_acquire_u32(&s->bound.full) || atf__bound_cut(s) == cut) return 0;
+        cut = atf__bound_cut(s);
+    }
+}
+
+/* Appends the events in [tail, end) straight from the ring (at most two runs); in a
+ * bounded session those past its bounds are counted (bound_lost) instead. */
 ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t end) {
     atf_ring *r = &sl->index_c;
     while (r->pos < end) {
-        uint64_t first = r->pos & r->mask;
+        uint64_t first = r->pos & r->mask, granted = 0, before = 0;
         uint64_t n = end - r->pos < r->mask + 1 - first ? end - r->pos : r->mask + 1 - first;
-        atf__file_writer_append(&sl->index_file, r->data + (first << 5), (size_t)(n << 5), n, 0, 0,
+        const uint8_t *run = r->data + (first << 5);
+        if (s->bound.active) {
+            uint64_t keep = sl->bound_lost ? 0 : atf__slot_bound_events(s, run, n, &granted);
+            if (!keep) {
+                if (!sl->bound_lost) sl->bound_first_ns = atf__load_le64(run);
+                sl->bound_lost += n;
+                r->pos += n;
+                continue;
+            }
+            n = keep;
+            before = atf__file_writer_event_bytes(&sl->index_file);
+        }
+        atf__file_writer_append(&sl->index_file, run, (size_t)(n << 5), n, 0, 0,
                                 s->cfg.fsync_every_bytes, &sl->error);
+        if (granted) {
+            uint64_t used = atf__file_writer_event_bytes(&sl->index_file) - before;
+            atf__bound_give(s, granted > used ? granted - used : 0);
+        }
         r->pos += n;
     }
 }
@@ -6006,8 +6261,9 @@ ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_producer *w) {
     horizon = atf__drain_prepare(s);
     if (!sl->finalized) moved = atf__slot_drain(s, sl, horizon, 1, 0);
     p.end_ns = atf_now_ns();
-    sl->paused_ns += p.end_ns - p.start_ns;
-    if (!sl->finalized) { /* the event being pushed was stamped before the pause */
+    /* past a bound's cut the pause lies outside the trace: neither counted nor written */
+    if (!sl->bound_lost) sl->paused_ns += p.end_ns - p.start_ns;
+    if (!sl->finalized && !sl->bound_lost) { /* the pushed event was stamped before it */
         p.index_seq = w->index.pos + 1;
         p.reason = ATF_PAUSE_SELF_DRAIN;
         atf__slot_write_pause(s, sl, &p);
@@ -6030,6 +6286,7 @@ ATF__PRIVATE void atf__slot_stats(const atf__slot *sl, atf_thread_stats *out) {
     out->detail_written = sl->detail_file.count;
     out->detail_dropped = sl->detail_released + sl->detail_file.lost + sl->ring_detail_dropped;
     out->events_lost_io = sl->index_file.lost;
+    out->events_stopped = sl->bound_lost;
     out->events_pushed = sl->ring_pushed;
     out->events_queued = sl->ring_pushed - sl->index_c.pos;
     out->gaps = sl->gaps.written;
@@ -6054,7 +6311,7 @@ ATF__PRIVATE void atf__slot_publish(atf_session *s, atf__slot *sl, int dirty) {
     atf__session_unlock(s);
 }
 
-/* ---- 10.9 manifest.json ------------------------------------------------------- >>manifest */
+/* ---- 10.10 manifest.json ------------------------------------------------------ >>manifest */
 
 /* A growable text buffer; a failed allocation sticks and the text is then discarded. */
 typedef struct atf__text { char *p; size_t len, cap; int failed; } atf__text;
@@ -6222,6 +6479,7 @@ ATF__PRIVATE void atf__manifest_threads(atf__text *t, const atf__manifest_thread
         atf__text_key_u64(t, "detail_written", st->detail_written);
         atf__text_key_u64(t, "detail_dropped", st->detail_dropped);
         atf__text_key_u64(t, "events_lost_io", st->events_lost_io);
+        if (st->events_stopped) atf__text_key_u64(t, "events_stopped", st->events_stopped);
         atf__text_key_u64(t, "gaps", st->gaps);
         atf__text_key_u64(t, "waits", st->waits);
         atf__text_key_u64(t, "timeouts", st->timeouts);
@@ -6312,6 +6570,17 @@ ATF__PRIVATE void atf__manifest_anchors(const atf_session *s, atf__text *t) {
     atf__text_str(t, "]");
 }
 
+/* The bounds given, the disk reserve kept, and which bound stopped recording, when. */
+ATF__PRIVATE void atf__manifest_bounds(const atf_session *s, atf__text *t) {
+    const atf__bound *b = &s->bound;
+    if (s->cfg.max_bytes) atf__text_key_u64(t, "max_bytes", s->cfg.max_bytes);
+    if (s->cfg.max_duration_ns) atf__text_key_u64(t, "max_duration_ns", s->cfg.max_duration_ns);
+    if (b->reserve) atf__text_key_u64(t, "disk_reserve_bytes", b->reserve);
+    if (!b->reason) return;
+    atf__text_key_str(t, "stopped", atf_stop_reason_str(b->reason));
+    atf__text_key_u64(t, "stopped_at_ns", b->stopped_ns);
+}
+
 ATF__PRIVATE void atf__manifest_metadata(const atf_session *s, atf__text *t) {
     atf__manifest_modules(s, t);
     atf__manifest_symbols(s, t);
@@ -6334,6 +6603,7 @@ ATF__PRIVATE int atf__manifest_encode(const atf_session *s, const atf__manifest_
     if (s->cmdline) atf__text_key_str(t, "cmdline", s->cmdline);
     atf__text_key_str(t, "state", f->state);
     atf__text_key_str(t, "overflow", s->cfg.overflow == ATF_OVERFLOW_DROP ? "drop" : "block");
+    atf__manifest_bounds(s, t);
     atf__manifest_threads(t, th, n, &t0, &t1, &dropped);
     atf__text_key_u64(t, "time_start_ns", t0);
     atf__text_key_u64(t, "time_end_ns", t1);
@@ -6438,7 +6708,7 @@ ATF__PRIVATE int atf__manifest_refresh(atf_session *s, int force) {
     return write;
 }
 
-/* ---- 10.10 session API ------------------------------------------------------ >>sessionapi */
+/* ---- 10.11 session API ------------------------------------------------------ >>sessionapi */
 
 /* The layout of the records in the session's rings: a packed session's are layout 1. */
 ATF__PRIVATE uint32_t atf__ring_layout(const atf_session_config *c) {
@@ -6746,6 +7016,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open_ex(atf_session **out, const
         return atf__session_open_failed(error_out, &e, ATF_E_NOMEM);
     }
     rc = atf__session_make_dirs(s, root, cfg ? cfg->session_name : NULL);
+    if (rc == ATF_OK) atf__bound_open(s);
     if (rc == ATF_OK)
         rc = atf__session_wall_anchor(s);
     if (rc == ATF_OK) rc = atf__manifest_write(s, 0);
@@ -7218,6 +7489,25 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_thread_stats(atf_session *s, uin
     atf__slot_stats(sl, out);
     atf__slot_unlock(sl);
     return ATF_OK;
+}
+
+ATFDEF ATF_NO_INSTRUMENT uint32_t atf_session_stopped(atf_session *s, uint64_t *at_ns) {
+    uint32_t reason;
+    atf__session_lock(s);
+    reason = s->bound.reason;
+    if (at_ns) *at_ns = reason ? s->bound.stopped_ns : 0;
+    atf__session_unlock(s);
+    return reason;
+}
+
+ATFDEF ATF_NO_INSTRUMENT const char *atf_stop_reason_str(uint32_t reason) {
+    switch (reason) {
+    case ATF_STOP_NONE: return "";
+    case ATF_STOP_MAX_SIZE: return "max size";
+    case ATF_STOP_DURATION: return "duration";
+    case ATF_STOP_DISK_RESERVE: return "disk reserve";
+    default: return "unknown";
+    }
 }
 
 
@@ -8908,6 +9198,14 @@ ATF__PRIVATE int atf__recover_slot_cmp(const void *a, const void *b) {
  * session reader reads it, its metadata goes through the writer's calls into a session
  * that records nothing, and the threads' figures come from the recovered files. */
 
+/* The ATF_STOP_* that atf_stop_reason_str names `str`; ATF_STOP_NONE for any other. */
+ATF__PRIVATE uint32_t atf__stop_reason_code(const char *str) {
+    uint32_t r;
+    for (r = ATF_STOP_MAX_SIZE; r <= ATF_STOP_DISK_RESERVE; r++)
+        if (strcmp(str, atf_stop_reason_str(r)) == 0) return r;
+    return ATF_STOP_NONE;
+}
+
 /* A session holding the metadata a manifest gave (no directory made, no drain); NULL when
  * memory ran out. Free with atf__session_free. */
 ATF__PRIVATE atf_session *atf__session_from_manifest(const atf_session_reader *r) {
@@ -8921,6 +9219,11 @@ ATF__PRIVATE atf_session *atf__session_from_manifest(const atf_session_reader *r
     s->cfg.layout = r->layout;
     s->cfg.overflow = strcmp(r->overflow, "drop") == 0 ? ATF_OVERFLOW_DROP : ATF_OVERFLOW_BLOCK;
     s->attach_failures = r->attach_failures;
+    s->cfg.max_bytes = r->max_bytes;
+    s->cfg.max_duration_ns = r->max_duration_ns;
+    s->bound.reserve = r->disk_reserve_bytes;
+    s->bound.reason = atf__stop_reason_code(r->stopped);
+    s->bound.stopped_ns = r->stopped_at_ns;
     if (r->cmdline) rc = atf_session_set_cmdline(s, r->cmdline);
     for (i = 0; rc == ATF_OK && i < r->module_count; i++) {
         const atf_session_module *m = &r->modules[i];
@@ -8957,6 +9260,7 @@ ATF__PRIVATE void atf__recover_manifest_thread(const atf_session_thread *t, atf_
     st->detail_written = t->detail_written;
     st->detail_dropped = t->detail_dropped;
     st->events_lost_io = t->events_lost_io;
+    st->events_stopped = t->events_stopped;
     st->gaps = t->gaps;
     st->waits = t->waits;
     st->timeouts = t->timeouts;
@@ -9838,6 +10142,11 @@ ATF__PRIVATE int atf__session_reader_facts(atf_session_reader *r, const atf__jso
     atf__json_string(j, atf__json_get(j, root, "arch"), r->arch, sizeof r->arch);
     atf__json_string(j, atf__json_get(j, root, "os"), r->os, sizeof r->os);
     atf__json_u64(j, atf__json_get(j, root, "attach_failures"), &r->attach_failures);
+    atf__json_u64(j, atf__json_get(j, root, "max_bytes"), &r->max_bytes);
+    atf__json_u64(j, atf__json_get(j, root, "max_duration_ns"), &r->max_duration_ns);
+    atf__json_u64(j, atf__json_get(j, root, "disk_reserve_bytes"), &r->disk_reserve_bytes);
+    atf__json_string(j, atf__json_get(j, root, "stopped"), r->stopped, sizeof r->stopped);
+    atf__json_u64(j, atf__json_get(j, root, "stopped_at_ns"), &r->stopped_at_ns);
     if (error == ATF__JSON_NONE || j->s[error] != '"') return 1;
     atf__json_u32(j, atf__json_get(j, root, "error_errno"), &sys_errno);
     r->recording_errno = (int)sys_errno; /* written as the errno's 32 bits */
@@ -9917,6 +10226,7 @@ ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__threa
         atf__json_u64(&j, atf__json_get(&j, it, "detail_written"), &t->detail_written);
         atf__json_u64(&j, atf__json_get(&j, it, "detail_dropped"), &t->detail_dropped);
         atf__json_u64(&j, atf__json_get(&j, it, "events_lost_io"), &t->events_lost_io);
+        atf__json_u64(&j, atf__json_get(&j, it, "events_stopped"), &t->events_stopped);
         atf__json_u64(&j, atf__json_get(&j, it, "gaps"), &t->gaps);
         atf__json_u64(&j, atf__json_get(&j, it, "waits"), &t->waits);
         atf__json_u64(&j, atf__json_get(&j, it, "timeouts"), &t->timeouts);

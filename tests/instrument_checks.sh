@@ -111,6 +111,19 @@ expect 127 "record: a missing program is 127" "$ATF" record --output "$TMP/statu
 expect 2 "record: no program is a usage error" "$ATF" record --output "$TMP/status"
 expect 125 "record: a missing library is 125" "$ATF" record --preload "$TMP/none.so" -- "$EX/sample_hooked"
 
+# ---- programs the preloaded tracer cannot trace: said, no session left ---------------------
+expect 125 "record a program without instrumented code" "$ATF" record --output "$TMP/plain" -- "$PROGS/busy" 1 1
+check "record a program without instrumented code: says so" \
+    grep -q "^atf record: $PROGS/busy has no code built with -finstrument-functions" "$ERR"
+check "record a program without instrumented code: no session left" sh -c "! ls -d '$TMP/plain'/session_* 2>/dev/null"
+expect 125 "record a static program" "$ATF" record --output "$TMP/static" -- "$PROGS/busy_static" 1 1
+check "record a static program: says how to link the tracer in" \
+    grep -q "^atf record: $PROGS/busy_static is statically linked: .* Link the tracer in instead" "$ERR"
+check "record a static program: it did not run" sh -c "! grep -q busy '$OUT'"
+check "record a static program: no session left" sh -c "! ls -d '$TMP/static'/session_* 2>/dev/null"
+expect 0 "record --force a static program: it runs" "$ATF" record --force --output "$TMP/static" -- "$PROGS/busy_static" 1 1
+check "record --force a static program: its output" grep -q "^busy: total " "$OUT"
+
 # ---- the session opens at the process's first event ------------------------------------
 # the shell and sed run no instrumented function: no pid_* directory of theirs
 expect 0 "record sh -c 'sed; program'" "$ATF" record --output "$TMP/lazy" -- \
@@ -343,8 +356,9 @@ fi
 # ---- a full disk --------------------------------------------------------------------------
 # `atf record` of the sample on a tmpfs smaller than its trace (a mount namespace of its
 # own: nothing is left mounted; 1 MiB for layout 1's 3.4 MB, 128 KiB for the packed
-# 0.24 MB): the trace cannot be written whole, nor its manifest completed, and the summary
-# must say so instead of "0 lost". Left out where no tmpfs can be mounted.
+# 0.24 MB), the disk guard off: the trace cannot be written whole, nor its manifest
+# completed, and the summary must say so instead of "0 lost". Left out where no tmpfs can
+# be mounted. (tests/bounds_checks.sh has the guard stop recording before that.)
 full=$(cd "$TMP" && pwd -P)/full
 mkdir -p "$full"
 if unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$full'" 2>/dev/null ||
@@ -354,7 +368,7 @@ if unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$full'" 2>/dev/null ||
     for case in "1 1m" "packed 128k"; do
         set -- $case
         expect 0 "record on a full disk (layout $1): the program's status" unshare $how sh -c \
-            "mount -t tmpfs -o size=$2 tmpfs '$full' && exec '$ATF' record --layout $1 --output '$full' -- '$EX/sample_hooked'"
+            "mount -t tmpfs -o size=$2 tmpfs '$full' && exec '$ATF' record --disk-reserve 0 --layout $1 --output '$full' -- '$EX/sample_hooked'"
         check "record on a full disk (layout $1): no count of lost events" \
             grep -qE '^atf record: 1 process, [0-9]+ threads?, [0-9]+ events, lost unknown, ' "$ERR"
         check "record on a full disk (layout $1): the trace is called incomplete" \

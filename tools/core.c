@@ -52,6 +52,63 @@ int cli_parse_u64(const char *s, uint64_t *out) {
     return 1;
 }
 
+/* A quantity: N[.F] and a unit from `units` (the empty name: a plain number of the base
+ * unit), converted exactly (no floating point). NULL when s is one, else why not. */
+typedef struct cli_unit {
+    const char *name;
+    uint64_t scale;                 /* base units per unit */
+} cli_unit;
+
+static const char *cli_parse_quantity(const char *s, const cli_unit *units, size_t nunits,
+                                      uint64_t *out) {
+    uint64_t whole = 0, frac = 0, denom = 1;
+    size_t u;
+    int digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++, digits = 1) {
+        if (whole > (UINT64_MAX - 9) / 10) return "is too large";
+        whole = whole * 10 + (uint64_t)(*s - '0');
+    }
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++, digits = 1) {
+            if (denom >= 1000000000u) return "has too many decimals";
+            frac = frac * 10 + (uint64_t)(*s - '0');
+            denom *= 10;
+        }
+    if (!digits) return "is not a number";
+    for (u = 0; u < nunits; u++)
+        if (strcmp(s, units[u].name) == 0) break;
+    if (u == nunits) return "has an unknown unit";
+    if (frac > UINT64_MAX / units[u].scale) return "is too large";
+    frac *= units[u].scale;
+    if (frac % denom != 0) return "is finer than the smallest unit";
+    frac /= denom;
+    if (whole > (UINT64_MAX - frac) / units[u].scale) return "is too large";
+    *out = whole * units[u].scale + frac;
+    return NULL;
+}
+
+static const cli_unit cli_size_units[] = {
+    { "", 1 }, { "K", (uint64_t)1 << 10 }, { "M", (uint64_t)1 << 20 }, { "G", (uint64_t)1 << 30 },
+};
+static const cli_unit cli_time_units[] = {
+    { "ns", 1 }, { "us", 1000u }, { "ms", 1000000u }, { "s", 1000000000u },
+    { "min", (uint64_t)60 * 1000000000u },
+};
+
+const char *cli_parse_size(const char *s, uint64_t *bytes) {
+    return cli_parse_quantity(s, cli_size_units, sizeof cli_size_units / sizeof cli_size_units[0],
+                              bytes)
+               ? "is not a size (bytes, or a number with K, M or G: \"512M\", \"1.5G\")"
+               : NULL;
+}
+
+const char *cli_parse_duration(const char *s, uint64_t *ns) {
+    return cli_parse_quantity(s, cli_time_units, sizeof cli_time_units / sizeof cli_time_units[0],
+                              ns)
+               ? "is not a time (a number with ns, us, ms, s or min: \"500ms\", \"1.5s\")"
+               : NULL;
+}
+
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...) {
     va_list ap;
     fprintf(cli_err(), "atf %s: ", cmd->name);
@@ -94,6 +151,12 @@ static int cli_take_value(const cli_command *cmd, const cli_flag *f, const char 
             l->items[l->count++] = v;
         }
         return CLI_CONTINUE;
+    case CLI_OPT_SIZE:
+    case CLI_OPT_TIME: {
+        const char *why = f->kind == CLI_OPT_SIZE ? cli_parse_size(value, (uint64_t *)f->arg)
+                                                  : cli_parse_duration(value, (uint64_t *)f->arg);
+        return why ? cli_usage_error(cmd, "%s: '%s' %s", f->name, value, why) : CLI_CONTINUE;
+    }
     case CLI_OPT_STR_LIST: {
         cli_str_list *l = (cli_str_list *)f->arg;
         if (l->count == CLI_LIST_MAX)
@@ -157,37 +220,14 @@ int cli_parse_args(const cli_command *cmd, int argc, char **argv, const cli_flag
 /* A time of --from / --to: plain ns on the trace clock, or "+N[.F]UNIT" after the trace's
  * first event, converted exactly (no floating point). NULL when s is one, else why not. */
 static const char *cli_parse_time(const char *s, int *relative, uint64_t *ns) {
-    static const struct { const char *name; uint64_t ns; unsigned digits; } units[] = {
-        { "s", 1000000000u, 9 }, { "ms", 1000000u, 6 }, { "us", 1000u, 3 }, { "ns", 1u, 0 },
-    };
-    uint64_t whole = 0, frac = 0;
-    unsigned frac_digits = 0;
-    size_t u;
-    int digits = 0;
     *relative = s[0] == '+';
     if (!*relative)
         return cli_parse_u64(s, ns) ? NULL
                                     : "is not a number (ns on the trace clock) nor +N with a "
-                                      "unit (s, ms, us, ns)";
-    for (s++; *s >= '0' && *s <= '9'; s++, digits = 1) {
-        if (whole > (UINT64_MAX - 9) / 10) return "is too large";
-        whole = whole * 10 + (uint64_t)(*s - '0');
-    }
-    if (*s == '.')
-        for (s++; *s >= '0' && *s <= '9'; s++, frac_digits++, digits = 1) {
-            if (frac_digits == 9) return "is finer than a nanosecond";
-            frac = frac * 10 + (uint64_t)(*s - '0');
-        }
-    if (!digits) return "needs a number after the +";
-    for (u = 0; u < sizeof units / sizeof units[0]; u++)
-        if (strcmp(s, units[u].name) == 0) break;
-    if (u == sizeof units / sizeof units[0])
-        return "needs a unit: +N followed by s, ms, us or ns (\"+1.5s\", \"+200ms\")";
-    if (frac_digits > units[u].digits) return "is finer than a nanosecond";
-    while (frac_digits++ < units[u].digits) frac *= 10;
-    if (whole > (UINT64_MAX - frac) / units[u].ns) return "is too large";
-    *ns = whole * units[u].ns + frac;
-    return NULL;
+                                      "unit (ns, us, ms, s, min)";
+    return cli_parse_duration(s + 1, ns) ? "needs a unit: +N followed by ns, us, ms, s or min "
+                                           "(\"+1.5s\", \"+200ms\")"
+                                         : NULL;
 }
 
 /* Checks the form of a time option's value: CLI_CONTINUE or the usage error's status. */

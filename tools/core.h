@@ -79,7 +79,9 @@ typedef enum cli_opt_kind {
     CLI_OPT_U64 = 1,                /* a decimal number into *(uint64_t *)arg */
     CLI_OPT_STR = 2,                /* the text into *(const char **)arg */
     CLI_OPT_U64_LIST = 3,           /* repeatable: appended to *(cli_u64_list *)arg */
-    CLI_OPT_STR_LIST = 4            /* repeatable: appended to *(cli_str_list *)arg */
+    CLI_OPT_STR_LIST = 4,           /* repeatable: appended to *(cli_str_list *)arg */
+    CLI_OPT_SIZE = 5,               /* a size (cli_parse_size) into *(uint64_t *)arg */
+    CLI_OPT_TIME = 6                /* a time (cli_parse_duration) into *(uint64_t *)arg */
 } cli_opt_kind;
 
 typedef struct cli_u64_list {
@@ -108,6 +110,11 @@ int cli_parse_args(const cli_command *cmd, int argc, char **argv, const cli_flag
                    size_t nflags, int min_ops, int max_ops, int *nops);
 /* A decimal number with no sign, no spaces and no overflow: 1, else 0. */
 int cli_parse_u64(const char *s, uint64_t *out);
+/* A size: bytes, or N[.F] followed by K, M or G (powers of 1024), case-sensitive: "512M",
+ * "1.5G". A time: N[.F] followed by ns, us, ms, s or min: "500ms", "2min". Exact (no
+ * floating point). NULL and *out set, else why not (a phrase after the value). */
+const char *cli_parse_size(const char *s, uint64_t *bytes);
+const char *cli_parse_duration(const char *s, uint64_t *ns);
 /* "atf NAME: <text>" and the usage on stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* The value of --layout: "1", "2" or "packed" (also "3", its version byte, as atf info

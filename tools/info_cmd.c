@@ -313,6 +313,20 @@ static void cli_row_files(cli_thread_row *w, atf_session_thread *t) {
 
 /* "paused:" when threads drained their own full rings (ATF_OVERFLOW_BLOCK), and how much
  * of it pauses.atf places (the tools leave that out of the functions' times). */
+/* The recording's bounds, and the one that stopped it, when there are any. */
+static void info_bounds_text(const atf_session_reader *r) {
+    char d[32];
+    if (r->max_bytes) cli_kv("max_bytes", "%llu", (cli_ull)r->max_bytes);
+    if (r->max_duration_ns)
+        cli_kv("max_duration", "%s", cli_fmt_dur(d, sizeof d, r->max_duration_ns));
+    if (r->disk_reserve_bytes) cli_kv("disk_reserve", "%llu bytes", (cli_ull)r->disk_reserve_bytes);
+    if (r->stopped[0])
+        cli_kv("stopped", "at the %s, at %llu ns (+%s): the events after it were not recorded",
+               r->stopped, (cli_ull)r->stopped_at_ns,
+               cli_fmt_dur(d, sizeof d, r->stopped_at_ns > r->time_start_ns
+                                            ? r->stopped_at_ns - r->time_start_ns : 0));
+}
+
 static void info_paused_text(const atf_session_reader *r) {
     uint64_t ns = 0, times = 0, placed = 0;
     char d[32], p[32];
@@ -449,6 +463,7 @@ static void info_session_text(const char *dir, const atf_session_reader *r,
     cli_kv("gaps", "%llu (%llu events lost, from gaps.atf)", (cli_ull)tot->gaps,
            (cli_ull)tot->lost);
     cli_kv("detail_records", "%llu", (cli_ull)tot->detail);
+    info_bounds_text(r);
     info_paused_text(r);
     if (info_unnamed(r))
         cli_kv("symbols", "%llu (%llu listed by location only, without a name)",
@@ -564,6 +579,10 @@ static void info_session_json(const char *dir, const atf_session_reader *r,
                (cli_ull)tot->events, (cli_ull)tot->dropped,
                (cli_ull)tot->gaps, (cli_ull)tot->lost, (cli_ull)tot->detail,
                (cli_ull)r->symbol_count, (cli_ull)info_unnamed(r));
+    cli_printf(",\"max_bytes\":%llu,\"max_duration_ns\":%llu,\"disk_reserve_bytes\":%llu",
+               (cli_ull)r->max_bytes, (cli_ull)r->max_duration_ns, (cli_ull)r->disk_reserve_bytes);
+    info_json_str("stopped", r->stopped[0] ? r->stopped : NULL);
+    if (r->stopped[0]) cli_printf(",\"stopped_at_ns\":%llu", (cli_ull)r->stopped_at_ns);
     info_json_str("cmdline", r->cmdline);
     info_modules_json(r);
     info_anchors_json(r);

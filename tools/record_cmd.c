@@ -4,6 +4,7 @@
  * follows fork()) through the session reader.
  * SPDX-License-Identifier: MIT */
 #include "core.h"
+#include "symbolize.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,12 +31,136 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
  * program's own statuses pass through unchanged. */
 enum { RECORD_EXIT_FAILED = 125, RECORD_EXIT_CANNOT_RUN = 126, RECORD_EXIT_NOT_FOUND = 127 };
 
+/* ---- whether the program can be traced ---------------------------------------------- */
+/* Where execvp would find `prog` (a name without '/' through $PATH) into buf; 0 when
+ * nowhere (execvp says so then). */
+static int record_which(const char *prog, char *buf, size_t cap) {
+    const char *path = getenv("PATH"), *p, *end;
+    if (strchr(prog, '/')) {
+        snprintf(buf, cap, "%s", prog);
+        return 1;
+    }
+    for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+        end = strchr(p, ':');
+        if (!end) end = p + strlen(p);
+        snprintf(buf, cap, "%.*s/%s", (int)(end - p), end > p ? p : ".", prog);
+        if (access(buf, X_OK) == 0 && cli_is_file(buf)) return 1;
+    }
+    return 0;
+}
+
+/* Where the dynamic linker would find library `name` of a program in directory
+ * `origin`: its run path ($ORIGIN expanded), LD_LIBRARY_PATH, then the usual
+ * directories. 0 when not found. */
+static int record_find_library(const char *name, const char *runpath, const char *origin,
+                               char *buf, size_t cap) {
+    static const char *const usual[] = {
+#if defined(__x86_64__)
+        "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+#elif defined(__aarch64__)
+        "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+#endif
+        "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+    };
+    const char *lists[2], *p, *end;
+    size_t l, i;
+    if (strchr(name, '/')) {
+        snprintf(buf, cap, "%s", name);
+        return cli_is_file(buf);
+    }
+    lists[0] = runpath ? runpath : "";
+    lists[1] = getenv("LD_LIBRARY_PATH") ? getenv("LD_LIBRARY_PATH") : "";
+    for (l = 0; l < 2; l++)
+        for (p = lists[l]; *p; p = *end ? end + 1 : end) {
+            end = strchr(p, ':');
+            if (!end) end = p + strlen(p);
+            int n, origin_len = end - p >= 7 && strncmp(p, "$ORIGIN", 7) == 0 ? 7 : 0;
+            n = snprintf(buf, cap, "%s%.*s/%s", origin_len ? origin : "",
+                         (int)(end - p - origin_len), p + origin_len, name);
+            if (n > 0 && (size_t)n < cap && cli_is_file(buf)) return 1;
+        }
+    for (i = 0; i < sizeof usual / sizeof usual[0]; i++) {
+        snprintf(buf, cap, "%s/%s", usual[i], name);
+        if (cli_is_file(buf)) return 1;
+    }
+    return 0;
+}
+
+/* Whether a library of p (a program in `origin`) calls the hooks: 1 yes, 0 no, -1 when
+ * one of them could not be found or read (then nobody can tell). */
+static int record_libraries_hooked(const sym_program *p, const char *origin) {
+    char path[CLI_PATH_MAX];
+    size_t i;
+    int unknown = 0;
+    for (i = 0; i < p->needed_count; i++) {
+        sym_program lib;
+        if (!record_find_library(p->needed[i], p->runpath, origin, path, sizeof path) ||
+            sym_program_read(&lib, path) != ATF_OK) {
+            unknown = 1;
+            continue;
+        }
+        if (lib.hooks == 1) { /* calls them (the C library defines empty ones) */
+            sym_program_free(&lib);
+            return 1;
+        }
+        sym_program_free(&lib);
+    }
+    return unknown ? -1 : 0;
+}
+
+/* What the preloaded tracer can do with `prog`. A program this cannot read (a script,
+ * not ELF64) is taken as traceable: what it runs may be. */
+enum { RECORD_TRACEABLE = 0, RECORD_STATIC, RECORD_NO_HOOKS };
+
+static int record_traceable(const char *prog, char *path, size_t cap) {
+    char origin[CLI_PATH_MAX];
+    sym_program p;
+    int how = RECORD_TRACEABLE;
+    if (!record_which(prog, path, cap) || sym_program_read(&p, path) != ATF_OK)
+        return RECORD_TRACEABLE;
+    cli_parent_dir(path, origin, sizeof origin);
+    if (!p.dynamic) how = RECORD_STATIC;
+    else if (!p.hooks && record_libraries_hooked(&p, origin) == 0) how = RECORD_NO_HOOKS;
+    sym_program_free(&p);
+    return how;
+}
+
+/* Up front: a statically linked program is out of a preload's reach (unless --force, for
+ * one that execs dynamically linked ones). CLI_CONTINUE, or RECORD_EXIT_FAILED having
+ * said what to do instead. */
+static int record_check_program(const char *prog) {
+    char path[CLI_PATH_MAX];
+    if (record_traceable(prog, path, sizeof path) != RECORD_STATIC) return CLI_CONTINUE;
+    fprintf(cli_err(), "atf record: %s is statically linked: a preloaded tracer cannot reach "
+                       "it. Link the tracer in instead (cc -finstrument-functions ... "
+                       "tools/instrument/atf_instrument.c -ldl -lpthread; see "
+                       "tools/instrument/README.md) and run it with ATF_TRACE_DIR=DIR %s; "
+                       "--force runs it anyway (for one that runs other programs)\n",
+            path, prog);
+    return RECORD_EXIT_FAILED;
+}
+
+/* After a run that traced no process: why, when the program says. 1 when it has no
+ * -finstrument-functions code (nor do the libraries it links): that was said. */
+static int record_explain_untraced(const char *prog) {
+    char path[CLI_PATH_MAX];
+    if (record_traceable(prog, path, sizeof path) != RECORD_NO_HOOKS) return 0;
+    fprintf(cli_err(), "atf record: %s has no code built with -finstrument-functions (neither "
+                       "it nor the libraries it links call __cyg_profile_func_enter), and it "
+                       "ran none: nothing was recorded. Rebuild it with "
+                       "-finstrument-functions (e.g. CFLAGS=-finstrument-functions)\n",
+            path);
+    return 1;
+}
+
 #define RECORD_PRELOAD_NAME "libatf_instrument.so"
 
 typedef struct record_options {
     const char *output, *overflow, *preload, *filter, *notrace, *layout;
     uint64_t ring_events, depth;
-    int has_ring_events, has_depth, no_follow;
+    uint64_t max_size, duration, disk_reserve;
+    int has_ring_events, has_depth, no_follow, has_max_size, has_duration, has_disk_reserve;
+    int force;
 } record_options;
 
 /* The index of the first "--" in argv, or argc when there is none. */
@@ -66,8 +191,15 @@ static int record_find_preload(const record_options *o, char *buf, size_t cap) {
 
 /* The tracer's environment, in the child before exec. The tracer library goes first in
  * LD_PRELOAD, ahead of what the caller preloads. */
+/* Sets `name` to the decimal number v. */
+static void record_setenv_u64(const char *name, uint64_t v) {
+    char num[32];
+    snprintf(num, sizeof num, "%llu", (cli_ull)v);
+    setenv(name, num, 1);
+}
+
 static void record_set_env(const record_options *o, const char *preload, const char *name) {
-    char buf[CLI_PATH_MAX * 2], num[32];
+    char buf[CLI_PATH_MAX * 2];
     const char *old = getenv("LD_PRELOAD");
     if (old && old[0]) snprintf(buf, sizeof buf, "%s:%s", preload, old);
     else snprintf(buf, sizeof buf, "%s", preload);
@@ -78,17 +210,18 @@ static void record_set_env(const record_options *o, const char *preload, const c
     unsetenv("ATF_TRACE");             /* an ATF_TRACE=0 left in the shell would record nothing */
     if (o->overflow) setenv("ATF_TRACE_OVERFLOW", o->overflow, 1);
     setenv("ATF_TRACE_LAYOUT", o->layout, 1);
-    if (o->has_ring_events) {
-        snprintf(num, sizeof num, "%llu", (cli_ull)o->ring_events);
-        setenv("ATF_TRACE_RING_EVENTS", num, 1);
-    }
+    if (o->has_ring_events) record_setenv_u64("ATF_TRACE_RING_EVENTS", o->ring_events);
     if (o->filter) setenv("ATF_TRACE_FILTER", o->filter, 1);
     if (o->notrace) setenv("ATF_TRACE_NOTRACE", o->notrace, 1);
     if (o->no_follow) setenv("ATF_TRACE_FOLLOW", "0", 1);
-    if (o->has_depth) {
-        snprintf(num, sizeof num, "%llu", (cli_ull)o->depth);
-        setenv("ATF_TRACE_DEPTH", num, 1);
-    }
+    if (o->has_depth) record_setenv_u64("ATF_TRACE_DEPTH", o->depth);
+    /* the bounds: record's own, never ones left in the shell */
+    unsetenv("ATF_TRACE_MAX_BYTES");
+    unsetenv("ATF_TRACE_MAX_DURATION_NS");
+    unsetenv("ATF_TRACE_DISK_RESERVE");
+    if (o->has_max_size) record_setenv_u64("ATF_TRACE_MAX_BYTES", o->max_size);
+    if (o->has_duration) record_setenv_u64("ATF_TRACE_MAX_DURATION_NS", o->duration);
+    if (o->has_disk_reserve) record_setenv_u64("ATF_TRACE_DISK_RESERVE", o->disk_reserve);
 }
 
 /* Runs argv[0] with the tracer; its exit status (128 + N for signal N), or one of the
@@ -129,6 +262,9 @@ typedef struct record_totals {
     size_t processes, threads;
     size_t incomplete;               /* processes whose counts cannot be trusted */
     uint64_t events, lost, first_ns, last_ns;
+    uint64_t not_recorded;           /* events after a bound stopped recording */
+    char stopped[16];                /* which bound stopped the first process it stopped */
+    uint64_t stopped_at_ns;          /*   and from when */
     uint64_t paused_ns;              /* threads draining their own full rings */
 } record_totals;
 
@@ -152,7 +288,12 @@ static void record_add_process(record_totals *t, const atf_session_reader *r) {
         const atf_session_thread *th = &r->threads[i];
         if (th->open_result == ATF_OK) t->events += th->reader.index.event_count;
         t->lost += th->events_dropped + th->events_lost_io;
+        t->not_recorded += th->events_stopped;
         t->paused_ns += th->paused_ns;
+    }
+    if (r->stopped[0] && (!t->stopped[0] || r->stopped_at_ns < t->stopped_at_ns)) {
+        snprintf(t->stopped, sizeof t->stopped, "%s", r->stopped);
+        t->stopped_at_ns = r->stopped_at_ns;
     }
     if (r->time_end_ns == 0) return; /* no events */
     if (t->first_ns == 0 || r->time_start_ns < t->first_ns) t->first_ns = r->time_start_ns;
@@ -201,15 +342,17 @@ static void record_finish_unclosed(const char *pid_dir) {
 
 /* "session DIR" and one line of totals on stderr (a process's directory that does not
  * open is reported and left out of them). A session left empty by a program that could
- * not be run is removed instead. */
-static void record_summarize(const char *dir, int status, uint32_t layout) {
+ * not be run, or that has no instrumented code (said), is removed instead. Returns
+ * record's exit status: the program's, or RECORD_EXIT_FAILED when it ended well but had
+ * nothing to record. */
+static int record_summarize(const char *dir, int status, uint32_t layout, const char *prog) {
     record_totals t;
     char **pids = NULL, dur[32], lost[32];
     size_t n = 0, i;
     memset(&t, 0, sizeof t);
     if (cli_pid_dirs(dir, &pids, &n) != 0) {
         fprintf(cli_err(), "atf record: %s: cannot read the session directory\n", dir);
-        return;
+        return status;
     }
     for (i = 0; i < n; i++) {
         atf_session_reader r;
@@ -225,7 +368,11 @@ static void record_summarize(const char *dir, int status, uint32_t layout) {
     cli_pid_dirs_free(pids, n);
     if (n == 0 && (status == RECORD_EXIT_CANNOT_RUN || status == RECORD_EXIT_NOT_FOUND) &&
         rmdir(dir) == 0)
-        return;
+        return status;
+    if (n == 0 && record_explain_untraced(prog)) { /* an empty session says nothing more */
+        rmdir(dir);
+        return status == 0 ? RECORD_EXIT_FAILED : status;
+    }
     record_disk_bytes = 0;
     nftw(dir, record_count_file, 16, FTW_PHYS);
     fprintf(cli_err(), "atf record: session %s\n", dir);
@@ -240,6 +387,12 @@ static void record_summarize(const char *dir, int status, uint32_t layout) {
             cli_fmt_dur(dur, sizeof dur, t.last_ns - t.first_ns),
             (cli_ull)((record_disk_bytes + 1023) / 1024), cli_layout_str(layout),
             t.events ? (double)record_disk_bytes / (double)t.events : 0.0);
+    if (t.stopped[0])
+        fprintf(cli_err(), "atf record: stopped at the %s, %s after the first event: "
+                           "%llu events after it not recorded (the program ran on)\n",
+                t.stopped, cli_fmt_dur(dur, sizeof dur,
+                                       t.stopped_at_ns > t.first_ns ? t.stopped_at_ns - t.first_ns : 0),
+                (cli_ull)t.not_recorded);
     if (t.paused_ns)
         fprintf(cli_err(), "atf record: threads paused %s in all writing their own full rings "
                            "(recorded in pauses.atf: the tools leave it out of the functions' "
@@ -254,6 +407,7 @@ static void record_summarize(const char *dir, int status, uint32_t layout) {
     else if (t.events == 0)
         fprintf(cli_err(), "atf record: no events (was the program built with "
                            "-finstrument-functions?)\n");
+    return status;
 }
 
 int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
@@ -272,6 +426,10 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
         { "--notrace", NULL, CLI_OPT_STR, &o.notrace },
         { "--depth", &o.has_depth, CLI_OPT_U64, &o.depth },
         { "--no-follow", &o.no_follow, CLI_OPT_FLAG, NULL },
+        { "--max-size", &o.has_max_size, CLI_OPT_SIZE, &o.max_size },
+        { "--duration", &o.has_duration, CLI_OPT_TIME, &o.duration },
+        { "--disk-reserve", &o.has_disk_reserve, CLI_OPT_SIZE, &o.disk_reserve },
+        { "--force", &o.force, CLI_OPT_FLAG, NULL },
     };
     memset(&o, 0, sizeof o);
     o.output = "traces";
@@ -286,6 +444,10 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     if ((rc = cli_parse_layout(cmd, o.layout, &layout)) != CLI_CONTINUE) return rc;
     if (o.has_ring_events && o.ring_events == 0)
         return cli_usage_error(cmd, "--ring-events must be at least 1");
+    if ((o.has_max_size && o.max_size == 0) || (o.has_duration && o.duration == 0))
+        return cli_usage_error(cmd, "%s must be more than 0", o.has_duration && o.duration == 0
+                                                                 ? "--duration" : "--max-size");
+    if (!o.force && (rc = record_check_program(argv[dash + 1])) != CLI_CONTINUE) return rc;
     if (!record_find_preload(&o, preload, sizeof preload)) {
         fprintf(cli_err(), "atf record: %s not found%s (give --preload PATH)\n",
                 o.preload ? o.preload : RECORD_PRELOAD_NAME,
@@ -298,7 +460,6 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     }
     snprintf(dir, sizeof dir, "%s/%s", o.output, name);
     rc = record_run(&o, preload, name, argv + dash + 1);
-    record_summarize(dir, rc, layout);
-    return rc;
+    return record_summarize(dir, rc, layout, argv[dash + 1]);
 }
 #endif

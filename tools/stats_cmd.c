@@ -149,11 +149,13 @@ static void stats_json(const stats_table *st, const walk_ctx *w, const cli_trace
         if (!cli_trace_wanted(s, t->slot)) continue;
         cli_printf("%s\n{\"slot\":%u,\"tid\":%u,\"events\":%llu,\"dropped\":%llu,"
                    "\"start_ns\":%llu,\"end_ns\":%llu,\"gaps\":%llu,\"events_lost\":%llu,"
+                   "\"events_not_recorded\":%llu,"
                    "\"cut_by_gap\":%llu,\"paused_ns\":%llu,\"pauses\":%llu,"
                    "\"pauses_ns\":%llu,\"name\":",
                    first ? "" : ",", t->slot, t->os_thread_id, (cli_ull)wt->events,
                    (cli_ull)t->events_dropped, (cli_ull)wt->first_ns, (cli_ull)wt->last_ns,
-                   (cli_ull)wt->gaps, (cli_ull)wt->lost, (cli_ull)wt->cut_by_gap,
+                   (cli_ull)wt->gaps, (cli_ull)wt->lost, (cli_ull)wt->not_recorded,
+                   (cli_ull)wt->cut_by_gap,
                    (cli_ull)t->paused_ns, (cli_ull)wt->pauses, (cli_ull)wt->paused_ns);
         cli_json_str(t->name);
         cli_print("}");
@@ -178,7 +180,7 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
                           size_t limit, const char *key) {
     size_t i, n = limit && limit < st->count ? limit : st->count;
     uint64_t unmatched = 0, unwound = 0, open_at_end = 0, too_deep = 0;
-    uint64_t gaps = 0, lost = 0, cut = 0, gap_threads = 0, paused = 0, pauses = 0;
+    uint64_t gaps = 0, lost = 0, not_recorded = 0, cut = 0, gap_threads = 0, paused = 0, pauses = 0;
     uint64_t paused_threads = 0, untimed = 0, untimed_threads = 0;
     char a[32], b[32], c[32], d[32], e[32];
     cli_printf("functions: %llu", (cli_ull)st->count);
@@ -216,6 +218,7 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
         too_deep += wt->too_deep;
         gaps += wt->gaps;
         lost += wt->lost;
+        not_recorded += wt->not_recorded;
         cut += wt->cut_by_gap;
         gap_threads += wt->gaps != 0;
         paused += wt->paused_ns;
@@ -231,6 +234,9 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
         cli_printf("\ngaps: %llu in %llu thread%s, %llu events lost while recording (nothing "
                          "is paired across a gap)\n",
                       (cli_ull)gaps, (cli_ull)gap_threads, gap_threads == 1 ? "" : "s", (cli_ull)lost);
+    if (not_recorded)
+        cli_printf("\nstopped: a bound of the recording stopped it (atf info says which): "
+                   "%llu events after it not recorded\n", (cli_ull)not_recorded);
     if (pauses)
         cli_printf("\npaused: %s in %llu thread%s (%llu full ring%s drained by the thread "
                    "itself, --overflow block): left out of the times of the functions they "

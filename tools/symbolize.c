@@ -305,19 +305,25 @@ atf_result sym_module_open_memory(sym_module *m, const void *data, size_t size) 
     return sym_module_load(m, &s);
 }
 
-atf_result sym_module_open(sym_module *m, const char *path) {
-    sym_src s;
+/* The file at path as a source (to fclose), or ATF_E_IO. */
+static atf_result sym_src_open(sym_src *s, const char *path) {
     long size;
-    atf_result rc;
-    memset(m, 0, sizeof *m);
-    s.mem = NULL;
-    s.f = fopen(path, "rb");
-    if (!s.f) return ATF_E_IO;
-    if (fseek(s.f, 0, SEEK_END) != 0 || (size = ftell(s.f)) < 0) {
-        fclose(s.f);
+    s->mem = NULL;
+    s->f = fopen(path, "rb");
+    if (!s->f) return ATF_E_IO;
+    if (fseek(s->f, 0, SEEK_END) != 0 || (size = ftell(s->f)) < 0) {
+        fclose(s->f);
         return ATF_E_IO;
     }
-    s.size = (uint64_t)size;
+    s->size = (uint64_t)size;
+    return ATF_OK;
+}
+
+atf_result sym_module_open(sym_module *m, const char *path) {
+    sym_src s;
+    atf_result rc;
+    memset(m, 0, sizeof *m);
+    if (sym_src_open(&s, path) != ATF_OK) return ATF_E_IO;
     rc = sym_module_load(m, &s);
     fclose(s.f);
     return rc;
@@ -388,4 +394,110 @@ size_t sym_name_functions(atf_session_reader *r, FILE *err) {
         if (sym_module_wanted(r, r->modules[i].module_id))
             named += sym_name_module(r, &r->modules[i], err);
     return named;
+}
+
+/* ==== what a program links ============================================================ */
+enum {
+    ELF_PT_INTERP = 3, ELF_SHT_DYNAMIC = 6, ELF_DYN_SIZE = 16,
+    ELF_DT_NEEDED = 1, ELF_DT_RPATH = 15, ELF_DT_RUNPATH = 29
+};
+
+static char *sym_strdup(const char *text) {
+    size_t n = strlen(text) + 1;
+    char *p = (char *)malloc(n);
+    if (p) memcpy(p, text, n);
+    return p;
+}
+
+static int sym_has_interpreter(const sym_elf *e) {
+    uint8_t h[4];
+    uint16_t i;
+    if (e->phentsize < ELF_PHDR_SIZE) return 0;
+    for (i = 0; i < e->phnum; i++)
+        if (sym_read(e->src, e->phoff + (uint64_t)i * e->phentsize, h, sizeof h) &&
+            sym_le32(h) == ELF_PT_INTERP)
+            return 1;
+    return 0;
+}
+
+/* How symbol table `tab` names `name`: 0 not at all, 1 undefined, 2 defined. */
+static int sym_table_names(const sym_elf *e, const sym_section *tab, const char *name) {
+    uint64_t entsize = tab->entsize ? tab->entsize : (uint64_t)ELF_SYM_SIZE, count, i;
+    uint8_t *syms = NULL, *str = NULL;
+    atf_result rc;
+    int found = 0;
+    if (entsize < ELF_SYM_SIZE || tab->link >= e->section_count) return 0;
+    count = tab->size / entsize;
+    str = sym_read_alloc(e->src, e->sections[tab->link].offset, e->sections[tab->link].size, &rc);
+    if (str) syms = sym_read_alloc(e->src, tab->offset, count * entsize, &rc);
+    for (i = 0; syms && i < count && !found; i++) {
+        const uint8_t *h = syms + i * entsize;
+        uint32_t at = sym_le32(h);
+        if (at < e->sections[tab->link].size && strcmp((const char *)str + at, name) == 0)
+            found = sym_le16(h + 6) == ELF_SHN_UNDEF ? 1 : 2;
+    }
+    free(syms);
+    free(str);
+    return found;
+}
+
+/* The DT_NEEDED names and the run path of dynamic section `dyn` into p. */
+static atf_result sym_read_dynamic(const sym_elf *e, const sym_section *dyn, sym_program *p) {
+    uint64_t count = dyn->size / ELF_DYN_SIZE, i;
+    uint8_t *ents, *str;
+    atf_result rc;
+    if (dyn->link >= e->section_count) return ATF_E_CORRUPT;
+    str = sym_read_alloc(e->src, e->sections[dyn->link].offset, e->sections[dyn->link].size, &rc);
+    if (!str) return rc;
+    ents = sym_read_alloc(e->src, dyn->offset, count * ELF_DYN_SIZE, &rc);
+    p->needed = (char **)calloc((size_t)count + 1, sizeof *p->needed);
+    for (i = 0; ents && p->needed && i < count; i++) {
+        uint64_t tag = sym_le64(ents + i * ELF_DYN_SIZE), at = sym_le64(ents + i * ELF_DYN_SIZE + 8);
+        char *text;
+        if ((tag != ELF_DT_NEEDED && tag != ELF_DT_RUNPATH && tag != ELF_DT_RPATH) ||
+            at >= e->sections[dyn->link].size)
+            continue;
+        if (!(text = sym_strdup((const char *)str + at))) break;
+        if (tag == ELF_DT_NEEDED) {
+            p->needed[p->needed_count++] = text;
+        } else if (!p->runpath || tag == ELF_DT_RUNPATH) { /* RUNPATH wins over RPATH */
+            free(p->runpath);
+            p->runpath = text;
+        } else {
+            free(text);
+        }
+    }
+    rc = ents && p->needed && i == count ? ATF_OK : ents ? ATF_E_NOMEM : rc;
+    free(ents);
+    free(str);
+    return rc;
+}
+
+atf_result sym_program_read(sym_program *p, const char *path) {
+    const sym_section *tab, *dyn;
+    sym_src s;
+    sym_elf e;
+    atf_result rc;
+    memset(p, 0, sizeof *p);
+    if (sym_src_open(&s, path) != ATF_OK) return ATF_E_IO;
+    rc = sym_elf_open(&e, &s);
+    if (rc == ATF_OK) {
+        p->dynamic = sym_has_interpreter(&e);
+        tab = sym_find_section(&e, ELF_SHT_DYNSYM);
+        if (!tab) tab = sym_find_section(&e, ELF_SHT_SYMTAB);
+        p->hooks = tab ? sym_table_names(&e, tab, "__cyg_profile_func_enter") : 0;
+        if ((dyn = sym_find_section(&e, ELF_SHT_DYNAMIC)) != NULL) rc = sym_read_dynamic(&e, dyn, p);
+    }
+    sym_elf_close(&e);
+    fclose(s.f);
+    if (rc != ATF_OK) sym_program_free(p);
+    return rc;
+}
+
+void sym_program_free(sym_program *p) {
+    size_t i;
+    for (i = 0; i < p->needed_count; i++) free(p->needed[i]);
+    free(p->needed);
+    free(p->runpath);
+    memset(p, 0, sizeof *p);
 }

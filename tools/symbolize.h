@@ -51,4 +51,21 @@ const char *sym_module_lookup(const sym_module *m, uint64_t offset);
  * missing or not ELF names nothing, silently. Returns how many functions were named. */
 size_t sym_name_functions(atf_session_reader *r, FILE *err);
 
+/* What `atf record` asks of a program before running it (an ELF64 little-endian file). */
+typedef struct sym_program {
+    int dynamic;                     /* it has an interpreter: LD_PRELOAD reaches it */
+    int hooks;                       /* how its dynamic symbols (else its symbols) name
+                                        __cyg_profile_func_enter: 0 not at all, 1 as called
+                                        (-finstrument-functions code), 2 as defined (hooks
+                                        of its own: a tracer linked in) */
+    char **needed;                   /* the libraries it links (DT_NEEDED) */
+    size_t needed_count;
+    char *runpath;                   /* DT_RUNPATH, else DT_RPATH; NULL when none */
+} sym_program;
+
+/* Reads those facts of the file at path into *p (sym_program_free on ATF_OK only); the
+ * errors as sym_module_open's. */
+atf_result sym_program_read(sym_program *p, const char *path);
+void sym_program_free(sym_program *p);
+
 #endif /* ATF_TOOLS_SYMBOLIZE_H */

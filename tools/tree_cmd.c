@@ -161,9 +161,12 @@ static void tree_thread_footer(const walk_thread *wt) {
                    "%llu calls deeper than %u frames not shown)\n",
                    (cli_ull)wt->unmatched, (cli_ull)wt->unwound, (cli_ull)wt->open_at_end,
                    (cli_ull)wt->too_deep, (unsigned)WALK_MAX_DEPTH);
-    if (wt->gaps)
-        cli_printf("(%llu gap%s met, %llu frames cut by a gap)\n", (cli_ull)wt->gaps,
+    if (wt->gaps || wt->not_recorded)
+        cli_printf("(%llu gap%s met, %llu frames cut by a gap or the stop)\n", (cli_ull)wt->gaps,
                    wt->gaps == 1 ? "" : "s", (cli_ull)wt->cut_by_gap);
+    if (wt->not_recorded)
+        cli_printf("(recording stopped by a bound: %llu events after it not recorded)\n",
+                   (cli_ull)wt->not_recorded);
 }
 
 /* Every selected thread's tree, one after the other. */

@@ -258,8 +258,12 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
 static void walk_gap(walk_ctx *w, size_t ti, const atf_gap *g, uint64_t next_ts) {
     walk_thread *t = &w->threads[ti];
     uint64_t at = g->first_lost_ns;
-    t->gaps++;
-    t->lost += g->index_lost;
+    if (g->reason == ATF_GAP_STOPPED) {
+        t->not_recorded += g->index_lost;
+    } else {
+        t->gaps++;
+        t->lost += g->index_lost;
+    }
     while (t->depth) {
         t->cut_by_gap++;
         walk_pop(w, ti, t->last_ns, WALK_LEAVE_AT_GAP);

@@ -100,6 +100,8 @@ typedef struct walk_thread {
     uint64_t too_deep;           /* calls skipped for depth */
     uint64_t gaps;               /* gaps met (where the recorder lost events) */
     uint64_t lost;               /* index events lost in them */
+    uint64_t not_recorded;       /* events after a bound stopped recording (a gap of
+                                    reason "stopped": not counted in gaps and lost) */
     uint64_t cut_by_gap;         /* frames closed at the last event before a gap */
     uint64_t pauses, paused_ns;  /* the recorder's pauses met, and their time */
     size_t pause_next;           /* the first pause of the thread not met yet */

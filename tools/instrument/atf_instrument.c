@@ -96,6 +96,14 @@
  *                          the functions the filters keep); default: no limit
  *   ATF_TRACE_FOLLOW=0     record nothing in the children fork() makes (default 1: each
  *                          child records into a pid_<child>/ of its own)
+ *   ATF_TRACE_MAX_BYTES    stop recording before the process's files take more event
+ *                          bytes than this; default: no bound
+ *   ATF_TRACE_MAX_DURATION_NS  record only the events of this many ns after the first
+ *   ATF_TRACE_DISK_RESERVE stop recording before the file system's free space falls
+ *                          under this many bytes; 0: never; default max(1 GiB, 5 %)
+ *                          (a stop leaves the program running and each thread's files
+ *                          ending with a gap that says why; plain numbers: `atf record`
+ *                          takes --max-size 512M, --duration 10s, --disk-reserve 2G)
  *
  * Linux (ELF, glibc or musl), x86-64 and arm64, gcc and clang. Every function here is
  * no_instrument_function, and so is everything of atf.h a hook reaches.
@@ -1355,9 +1363,34 @@ NOI static uint32_t inst_layout(const char *v) {
     return ATF_LAYOUT_1;
 }
 
+/* A bound from the environment: a plain number, `unset` when the variable is unset or
+ * empty; anything else is reported and read as unset. */
+NOI static uint64_t inst_env_u64(const char *name, uint64_t unset) {
+    const char *v = getenv(name);
+    char *end;
+    unsigned long long n;
+    if (!v || !v[0]) return unset;
+    errno = 0;
+    n = strtoull(v, &end, 10);
+    if (v[0] < '0' || v[0] > '9' || *end || errno) {
+        fprintf(stderr, "atf_instrument: %s=%s is not a plain number; ignored\n", name, v);
+        return unset;
+    }
+    return n;
+}
+
+/* ATF_TRACE_MAX_BYTES, ATF_TRACE_MAX_DURATION_NS and ATF_TRACE_DISK_RESERVE into the
+ * session's bounds (a reserve of 0: no guard; unset: the library's default). */
+NOI static void inst_bounds(atf_session_config *cfg) {
+    uint64_t reserve = inst_env_u64("ATF_TRACE_DISK_RESERVE", UINT64_MAX);
+    cfg->max_bytes = inst_env_u64("ATF_TRACE_MAX_BYTES", 0);
+    cfg->max_duration_ns = inst_env_u64("ATF_TRACE_MAX_DURATION_NS", 0);
+    cfg->disk_reserve = reserve == 0 ? ATF_DISK_RESERVE_OFF : reserve == UINT64_MAX ? 0 : reserve;
+}
+
 /* Event totals over every thread of the session: drains what the rings still hold (no
  * hook runs any more) so that the files' counters are final, then sums them. */
-typedef struct inst_totals { uint64_t written, lost, gaps; } inst_totals;
+typedef struct inst_totals { uint64_t written, lost, stopped, gaps; } inst_totals;
 
 NOI static void inst_sum_stats(inst_totals *tot) {
     uint32_t slot, n;
@@ -1369,6 +1402,7 @@ NOI static void inst_sum_stats(inst_totals *tot) {
         if (atf_session_thread_stats(inst_session, slot, &st) != ATF_OK) continue;
         tot->written += st.events_written;
         tot->lost += st.events_dropped + st.events_lost_io;
+        tot->stopped += st.events_stopped;
         tot->gaps += st.gaps;
     }
 }
@@ -1556,6 +1590,7 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
         cfg->index_ring_events = (uint64_t)atoll(e);
     cfg->overflow = inst_overflow_policy(getenv("ATF_TRACE_OVERFLOW"));
     cfg->layout = inst_layout(getenv("ATF_TRACE_LAYOUT"));
+    inst_bounds(cfg);
     inst_follow = !((e = getenv("ATF_TRACE_FOLLOW")) != NULL && strcmp(e, "0") == 0);
     inst_fns = (inst_table *)calloc(1, sizeof *inst_fns + (sizeof(inst_entry) << 12));
     if (!inst_fns) {
@@ -1582,7 +1617,8 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
     size_t functions;
     uint32_t threads;
     inst_totals tot;
-    char gaps[64] = "";
+    char gaps[64] = "", stop[96] = "";
+    uint32_t stopped;
     atf_result rc;
     atf_error close_error;
     if (inst_load_state() != INST_RUNNING || getpid() != inst_pid) return;
@@ -1607,20 +1643,24 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
     functions = inst_resolve();
     inst_filters_free();
     threads = atf_session_thread_count(inst_session);
+    stopped = atf_session_stopped(inst_session, NULL);
     rc = atf_session_close_ex(inst_session, &close_error);
     inst_session = NULL;
     inst_set_state(INST_OFF);
     if (tot.gaps)
         snprintf(gaps, sizeof gaps, " in %llu gap(s)", (unsigned long long)tot.gaps);
+    if (stopped)
+        snprintf(stop, sizeof stop, "; recording stopped at the %s (%llu events after it "
+                 "not recorded)", atf_stop_reason_str(stopped), (unsigned long long)tot.stopped);
     if (rc != ATF_OK) {
         char line[800];
         fprintf(stderr, "atf_instrument: the trace in %s may be incomplete: %s\n", dir,
                 atf_error_format(&close_error, line, sizeof line));
     } else if (!quiet || strcmp(quiet, "0") == 0) {
         fprintf(stderr, "atf_instrument: %u thread(s), %zu function(s) traced into %s: "
-                        "%llu events recorded, %llu lost%s\n",
+                        "%llu events recorded, %llu lost%s%s\n",
                 (unsigned)threads, functions, dir, (unsigned long long)tot.written,
-                (unsigned long long)tot.lost, gaps);
+                (unsigned long long)tot.lost, gaps, stop);
     }
 }
 

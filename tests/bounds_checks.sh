@@ -1,0 +1,122 @@
+#!/bin/sh
+# Checks the bounds of `atf record` on a real program with threads (busy_hooked: two
+# threads counting their own calls, built with -finstrument-functions, no tracer linked):
+# --max-size (both layouts: the session directory within SIZE + 1 % + 1 MiB), --duration
+# (the trace spans TIME within 5 %) and the disk guard (on a small tmpfs in a mount
+# namespace of its own: a reserve given, and the default one). Each leaves the program's
+# output and exit status as without the tracer, a trace that verifies and is cut at one
+# stamp for every thread, and says which bound stopped it (summary, manifest, atf info).
+# Also the SIZE and TIME values the options take and refuse.
+# Ends with the line "record-bounds: N passed, M failed"; exits non-zero on failure.
+ATF=${ATF:-build/atf}
+BUILD=${BUILD:-build}
+PROGS=$BUILD/programs
+TMP=$BUILD/tests/bounds_checks
+OUT=$TMP/out
+ERR=$TMP/err
+CHECK_NAME=record-bounds
+. "$(dirname "$0")/check_lib.sh"
+
+rm -rf "$TMP"
+mkdir -p "$TMP"
+BUSY="$PROGS/busy_hooked"
+"$PROGS/busy" 2 250 >"$TMP/busy.plain" 2>/dev/null
+
+# json_num KEY FILE: the first number under "KEY" in FILE
+json_num() { sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" "$2" | head -n 1; }
+# the session directory `atf record` reported in $ERR
+session_of() { sed -n 's/^atf record: session //p' "$ERR" | head -n 1; }
+# at_most NAME A B: passes when A <= B
+at_most() {
+    if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -le "$3" ]; then pass; else fail "$1: $2 > $3"; fi
+}
+# cut_checks NAME PID_DIR REASON: verifies, says REASON in atf info, and every thread's
+# last event lies before the stamp where recording stopped
+cut_checks() {
+    expect 0 "$1: verify" "$ATF" verify "$2"
+    "$ATF" info --json "$2" >"$TMP/info" 2>/dev/null
+    check "$1: atf info says \"$3\"" grep -q "\"stopped\":\"$3\"" "$TMP/info"
+    at=$(json_num stopped_at_ns "$TMP/info")
+    "$ATF" stats --json "$2" >"$TMP/stats" 2>/dev/null
+    for end in $(sed -n 's/.*"end_ns":\([0-9]*\).*/\1/p' "$TMP/stats"); do
+        at_most "$1: a thread's last event before the cut" "$end" "$at"
+    done
+    n=$(sed -n 's/.*"events_not_recorded":\([0-9]*\).*/\1/p' "$TMP/stats" | awk '{ s += $1 } END { print s + 0 }')
+    if [ "$n" -gt 0 ]; then pass; else fail "$1: no event counted as not recorded"; fi
+}
+
+# ---- --max-size ---------------------------------------------------------------------------
+for layout in packed 1; do
+    label="max-size 1M (layout $layout)"
+    expect 0 "$label" "$ATF" record --layout $layout --max-size 1M --output "$TMP/max_$layout" -- "$BUSY" 2 250
+    check "$label: the program's output" cmp "$OUT" "$TMP/busy.plain"
+    check "$label: the summary says so" grep -q '^atf record: stopped at the max size, ' "$ERR"
+    s=$(session_of)
+    at_most "$label: du -sb of the session" "$(du -sb "$s" | cut -f1)" $((1048576 + 10486 + 1048576))
+    cut_checks "$label" "$(ls -d "$s"/pid_* | head -n 1)" "max size"
+done
+
+# ---- --duration -----------------------------------------------------------------------------
+label="duration 300ms"
+"$PROGS/busy" 2 1500 >"$TMP/busy1500.plain" 2>/dev/null
+expect 0 "$label" "$ATF" record --duration 300ms --output "$TMP/duration" -- "$BUSY" 2 1500
+check "$label: the program's output" cmp "$OUT" "$TMP/busy1500.plain"
+check "$label: the summary says so" grep -q '^atf record: stopped at the duration, ' "$ERR"
+p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+cut_checks "$label" "$p" "duration"
+span=$(( $(json_num time_end_ns "$TMP/info") - $(json_num time_start_ns "$TMP/info") ))
+at_most "$label: the trace spans at least 95 % of it" 285000000 "$span"
+at_most "$label: the trace spans at most 105 % of it" "$span" 315000000
+
+# ---- the disk guard ---------------------------------------------------------------------------
+# disk_run NAME OPTIONS: records busy on a 16 MiB tmpfs (a mount namespace of its own:
+# nothing stays mounted); its stdout, stderr and status, the trace's verify status, its
+# atf info --json and the tmpfs's free bytes at the end are left in $TMP/disk.*
+disk=$(cd "$TMP" && pwd -P)/disk
+mkdir -p "$disk"
+disk_run() {
+    rm -f "$TMP"/disk.*
+    unshare $how sh -c "mount -t tmpfs -o size=16m tmpfs '$disk' || exit 99
+        '$ATF' record $2 --output '$disk' -- '$BUSY' 2 250 >'$TMP/disk.out' 2>'$TMP/disk.err'
+        echo \$? >'$TMP/disk.status'
+        p=\$(ls -d '$disk'/session_*/pid_* | head -n 1)
+        '$ATF' verify \"\$p\" >'$TMP/disk.verify' 2>&1
+        echo \$? >>'$TMP/disk.status'
+        '$ATF' info --json \"\$p\" >'$TMP/disk.info' 2>&1
+        df -B1 --output=avail '$disk' | tail -n 1 >'$TMP/disk.avail'"
+    check "$1: the program's output" cmp "$TMP/disk.out" "$TMP/busy.plain"
+    check "$1: the program's status, then verify's" sh -c "[ \"\$(tr '\n' ' ' <'$TMP/disk.status')\" = '0 0 ' ]"
+    check "$1: the summary says so" grep -q '^atf record: stopped at the disk reserve, ' "$TMP/disk.err"
+    check "$1: atf info says so" grep -q '"stopped":"disk reserve"' "$TMP/disk.info"
+}
+if unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$disk'" 2>/dev/null ||
+   unshare -rm sh -c "mount -t tmpfs -o size=1m tmpfs '$disk'" 2>/dev/null; then
+    how=-m
+    unshare -m true 2>/dev/null || how=-rm
+    disk_run "disk reserve 12M" "--disk-reserve 12M"
+    # the reserve kept, but for the slack the threads' events before the cut may take
+    at_most "disk reserve 12M: free space left" $((12582912 * 7 / 8)) "$(tr -d ' ' <"$TMP/disk.avail")"
+    disk_run "the default disk reserve" ""
+    check "the default disk reserve: at least 1 GiB" \
+        sh -c "[ \"\$(sed -n 's/.*\"disk_reserve_bytes\":\([0-9]*\).*/\1/p' '$TMP/disk.info')\" -ge 1073741824 ]"
+else
+    echo "record-bounds: the disk guard checks left out (no tmpfs mount allowed here)"
+fi
+
+# ---- sizes and times ------------------------------------------------------------------------
+expect 2 "--max-size 32min: refused" "$ATF" record --max-size 32min -- "$BUSY"
+check "--max-size 32min: says it is no size" grep -q "^atf record: --max-size: '32min' is not a size" "$ERR"
+expect 2 "--duration 32M: refused" "$ATF" record --duration 32M -- "$BUSY"
+check "--duration 32M: says it is no time" grep -q "^atf record: --duration: '32M' is not a time" "$ERR"
+expect 2 "--duration 5: refused (no unit)" "$ATF" record --duration 5 -- "$BUSY"
+expect 2 "--max-size 0: refused" "$ATF" record --max-size 0 -- "$BUSY"
+expect 2 "--max-size 1.5k: refused (K, not k)" "$ATF" record --max-size 1.5k -- "$BUSY"
+expect 0 "--max-size 1.5G --duration 1.5min: taken" "$ATF" record --max-size 1.5G --duration 1.5min \
+    --output "$TMP/big" -- "$BUSY" 1 10
+check "--max-size 1.5G --duration 1.5min: not stopped" sh -c "! grep -q '^atf record: stopped' '$ERR'"
+"$ATF" info --json "$(ls -d "$(session_of)"/pid_* | head -n 1)" >"$TMP/info" 2>/dev/null
+check "--max-size 1.5G: 1610612736 bytes in the manifest" grep -q '"max_bytes":1610612736' "$TMP/info"
+check "--duration 1.5min: 90 s in the manifest" grep -q '"max_duration_ns":90000000000' "$TMP/info"
+
+rm -rf "$TMP"/max_* "$TMP"/duration "$TMP"/big
+finish

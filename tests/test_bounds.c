@@ -1,0 +1,270 @@
+/* test_bounds.c - the bounds of a recording (atf_session_config max_bytes,
+ * max_duration_ns, disk_reserve): a thread recorded past each bound keeps exactly the
+ * events before the cut, read back identical and verified, and ends with one gap of reason
+ * "stopped" that counts every event after it; the files stay within max_bytes; the stop's
+ * reason and stamp reach atf_session_stopped, the thread's stats and the manifest; the
+ * disk guard is on by default and off with ATF_DISK_RESERVE_OFF. */
+#define ATF_IMPLEMENTATION
+#include "atf.h"
+#include "tests/harness.h"
+#include "tests/rec_util.h"
+
+#include <sys/stat.h>
+
+static char root[256];
+
+/* One thread recording n events of generator thread 0 through a manual drain, pumped
+ * every 1024 events; with `step`, stamped from the first push on `step` ns apart instead
+ * of the generator's stamps; a detail payload on every third event when `detail`. */
+typedef struct bounded_run {
+    atf_session_config cfg;
+    uint64_t n, step;
+    int detail;
+    uint64_t opened_ns, t0;       /* before the open; the first stamp */
+    uint32_t stopped;             /* atf_session_stopped before the close */
+    uint64_t stopped_at;
+    atf_thread_stats st;          /* thread 0's, before the close */
+    char session[1100], thread[1200];
+} bounded_run;
+
+static uint64_t run_ts(const bounded_run *b, uint64_t i) {
+    return b->step ? b->t0 + i * b->step : gen_ts(0, i);
+}
+
+static atf_result run_push(atf_producer *w, const bounded_run *b, uint64_t i, gen_state *g) {
+    uint32_t depth, kind = gen_kind(0, i, g, &depth);
+    uint64_t ts = run_ts(b, i), fid = gen_fid(0, i);
+    if (b->detail && i % 3 == 0) {
+        uint8_t p[80];
+        size_t len = gen_payload(0, i, p);
+        return atf_producer_event_detail(w, kind, fid, ts,
+                                         kind == ATF_EVENT_CALL ? ATF_DETAIL_FUNCTION_CALL
+                                                                : ATF_DETAIL_FUNCTION_RETURN,
+                                         p, len);
+    }
+    if (kind == ATF_EVENT_CALL) return atf_producer_call(w, fid, ts);
+    if (kind == ATF_EVENT_RETURN) return atf_producer_return(w, fid, ts);
+    return atf_producer_exception(w, fid, ts);
+}
+
+static void run_record(bounded_run *b) {
+    atf_session *s = NULL;
+    atf_producer *w = NULL;
+    gen_state g = {0};
+    uint64_t i;
+    b->cfg.drain_mode = ATF_DRAIN_MANUAL;
+    b->cfg.index_ring_events = 4096;
+    if (b->detail) b->cfg.detail_mode = ATF_DETAIL_ALWAYS;
+    b->opened_ns = atf_now_ns();
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root, &b->cfg));
+    if (!s) return;
+    b->t0 = atf_now_ns();
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "bounded", &w));
+    for (i = 0; w && i < b->n && !harness__failures_in_test; i++) {
+        CHECK_RESULT(ATF_OK, run_push(w, b, i, &g));
+        if ((i & 1023) == 1023) atf_session_pump(s);
+    }
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    b->stopped = atf_session_stopped(s, &b->stopped_at);
+    CHECK_RESULT(ATF_OK, atf_session_thread_stats(s, 0, &b->st));
+    snprintf(b->session, sizeof b->session, "%s", atf_session_path(s));
+    snprintf(b->thread, sizeof b->thread, "%s/thread_0", b->session);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+}
+
+static uint64_t leaf_size(const char *dir, const char *leaf) {
+    char path[1300];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, leaf);
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* The thread's files after a stop: the events before the cut, each as generated, then
+ * one gap of reason "stopped" at the end that holds all the others. Returns the number
+ * of events kept. */
+static uint64_t check_cut(const bounded_run *b, uint32_t reason) {
+    atf_thread_reader tr;
+    atf_reader_options opt;
+    atf_index_event ev;
+    uint64_t kept, i;
+    memset(&opt, 0, sizeof opt);
+    opt.verify_crc = 1;
+    CHECK_EQ(reason, b->stopped);
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, b->thread, &opt));
+    if (harness__failures_in_test) return 0;
+    kept = tr.index.event_count;
+    CHECK(kept > 0 && kept < b->n);
+    CHECK_EQ(ATF_COUNT_FINALIZED, tr.index.counted);
+    CHECK_EQ(ATF_CRC_OK, tr.index.crc_state);
+    if (b->step) {
+        for (i = 0; i < kept && !harness__failures_in_test; i++) {
+            CHECK_RESULT(ATF_OK, atf_index_reader_get(&tr.index, i, &ev));
+            CHECK_EQ(run_ts(b, i), ev.timestamp_ns);
+            CHECK_EQ(gen_fid(0, i), ev.function_id);
+        }
+    } else {
+        CHECK_EQ(kept, check_index_against(&tr, 0, b->n, NULL, tr.index.header.version == 2 ? 2 : 1));
+    }
+    /* the cut: everything before the stamp kept, nothing from it on */
+    CHECK(run_ts(b, kept - 1) < b->stopped_at);
+    CHECK(run_ts(b, kept) >= b->stopped_at);
+    CHECK_EQ(b->n - kept, b->st.events_stopped);
+    CHECK_EQ(kept, b->st.events_written);
+    CHECK_EQ(1, tr.gap_count);
+    if (tr.gap_count == 1) {
+        CHECK_EQ(kept, tr.gaps[0].index_seq);
+        CHECK_EQ(b->n - kept, tr.gaps[0].index_lost);
+        CHECK_EQ(ATF_GAP_STOPPED, tr.gaps[0].reason);
+        CHECK_EQ(run_ts(b, kept), tr.gaps[0].first_lost_ns);
+    }
+    if (tr.has_detail) CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
+    atf_thread_reader_close(&tr);
+    return kept;
+}
+
+/* The manifest says which bound stopped the recording, where, and the thread's count. */
+static void check_manifest(const bounded_run *b) {
+    atf_session_reader r;
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, b->session, NULL));
+    if (harness__failures_in_test) return;
+    CHECK(strcmp(r.stopped, atf_stop_reason_str(b->stopped)) == 0);
+    CHECK_EQ(b->stopped_at, r.stopped_at_ns);
+    CHECK_EQ(b->cfg.max_bytes, r.max_bytes);
+    CHECK_EQ(b->cfg.max_duration_ns, r.max_duration_ns);
+    CHECK_EQ(1, r.thread_count);
+    if (r.thread_count == 1) CHECK_EQ(b->st.events_stopped, r.threads[0].events_stopped);
+    atf_session_reader_close(&r);
+}
+
+/* max_bytes: the event bytes on disk stay within it and come within a few records of it
+ * (a thread alone has no slack to use: it stops writing at the cut). */
+static void max_bytes_run(uint32_t layout, uint64_t max, uint64_t n) {
+    bounded_run b;
+    uint64_t bytes, kept;
+    memset(&b, 0, sizeof b);
+    b.cfg.layout = layout;
+    b.cfg.max_bytes = max;
+    b.cfg.disk_reserve = ATF_DISK_RESERVE_OFF;
+    b.n = n;
+    run_record(&b);
+    if (harness__failures_in_test) return;
+    kept = check_cut(&b, ATF_STOP_MAX_SIZE);
+    check_manifest(&b);
+    bytes = leaf_size(b.thread, "index.atf") - 2 * ATF_HEADER_SIZE;
+    if (layout == ATF_LAYOUT_PACKED) /* lane header and block table: not event bytes */
+        bytes -= ATF_PACKED_LANE_SIZE + 8 * (kept / ATF_PACKED_BLOCK_EVENTS + 1);
+    CHECK(bytes <= max);
+    CHECK(bytes + 2048 >= max);
+}
+
+static void test_max_bytes_layout1(void) { max_bytes_run(ATF_LAYOUT_1, 1u << 20, 200000); }
+static void test_max_bytes_layout2(void) { max_bytes_run(ATF_LAYOUT_2, 1u << 20, 200000); }
+static void test_max_bytes_packed(void) { max_bytes_run(ATF_LAYOUT_PACKED, 256u << 10, 400000); }
+
+/* Detail records count too, and those whose index events are cut go with them. Detail
+ * is drained first: the index events of the records granted may then use the slack. */
+static void test_max_bytes_detail(void) {
+    bounded_run b;
+    memset(&b, 0, sizeof b);
+    b.cfg.max_bytes = 2u << 20;
+    b.cfg.disk_reserve = ATF_DISK_RESERVE_OFF;
+    b.n = 200000;
+    b.detail = 1;
+    run_record(&b);
+    if (harness__failures_in_test) return;
+    check_cut(&b, ATF_STOP_MAX_SIZE);
+    CHECK(leaf_size(b.thread, "index.atf") + leaf_size(b.thread, "detail.atf") <=
+          b.cfg.max_bytes + b.cfg.max_bytes / 100 + (512u << 10) + 4 * ATF_HEADER_SIZE);
+}
+
+/* max_duration_ns: the cut is the open's time plus the duration; events are kept exactly
+ * up to it. */
+static void test_max_duration(void) {
+    bounded_run b;
+    uint64_t kept;
+    memset(&b, 0, sizeof b);
+    b.cfg.max_duration_ns = 1000000000u;
+    b.cfg.disk_reserve = ATF_DISK_RESERVE_OFF;
+    b.n = 200000;
+    b.step = 10000; /* 2 s of events */
+    run_record(&b);
+    if (harness__failures_in_test) return;
+    kept = check_cut(&b, ATF_STOP_DURATION);
+    CHECK(b.stopped_at >= b.opened_ns + b.cfg.max_duration_ns);
+    CHECK(b.stopped_at <= b.t0 + b.cfg.max_duration_ns);
+    CHECK_EQ((b.stopped_at - b.t0 + b.step - 1) / b.step, kept);
+    check_manifest(&b);
+}
+
+/* The disk guard: a reserve that leaves 2 MiB of the file system free to the trace. */
+static void test_disk_reserve(void) {
+    bounded_run b;
+    uint64_t avail = 0, size = 0;
+    memset(&b, 0, sizeof b);
+    CHECK_EQ(0, atf__fs_space(root, &avail, &size));
+    if (avail < (64u << 20)) {
+        printf("  (left out: %llu bytes free)\n", (unsigned long long)avail);
+        return;
+    }
+    b.cfg.disk_reserve = avail - (2u << 20);
+    b.n = 400000; /* 12.8 MB */
+    run_record(&b);
+    if (harness__failures_in_test) return;
+    check_cut(&b, ATF_STOP_DISK_RESERVE);
+    check_manifest(&b);
+    CHECK(leaf_size(b.thread, "index.atf") <= (2u << 20) + 2 * ATF_HEADER_SIZE);
+}
+
+/* The guard is on by default (at least 1 GiB kept, said in the manifest), off on request;
+ * neither stops a small recording. */
+static void guard_run(uint64_t reserve, int on) {
+    bounded_run b;
+    atf_session_reader r;
+    memset(&b, 0, sizeof b);
+    b.cfg.disk_reserve = reserve;
+    b.n = 5000;
+    run_record(&b);
+    if (harness__failures_in_test) return;
+    CHECK_EQ(ATF_STOP_NONE, b.stopped);
+    CHECK_EQ(0, b.st.events_stopped);
+    CHECK_EQ(b.n, b.st.events_written);
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, b.session, NULL));
+    if (harness__failures_in_test) return;
+    if (on) CHECK(r.disk_reserve_bytes >= ((uint64_t)1 << 30));
+    else CHECK_EQ(0, r.disk_reserve_bytes);
+    CHECK_EQ(0, r.stopped[0]);
+    atf_session_reader_close(&r);
+}
+
+static void test_disk_guard_default(void) { guard_run(0, 1); }
+static void test_disk_guard_off(void) { guard_run(ATF_DISK_RESERVE_OFF, 0); }
+
+static void test_reason_names(void) {
+    CHECK(strcmp("max size", atf_stop_reason_str(ATF_STOP_MAX_SIZE)) == 0);
+    CHECK(strcmp("duration", atf_stop_reason_str(ATF_STOP_DURATION)) == 0);
+    CHECK(strcmp("disk reserve", atf_stop_reason_str(ATF_STOP_DISK_RESERVE)) == 0);
+    CHECK(strcmp("", atf_stop_reason_str(ATF_STOP_NONE)) == 0);
+    CHECK(strcmp("stopped", atf_gap_reason_str(ATF_GAP_STOPPED)) == 0);
+    CHECK_EQ(ATF_STOP_DISK_RESERVE, atf__stop_reason_code("disk reserve"));
+    CHECK_EQ(ATF_STOP_NONE, atf__stop_reason_code("full"));
+}
+
+static const test_case tests[] = {
+    { "max_bytes_layout1", test_max_bytes_layout1 },
+    { "max_bytes_layout2", test_max_bytes_layout2 },
+    { "max_bytes_packed", test_max_bytes_packed },
+    { "max_bytes_detail", test_max_bytes_detail },
+    { "max_duration", test_max_duration },
+    { "disk_reserve", test_disk_reserve },
+    { "disk_guard_default", test_disk_guard_default },
+    { "disk_guard_off", test_disk_guard_off },
+    { "reason_names", test_reason_names },
+};
+
+int main(int argc, char **argv) {
+    int rc;
+    if (scratch_dir_make(root, sizeof root, "bounds") != 0) return 1;
+    rc = harness_run("bounds", tests, sizeof tests / sizeof tests[0], argc, argv);
+    remove_tree(root);
+    return rc;
+}
