@@ -1353,6 +1353,16 @@ uint32_t cli_thread_tid(const atf_session_thread *t) {
     return t->os_thread_id ? t->os_thread_id : t->slot;
 }
 
+const char *cli_thread_name(const atf_session_thread *t, char *buf, size_t cap) {
+    if (t->name[0]) snprintf(buf, cap, "%s", t->name);
+    else snprintf(buf, cap, "thread_%u", t->slot);
+    return buf;
+}
+
+uint64_t cli_trace_pid(const cli_trace *t) {
+    return t->reader.pid ? t->reader.pid : t->pid;
+}
+
 /* ==== times on the view's clock ====================================================== */
 /* On an anchor in ns the library's reading (atf_anchor_value_at) is value + (ts - host_ns)
  * exactly, a shift taken from it at open: one addition per time, which a large export

@@ -384,6 +384,11 @@ char *cli_put_time_text(char *p, const cli_trace *t, uint64_t ts);
 const char *cli_trace_name(const cli_trace *t, uint64_t fid, char *hex, size_t cap);
 /* The OS thread id of a thread, or its slot when the files do not say. */
 uint32_t cli_thread_tid(const atf_session_thread *t);
+/* A thread as the exports name it: its name, else "thread_<slot>" (into buf; returns buf). */
+const char *cli_thread_name(const atf_session_thread *t, char *buf, size_t cap);
+/* The process's pid: the manifest's, else the one its pid_N directory is named after (1
+ * when neither says). */
+uint64_t cli_trace_pid(const cli_trace *t);
 
 /* How many threads of r opened (a session opens on its manifest alone). */
 size_t cli_opened_threads(const atf_session_reader *r);

@@ -79,14 +79,8 @@ static void export_process_name(const cli_trace *s, char *buf, size_t cap) {
     buf[cli_utf8_clean(prog, buf, cap - 1)] = '\0';
 }
 
-/* The pid the viewers show: the manifest's, else the one its pid_N directory is named
- * after (1 when neither says). */
-static uint64_t export_pid(const cli_trace *s) {
-    return s->reader.pid ? s->reader.pid : s->pid;
-}
-
 /* ==== export: Chrome Trace Event Format ============================================== */
-/* {"traceEvents":[...],"displayTimeUnit":"ns"}: per process (export_pid; those of a
+/* {"traceEvents":[...],"displayTimeUnit":"ns"}: per process (cli_trace_pid; those of a
  * session one after the other), its process_name (export_process_name), thread_name (the
  * thread's name, else thread_<slot>) and thread_sort_index metadata ("ph":"M"), then one
  * B event per call and one E event per closed frame, in time order; ts in microseconds
@@ -263,7 +257,7 @@ static atf_result chrome_process(cli_trace *s, cli_progress *p, int first, int n
     for (i = 0; i < r->thread_count; i++) {
         char buf[96];
         int n = snprintf(buf, sizeof buf, ",\n{\"pid\":%llu,\"tid\":%u,\"ts\":",
-                         (cli_ull)export_pid(s), cli_thread_tid(&r->threads[i]));
+                         (cli_ull)cli_trace_pid(s), cli_thread_tid(&r->threads[i]));
         c.prefix[i].s = (char *)malloc((size_t)n + 1);
         if (!c.prefix[i].s) {
             chrome_free(&c, r->thread_count);
@@ -274,21 +268,20 @@ static atf_result chrome_process(cli_trace *s, cli_progress *p, int first, int n
     }
     export_process_name(s, pname, sizeof pname);
     cli_printf("%s{\"pid\":%llu,\"tid\":0,\"ph\":\"M\",\"name\":\"process_name\","
-               "\"args\":{\"name\":", first ? "" : ",\n", (cli_ull)export_pid(s));
+               "\"args\":{\"name\":", first ? "" : ",\n", (cli_ull)cli_trace_pid(s));
     cli_json_str(pname);
     cli_print("}}");
     for (i = 0; i < r->thread_count; i++) {
         const atf_session_thread *t = &r->threads[i];
         char tname[80];
         if (!cli_trace_selected(s, i)) continue;
-        if (t->name[0]) snprintf(tname, sizeof tname, "%s", t->name);
-        else snprintf(tname, sizeof tname, "thread_%u", t->slot);
+        cli_thread_name(t, tname, sizeof tname);
         cli_printf(",\n{\"pid\":%llu,\"tid\":%u,\"ph\":\"M\",\"name\":\"thread_name\",\"args\":{\"name\":",
-                      (cli_ull)export_pid(s), cli_thread_tid(t));
+                      (cli_ull)cli_trace_pid(s), cli_thread_tid(t));
         cli_json_str(tname);
         cli_printf("}},\n{\"pid\":%llu,\"tid\":%u,\"ph\":\"M\",\"name\":\"thread_sort_index\","
                          "\"args\":{\"sort_index\":%u}}",
-                      (cli_ull)export_pid(s), cli_thread_tid(t), t->slot);
+                      (cli_ull)cli_trace_pid(s), cli_thread_tid(t), t->slot);
     }
     if (no_calls) rc = ATF_OK;
     else if (!walk_init(&w, r->thread_count)) rc = ATF_E_NOMEM;
@@ -609,7 +602,7 @@ static void perfetto_process(const perfetto_state *pf) {
     char name[3 * 256];
     size_t n, dn, sn;
     export_process_name(s, name, sizeof name);
-    sn = pb_int32(sub, PF_PROCESS_PID, (uint32_t)export_pid(s));
+    sn = pb_int32(sub, PF_PROCESS_PID, (uint32_t)cli_trace_pid(s));
     sn += pb_bytes(sub + sn, PF_PROCESS_NAME, name, strlen(name));
     if (s->reader.cmdline) sn += pf_cmdline(sub + sn, s->reader.cmdline);
     dn = pb_uint(desc, PF_TRACK_UUID, pf->uuid);
@@ -632,10 +625,9 @@ static void perfetto_descriptors(const perfetto_state *pf) {
         char clean[3 * 64];
         size_t cl;
         if (!cli_trace_selected(s, i)) continue;
-        if (t->name[0]) snprintf(name, sizeof name, "%s", t->name);
-        else snprintf(name, sizeof name, "thread_%u", t->slot);
+        cli_thread_name(t, name, sizeof name);
         cl = cli_utf8_clean(name, clean, sizeof clean);
-        sn = pb_int32(sub, PF_THREAD_PID, (uint32_t)export_pid(s));
+        sn = pb_int32(sub, PF_THREAD_PID, (uint32_t)cli_trace_pid(s));
         sn += pb_int32(sub + sn, PF_THREAD_TID, cli_thread_tid(t));
         sn += pb_bytes(sub + sn, PF_THREAD_NAME, clean, cl);
         dn = pb_uint(desc, PF_TRACK_UUID, pf->uuid + 1 + (uint64_t)i);
@@ -814,7 +806,7 @@ static void pqx_slice(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns
     (void)outermost;
     memset(row, 0, sizeof row);
     if (!pqx_put_fn(x, row, SL_FID, f->fid)) return;
-    row[SL_PID].i = (int64_t)export_pid(x->src);
+    row[SL_PID].i = (int64_t)cli_trace_pid(x->src);
     row[SL_TID].i = cli_thread_tid(t);
     row[SL_SLOT].i = t->slot;
     pqx_text(&row[SL_THREAD_NAME], x->thread_names[ti]);
@@ -849,7 +841,7 @@ static atf_result pqx_events(pqx_state *x, cli_trace *s, cli_progress *p) {
     cli_trace_filter(s, &f);
     if ((rc = atf_merge_init(&m, &s->reader, &f)) != ATF_OK) return rc;
     memset(row, 0, sizeof row);
-    row[EV_PID].i = (int64_t)export_pid(s);
+    row[EV_PID].i = (int64_t)cli_trace_pid(s);
     while (atf_merge_next(&m, &it) == ATF_OK && !x->nomem &&
            it.event.timestamp_ns <= s->window.to_ns) { /* the merge reads --to 0 as no bound */
         if (!pqx_put_fn(x, row, EV_FID, it.event.function_id)) break;
@@ -893,11 +885,8 @@ static atf_result pqx_process(pq_writer *out, cli_trace *s, cli_progress *p, int
     x.thread_names = (char (*)[80])calloc(r->thread_count ? r->thread_count : 1,
                                           sizeof *x.thread_names);
     if (!x.thread_names) return ATF_E_NOMEM;
-    for (i = 0; i < r->thread_count; i++) {
-        const atf_session_thread *t = &r->threads[i];
-        if (t->name[0]) snprintf(x.thread_names[i], sizeof x.thread_names[i], "%s", t->name);
-        else snprintf(x.thread_names[i], sizeof x.thread_names[i], "thread_%u", t->slot);
-    }
+    for (i = 0; i < r->thread_count; i++)
+        cli_thread_name(&r->threads[i], x.thread_names[i], sizeof x.thread_names[i]);
     rc = events ? pqx_events(&x, s, p) : pqx_slices(&x, s, p);
     if (rc == ATF_OK && x.nomem) rc = ATF_E_NOMEM;
     free(x.fns);
@@ -969,7 +958,7 @@ static int export_process(export_job *j, cli_trace *s, int no_calls) {
     atf_error e;
     if (j->several)
         snprintf(what, sizeof what, "%s pid_%llu", export_progress_text[j->kind],
-                 (cli_ull)export_pid(s));
+                 (cli_ull)cli_trace_pid(s));
     else
         snprintf(what, sizeof what, "%s", export_progress_text[j->kind]);
     cli_progress_init(&p, what, no_calls ? 0 : cli_trace_events(s), j->f);
@@ -1066,12 +1055,12 @@ static uint64_t export_dir_pid(const char *path) {
     return strncmp(base, "pid_", 4) == 0 ? strtoull(base + 4, NULL, 10) : 0;
 }
 
-/* The pid process i of x is written with: export_pid, unless another process has a claim
+/* The pid process i of x is written with: cli_trace_pid, unless another process has a claim
  * to that pid (its pid_N directory is named after it, or an earlier process was written
  * with it), as when a pid_* directory was copied: then its own directory's N, so that
  * every process of the output is a process of its own in the viewers. */
 static uint64_t export_session_pid(const export_session *x, size_t i, const cli_trace *t) {
-    uint64_t pid = export_pid(t);
+    uint64_t pid = cli_trace_pid(t);
     size_t k;
     for (k = 0; k < x->count; k++)
         if (k != i && (export_dir_pid(x->pids[k]) == pid || x->shown[k] == pid))
@@ -1158,7 +1147,7 @@ static int export_session_run(export_job *j, export_session *x) {
         if (j->kind == EXPORT_PERFETTO && t.clock_negative) { /* the first pass said */
             x->refused = 1;
         } else {
-            t.reader.pid = x->shown[i] = export_session_pid(x, i, &t); /* what export_pid reads */
+            t.reader.pid = x->shown[i] = export_session_pid(x, i, &t); /* cli_trace_pid's */
             st = export_process(j, &t, x->view->functions.count && !t.fid_count);
             if (st != CLI_EXIT_OK && status == CLI_EXIT_OK) status = st;
         }
