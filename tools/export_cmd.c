@@ -1,10 +1,11 @@
 /* export_cmd.c - atf export: the trace as Chrome Trace Event JSON, as a Perfetto protobuf
- * trace or as a Parquet table of slices or events, streamed with bounded memory (calls and
- * returns paired as walk.h says).
+ * trace or as a Parquet table of slices or events, streamed with bounded memory, or as
+ * folded stacks (calls and returns paired as walk.h says).
  * SPDX-License-Identifier: MIT */
 #include "core.h"
 #include "walk.h"
 #include "parquet.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -895,14 +896,62 @@ static atf_result pqx_process(pq_writer *out, cli_trace *s, cli_progress *p, int
     return rc;
 }
 
+/* ==== export: folded stacks ========================================================= */
+/* Brendan Gregg's folded stacks, what flamegraph.pl, inferno and speedscope read: one
+ * line per distinct call path, "frame;frame;frame N", N the self time in ns of its last
+ * frame summed over every call along that path (profile.h adds them up). Each thread's
+ * paths begin with a frame naming it (--thread-frame: its name, as the other exports name
+ * it, so that threads of one name add up as perf's stackcollapse does; NAME-PID/TID, one
+ * frame per thread; or none, every thread's paths added up), and every process of a
+ * session goes into the one profile, matched by names. The lines follow
+ * profile_paths_order (each path before those that extend it, siblings by their frames'
+ * bytes), written once every process is in: memory is the distinct paths'. */
+static atf_result folded_process(profile_paths *paths, cli_trace *s, cli_progress *p,
+                                 profile_frame_mode frame, int no_calls) {
+    walk_ctx w;
+    atf_result rc;
+    if (no_calls) return ATF_OK;
+    rc = profile_collect(s, &w, NULL, paths, 0, frame, p);
+    walk_deinit(&w);
+    return rc;
+}
+
+/* Every path of the profile that holds calls, one line each, on the output. */
+static atf_result folded_write(const profile_paths *paths) {
+    profile_text t;
+    uint32_t *order;
+    size_t i;
+    atf_result rc = profile_paths_order(paths, &order);
+    if (rc != ATF_OK) return rc;
+    memset(&t, 0, sizeof t);
+    for (i = 0; i + 1 < paths->count && !cli_out_failed(); i++) {
+        const profile_node *n = &paths->nodes[order[i]];
+        char *p;
+        if (n->is_thread || !n->calls[0]) continue; /* a thread's frame is no call */
+        if (!profile_path_text(paths, order[i], &t)) {
+            rc = ATF_E_NOMEM;
+            break;
+        }
+        cli_write(t.s, t.len);
+        p = cli_reserve(24);
+        *p++ = ' ';
+        p = cli_put_u64(p, n->self_ns[0]);
+        *p++ = '\n';
+        cli_commit(p);
+    }
+    free(t.s);
+    free(order);
+    return rc;
+}
+
 /* What export writes: a format, and for parquet a table. */
 typedef enum export_kind {
-    EXPORT_CHROME, EXPORT_PERFETTO, EXPORT_PARQUET_SLICES, EXPORT_PARQUET_EVENTS
+    EXPORT_CHROME, EXPORT_PERFETTO, EXPORT_PARQUET_SLICES, EXPORT_PARQUET_EVENTS, EXPORT_FOLDED
 } export_kind;
 
 static const char *const export_progress_text[] = {
     "atf export chrome", "atf export perfetto", "atf export parquet slices",
-    "atf export parquet events"
+    "atf export parquet events", "atf export folded"
 };
 
 /* The write error of the parquet writer, named after the output. */
@@ -924,14 +973,17 @@ typedef struct export_job {
     uint64_t next_uuid;             /* perfetto: the next process's track uuid */
     pq_writer *pq;                  /* parquet: the table */
     pq_error werr;                  /*   its write error */
+    profile_paths *paths;           /* folded: the paths of every process so far */
+    profile_frame_mode frame;       /*   how each thread's paths begin */
     atf_result rc;                  /* ATF_OK, or why the output could not begin */
 } export_job;
 
-/* Switches the output to f and writes the start of the document. */
+/* Switches the output to f and writes the start of the document (frame: folded's). */
 static void export_begin(export_job *j, export_kind kind, FILE *f, const char *name,
-                         int several) {
+                         int several, profile_frame_mode frame) {
     memset(j, 0, sizeof *j);
     j->kind = kind;
+    j->frame = frame;
     j->f = f;
     j->before = cli_out_file();
     j->name = name;
@@ -939,6 +991,8 @@ static void export_begin(export_job *j, export_kind kind, FILE *f, const char *n
     j->next_uuid = PF_FIRST_UUID;
     cli_out_switch(f, NULL);
     if (kind == EXPORT_CHROME) chrome_begin();
+    else if (kind == EXPORT_FOLDED)
+        j->rc = (j->paths = (profile_paths *)calloc(1, sizeof *j->paths)) ? ATF_OK : ATF_E_NOMEM;
     else if (kind != EXPORT_PERFETTO)
         j->rc = pqx_open(&j->pq, f, kind == EXPORT_PARQUET_EVENTS, &j->werr);
 }
@@ -968,6 +1022,8 @@ static int export_process(export_job *j, cli_trace *s, int no_calls) {
         rc = perfetto_process_events(s, &p, (uint32_t)(j->processes + 1), j->next_uuid,
                                      no_calls);
         j->next_uuid += 1 + (uint64_t)s->reader.thread_count;
+    } else if (j->kind == EXPORT_FOLDED) {
+        rc = folded_process(j->paths, s, &p, j->frame, no_calls);
     } else {
         rc = pqx_process(j->pq, s, &p, j->kind == EXPORT_PARQUET_EVENTS, no_calls);
     }
@@ -985,6 +1041,11 @@ static int export_end(export_job *j) {
     atf_error e;
     if (j->kind == EXPORT_CHROME) chrome_end();
     else if (j->pq && j->rc == ATF_OK) pq_writer_close(j->pq, &j->werr);
+    if (j->paths) {
+        if (j->rc == ATF_OK) j->rc = folded_write(j->paths);
+        profile_paths_free(j->paths);
+        free(j->paths);
+    }
     if (!cli_out_switch(j->before, &sys_errno)) {
         cli_error_errno(&e, j->name, "write", sys_errno);
         status = cli_report(&e);
@@ -1173,10 +1234,11 @@ static void export_size_note(export_kind kind, const char *outpath) {
 }
 
 /* Writes one trace (one != NULL) or every process of x to OUT (-o; stdout when NULL or
- * "-"): CLI_EXIT_OK, or the exit status after saying why. A file left incomplete by an
- * error is removed; what damage leaves out is not an error of the output. */
-static int export_write(export_kind kind, const char *outpath, cli_trace *one,
-                        export_session *x) {
+ * "-"), folded stacks with their threads' frames by `frame`: CLI_EXIT_OK, or the exit
+ * status after saying why. A file left incomplete by an error is removed; what damage
+ * leaves out is not an error of the output. */
+static int export_write(export_kind kind, profile_frame_mode frame, const char *outpath,
+                        cli_trace *one, export_session *x) {
     int to_file = outpath && strcmp(outpath, "-") != 0, status;
     const char *name = to_file ? outpath : "stdout";
     export_job j;
@@ -1189,7 +1251,7 @@ static int export_write(export_kind kind, const char *outpath, cli_trace *one,
 #if defined(_WIN32)
     if (!to_file) _setmode(_fileno(f), _O_BINARY);
 #endif
-    export_begin(&j, kind, f, name, one == NULL);
+    export_begin(&j, kind, f, name, one == NULL, frame);
     if (!export_writable(&j)) status = CLI_EXIT_DATA; /* export_end says why */
     else if (one) status = export_process(&j, one, 0);
     else status = export_session_run(&j, x);
@@ -1209,7 +1271,8 @@ static int export_write(export_kind kind, const char *outpath, cli_trace *one,
 
 /* Exports every process of the session_* directory x: see above. */
 static int export_session_all(const cli_command *cmd, const char *path, export_kind kind,
-                              const char *outpath, cli_view *view, export_session *x) {
+                              profile_frame_mode frame, const char *outpath, cli_view *view,
+                              export_session *x) {
     int status;
     x->cmd = cmd;
     x->path = path;
@@ -1224,7 +1287,7 @@ static int export_session_all(const cli_command *cmd, const char *path, export_k
     if ((view->from || view->to || view->functions.count || view->clock) &&
         (status = export_first_pass(x, kind)) != CLI_CONTINUE)
         return status;
-    status = export_write(kind, outpath, NULL, x);
+    status = export_write(kind, frame, outpath, NULL, x);
     if (status == CLI_EXIT_OK && x->refused) status = CLI_EXIT_USAGE;
     if (status == CLI_EXIT_OK && x->damaged) status = CLI_EXIT_DATA;
     return status;
@@ -1233,11 +1296,12 @@ static int export_session_all(const cli_command *cmd, const char *path, export_k
 /* The export kind of --format and --table; CLI_CONTINUE, else the usage error's status. */
 static int export_kind_of(const cli_command *cmd, const char *format, const char *table,
                           export_kind *kind) {
-    if (!format) return cli_usage_error(cmd, "missing --format chrome|perfetto|parquet");
+    if (!format) return cli_usage_error(cmd, "missing --format chrome|perfetto|parquet|folded");
     if (strcmp(format, "parquet") != 0) {
         if (table) return cli_usage_error(cmd, "--table is for --format parquet");
         if (strcmp(format, "chrome") == 0) *kind = EXPORT_CHROME;
         else if (strcmp(format, "perfetto") == 0) *kind = EXPORT_PERFETTO;
+        else if (strcmp(format, "folded") == 0) *kind = EXPORT_FOLDED;
         else return cli_usage_error(cmd, "unknown format '%s'", format);
     } else if (!table || strcmp(table, "slices") == 0) {
         *kind = EXPORT_PARQUET_SLICES;
@@ -1250,15 +1314,17 @@ static int export_kind_of(const cli_command *cmd, const char *format, const char
 }
 
 int cli_cmd_export(const cli_command *cmd, int argc, char **argv) {
-    const char *format = NULL, *table = NULL, *outpath = NULL;
+    const char *format = NULL, *table = NULL, *outpath = NULL, *frame_text = NULL;
     int status, to_file;
     const cli_flag flags[] = {
         { "--format", NULL, CLI_OPT_STR, &format },
         { "--table", NULL, CLI_OPT_STR, &table },
         { "-o", NULL, CLI_OPT_STR, &outpath },
         { "--output", NULL, CLI_OPT_STR, &outpath },
+        { "--thread-frame", NULL, CLI_OPT_STR, &frame_text },
     };
     export_kind kind = EXPORT_CHROME;
+    profile_frame_mode frame = PROFILE_FRAME_NAME;
     export_session x;
     cli_view view;
     cli_trace src;
@@ -1267,16 +1333,22 @@ int cli_cmd_export(const cli_command *cmd, int argc, char **argv) {
                                      CLI_VIEW_FUNCTION | CLI_VIEW_CLOCK);
     if (status != CLI_CONTINUE) return status;
     if ((status = export_kind_of(cmd, format, table, &kind)) != CLI_CONTINUE) return status;
+    if (frame_text && kind != EXPORT_FOLDED)
+        return cli_usage_error(cmd, "--thread-frame is for --format folded");
+    if (frame_text && (status = profile_parse_frame_mode(cmd, frame_text, &frame)) != CLI_CONTINUE)
+        return status;
+    if (kind == EXPORT_FOLDED && view.clock)
+        return cli_usage_error(cmd, "--clock: folded stacks hold durations, no times");
     if (kind == EXPORT_PARQUET_EVENTS && view.functions.count)
         return cli_usage_error(cmd, "--function selects calls: it is for slices, not for "
                                     "--table events");
     if (outpath && !*outpath) return cli_usage_error(cmd, "-o needs a file name");
     to_file = outpath && strcmp(outpath, "-") != 0;
-    if (kind != EXPORT_CHROME && !to_file && cli_isatty(cli_out_file()))
+    if (kind != EXPORT_CHROME && kind != EXPORT_FOLDED && !to_file && cli_isatty(cli_out_file()))
         return cli_usage_error(cmd, "binary output to a terminal: give -o OUT "
                                     "(or redirect stdout)");
     if (export_several(argv[1], &view, &x)) {
-        status = export_session_all(cmd, argv[1], kind, outpath, &view, &x);
+        status = export_session_all(cmd, argv[1], kind, frame, outpath, &view, &x);
         cli_pid_dirs_free(x.pids, x.count);
         free(x.skip);
         free(x.shown);
@@ -1288,7 +1360,7 @@ int cli_cmd_export(const cli_command *cmd, int argc, char **argv) {
         return cli_usage_error(cmd, "--clock %s: the trace starts before that clock's zero, "
                                     "and perfetto times are unsigned", view.clock);
     }
-    status = export_write(kind, outpath, &src, NULL);
+    status = export_write(kind, frame, outpath, &src, NULL);
     if (cli_trace_warn_damage(&src)) status = CLI_EXIT_DATA;
     cli_trace_close(&src);
     return status;
