@@ -92,7 +92,8 @@ test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUI
 	  CRASH_TRIALS=$(TEST_CRASH_TRIALS) \
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
 	  tests/cli_checks.sh tests/window_checks.sh tests/examples_check.sh tests/doc_blocks.sh \
-	  tests/cmake_check.sh tests/instrument_checks.sh tests/bounds_checks.sh tests/names_checks.sh
+	  tests/cmake_check.sh tests/instrument_checks.sh tests/bounds_checks.sh tests/names_checks.sh \
+	  tests/profile_checks.sh
 
 # tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
 # the windows of the atf command are compared with); window_probe runs the command's walk
@@ -233,12 +234,18 @@ $(PROGS_BIN)/shlib_main: $(PROGS)/shlib_main.c $(PROGS_BIN)/libshlib_part.so
 # frames.c (frames whose size varies from call to call, and no longjmp)
 test-programs: $(PROGS_BIN)/longjmp_hooked $(PROGS_BIN)/exits_hooked $(PROGS_BIN)/exits_traced
 test-programs: $(PROGS_BIN)/frames_hooked
+# pipeline.c (work its argument changes in one call path) for atf diff's checks
+test-programs: $(PROGS_BIN)/pipeline_hooked
 
 $(PROGS_BIN)/longjmp_hooked: $(PROGS)/longjmp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
 
 $(PROGS_BIN)/frames_hooked: $(PROGS)/frames.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
+
+$(PROGS_BIN)/pipeline_hooked: $(PROGS)/pipeline.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
 

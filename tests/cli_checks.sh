@@ -60,7 +60,7 @@ expect 0 "--version" "$ATF" --version
 out_has "--version" "^atf [0-9]+\.[0-9]+\.[0-9]+$"
 # every command's help comes from the one table: `atf NAME --help` and `atf help NAME`
 # print the same text, and `atf --help` lists the command
-for c in info dump verify gen recover ktrace stats tree export; do
+for c in info dump verify gen recover ktrace stats tree export diff; do
     expect 0 "$c --help" "$ATF" "$c" --help
     out_has "$c --help" "^usage: atf $c "
     err_empty "$c --help"

@@ -1,16 +1,18 @@
-/* test_export.c - the stats, tree and export commands (tools/stats_cmd.c, tree_cmd.c,
- * export_cmd.c, over the pairing of tools/walk.c), run in-process, on sessions
- * recorded here with the library's writer in manual drain mode: exact stats figures for
- * known nested, recursive and unbalanced traces; Chrome JSON that parses and is balanced
- * per thread; Perfetto protobuf decoded field by field against Perfetto's schema, with
- * balanced slices and resolving interned names; both Parquet tables decoded row by row
- * against the merged session and `atf stats --json`; detail records as slice arguments
- * in both viewer formats (equal to what was recorded) and Chrome output byte for byte as
- * before for a trace without detail; process and thread names in both, and what `atf
- * info` says of a session's command line, modules and anchors (text and --json); PATH
- * kinds and command-line handling; a session_* directory of several processes (made with
- * fork() here, and one `atf record` makes of tests/programs/forks.c) exported whole,
- * each process counted against `atf stats --json --pid N`. */
+/* test_export.c - the stats, tree, export and diff commands (tools/stats_cmd.c,
+ * tree_cmd.c, export_cmd.c, diff_cmd.c, over the pairing of tools/walk.c and the figures
+ * of tools/profile.c), run in-process, on sessions recorded here with the library's
+ * writer in manual drain mode: exact stats figures for known nested, recursive and
+ * unbalanced traces; folded stacks line for line in each thread-frame mode, and atf
+ * diff's functions and paths, in order, figure for figure; Chrome JSON that parses and is
+ * balanced per thread; Perfetto protobuf decoded field by field against Perfetto's
+ * schema, with balanced slices and resolving interned names; both Parquet tables decoded
+ * row by row against the merged session and `atf stats --json`; detail records as slice
+ * arguments in both viewer formats (equal to what was recorded) and Chrome output byte
+ * for byte as before for a trace without detail; process and thread names in both, and
+ * what `atf info` says of a session's command line, modules and anchors (text and
+ * --json); PATH kinds and command-line handling; a session_* directory of several
+ * processes (made with fork() here, and one `atf record` makes of tests/programs/forks.c)
+ * exported whole, each process counted against `atf stats --json --pid N`. */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 
@@ -156,13 +158,12 @@ static uint64_t j_ts_ns(const jdoc *d, long obj) {
 }
 
 /* ==== stats ========================================================================== */
-static const stats_fn *fn_of(const stats_table *st, uint64_t fid) {
-    const uint64_t *pos = walk_map_find(&st->index, fid);
-    return pos ? &st->fns[*pos] : NULL;
+static const profile_fn *fn_of(const profile_fns *st, uint64_t fid) {
+    return profile_fns_find(st, fid);
 }
 
 #define CHECK_FN(st, fid, calls_, total_, self_, min_, max_) do { \
-    const stats_fn *fn_ = fn_of((st), (fid)); \
+    const profile_fn *fn_ = fn_of((st), (fid)); \
     CHECK(fn_ != NULL); \
     if (fn_) { \
         CHECK_EQ((calls_), fn_->calls); CHECK_EQ((total_), fn_->total_ns); \
@@ -171,7 +172,7 @@ static const stats_fn *fn_of(const stats_table *st, uint64_t fid) {
     } } while (0)
 
 /* Collects the stats of path into st/w (the source stays open in src). */
-static int collect(const char *path, cli_trace *src, stats_table *st, walk_ctx *w) {
+static int collect(const char *path, cli_trace *src, profile_fns *st, walk_ctx *w) {
     static const cli_command stats = { "stats", cli_cmd_stats, "", "" };
     cli_progress p;
     FILE *err = tmpfile();
@@ -183,19 +184,20 @@ static int collect(const char *path, cli_trace *src, stats_table *st, walk_ctx *
     CHECK_EQ(CLI_EXIT_OK, status);
     if (status != CLI_EXIT_OK) return 0;
     cli_progress_init(&p, "test", 0, NULL);
-    CHECK_RESULT(ATF_OK, stats_collect(src, st, w, &p));
+    memset(st, 0, sizeof *st);
+    CHECK_RESULT(ATF_OK, profile_collect(src, w, st, NULL, 0, PROFILE_FRAME_NONE, &p));
     return 1;
 }
 
-static void collect_free(cli_trace *src, stats_table *st, walk_ctx *w) {
-    stats_free(st);
+static void collect_free(cli_trace *src, profile_fns *st, walk_ctx *w) {
+    profile_fns_free(st);
     walk_deinit(w);
     cli_trace_close(src);
 }
 
 static void check_nested_figures(const char *path) {
     cli_trace src;
-    stats_table st;
+    profile_fns st;
     walk_ctx w;
     if (!collect(path, &src, &st, &w)) return;
     CHECK_EQ(4, st.count);
@@ -229,7 +231,7 @@ static void test_stats_layout2(void) {
 static void test_stats_unbalanced(void) {
     rec r;
     cli_trace src;
-    stats_table st;
+    profile_fns st;
     walk_ctx w;
     rec_open(&r, ATF_LAYOUT_1);
     add_symbols(&r);
@@ -255,7 +257,7 @@ static void test_stats_unbalanced(void) {
 static void test_stats_depth_limit(void) {
     rec r;
     cli_trace src;
-    stats_table st;
+    profile_fns st;
     walk_ctx w;
     atf_producer *wr;
     uint64_t i;
@@ -282,7 +284,7 @@ static void test_stats_depth_limit(void) {
 static void test_stats_out_of_order_file(void) {
     rec r;
     cli_trace src;
-    stats_table st;
+    profile_fns st;
     walk_ctx w;
     atf_producer *wr;
     rec_open(&r, ATF_LAYOUT_1);
@@ -1599,6 +1601,284 @@ static void test_tree_unbalanced_and_threads(void) {
 }
 
 /* ==== PATH kinds ===================================================================== */
+/* ==== folded stacks and diff ========================================================= */
+/* The nested trace changed (see test_diff_nested): main { a { b } a a { b } g }, no
+ * recurse. */
+static void write_nested_changed(atf_producer *w) {
+    CALL(w, F_MAIN, T0 + 0);
+    CALL(w, F_A, T0 + 100);
+    CALL(w, F_B, T0 + 200);
+    RET(w, F_B, T0 + 500);
+    RET(w, F_A, T0 + 1000);
+    CALL(w, F_A, T0 + 1100);
+    RET(w, F_A, T0 + 1400);
+    CALL(w, F_A, T0 + 1500);
+    CALL(w, F_B, T0 + 1600);
+    RET(w, F_B, T0 + 2400);
+    RET(w, F_A, T0 + 2500);
+    CALL(w, F_G, T0 + 2600);
+    RET(w, F_G, T0 + 2700);
+    RET(w, F_MAIN, T0 + 3000);
+}
+
+/* found is want, else both printed. */
+#define CHECK_TEXT(want, found) do { \
+    if (strcmp((want), (found)) != 0) { \
+        harness__fail(__FILE__, __LINE__, "text differs"); \
+        printf("  expected:\n%s  found:\n%s", (want), (found)); \
+    } } while (0)
+
+static long diff_item(const jdoc *d, const char *array, size_t k) {
+    long it = j_get(d, 0, array);
+    for (it = it >= 0 ? d->nodes[it].child : -1; it >= 0 && k; k--) it = d->nodes[it].next;
+    return it;
+}
+
+static void test_export_folded(void) {
+    static const char *const none =
+        "main 800\nmain;a 900\nmain;a;b 300\nrecurse 900\nrecurse;recurse 100\n";
+    rec r, u;
+    run_result o, f;
+    char want[512], out[1200];
+    size_t n = 0;
+    const char *line;
+    make_nested(&r, ATF_LAYOUT_1);
+    /* self times: main 2000 - 900 - 300; a's two calls 600 + 300; recurse's outer 900 */
+    o = run(cli_main, "export", "--format", "folded", "--thread-frame", "none", r.dir,
+            (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_TEXT(none, o.out);
+    run_free(&o);
+    /* the default: the thread's name ("main") as the first frame */
+    o = run(cli_main, "export", "--format", "folded", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_TEXT("main;main 800\nmain;main;a 900\nmain;main;a;b 300\nmain;recurse 900\n"
+               "main;recurse;recurse 100\n", o.out);
+    run_free(&o);
+    o = run(cli_main, "export", "--format", "folded", "--thread-frame", "tid", r.dir,
+            (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    for (line = none; *line; line = strchr(line, '\n') + 1) /* every line under NAME-PID/TID */
+        n += (size_t)snprintf(want + n, sizeof want - n, "main-%d/4242;%.*s", (int)getpid(),
+                              (int)(strchr(line, '\n') - line + 1), line);
+    CHECK_TEXT(want, o.out);
+    run_free(&o);
+    /* -o, --function (the subtrees of a: b in a's first call) */
+    snprintf(out, sizeof out, "%s/nested.folded", r.dir);
+    o = run(cli_main, "export", "--format", "folded", "-o", out, "--thread-frame", "none",
+            r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(0, o.out_len);
+    f = run(cli_main, "export", "--format", "folded", "--thread-frame", "none", "--function",
+            "a", r.dir, (const char *)NULL);
+    CHECK_EQ(0, f.status);
+    CHECK_TEXT("a 900\na;b 300\n", f.out);
+    run_free(&o);
+    run_free(&f);
+    {
+        FILE *fp = fopen(out, "rb");
+        size_t len = 0;
+        char *text = fp ? slurp(fp, &len) : NULL;
+        CHECK(text != NULL);
+        if (text) CHECK_TEXT(none, text);
+        free(text);
+        if (fp) fclose(fp);
+    }
+    /* what no format of folded's takes, and what only folded takes */
+    o = run(cli_main, "export", "--format", "folded", "--clock", "wall", r.dir, (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    run_free(&o);
+    o = run(cli_main, "export", "--format", "folded", "--thread-frame", "all", r.dir,
+            (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    run_free(&o);
+    o = run(cli_main, "export", "--format", "chrome", "--thread-frame", "none", r.dir,
+            (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    run_free(&o);
+
+    /* unbalanced input: the frames as stats closes them (b unwound, 103 by its
+     * exception, e and f open at the end); the returns without a call add nothing */
+    rec_open(&u, ATF_LAYOUT_1);
+    add_symbols(&u);
+    write_unbalanced(rec_thread(&u, 77, "u", ATF_LAYOUT_1));
+    rec_close(&u);
+    o = run(cli_main, "export", "--format", "folded", u.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_TEXT("u;0x0000000000000005 100\nu;0x0000000000000005;0x0000000000000006 0\n"
+               "u;0x0000000000000067 50\nu;a 100\nu;a;b 100\nu;g 20\n", o.out);
+    run_free(&o);
+
+    /* names with the format's separators: one frame for "x;y" and "x_y", and a thread
+     * named with a line break; diff keeps the two functions apart */
+    {
+        rec x;
+        atf_producer *w;
+        jdoc d;
+        rec_open(&x, ATF_LAYOUT_1);
+        atf_session_add_symbol(x.s, F_MAIN, "main");
+        atf_session_add_symbol(x.s, F_A, "x;y");
+        atf_session_add_symbol(x.s, F_B, "x_y");
+        w = rec_thread(&x, 78, "two\nlines", ATF_LAYOUT_1);
+        CALL(w, F_MAIN, T0);
+        CALL(w, F_A, T0 + 100);
+        RET(w, F_A, T0 + 200);
+        CALL(w, F_B, T0 + 300);
+        RET(w, F_B, T0 + 500);
+        RET(w, F_MAIN, T0 + 1000);
+        rec_close(&x);
+        o = run(cli_main, "export", "--format", "folded", x.dir, (const char *)NULL);
+        CHECK_EQ(0, o.status);
+        CHECK_TEXT("two_lines;main 700\ntwo_lines;main;x_y 300\n", o.out);
+        run_free(&o);
+        o = run(cli_main, "diff", "--json", x.dir, x.dir, (const char *)NULL);
+        CHECK_EQ(0, o.status);
+        CHECK(j_parse(&d, o.out, o.out_len));
+        for (n = 0; diff_item(&d, "functions", n) >= 0; n++) {}
+        CHECK_EQ(3, n);                                /* main, x;y and x_y */
+        for (n = 0; diff_item(&d, "paths", n) >= 0; n++) {}
+        CHECK_EQ(2, n);                                /* main and main;x_y */
+        j_free(&d);
+        run_free(&o);
+    }
+}
+
+
+static int64_t j_i64(const jdoc *d, long obj, const char *key) {
+    return (int64_t)strtoll(j_str(d, obj, key), NULL, 10);
+}
+
+/* One row of atf diff --json: the figures of A and B, and the deltas B - A. */
+#define CHECK_DIFF_ROW(d, it, key, a, b) do { \
+    char k_[64]; \
+    snprintf(k_, sizeof k_, "%s_a", (key)); CHECK_EQ((a), j_u64((d), (it), k_)); \
+    snprintf(k_, sizeof k_, "%s_b", (key)); CHECK_EQ((b), j_u64((d), (it), k_)); \
+    snprintf(k_, sizeof k_, "%s_delta", (key)); \
+    CHECK_EQ((int64_t)(b) - (int64_t)(a), j_i64((d), (it), k_)); } while (0)
+
+static void test_diff_nested(void) {
+    /* functions by the change in self time (ties by name), paths by the change in total
+     * time (ties in folded order): name, calls, total and self in A and in B */
+    static const struct { const char *name; uint64_t ca, cb, ta, tb, sa, sb; } fns[] = {
+        { "recurse", 2, 0, 1000, 0, 1000, 0 },
+        { "b", 1, 2, 300, 1100, 300, 1100 },
+        { "a", 2, 3, 1200, 2200, 900, 1100 },
+        { "g", 0, 1, 0, 100, 0, 100 },
+        { "main", 1, 1, 2000, 3000, 800, 700 },
+    };
+    static const struct { const char *path; uint64_t ca, cb, ta, tb; } paths[] = {
+        { "main", 1, 1, 2000, 3000 },
+        { "main;a", 2, 3, 1200, 2200 },
+        { "recurse", 1, 0, 1000, 0 },
+        { "main;a;b", 1, 2, 300, 1100 },
+        { "main;g", 0, 1, 0, 100 },
+        { "recurse;recurse", 1, 0, 100, 0 },
+    };
+    rec a, b;
+    run_result o;
+    jdoc d;
+    size_t k;
+    long it;
+    make_nested(&a, ATF_LAYOUT_1);
+    rec_open(&b, ATF_LAYOUT_1);
+    add_symbols(&b);
+    write_nested_changed(rec_thread(&b, 4243, "main", ATF_LAYOUT_1));
+    rec_close(&b);
+    o = run(cli_main, "diff", "--json", a.dir, b.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    CHECK_EQ(3000, j_u64(&d, 0, "total_ns_a"));   /* main 2000 + recurse 1000 */
+    CHECK_EQ(3000, j_u64(&d, 0, "total_ns_b"));
+    for (k = 0; k < sizeof fns / sizeof fns[0]; k++) {
+        it = diff_item(&d, "functions", k);
+        CHECK(it >= 0);
+        if (it < 0) break;
+        CHECK(strcmp(fns[k].name, j_str(&d, it, "name")) == 0);
+        CHECK_DIFF_ROW(&d, it, "calls", fns[k].ca, fns[k].cb);
+        CHECK_DIFF_ROW(&d, it, "total_ns", fns[k].ta, fns[k].tb);
+        CHECK_DIFF_ROW(&d, it, "self_ns", fns[k].sa, fns[k].sb);
+    }
+    CHECK(diff_item(&d, "functions", k) < 0);
+    it = diff_item(&d, "functions", 2); /* a: 1100 / 900 */
+    CHECK(strncmp(j_str(&d, it, "self_ratio"), "1.222222", 8) == 0);
+    it = diff_item(&d, "functions", 3); /* g: none in A */
+    CHECK(it >= 0 && d.nodes[j_get(&d, it, "self_ratio")].type == J_NULL);
+    for (k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+        it = diff_item(&d, "paths", k);
+        CHECK(it >= 0);
+        if (it < 0) break;
+        CHECK(strcmp(paths[k].path, j_str(&d, it, "path")) == 0);
+        CHECK_DIFF_ROW(&d, it, "calls", paths[k].ca, paths[k].cb);
+        CHECK_DIFF_ROW(&d, it, "total_ns", paths[k].ta, paths[k].tb);
+    }
+    CHECK(diff_item(&d, "paths", k) < 0);
+    j_free(&d);
+    run_free(&o);
+
+    /* the text: the same order, --top cuts both lists */
+    o = run(cli_main, "diff", "--top", "2", a.dir, b.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(strstr(o.out, "\noutermost calls: 3.000us -> 3.000us (0ns, 1.00x)\n") != NULL);
+    CHECK(strstr(o.out, "functions: 5 in a or b (first 2 shown)") != NULL);
+    CHECK(strstr(o.out, "paths: 6 in a or b (first 2 shown)") != NULL);
+    CHECK(strstr(o.out, "  -1.000us     gone     1.000us         0ns  recurse\n") != NULL);
+    CHECK(strstr(o.out, "  +800ns    3.67x       300ns     1.100us  b\n") != NULL);
+    CHECK(strstr(o.out, "2.200us  a\n") == NULL); /* a is third: not shown */
+    CHECK(strstr(o.out, "main;a\n") != NULL && strstr(o.out, "main;a;b") == NULL);
+    run_free(&o);
+
+    /* a trace against itself: every change 0 */
+    o = run(cli_main, "diff", "--json", b.dir, b.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    for (k = 0; (it = diff_item(&d, "functions", k)) >= 0; k++) {
+        CHECK_EQ(0, j_i64(&d, it, "calls_delta"));
+        CHECK_EQ(0, j_i64(&d, it, "total_ns_delta"));
+        CHECK_EQ(0, j_i64(&d, it, "self_ns_delta"));
+    }
+    CHECK_EQ(4, k);
+    for (k = 0; (it = diff_item(&d, "paths", k)) >= 0; k++) {
+        CHECK_EQ(0, j_i64(&d, it, "calls_delta"));
+        CHECK_EQ(0, j_i64(&d, it, "total_ns_delta"));
+    }
+    CHECK_EQ(4, k);
+    j_free(&d);
+    run_free(&o);
+
+    /* --function: a in both; g in B only; x in neither (exit 2) */
+    o = run(cli_main, "diff", "--json", "--function", "a", a.dir, b.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    CHECK(strcmp("b", j_str(&d, diff_item(&d, "functions", 0), "name")) == 0);
+    CHECK(strcmp("a;b", j_str(&d, diff_item(&d, "paths", 1), "path")) == 0);
+    j_free(&d);
+    run_free(&o);
+    o = run(cli_main, "diff", "--json", "--function", "g", a.dir, b.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    CHECK_EQ(1, j_u64(&d, diff_item(&d, "functions", 0), "calls_b"));
+    CHECK(diff_item(&d, "functions", 1) < 0);
+    j_free(&d);
+    run_free(&o);
+    o = run(cli_main, "diff", "--function", "nowhere", a.dir, b.dir, (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    run_free(&o);
+    /* --thread-frame name: the paths under the thread's name, which both call "main" */
+    o = run(cli_main, "diff", "--json", "--thread-frame", "name", a.dir, b.dir,
+            (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK(j_parse(&d, o.out, o.out_len));
+    CHECK(strcmp("main;main", j_str(&d, diff_item(&d, "paths", 0), "path")) == 0);
+    j_free(&d);
+    run_free(&o);
+    o = run(cli_main, "diff", a.dir, (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    run_free(&o);
+    o = run(cli_main, "diff", a.dir, b.dir, a.dir, (const char *)NULL);
+    CHECK_EQ(2, o.status);
+    run_free(&o);
+}
+
 static void test_path_kinds(void) {
     rec r;
     run_result o;
@@ -1939,7 +2219,7 @@ static void test_gaps(void) {
     size_t n = gap_script(ops, 256), i, k;
     rec r;
     cli_trace src;
-    stats_table st;
+    profile_fns st;
     walk_ctx w;
     run_result o;
     jdoc d;
@@ -2119,7 +2399,7 @@ static void test_random_events(void) {
     rec r;
     atf_producer *w[2];
     cli_trace src;
-    stats_table st;
+    profile_fns st;
     walk_ctx wk;
     run_result o;
     jdoc d;
@@ -2338,7 +2618,7 @@ static int64_t pq_check_slices(const char *dir) {
     size_t ncalls = 0;
     int64_t detailed = 0;
     cli_trace src;
-    stats_table st;
+    profile_fns st;
     walk_ctx w;
     pqd_file f;
     uint64_t ended[4] = { 0, 0, 0, 0 };
@@ -2402,7 +2682,7 @@ static int64_t pq_check_slices(const char *dir) {
 
 static void pq_check_events(const char *dir) {
     cli_trace src;
-    stats_table st;
+    profile_fns st;
     walk_ctx w;
     pqd_file f;
     atf_merge m;
@@ -3070,6 +3350,8 @@ static const test_case tests[] = {
     {"info_names", test_info_names},
     {"tree_nested", test_tree_nested},
     {"tree_unbalanced_and_threads", test_tree_unbalanced_and_threads},
+    {"export_folded", test_export_folded},
+    {"diff_nested", test_diff_nested},
     {"path_kinds", test_path_kinds},
     {"empty", test_empty},
     {"command_line", test_command_line},

@@ -66,9 +66,9 @@ MAX=18446744073709551615
 
 # ---- a window is the whole trace cut to it ------------------------------------------------
 # window_same NAME FROM TO: for --from FROM --to TO (either may be "", not given), stats,
-# tree, export (chrome, perfetto, parquet slices and events) and dump print what they print
-# for the trace cut to [FROM, TO] by cut_trace (dump and the parquet events table but for
-# seq, an event's place in its own file, which the cut renumbers).
+# tree, export (chrome, perfetto, folded, parquet slices and events) and dump print what
+# they print for the trace cut to [FROM, TO] by cut_trace (dump and the parquet events
+# table but for seq, an event's place in its own file, which the cut renumbers).
 window_same() {
     wname=$1
     wfrom=$2
@@ -85,7 +85,7 @@ window_same() {
         return
     fi
     for c in stats "stats --json" "stats --sort name" tree "tree --max-depth 2" \
-             "export --format chrome" "export --format perfetto"; do
+             "export --format chrome" "export --format perfetto" "export --format folded"; do
         # shellcheck disable=SC2086
         expect 0 "$wname: $c (window)" "$ATF" $c "$@" "$S"
         mv "$OUT" "$W/win.out"

@@ -256,6 +256,11 @@ static int cli_parse_hex_id(const char *s, uint64_t *id) {
 
 int cli_parse_view_args(const cli_command *cmd, int argc, char **argv, const cli_flag *flags,
                         size_t nflags, cli_view *v, unsigned takes) {
+    return cli_parse_view_ops(cmd, argc, argv, flags, nflags, v, takes, 1);
+}
+
+int cli_parse_view_ops(const cli_command *cmd, int argc, char **argv, const cli_flag *flags,
+                       size_t nflags, cli_view *v, unsigned takes, int ops) {
     enum { CLI_OWN_FLAGS_MAX = 24 }; /* a command has a handful; more are not seen */
     cli_flag all[CLI_OWN_FLAGS_MAX + 6];
     size_t n = 0, i;
@@ -284,7 +289,7 @@ int cli_parse_view_args(const cli_command *cmd, int argc, char **argv, const cli
         cli_flag f = { "--clock", NULL, CLI_OPT_STR, &v->clock };
         all[n++] = f;
     }
-    status = cli_parse_args(cmd, argc, argv, all, n, 1, 1, &nops);
+    status = cli_parse_args(cmd, argc, argv, all, n, ops, ops, &nops);
     if (status != CLI_CONTINUE) return status;
     if ((status = cli_check_time(cmd, "--from", v->from)) != CLI_CONTINUE ||
         (status = cli_check_time(cmd, "--to", v->to)) != CLI_CONTINUE)
@@ -1391,6 +1396,16 @@ int cli_trace_open_view(const cli_command *cmd, cli_trace *t, const char *path,
 
 uint32_t cli_thread_tid(const atf_session_thread *t) {
     return t->os_thread_id ? t->os_thread_id : t->slot;
+}
+
+const char *cli_thread_name(const atf_session_thread *t, char *buf, size_t cap) {
+    if (t->name[0]) snprintf(buf, cap, "%s", t->name);
+    else snprintf(buf, cap, "thread_%u", t->slot);
+    return buf;
+}
+
+uint64_t cli_trace_pid(const cli_trace *t) {
+    return t->reader.pid ? t->reader.pid : t->pid;
 }
 
 /* ==== times on the view's clock ====================================================== */

@@ -10,9 +10,12 @@
  *                     kinds and opening a trace with its damage reported
  *   main.c            the command table, help, main()
  *   facts.h, facts.c  what info and verify judge about one file (recovery, CRC, footer)
- *   walk.h, walk.c    call/return pairing per thread, shared by stats, tree and export
+ *   walk.h, walk.c    call/return pairing per thread, shared by stats, tree, export, diff
+ *   profile.h, profile.c  per function and per call path figures from the walk, shared
+ *                     by stats, export (folded stacks) and diff
  *   info_cmd.c        info     dump_cmd.c    dump      verify_cmd.c  verify
  *   stats_cmd.c       stats    tree_cmd.c    tree      export_cmd.c  export
+ *   diff_cmd.c        diff     pack_cmd.c    pack, unpack
  *   gen_cmd.c         gen      recover_cmd.c recover   ktrace_cmd.c  ktrace
  *   record_cmd.c      record
  *   gen_model.h       what gen records (crash trials regenerate it)
@@ -72,6 +75,7 @@ int cli_cmd_ktrace(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_record(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_pack(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_unpack(const cli_command *cmd, int argc, char **argv);
+int cli_cmd_diff(const cli_command *cmd, int argc, char **argv);
 
 /* What an option takes. A value is the next argument or follows '=' ("--from=5"). */
 typedef enum cli_opt_kind {
@@ -252,8 +256,8 @@ int cli_each_pid_dir(const char *root, int (*fn)(void *ctx, const char *pid_dir,
 int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t cap);
 
 /* ==== the view: the part of a trace a command shows ================================== */
-/* The options that choose it, shared by stats, tree, export and dump, parsed and checked
- * here once (main.c's CLI_VIEW_*_TEXT describe them to users):
+/* The options that choose it, shared by stats, tree, export, dump and diff, parsed and
+ * checked here once (main.c's CLI_VIEW_*_TEXT describe them to users):
  *   --from T, --to T  the window: only events with from <= timestamp <= to. T is ns on the
  *                     trace clock, as dump prints it, or "+" a decimal number and a unit
  *                     (s, ms, us, ns): that long after the trace's first event ("+1.5s",
@@ -313,6 +317,9 @@ typedef struct cli_window {
  * name): CLI_CONTINUE, or the exit status after a usage message. */
 int cli_parse_view_args(const cli_command *cmd, int argc, char **argv, const cli_flag *flags,
                         size_t nflags, cli_view *v, unsigned takes);
+/* The same for a command of `ops` PATHs (argv[1..ops] afterwards), each seen through v. */
+int cli_parse_view_ops(const cli_command *cmd, int argc, char **argv, const cli_flag *flags,
+                       size_t nflags, cli_view *v, unsigned takes, int ops);
 /* --from and --to of v against a trace whose first event is at start_ns: CLI_CONTINUE, or
  * CLI_EXIT_USAGE after saying why (a relative time past 2^64 ns, --from after --to). */
 int cli_view_window(const cli_command *cmd, const cli_view *v, uint64_t start_ns, cli_window *w);
@@ -391,6 +398,11 @@ char *cli_put_time_text(char *p, const cli_trace *t, uint64_t ts);
 const char *cli_trace_name(const cli_trace *t, uint64_t fid, char *hex, size_t cap);
 /* The OS thread id of a thread, or its slot when the files do not say. */
 uint32_t cli_thread_tid(const atf_session_thread *t);
+/* A thread as the exports name it: its name, else "thread_<slot>" (into buf; returns buf). */
+const char *cli_thread_name(const atf_session_thread *t, char *buf, size_t cap);
+/* The process's pid: the manifest's, else the one its pid_N directory is named after (1
+ * when neither says). */
+uint64_t cli_trace_pid(const cli_trace *t);
 
 /* How many threads of r opened (a session opens on its manifest alone). */
 size_t cli_opened_threads(const atf_session_reader *r);

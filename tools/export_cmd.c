@@ -1,10 +1,11 @@
 /* export_cmd.c - atf export: the trace as Chrome Trace Event JSON, as a Perfetto protobuf
- * trace or as a Parquet table of slices or events, streamed with bounded memory (calls and
- * returns paired as walk.h says).
+ * trace or as a Parquet table of slices or events, streamed with bounded memory, or as
+ * folded stacks (calls and returns paired as walk.h says).
  * SPDX-License-Identifier: MIT */
 #include "core.h"
 #include "walk.h"
 #include "parquet.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -79,14 +80,8 @@ static void export_process_name(const cli_trace *s, char *buf, size_t cap) {
     buf[cli_utf8_clean(prog, buf, cap - 1)] = '\0';
 }
 
-/* The pid the viewers show: the manifest's, else the one its pid_N directory is named
- * after (1 when neither says). */
-static uint64_t export_pid(const cli_trace *s) {
-    return s->reader.pid ? s->reader.pid : s->pid;
-}
-
 /* ==== export: Chrome Trace Event Format ============================================== */
-/* {"traceEvents":[...],"displayTimeUnit":"ns"}: per process (export_pid; those of a
+/* {"traceEvents":[...],"displayTimeUnit":"ns"}: per process (cli_trace_pid; those of a
  * session one after the other), its process_name (export_process_name), thread_name (the
  * thread's name, else thread_<slot>) and thread_sort_index metadata ("ph":"M"), then one
  * B event per call and one E event per closed frame, in time order; ts in microseconds
@@ -263,7 +258,7 @@ static atf_result chrome_process(cli_trace *s, cli_progress *p, int first, int n
     for (i = 0; i < r->thread_count; i++) {
         char buf[96];
         int n = snprintf(buf, sizeof buf, ",\n{\"pid\":%llu,\"tid\":%u,\"ts\":",
-                         (cli_ull)export_pid(s), cli_thread_tid(&r->threads[i]));
+                         (cli_ull)cli_trace_pid(s), cli_thread_tid(&r->threads[i]));
         c.prefix[i].s = (char *)malloc((size_t)n + 1);
         if (!c.prefix[i].s) {
             chrome_free(&c, r->thread_count);
@@ -274,21 +269,20 @@ static atf_result chrome_process(cli_trace *s, cli_progress *p, int first, int n
     }
     export_process_name(s, pname, sizeof pname);
     cli_printf("%s{\"pid\":%llu,\"tid\":0,\"ph\":\"M\",\"name\":\"process_name\","
-               "\"args\":{\"name\":", first ? "" : ",\n", (cli_ull)export_pid(s));
+               "\"args\":{\"name\":", first ? "" : ",\n", (cli_ull)cli_trace_pid(s));
     cli_json_str(pname);
     cli_print("}}");
     for (i = 0; i < r->thread_count; i++) {
         const atf_session_thread *t = &r->threads[i];
         char tname[80];
         if (!cli_trace_selected(s, i)) continue;
-        if (t->name[0]) snprintf(tname, sizeof tname, "%s", t->name);
-        else snprintf(tname, sizeof tname, "thread_%u", t->slot);
+        cli_thread_name(t, tname, sizeof tname);
         cli_printf(",\n{\"pid\":%llu,\"tid\":%u,\"ph\":\"M\",\"name\":\"thread_name\",\"args\":{\"name\":",
-                      (cli_ull)export_pid(s), cli_thread_tid(t));
+                      (cli_ull)cli_trace_pid(s), cli_thread_tid(t));
         cli_json_str(tname);
         cli_printf("}},\n{\"pid\":%llu,\"tid\":%u,\"ph\":\"M\",\"name\":\"thread_sort_index\","
                          "\"args\":{\"sort_index\":%u}}",
-                      (cli_ull)export_pid(s), cli_thread_tid(t), t->slot);
+                      (cli_ull)cli_trace_pid(s), cli_thread_tid(t), t->slot);
     }
     if (no_calls) rc = ATF_OK;
     else if (!walk_init(&w, r->thread_count)) rc = ATF_E_NOMEM;
@@ -609,7 +603,7 @@ static void perfetto_process(const perfetto_state *pf) {
     char name[3 * 256];
     size_t n, dn, sn;
     export_process_name(s, name, sizeof name);
-    sn = pb_int32(sub, PF_PROCESS_PID, (uint32_t)export_pid(s));
+    sn = pb_int32(sub, PF_PROCESS_PID, (uint32_t)cli_trace_pid(s));
     sn += pb_bytes(sub + sn, PF_PROCESS_NAME, name, strlen(name));
     if (s->reader.cmdline) sn += pf_cmdline(sub + sn, s->reader.cmdline);
     dn = pb_uint(desc, PF_TRACK_UUID, pf->uuid);
@@ -632,10 +626,9 @@ static void perfetto_descriptors(const perfetto_state *pf) {
         char clean[3 * 64];
         size_t cl;
         if (!cli_trace_selected(s, i)) continue;
-        if (t->name[0]) snprintf(name, sizeof name, "%s", t->name);
-        else snprintf(name, sizeof name, "thread_%u", t->slot);
+        cli_thread_name(t, name, sizeof name);
         cl = cli_utf8_clean(name, clean, sizeof clean);
-        sn = pb_int32(sub, PF_THREAD_PID, (uint32_t)export_pid(s));
+        sn = pb_int32(sub, PF_THREAD_PID, (uint32_t)cli_trace_pid(s));
         sn += pb_int32(sub + sn, PF_THREAD_TID, cli_thread_tid(t));
         sn += pb_bytes(sub + sn, PF_THREAD_NAME, clean, cl);
         dn = pb_uint(desc, PF_TRACK_UUID, pf->uuid + 1 + (uint64_t)i);
@@ -814,7 +807,7 @@ static void pqx_slice(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns
     (void)outermost;
     memset(row, 0, sizeof row);
     if (!pqx_put_fn(x, row, SL_FID, f->fid)) return;
-    row[SL_PID].i = (int64_t)export_pid(x->src);
+    row[SL_PID].i = (int64_t)cli_trace_pid(x->src);
     row[SL_TID].i = cli_thread_tid(t);
     row[SL_SLOT].i = t->slot;
     pqx_text(&row[SL_THREAD_NAME], x->thread_names[ti]);
@@ -849,7 +842,7 @@ static atf_result pqx_events(pqx_state *x, cli_trace *s, cli_progress *p) {
     cli_trace_filter(s, &f);
     if ((rc = atf_merge_init(&m, &s->reader, &f)) != ATF_OK) return rc;
     memset(row, 0, sizeof row);
-    row[EV_PID].i = (int64_t)export_pid(s);
+    row[EV_PID].i = (int64_t)cli_trace_pid(s);
     while (atf_merge_next(&m, &it) == ATF_OK && !x->nomem &&
            it.event.timestamp_ns <= s->window.to_ns) { /* the merge reads --to 0 as no bound */
         if (!pqx_put_fn(x, row, EV_FID, it.event.function_id)) break;
@@ -893,11 +886,8 @@ static atf_result pqx_process(pq_writer *out, cli_trace *s, cli_progress *p, int
     x.thread_names = (char (*)[80])calloc(r->thread_count ? r->thread_count : 1,
                                           sizeof *x.thread_names);
     if (!x.thread_names) return ATF_E_NOMEM;
-    for (i = 0; i < r->thread_count; i++) {
-        const atf_session_thread *t = &r->threads[i];
-        if (t->name[0]) snprintf(x.thread_names[i], sizeof x.thread_names[i], "%s", t->name);
-        else snprintf(x.thread_names[i], sizeof x.thread_names[i], "thread_%u", t->slot);
-    }
+    for (i = 0; i < r->thread_count; i++)
+        cli_thread_name(&r->threads[i], x.thread_names[i], sizeof x.thread_names[i]);
     rc = events ? pqx_events(&x, s, p) : pqx_slices(&x, s, p);
     if (rc == ATF_OK && x.nomem) rc = ATF_E_NOMEM;
     free(x.fns);
@@ -906,14 +896,62 @@ static atf_result pqx_process(pq_writer *out, cli_trace *s, cli_progress *p, int
     return rc;
 }
 
+/* ==== export: folded stacks ========================================================= */
+/* Brendan Gregg's folded stacks, what flamegraph.pl, inferno and speedscope read: one
+ * line per distinct call path, "frame;frame;frame N", N the self time in ns of its last
+ * frame summed over every call along that path (profile.h adds them up). Each thread's
+ * paths begin with a frame naming it (--thread-frame: its name, as the other exports name
+ * it, so that threads of one name add up as perf's stackcollapse does; NAME-PID/TID, one
+ * frame per thread; or none, every thread's paths added up), and every process of a
+ * session goes into the one profile, matched by names. The lines follow
+ * profile_paths_order (each path before those that extend it, siblings by their frames'
+ * bytes), written once every process is in: memory is the distinct paths'. */
+static atf_result folded_process(profile_paths *paths, cli_trace *s, cli_progress *p,
+                                 profile_frame_mode frame, int no_calls) {
+    walk_ctx w;
+    atf_result rc;
+    if (no_calls) return ATF_OK;
+    rc = profile_collect(s, &w, NULL, paths, 0, frame, p);
+    walk_deinit(&w);
+    return rc;
+}
+
+/* Every path of the profile that holds calls, one line each, on the output. */
+static atf_result folded_write(const profile_paths *paths) {
+    profile_text t;
+    uint32_t *order;
+    size_t i;
+    atf_result rc = profile_paths_order(paths, &order);
+    if (rc != ATF_OK) return rc;
+    memset(&t, 0, sizeof t);
+    for (i = 0; i + 1 < paths->count && !cli_out_failed(); i++) {
+        const profile_node *n = &paths->nodes[order[i]];
+        char *p;
+        if (n->is_thread || !n->calls[0]) continue; /* a thread's frame is no call */
+        if (!profile_path_text(paths, order[i], &t)) {
+            rc = ATF_E_NOMEM;
+            break;
+        }
+        cli_write(t.s, t.len);
+        p = cli_reserve(24);
+        *p++ = ' ';
+        p = cli_put_u64(p, n->self_ns[0]);
+        *p++ = '\n';
+        cli_commit(p);
+    }
+    free(t.s);
+    free(order);
+    return rc;
+}
+
 /* What export writes: a format, and for parquet a table. */
 typedef enum export_kind {
-    EXPORT_CHROME, EXPORT_PERFETTO, EXPORT_PARQUET_SLICES, EXPORT_PARQUET_EVENTS
+    EXPORT_CHROME, EXPORT_PERFETTO, EXPORT_PARQUET_SLICES, EXPORT_PARQUET_EVENTS, EXPORT_FOLDED
 } export_kind;
 
 static const char *const export_progress_text[] = {
     "atf export chrome", "atf export perfetto", "atf export parquet slices",
-    "atf export parquet events"
+    "atf export parquet events", "atf export folded"
 };
 
 /* The write error of the parquet writer, named after the output. */
@@ -935,14 +973,17 @@ typedef struct export_job {
     uint64_t next_uuid;             /* perfetto: the next process's track uuid */
     pq_writer *pq;                  /* parquet: the table */
     pq_error werr;                  /*   its write error */
+    profile_paths *paths;           /* folded: the paths of every process so far */
+    profile_frame_mode frame;       /*   how each thread's paths begin */
     atf_result rc;                  /* ATF_OK, or why the output could not begin */
 } export_job;
 
-/* Switches the output to f and writes the start of the document. */
+/* Switches the output to f and writes the start of the document (frame: folded's). */
 static void export_begin(export_job *j, export_kind kind, FILE *f, const char *name,
-                         int several) {
+                         int several, profile_frame_mode frame) {
     memset(j, 0, sizeof *j);
     j->kind = kind;
+    j->frame = frame;
     j->f = f;
     j->before = cli_out_file();
     j->name = name;
@@ -950,6 +991,8 @@ static void export_begin(export_job *j, export_kind kind, FILE *f, const char *n
     j->next_uuid = PF_FIRST_UUID;
     cli_out_switch(f, NULL);
     if (kind == EXPORT_CHROME) chrome_begin();
+    else if (kind == EXPORT_FOLDED)
+        j->rc = (j->paths = (profile_paths *)calloc(1, sizeof *j->paths)) ? ATF_OK : ATF_E_NOMEM;
     else if (kind != EXPORT_PERFETTO)
         j->rc = pqx_open(&j->pq, f, kind == EXPORT_PARQUET_EVENTS, &j->werr);
 }
@@ -969,7 +1012,7 @@ static int export_process(export_job *j, cli_trace *s, int no_calls) {
     atf_error e;
     if (j->several)
         snprintf(what, sizeof what, "%s pid_%llu", export_progress_text[j->kind],
-                 (cli_ull)export_pid(s));
+                 (cli_ull)cli_trace_pid(s));
     else
         snprintf(what, sizeof what, "%s", export_progress_text[j->kind]);
     cli_progress_init(&p, what, no_calls ? 0 : cli_trace_events(s), j->f);
@@ -979,6 +1022,8 @@ static int export_process(export_job *j, cli_trace *s, int no_calls) {
         rc = perfetto_process_events(s, &p, (uint32_t)(j->processes + 1), j->next_uuid,
                                      no_calls);
         j->next_uuid += 1 + (uint64_t)s->reader.thread_count;
+    } else if (j->kind == EXPORT_FOLDED) {
+        rc = folded_process(j->paths, s, &p, j->frame, no_calls);
     } else {
         rc = pqx_process(j->pq, s, &p, j->kind == EXPORT_PARQUET_EVENTS, no_calls);
     }
@@ -996,6 +1041,11 @@ static int export_end(export_job *j) {
     atf_error e;
     if (j->kind == EXPORT_CHROME) chrome_end();
     else if (j->pq && j->rc == ATF_OK) pq_writer_close(j->pq, &j->werr);
+    if (j->paths) {
+        if (j->rc == ATF_OK) j->rc = folded_write(j->paths);
+        profile_paths_free(j->paths);
+        free(j->paths);
+    }
     if (!cli_out_switch(j->before, &sys_errno)) {
         cli_error_errno(&e, j->name, "write", sys_errno);
         status = cli_report(&e);
@@ -1066,12 +1116,12 @@ static uint64_t export_dir_pid(const char *path) {
     return strncmp(base, "pid_", 4) == 0 ? strtoull(base + 4, NULL, 10) : 0;
 }
 
-/* The pid process i of x is written with: export_pid, unless another process has a claim
+/* The pid process i of x is written with: cli_trace_pid, unless another process has a claim
  * to that pid (its pid_N directory is named after it, or an earlier process was written
  * with it), as when a pid_* directory was copied: then its own directory's N, so that
  * every process of the output is a process of its own in the viewers. */
 static uint64_t export_session_pid(const export_session *x, size_t i, const cli_trace *t) {
-    uint64_t pid = export_pid(t);
+    uint64_t pid = cli_trace_pid(t);
     size_t k;
     for (k = 0; k < x->count; k++)
         if (k != i && (export_dir_pid(x->pids[k]) == pid || x->shown[k] == pid))
@@ -1158,7 +1208,7 @@ static int export_session_run(export_job *j, export_session *x) {
         if (j->kind == EXPORT_PERFETTO && t.clock_negative) { /* the first pass said */
             x->refused = 1;
         } else {
-            t.reader.pid = x->shown[i] = export_session_pid(x, i, &t); /* what export_pid reads */
+            t.reader.pid = x->shown[i] = export_session_pid(x, i, &t); /* cli_trace_pid's */
             st = export_process(j, &t, x->view->functions.count && !t.fid_count);
             if (st != CLI_EXIT_OK && status == CLI_EXIT_OK) status = st;
         }
@@ -1184,10 +1234,11 @@ static void export_size_note(export_kind kind, const char *outpath) {
 }
 
 /* Writes one trace (one != NULL) or every process of x to OUT (-o; stdout when NULL or
- * "-"): CLI_EXIT_OK, or the exit status after saying why. A file left incomplete by an
- * error is removed; what damage leaves out is not an error of the output. */
-static int export_write(export_kind kind, const char *outpath, cli_trace *one,
-                        export_session *x) {
+ * "-"), folded stacks with their threads' frames by `frame`: CLI_EXIT_OK, or the exit
+ * status after saying why. A file left incomplete by an error is removed; what damage
+ * leaves out is not an error of the output. */
+static int export_write(export_kind kind, profile_frame_mode frame, const char *outpath,
+                        cli_trace *one, export_session *x) {
     int to_file = outpath && strcmp(outpath, "-") != 0, status;
     const char *name = to_file ? outpath : "stdout";
     export_job j;
@@ -1200,7 +1251,7 @@ static int export_write(export_kind kind, const char *outpath, cli_trace *one,
 #if defined(_WIN32)
     if (!to_file) _setmode(_fileno(f), _O_BINARY);
 #endif
-    export_begin(&j, kind, f, name, one == NULL);
+    export_begin(&j, kind, f, name, one == NULL, frame);
     if (!export_writable(&j)) status = CLI_EXIT_DATA; /* export_end says why */
     else if (one) status = export_process(&j, one, 0);
     else status = export_session_run(&j, x);
@@ -1220,7 +1271,8 @@ static int export_write(export_kind kind, const char *outpath, cli_trace *one,
 
 /* Exports every process of the session_* directory x: see above. */
 static int export_session_all(const cli_command *cmd, const char *path, export_kind kind,
-                              const char *outpath, cli_view *view, export_session *x) {
+                              profile_frame_mode frame, const char *outpath, cli_view *view,
+                              export_session *x) {
     int status;
     x->cmd = cmd;
     x->path = path;
@@ -1235,7 +1287,7 @@ static int export_session_all(const cli_command *cmd, const char *path, export_k
     if ((view->from || view->to || view->functions.count || view->clock) &&
         (status = export_first_pass(x, kind)) != CLI_CONTINUE)
         return status;
-    status = export_write(kind, outpath, NULL, x);
+    status = export_write(kind, frame, outpath, NULL, x);
     if (status == CLI_EXIT_OK && x->refused) status = CLI_EXIT_USAGE;
     if (status == CLI_EXIT_OK && x->damaged) status = CLI_EXIT_DATA;
     return status;
@@ -1244,11 +1296,12 @@ static int export_session_all(const cli_command *cmd, const char *path, export_k
 /* The export kind of --format and --table; CLI_CONTINUE, else the usage error's status. */
 static int export_kind_of(const cli_command *cmd, const char *format, const char *table,
                           export_kind *kind) {
-    if (!format) return cli_usage_error(cmd, "missing --format chrome|perfetto|parquet");
+    if (!format) return cli_usage_error(cmd, "missing --format chrome|perfetto|parquet|folded");
     if (strcmp(format, "parquet") != 0) {
         if (table) return cli_usage_error(cmd, "--table is for --format parquet");
         if (strcmp(format, "chrome") == 0) *kind = EXPORT_CHROME;
         else if (strcmp(format, "perfetto") == 0) *kind = EXPORT_PERFETTO;
+        else if (strcmp(format, "folded") == 0) *kind = EXPORT_FOLDED;
         else return cli_usage_error(cmd, "unknown format '%s'", format);
     } else if (!table || strcmp(table, "slices") == 0) {
         *kind = EXPORT_PARQUET_SLICES;
@@ -1261,15 +1314,17 @@ static int export_kind_of(const cli_command *cmd, const char *format, const char
 }
 
 int cli_cmd_export(const cli_command *cmd, int argc, char **argv) {
-    const char *format = NULL, *table = NULL, *outpath = NULL;
+    const char *format = NULL, *table = NULL, *outpath = NULL, *frame_text = NULL;
     int status, to_file;
     const cli_flag flags[] = {
         { "--format", NULL, CLI_OPT_STR, &format },
         { "--table", NULL, CLI_OPT_STR, &table },
         { "-o", NULL, CLI_OPT_STR, &outpath },
         { "--output", NULL, CLI_OPT_STR, &outpath },
+        { "--thread-frame", NULL, CLI_OPT_STR, &frame_text },
     };
     export_kind kind = EXPORT_CHROME;
+    profile_frame_mode frame = PROFILE_FRAME_NAME;
     export_session x;
     cli_view view;
     cli_trace src;
@@ -1278,16 +1333,22 @@ int cli_cmd_export(const cli_command *cmd, int argc, char **argv) {
                                      CLI_VIEW_FUNCTION | CLI_VIEW_CLOCK);
     if (status != CLI_CONTINUE) return status;
     if ((status = export_kind_of(cmd, format, table, &kind)) != CLI_CONTINUE) return status;
+    if (frame_text && kind != EXPORT_FOLDED)
+        return cli_usage_error(cmd, "--thread-frame is for --format folded");
+    if (frame_text && (status = profile_parse_frame_mode(cmd, frame_text, &frame)) != CLI_CONTINUE)
+        return status;
+    if (kind == EXPORT_FOLDED && view.clock)
+        return cli_usage_error(cmd, "--clock: folded stacks hold durations, no times");
     if (kind == EXPORT_PARQUET_EVENTS && view.functions.count)
         return cli_usage_error(cmd, "--function selects calls: it is for slices, not for "
                                     "--table events");
     if (outpath && !*outpath) return cli_usage_error(cmd, "-o needs a file name");
     to_file = outpath && strcmp(outpath, "-") != 0;
-    if (kind != EXPORT_CHROME && !to_file && cli_isatty(cli_out_file()))
+    if (kind != EXPORT_CHROME && kind != EXPORT_FOLDED && !to_file && cli_isatty(cli_out_file()))
         return cli_usage_error(cmd, "binary output to a terminal: give -o OUT "
                                     "(or redirect stdout)");
     if (export_several(argv[1], &view, &x)) {
-        status = export_session_all(cmd, argv[1], kind, outpath, &view, &x);
+        status = export_session_all(cmd, argv[1], kind, frame, outpath, &view, &x);
         cli_pid_dirs_free(x.pids, x.count);
         free(x.skip);
         free(x.shown);
@@ -1299,7 +1360,7 @@ int cli_cmd_export(const cli_command *cmd, int argc, char **argv) {
         return cli_usage_error(cmd, "--clock %s: the trace starts before that clock's zero, "
                                     "and perfetto times are unsigned", view.clock);
     }
-    status = export_write(kind, outpath, &src, NULL);
+    status = export_write(kind, frame, outpath, &src, NULL);
     if (cli_trace_warn_damage(&src)) status = CLI_EXIT_DATA;
     cli_trace_close(&src);
     return status;

@@ -1,126 +1,43 @@
-/* stats_cmd.c - atf stats: per function calls, total and self time, min/avg/max per call;
- * per thread events, drops and time span; gaps and unbalanced input (see walk.h).
+/* stats_cmd.c - atf stats: per function calls, total and self time, min/avg/max per call
+ * (added up by profile.c); per thread events, drops and time span; gaps and unbalanced
+ * input (see walk.h).
  * SPDX-License-Identifier: MIT */
 #include "core.h"
+#include "profile.h"
 #include "walk.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct stats_fn {
-    uint64_t fid, calls;
-    uint64_t total_ns;           /* outermost activations only (recursion counted once) */
-    uint64_t self_ns, min_ns, max_ns;
-    uint64_t sum_ns;             /* every call's inclusive time, for the average */
-    const char *sym;             /* manifest symbol or NULL, resolved before sorting */
-    char hex[20];                /* the id as 0x%016llx */
-} stats_fn;
-
-static const char *stats_fn_name(const stats_fn *f) { return f->sym ? f->sym : f->hex; }
-
-typedef struct stats_table {
-    walk_map index;                /* fid -> position in fns */
-    stats_fn *fns;
-    size_t count, cap;
-    int nomem;
-} stats_table;
-
-static void stats_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
-                           int how, int outermost) {
-    stats_table *st = (stats_table *)ctx;
-    uint64_t dur = walk_frame_ns(f, end_ns), *pos;
-    stats_fn *fn;
-    int is_new;
-    (void)ti;
-    (void)depth;
-    (void)how;
-    pos = walk_map_put(&st->index, f->fid, &is_new);
-    if (!pos) {
-        st->nomem = 1;
-        return;
-    }
-    if (is_new) {
-        if (st->count == st->cap) {
-            size_t cap = st->cap ? st->cap * 2 : 64;
-            stats_fn *fns = (stats_fn *)realloc(st->fns, cap * sizeof *fns);
-            if (!fns) {
-                st->nomem = 1;
-                return;
-            }
-            st->fns = fns;
-            st->cap = cap;
-        }
-        *pos = st->count;
-        fn = &st->fns[st->count++];
-        memset(fn, 0, sizeof *fn);
-        fn->fid = f->fid;
-        fn->min_ns = UINT64_MAX;
-    }
-    fn = &st->fns[*pos];
-    fn->calls++;
-    fn->sum_ns += dur;
-    if (outermost) fn->total_ns += dur;
-    fn->self_ns += walk_frame_self_ns(f, end_ns);
-    if (dur < fn->min_ns) fn->min_ns = dur;
-    if (dur > fn->max_ns) fn->max_ns = dur;
-}
-
-static void stats_free(stats_table *st) {
-    walk_map_free(&st->index);
-    free(st->fns);
-    memset(st, 0, sizeof *st);
-}
-
-/* Runs the whole source through the walk into st (and w, kept for the thread figures).
- * Threads are independent here, so they are walked one after the other: each is then a
- * sequential scan, without the cost of interleaving them by time. */
-static atf_result stats_collect(cli_trace *s, stats_table *st, walk_ctx *w, cli_progress *p) {
-    atf_result rc = ATF_OK;
-    size_t i;
-    memset(st, 0, sizeof *st);
-    if (!walk_init(w, s->reader.thread_count)) return ATF_E_NOMEM;
-    w->ctx = st;
-    w->leave = stats_leave;
-    for (i = 0; i < s->reader.thread_count && rc == ATF_OK; i++)
-        if (cli_trace_selected(s, i)) rc = walk_run(w, s, &s->reader.threads[i].slot, p);
-    if (rc == ATF_OK && st->nomem) rc = ATF_E_NOMEM;
-    return rc;
-}
-
-static int stats_cmp_fid(const stats_fn *a, const stats_fn *b) { return a->fid < b->fid ? -1 : a->fid > b->fid; }
+static int stats_cmp_fid(const profile_fn *a, const profile_fn *b) { return a->fid < b->fid ? -1 : a->fid > b->fid; }
 static int stats_cmp_desc(uint64_t a, uint64_t b) { return a > b ? -1 : a < b; }
 
 static int stats_by_self(const void *x, const void *y) {
-    const stats_fn *a = (const stats_fn *)x, *b = (const stats_fn *)y;
+    const profile_fn *a = (const profile_fn *)x, *b = (const profile_fn *)y;
     int c = stats_cmp_desc(a->self_ns, b->self_ns);
     return c ? c : stats_cmp_fid(a, b);
 }
 static int stats_by_total(const void *x, const void *y) {
-    const stats_fn *a = (const stats_fn *)x, *b = (const stats_fn *)y;
+    const profile_fn *a = (const profile_fn *)x, *b = (const profile_fn *)y;
     int c = stats_cmp_desc(a->total_ns, b->total_ns);
     return c ? c : stats_cmp_fid(a, b);
 }
 static int stats_by_calls(const void *x, const void *y) {
-    const stats_fn *a = (const stats_fn *)x, *b = (const stats_fn *)y;
+    const profile_fn *a = (const profile_fn *)x, *b = (const profile_fn *)y;
     int c = stats_cmp_desc(a->calls, b->calls);
     return c ? c : stats_cmp_fid(a, b);
 }
 static int stats_by_name(const void *x, const void *y) {
-    const stats_fn *a = (const stats_fn *)x, *b = (const stats_fn *)y;
-    int c = strcmp(stats_fn_name(a), stats_fn_name(b));
+    const profile_fn *a = (const profile_fn *)x, *b = (const profile_fn *)y;
+    int c = strcmp(a->name, b->name);
     return c ? c : stats_cmp_fid(a, b);
 }
 
 /* Resolves the names and sorts st->fns by key, keeping st->index in step. */
-static void stats_sort(stats_table *st, const cli_trace *s, const char *key) {
+static void stats_sort(profile_fns *st, const cli_trace *s, const char *key) {
     int (*cmp)(const void *, const void *) = stats_by_self;
     size_t i;
-    for (i = 0; i < st->count; i++) {
-        stats_fn *f = &st->fns[i];
-        f->sym = atf_session_reader_symbol(&s->reader, f->fid);
-        if (f->sym && !*f->sym) f->sym = NULL;
-        snprintf(f->hex, sizeof f->hex, "0x%016llx", (cli_ull)f->fid);
-    }
+    profile_fns_name(st, s);
     if (strcmp(key, "total") == 0) cmp = stats_by_total;
     else if (strcmp(key, "calls") == 0) cmp = stats_by_calls;
     else if (strcmp(key, "name") == 0) cmp = stats_by_name;
@@ -128,15 +45,15 @@ static void stats_sort(stats_table *st, const cli_trace *s, const char *key) {
     for (i = 0; i < st->count; i++) *walk_map_find(&st->index, st->fns[i].fid) = i;
 }
 
-static void stats_json(const stats_table *st, const walk_ctx *w, const cli_trace *s,
+static void stats_json(const profile_fns *st, const walk_ctx *w, const cli_trace *s,
                           size_t limit) {
     size_t i, n = limit && limit < st->count ? limit : st->count, first = 1;
     uint64_t pauses = 0, paused = 0;
     cli_print("{\"functions\":[");
     for (i = 0; i < n; i++) {
-        const stats_fn *f = &st->fns[i];
+        const profile_fn *f = &st->fns[i];
         cli_printf("%s\n{\"fid\":\"0x%016llx\",\"name\":", i ? "," : "", (cli_ull)f->fid);
-        cli_json_str(stats_fn_name(f));
+        cli_json_str(f->name);
         cli_printf(",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"min_ns\":%llu,"
                          "\"max_ns\":%llu}",
                       (cli_ull)f->calls, (cli_ull)f->total_ns, (cli_ull)f->self_ns,
@@ -176,7 +93,7 @@ static size_t stats_thread_count(const cli_trace *s) {
     return n;
 }
 
-static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace *s,
+static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace *s,
                           size_t limit, const char *key) {
     size_t i, n = limit && limit < st->count ? limit : st->count;
     uint64_t unmatched = 0, unwound = 0, open_at_end = 0, too_deep = 0;
@@ -190,13 +107,13 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
     cli_printf("%12s %12s %12s %12s %12s %12s  %s\n", "calls", "total", "self", "min", "avg",
                   "max", "function");
     for (i = 0; i < n; i++) {
-        const stats_fn *f = &st->fns[i];
+        const profile_fn *f = &st->fns[i];
         cli_printf("%12llu %12s %12s %12s %12s %12s  ", (cli_ull)f->calls,
                       cli_fmt_dur(a, sizeof a, f->total_ns), cli_fmt_dur(b, sizeof b, f->self_ns),
                       cli_fmt_dur(c, sizeof c, f->min_ns),
                       cli_fmt_dur(d, sizeof d, f->calls ? f->sum_ns / f->calls : 0),
                       cli_fmt_dur(e, sizeof e, f->max_ns));
-        cli_text(stats_fn_name(f));
+        cli_text(f->name);
         cli_print("\n");
     }
     cli_printf("\nthreads: %llu\n", (cli_ull)stats_thread_count(s));
@@ -267,20 +184,21 @@ static void stats_text(const stats_table *st, const walk_ctx *w, const cli_trace
 
 /* The trace's functions and threads, as text or JSON, once its damage is reported. */
 static int stats_print(cli_trace *src, const char *key, uint64_t limit, int json) {
-    stats_table st;
+    profile_fns st;
     walk_ctx w;
     cli_progress p;
     atf_result rc;
     atf_error e;
+    memset(&st, 0, sizeof st);
     cli_progress_init(&p, "atf stats", cli_trace_events(src), NULL);
-    rc = stats_collect(src, &st, &w, &p);
+    rc = profile_collect(src, &w, &st, NULL, 0, PROFILE_FRAME_NONE, &p);
     cli_progress_end(&p);
     if (rc == ATF_OK) {
         stats_sort(&st, src, key);
         if (json) stats_json(&st, &w, src, (size_t)limit);
         else stats_text(&st, &w, src, (size_t)limit, key);
     }
-    stats_free(&st);
+    profile_fns_free(&st);
     walk_deinit(&w);
     if (rc == ATF_OK) return CLI_EXIT_OK;
     cli_error_init(&e, rc, src->path, 0, "stats");

@@ -1,4 +1,5 @@
-/* walk.c - call/return pairing per thread (see walk.h), shared by stats, tree and export.
+/* walk.c - call/return pairing per thread (see walk.h), shared by stats, tree, export and
+ * diff.
  * SPDX-License-Identifier: MIT */
 #include "walk.h"
 

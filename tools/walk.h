@@ -1,4 +1,4 @@
-/* walk.h - call/return pairing per thread, shared by stats, tree and export.
+/* walk.h - call/return pairing per thread, shared by stats, tree, export and diff.
  * SPDX-License-Identifier: MIT
  *
  * Calls and returns are paired per thread with a stack, by the same rules for every

@@ -1,0 +1,121 @@
+/* profile.h - what stats, export --format folded and diff add up from the walk: the
+ * figures of each function and of each call path, and the names that match them.
+ * SPDX-License-Identifier: MIT
+ *
+ * profile_collect runs each selected thread of a trace through the walk (walk.h: its
+ * pairing rules, its gaps, the recorder's pauses left out of every time) and adds up:
+ *   - per function id (profile_fns): calls, total time (its outermost calls only: a
+ *     recursive function counts once), self time (not in its callees), and the min, sum
+ *     and max of its calls' times;
+ *   - per call path (profile_paths): a tree whose node is a function called along the
+ *     path of its parent node (the root's children are the outermost calls), with that
+ *     path's calls, total time and self time. A path never nests in itself, so its total
+ *     counts every call of it once; the self times of the paths under a path add up to
+ *     its total, and those of a thread's paths to the time of its outermost calls.
+ *     Nodes are matched by name, never by id (ids are per process), so that the paths of
+ *     several processes, or of two traces, add up where their names agree: every node
+ *     holds the figures of PROFILE_SIDES sides (diff's A and B; one side elsewhere).
+ *     Each thread's paths may hang under a frame of their own that names the thread
+ *     (profile_frame_mode): then threads of one name share their paths, or (TID) none do.
+ * Memory: O(distinct functions + distinct paths); nothing grows with the events. */
+#ifndef ATF_TOOLS_PROFILE_H
+#define ATF_TOOLS_PROFILE_H
+
+#include "core.h"
+#include "walk.h"
+
+/* ==== names ========================================================================== */
+/* Each distinct name once, with a small id; ids are given in the order names come. The
+ * nodes of the paths name frames of a folded stack: their names are valid UTF-8, with ';'
+ * and control characters as '_' (names that read the same then are one frame). */
+typedef struct profile_name {
+    char *text;
+    uint64_t hash;
+} profile_name;
+
+typedef struct profile_names {
+    profile_name *items;
+    size_t count, cap;
+    uint32_t *slots;                /* open addressing: 1 + the id, 0 when free */
+    size_t slot_cap;                /* 0 or a power of two */
+} profile_names;
+
+/* The id of s, added when new; UINT32_MAX when out of memory. */
+uint32_t profile_name_id(profile_names *n, const char *s);
+void profile_names_free(profile_names *n);
+
+/* ==== per function =================================================================== */
+typedef struct profile_fn {
+    uint64_t fid, calls;
+    uint64_t total_ns;              /* outermost calls only (recursion counted once) */
+    uint64_t self_ns, min_ns, max_ns;
+    uint64_t sum_ns;                /* every call's time, for the average */
+    const char *name;               /* as the tools print it (profile_fns_name), or NULL */
+    char hex[20];                   /* the id as 0x%016llx, when it has no symbol */
+} profile_fn;
+
+typedef struct profile_fns {        /* zeroed before the first collect */
+    walk_map index;                 /* fid -> position in fns */
+    profile_fn *fns;
+    size_t count, cap;
+} profile_fns;
+
+const profile_fn *profile_fns_find(const profile_fns *f, uint64_t fid);
+/* Sets each function's name as t names it (cli_trace_name): valid while t is open. */
+void profile_fns_name(profile_fns *f, const cli_trace *t);
+void profile_fns_free(profile_fns *f);
+
+/* ==== per call path ================================================================== */
+enum { PROFILE_SIDES = 2 };
+enum { PROFILE_ROOT = 0 };          /* node 0: above every path, no frame of its own */
+
+typedef struct profile_node {
+    uint32_t parent, name;          /* name: an id of the paths' names */
+    uint32_t is_thread;             /* a thread's frame (profile_frame_mode), not a call */
+    uint64_t calls[PROFILE_SIDES], total_ns[PROFILE_SIDES], self_ns[PROFILE_SIDES];
+} profile_node;
+
+typedef struct profile_paths {      /* zeroed before the first collect */
+    profile_names names;
+    profile_node *nodes;            /* [PROFILE_ROOT] is the root once a node is added */
+    size_t count, cap;
+    walk_map children;              /* parent << 32 | name -> node */
+} profile_paths;
+
+void profile_paths_free(profile_paths *p);
+
+/* How each thread's paths begin (atf export --format folded, atf diff: --thread-frame). */
+typedef enum profile_frame_mode {
+    PROFILE_FRAME_NAME = 0,         /* under a frame: the thread's name (cli_thread_name) */
+    PROFILE_FRAME_TID = 1,          /* under "NAME-PID/TID" (stackcollapse-perf's --tid) */
+    PROFILE_FRAME_NONE = 2          /* at the root: every thread's paths add up */
+} profile_frame_mode;
+
+/* --thread-frame's value (name, tid, none) into *mode: CLI_CONTINUE, else the usage
+ * error's status. */
+int profile_parse_frame_mode(const cli_command *cmd, const char *text, profile_frame_mode *mode);
+
+/* The nodes but the root in the order of a folded output into *order (count - 1 of
+ * them; free it): each path before the paths that extend it, and siblings by their
+ * frames' bytes. ATF_E_NOMEM when out of memory (*order NULL). */
+atf_result profile_paths_order(const profile_paths *p, uint32_t **order);
+
+/* A growable text. */
+typedef struct profile_text {
+    char *s;
+    size_t len, cap;
+} profile_text;
+
+/* The path of node: the frames from the outermost down, joined by ';', into t (NUL
+ * ended). 0 when out of memory. */
+int profile_path_text(const profile_paths *p, uint32_t node, profile_text *t);
+
+/* ==== collecting ===================================================================== */
+/* Walks every selected thread of s, one after the other (each a sequential scan), adding
+ * its calls to fns (optional) and to side `side` of paths (optional; each thread's under
+ * its frame, by mode). w is initialized here and kept for the threads' figures:
+ * walk_deinit it afterwards, also on failure. ATF_E_NOMEM when out of memory. */
+atf_result profile_collect(cli_trace *s, walk_ctx *w, profile_fns *fns, profile_paths *paths,
+                           size_t side, profile_frame_mode mode, cli_progress *p);
+
+#endif /* ATF_TOOLS_PROFILE_H */
