@@ -450,9 +450,11 @@ ATFDEF atf_result atf_detail_payload_decode(const uint8_t *in, size_t len,
 enum { ATF_GAP_DROPPED = 1,      /* ring full, ATF_OVERFLOW_DROP */
        ATF_GAP_TIMEOUT = 2,      /* ring full, BLOCK gave up on a silent consumer */
        ATF_GAP_IO = 3,           /* drained, but index.atf could not take them */
-       ATF_GAP_STOPPED = 4 };    /* discarded by choice: a bound of the session stopped
+       ATF_GAP_STOPPED = 4,      /* discarded by choice: a bound of the session stopped
                                     recording (atf_session_config's max_bytes,
                                     max_duration_ns, disk_reserve) */
+       ATF_GAP_SKIPPED = 5 };    /* not recorded by choice: recording was off
+                                    (atf_producer_skipped) */
 
 typedef struct atf_gap {
     uint64_t index_seq;      /* position in index.atf of the first event after the gap
@@ -468,7 +470,7 @@ ATFDEF void atf_gaps_header_encode(uint32_t thread_id, uint8_t out[16]);
 ATFDEF atf_result atf_gaps_header_decode(const uint8_t in[16], uint32_t *thread_id);
 ATFDEF void atf_gap_encode(const atf_gap *g, uint8_t out[32]);
 ATFDEF void atf_gap_decode(const uint8_t in[32], atf_gap *g);
-/* "dropped", "timeout", "io", "stopped"; "unknown" otherwise. */
+/* "dropped", "timeout", "io", "stopped", "skipped"; "unknown" otherwise. */
 ATFDEF const char *atf_gap_reason_str(uint32_t reason);
 
 /* pauses.atf, beside index.atf: the intervals in which the recorder itself held the
@@ -656,7 +658,7 @@ typedef struct atf_ring_gap {
     uint64_t seq;                /* index_seq of the first event after the gap */
     uint64_t index_lost;
     uint32_t detail_lost;        /* saturated */
-    uint32_t reason;             /* ATF_GAP_DROPPED or ATF_GAP_TIMEOUT */
+    uint32_t reason;             /* ATF_GAP_DROPPED, ATF_GAP_TIMEOUT or ATF_GAP_SKIPPED */
     uint64_t first_lost_ns;      /* stamp of the first lost event (producer clock) */
 } atf_ring_gap;
 #define ATF_RING_GAPS 8
@@ -921,6 +923,13 @@ ATF__HOT_INLINE atf_result atf_producer_return(atf_producer *w, uint64_t functio
     if (w->depth) w->depth--;
     return atf_producer_push(w, ATF_EVENT_RETURN, function_id, ts, w->depth);
 }
+/* Marks, before the next event, that `events` events of this thread were left out by
+ * choice from stamp `first_ts` on (recording was off: a gap of reason ATF_GAP_SKIPPED,
+ * counted apart from lost events). Readers close the frames open there, and the depth
+ * restarts at 0: push the calls still open again for them to appear. ATF_OK; ATF_E_ARG
+ * for no events; ATF_E_FULL when the consumer has not taken the earlier gap records yet
+ * (nothing is marked: try again before a later event). Producer thread only. */
+ATFDEF atf_result atf_producer_skipped(atf_producer *w, uint64_t events, uint64_t first_ts);
 /* An exception leaving `function_id`: like a return for the depth. */
 ATF__HOT_INLINE atf_result atf_producer_exception(atf_producer *w, uint64_t function_id, uint64_t ts) {
     if (w->depth) w->depth--;
@@ -1051,6 +1060,7 @@ typedef struct atf_thread_stats {
     uint64_t detail_dropped;     /* detail ring full (ALWAYS) or released unpersisted */
     uint64_t events_lost_io;     /* drained but not written because the file failed */
     uint64_t events_stopped;     /* drained after a bound stopped recording: not written */
+    uint64_t events_skipped;     /* left out while recording was off (atf_producer_skipped) */
     uint64_t events_pushed;      /* index events the producer put in its ring so far */
     uint64_t events_queued;      /* of those, still in the ring */
     uint64_t gaps;               /* gap records in gaps.atf so far */
@@ -1551,7 +1561,7 @@ typedef struct atf_session_thread {
     int manifest_finalized;      /* the manifest's finalized */
     /* the manifest's per-thread counters (0 when unknown; see atf_thread_stats) */
     uint64_t events_written, events_dropped, detail_written, detail_dropped;
-    uint64_t events_lost_io, events_stopped, gaps, waits, timeouts, paused_ns;
+    uint64_t events_lost_io, events_stopped, events_skipped, gaps, waits, timeouts, paused_ns;
     /* Whether timestamps decrease somewhere in index.atf: ATF_ORDER_UNKNOWN from the open
      * (which reads only the first and last events) until the thread is checked
      * (atf_session_reader_check_order; atf_merge_init checks the threads it selects),
@@ -2951,6 +2961,7 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_gap_reason_str(uint32_t reason) {
     case ATF_GAP_TIMEOUT: return "timeout";
     case ATF_GAP_IO: return "io";
     case ATF_GAP_STOPPED: return "stopped";
+    case ATF_GAP_SKIPPED: return "skipped";
     default: return "unknown";
     }
 }
@@ -4262,6 +4273,27 @@ ATF__PRIVATE int atf__producer_publish_gap(atf_producer *w) {
     return 1;
 }
 
+ATFDEF ATF_NO_INSTRUMENT atf_result atf_producer_skipped(atf_producer *w, uint64_t events,
+                                                        uint64_t first_ts) {
+    atf_ring_header *h;
+    atf_ring_gap *g;
+    uint64_t head;
+    if (!w || !events || !w->index.shared) return ATF_E_ARG;
+    h = w->index.shared;
+    if (w->gap_lost && !atf__producer_publish_gap(w)) return ATF_E_FULL; /* drops first */
+    head = h->gap_head;
+    if (head - atf__load_acquire_u64(&h->gap_tail) >= ATF_RING_GAPS) return ATF_E_FULL;
+    g = &h->gaps[head % ATF_RING_GAPS];
+    g->seq = w->index.pos;
+    g->index_lost = events;
+    g->detail_lost = 0;
+    g->reason = ATF_GAP_SKIPPED;
+    g->first_lost_ns = first_ts;
+    atf__store_release_u64(&h->gap_head, head + 1);
+    w->depth = 0;
+    return ATF_OK;
+}
+
 /* 1 when the index ring has room for one event and no gap is open (publishing it). */
 ATF__PRIVATE int atf__producer_room(atf_producer *w) {
     atf_ring *r = &w->index;
@@ -5121,6 +5153,8 @@ typedef struct atf__slot {
     size_t link_head, link_len, link_cap;
     uint64_t detail_released;    /* detail records released unpersisted */
     uint64_t bound_lost;         /* index events discarded after a bound stopped recording */
+    uint64_t skipped;            /* index events left out while recording was off, in gaps
+                                    of reason ATF_GAP_SKIPPED in gaps.atf */
     uint64_t bound_first_ns;     /*   the stamp of the first of them */
     uint64_t ring_dropped;       /* copies of the rings' producer counters, taken by the */
     uint64_t ring_detail_dropped; /*  drain (the ring memory goes at finalize) */
@@ -5790,6 +5824,10 @@ ATF__PRIVATE void atf__slot_write_gap(atf_session *s, atf__slot *sl, const atf_g
     atf_gaps_header_encode(sl->thread_id, header);
     atf_gap_encode(g, rec);
     if (!atf__slot_append_side(s, sl, &sl->gaps, "gaps.atf", header, rec)) return;
+    if (g->reason == ATF_GAP_SKIPPED) { /* left out by choice: no loss to account for */
+        sl->skipped += g->index_lost;
+        return;
+    }
     sl->gaps_index_lost += g->index_lost;
     sl->gaps_detail_lost += g->detail_lost;
 }
@@ -6287,6 +6325,7 @@ ATF__PRIVATE void atf__slot_stats(const atf__slot *sl, atf_thread_stats *out) {
     out->detail_dropped = sl->detail_released + sl->detail_file.lost + sl->ring_detail_dropped;
     out->events_lost_io = sl->index_file.lost;
     out->events_stopped = sl->bound_lost;
+    out->events_skipped = sl->skipped;
     out->events_pushed = sl->ring_pushed;
     out->events_queued = sl->ring_pushed - sl->index_c.pos;
     out->gaps = sl->gaps.written;
@@ -6480,6 +6519,7 @@ ATF__PRIVATE void atf__manifest_threads(atf__text *t, const atf__manifest_thread
         atf__text_key_u64(t, "detail_dropped", st->detail_dropped);
         atf__text_key_u64(t, "events_lost_io", st->events_lost_io);
         if (st->events_stopped) atf__text_key_u64(t, "events_stopped", st->events_stopped);
+        if (st->events_skipped) atf__text_key_u64(t, "events_skipped", st->events_skipped);
         atf__text_key_u64(t, "gaps", st->gaps);
         atf__text_key_u64(t, "waits", st->waits);
         atf__text_key_u64(t, "timeouts", st->timeouts);
@@ -9261,6 +9301,7 @@ ATF__PRIVATE void atf__recover_manifest_thread(const atf_session_thread *t, atf_
     st->detail_dropped = t->detail_dropped;
     st->events_lost_io = t->events_lost_io;
     st->events_stopped = t->events_stopped;
+    st->events_skipped = t->events_skipped;
     st->gaps = t->gaps;
     st->waits = t->waits;
     st->timeouts = t->timeouts;
@@ -10227,6 +10268,7 @@ ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__threa
         atf__json_u64(&j, atf__json_get(&j, it, "detail_dropped"), &t->detail_dropped);
         atf__json_u64(&j, atf__json_get(&j, it, "events_lost_io"), &t->events_lost_io);
         atf__json_u64(&j, atf__json_get(&j, it, "events_stopped"), &t->events_stopped);
+        atf__json_u64(&j, atf__json_get(&j, it, "events_skipped"), &t->events_skipped);
         atf__json_u64(&j, atf__json_get(&j, it, "gaps"), &t->gaps);
         atf__json_u64(&j, atf__json_get(&j, it, "waits"), &t->waits);
         atf__json_u64(&j, atf__json_get(&j, it, "timeouts"), &t->timeouts);

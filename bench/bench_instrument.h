@@ -550,13 +550,18 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     /* FILTERED: fib left out by ATF_TRACE_NOTRACE; HOOKS: the hooks alone; the two *_1
      * run fib(1), for the fixed cost of the filtered run */
     enum { PLAIN, OURS, FILTERED, HOOKS, PLAIN_1, FILTERED_1, UFTRACE_PG, UFTRACE_CYG, LTTNG,
-           PLAIN_T, OURS_T, RUNNERS };
+           PLAIN_T, OURS_T, BOUNDED, STOPPED, PAUSED, RUNNERS };
     const char *dir_env = getenv("ATF_BENCH_PROGS"), *n_env = getenv("ATF_BENCH_FIB_N");
     char dir[PATH_MAX], plain[PATH_MAX + 32], traced[PATH_MAX + 32], pg[PATH_MAX + 32];
     char cyg[PATH_MAX + 32], tmp[] = "/tmp/atf_bench_instrument_XXXXXX", trace_dir[128];
     char filtered_dir[128], filtered_1_dir[128], ud[128], lt[128], nbuf[16];
-    char threads_dir[128], nbuf_t[16], tbuf[16];
+    char threads_dir[128], nbuf_t[16], tbuf[16], modes_dir[128];
     static char notrace[] = "ATF_TRACE_NOTRACE=fib";
+    /* the bounds: one never reached (the cost of checking), one reached at once (the cost
+     * of the events past it), recording off all along (the hooks' cost meanwhile) */
+    static char bound_far[] = "ATF_TRACE_MAX_BYTES=1099511627776";
+    static char bound_near[] = "ATF_TRACE_MAX_BYTES=1048576";
+    static char start_paused[] = "ATF_TRACE_START_PAUSED=1";
     bi_runner run[RUNNERS];
     int enabled[RUNNERS], lttng_daemon = -1, valid, k;
     double calls, calls_t, ours, ours_cpu, tick_floor, floor;
@@ -586,6 +591,7 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     /* each thread's function and its fib calls, and main */
     calls_t = threads * bi_fib_calls(n > 2 ? n - 2 : n) + 1;
     snprintf(threads_dir, sizeof threads_dir, "%s/threads", tmp);
+    snprintf(modes_dir, sizeof modes_dir, "%s/modes", tmp);
     snprintf(trace_dir, sizeof trace_dir, "%s/traces", tmp);
     snprintf(filtered_dir, sizeof filtered_dir, "%s/filtered", tmp);
     snprintf(filtered_1_dir, sizeof filtered_1_dir, "%s/filtered_1", tmp);
@@ -617,7 +623,14 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     run[PLAIN_T] = (bi_runner){.name = "plain, threads", .argv = {plain, nbuf_t, tbuf}};
     run[OURS_T] = (bi_runner){.name = "traced, threads", .argv = {traced, nbuf_t, tbuf},
                               .trace_dir = threads_dir, .cleanup = threads_dir};
+    run[BOUNDED] = (bi_runner){.name = "bounded", .argv = {traced, nbuf}, .trace_dir = modes_dir,
+                               .env = {bound_far}, .cleanup = modes_dir};
+    run[STOPPED] = (bi_runner){.name = "stopped", .argv = {traced, nbuf}, .trace_dir = modes_dir,
+                               .env = {bound_near}, .cleanup = modes_dir};
+    run[PAUSED] = (bi_runner){.name = "paused", .argv = {traced, nbuf}, .trace_dir = modes_dir,
+                              .env = {start_paused}, .cleanup = modes_dir};
     enabled[PLAIN] = enabled[OURS] = enabled[PLAIN_T] = enabled[OURS_T] = 1;
+    enabled[BOUNDED] = enabled[STOPPED] = enabled[PAUSED] = 1;
     enabled[FILTERED] = enabled[PLAIN_1] = enabled[FILTERED_1] = 1;
     enabled[HOOKS] = access(cyg, X_OK) == 0;
     if (!enabled[HOOKS]) printf("  (no %s: the filtered-call floor skipped)\n", cyg);
@@ -671,6 +684,21 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
         report("instrument_threads_events_lost", (double)lost);
         report("instrument_threads_paused_ns", (double)bi_session_paused(threads_dir));
         report("instrument_threads_valid", events == (uint64_t)(2 * calls_t) && lost == 0);
+    }
+    { /* the bounds, each per call next to the unbounded recorder (CPU: every thread) */
+        static const struct { int k; const char *name, *ratio; } modes[] = {
+            { BOUNDED, "instrument_bounded_cpu_ns_per_call", "instrument_bounded_vs_unbounded" },
+            { STOPPED, "instrument_stopped_cpu_ns_per_call", "instrument_stopped_vs_unbounded" },
+            { PAUSED, "instrument_paused_cpu_ns_per_call", "instrument_paused_vs_unbounded" },
+        };
+        size_t m;
+        for (m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            double v;
+            if (!enabled[modes[m].k]) continue;
+            v = bi_overhead(&run[modes[m].k], &run[PLAIN], calls, 1);
+            report(modes[m].name, v);
+            if (ours_cpu > 0) report(modes[m].ratio, v / ours_cpu);
+        }
     }
     if (enabled[FILTERED] && enabled[FILTERED_1] && enabled[PLAIN_1])
         bi_filtered(&run[FILTERED], &run[FILTERED_1], &run[PLAIN], &run[PLAIN_1],

@@ -6,7 +6,9 @@
 # namespace of its own: a reserve given, and the default one). Each leaves the program's
 # output and exit status as without the tracer, a trace that verifies and is cut at one
 # stamp for every thread, and says which bound stopped it (summary, manifest, atf info).
-# Also the SIZE and TIME values the options take and refuse.
+# Then recording switched off and on by a signal (--start-paused, --toggle-signal) on a
+# program that signals itself at known points, and the SIZE and TIME values the options
+# take and refuse.
 # Ends with the line "record-bounds: N passed, M failed"; exits non-zero on failure.
 ATF=${ATF:-build/atf}
 BUILD=${BUILD:-build}
@@ -103,6 +105,37 @@ else
     echo "record-bounds: the disk guard checks left out (no tmpfs mount allowed here)"
 fi
 
+# ---- switching recording on and off ---------------------------------------------------------
+# switch_hooked sends itself the toggle signal twice: started paused, the trace holds main
+# (opened again when recording comes on) and during()'s 50 calls, between two gaps of
+# reason "skipped" that count every event left out (201 before, 61 after).
+SWITCH="$PROGS/switch_hooked"
+echo "switch: 8705" >"$TMP/switch.plain" # 4950 + 2 * 1225 + 3 * 435
+for sig in USR1 USR2; do
+    label="--start-paused, toggled with $sig"
+    if [ $sig = USR1 ]; then opts=--start-paused; else opts="--start-paused --toggle-signal SIGUSR2"; fi
+    expect 0 "$label" "$ATF" record $opts --output "$TMP/switch_$sig" -- "$SWITCH" $sig
+    check "$label: the program's output" cmp "$OUT" "$TMP/switch.plain"
+    check "$label: the pid to signal" grep -q "^atf record: recording is paused; kill -\(SIG\)\{0,1\}$sig [0-9][0-9]* switches it on" "$ERR"
+    check "$label: the summary counts what was left out" grep -q '^atf record: 262 events left out while recording was off' "$ERR"
+    p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+    expect 0 "$label: verify" "$ATF" verify "$p"
+    "$ATF" stats --json "$p" >"$TMP/stats" 2>/dev/null
+    check "$label: during() called 50 times" grep -q '"name":"during","calls":50,' "$TMP/stats"
+    check "$label: main, opened again" grep -q '"name":"main","calls":1,' "$TMP/stats"
+    check "$label: nothing of before() or after()" sh -c "! grep -q '\"name\":\"\(before\|after\)\"' '$TMP/stats'"
+    check "$label: 262 not recorded, none lost" grep -q '"events_lost":0,"events_not_recorded":262,' "$TMP/stats"
+    "$ATF" tree "$p" >"$TMP/tree" 2>/dev/null
+    check "$label: the gaps in the tree" sh -c "[ \$(grep -c 'gap: [0-9]* events not recorded (skipped)' '$TMP/tree') -eq 2 ]"
+    check "$label: no return without a call" sh -c "! grep -q 'with no matching call' '$TMP/tree'"
+done
+expect 0 "a program's own handler for the toggle signal" "$ATF" record --start-paused \
+    --output "$TMP/switch_own" -- "$SWITCH" USR1 own
+check "a program's own handler: the program's output" cmp "$OUT" "$TMP/switch.plain"
+check "a program's own handler: said on stderr" \
+    grep -q '^atf_instrument: the program sets its own handler for signal [0-9]*, which switched recording' "$ERR"
+expect 2 "--toggle-signal NOPE: refused" "$ATF" record --toggle-signal NOPE -- "$SWITCH"
+
 # ---- sizes and times ------------------------------------------------------------------------
 expect 2 "--max-size 32min: refused" "$ATF" record --max-size 32min -- "$BUSY"
 check "--max-size 32min: says it is no size" grep -q "^atf record: --max-size: '32min' is not a size" "$ERR"
@@ -118,5 +151,5 @@ check "--max-size 1.5G --duration 1.5min: not stopped" sh -c "! grep -q '^atf re
 check "--max-size 1.5G: 1610612736 bytes in the manifest" grep -q '"max_bytes":1610612736' "$TMP/info"
 check "--duration 1.5min: 90 s in the manifest" grep -q '"max_duration_ns":90000000000' "$TMP/info"
 
-rm -rf "$TMP"/max_* "$TMP"/duration "$TMP"/big
+rm -rf "$TMP"/max_* "$TMP"/duration "$TMP"/big "$TMP"/switch_*
 finish

@@ -3,7 +3,8 @@
  * events before the cut, read back identical and verified, and ends with one gap of reason
  * "stopped" that counts every event after it; the files stay within max_bytes; the stop's
  * reason and stamp reach atf_session_stopped, the thread's stats and the manifest; the
- * disk guard is on by default and off with ATF_DISK_RESERVE_OFF. */
+ * disk guard is on by default and off with ATF_DISK_RESERVE_OFF. And events left out by
+ * choice (atf_producer_skipped). */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "tests/harness.h"
@@ -239,12 +240,63 @@ static void guard_run(uint64_t reserve, int on) {
 static void test_disk_guard_default(void) { guard_run(0, 1); }
 static void test_disk_guard_off(void) { guard_run(ATF_DISK_RESERVE_OFF, 0); }
 
+/* atf_producer_skipped: a gap of reason "skipped" before the next event, counted apart
+ * from lost events, and the depth restarting at 0. */
+static void test_skipped(void) {
+    atf_session_config c;
+    atf_session *s = NULL;
+    atf_producer *w = NULL;
+    atf_thread_stats st;
+    atf_thread_reader tr;
+    atf_session_reader r;
+    atf_index_event ev;
+    char session[1100], thread[1200];
+    uint64_t i;
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root, &c));
+    if (!s) return;
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "skipping", &w));
+    if (!w) return;
+    for (i = 0; i < 10; i++) CHECK_RESULT(ATF_OK, atf_producer_call(w, 7, 1000 + i));
+    CHECK_RESULT(ATF_E_ARG, atf_producer_skipped(w, 0, 2000));
+    CHECK_RESULT(ATF_OK, atf_producer_skipped(w, 5, 2000));
+    CHECK_EQ(0, w->depth);
+    CHECK_RESULT(ATF_OK, atf_producer_call(w, 8, 3000));
+    CHECK_RESULT(ATF_OK, atf_producer_return(w, 8, 3001));
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    CHECK_RESULT(ATF_OK, atf_session_thread_stats(s, 0, &st));
+    CHECK_EQ(5, st.events_skipped);
+    CHECK_EQ(0, st.events_dropped);
+    snprintf(session, sizeof session, "%s", atf_session_path(s));
+    snprintf(thread, sizeof thread, "%s/thread_0", session);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, thread, NULL));
+    if (harness__failures_in_test) return;
+    CHECK_EQ(12, tr.index.event_count);
+    CHECK_EQ(1, tr.gap_count);
+    if (tr.gap_count == 1) {
+        CHECK_EQ(10, tr.gaps[0].index_seq);
+        CHECK_EQ(5, tr.gaps[0].index_lost);
+        CHECK_EQ(ATF_GAP_SKIPPED, tr.gaps[0].reason);
+        CHECK_EQ(2000, tr.gaps[0].first_lost_ns);
+    }
+    CHECK_RESULT(ATF_OK, atf_index_reader_get(&tr.index, 10, &ev));
+    CHECK_EQ(0, ev.call_depth);
+    atf_thread_reader_close(&tr);
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, session, NULL));
+    if (harness__failures_in_test) return;
+    CHECK_EQ(5, r.threads[0].events_skipped);
+    atf_session_reader_close(&r);
+}
+
 static void test_reason_names(void) {
     CHECK(strcmp("max size", atf_stop_reason_str(ATF_STOP_MAX_SIZE)) == 0);
     CHECK(strcmp("duration", atf_stop_reason_str(ATF_STOP_DURATION)) == 0);
     CHECK(strcmp("disk reserve", atf_stop_reason_str(ATF_STOP_DISK_RESERVE)) == 0);
     CHECK(strcmp("", atf_stop_reason_str(ATF_STOP_NONE)) == 0);
     CHECK(strcmp("stopped", atf_gap_reason_str(ATF_GAP_STOPPED)) == 0);
+    CHECK(strcmp("skipped", atf_gap_reason_str(ATF_GAP_SKIPPED)) == 0);
     CHECK_EQ(ATF_STOP_DISK_RESERVE, atf__stop_reason_code("disk reserve"));
     CHECK_EQ(ATF_STOP_NONE, atf__stop_reason_code("full"));
 }
@@ -258,6 +310,7 @@ static const test_case tests[] = {
     { "disk_reserve", test_disk_reserve },
     { "disk_guard_default", test_disk_guard_default },
     { "disk_guard_off", test_disk_guard_off },
+    { "skipped", test_skipped },
     { "reason_names", test_reason_names },
 };
 

@@ -206,10 +206,10 @@ static void chrome_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
     p += pre->len;
     p = cli_put_time_us(p, c->src, ts);
     cli_commit(p);
-    cli_printf(",\"ph\":\"i\",\"s\":\"t\",\"name\":\"gap: %llu events lost\","
+    cli_printf(",\"ph\":\"i\",\"s\":\"t\",\"name\":\"gap: %llu events %s\","
                           "\"args\":{\"index_lost\":%llu,\"detail_lost\":%llu,\"reason\":\"%s\"}}",
-                  (cli_ull)g->index_lost, (cli_ull)g->index_lost, (cli_ull)g->detail_lost,
-                  atf_gap_reason_str(g->reason));
+                  (cli_ull)g->index_lost, walk_gap_verb(g), (cli_ull)g->index_lost,
+                  (cli_ull)g->detail_lost, atf_gap_reason_str(g->reason));
 }
 
 /* The recorder held thread ti during p: a slice of its own, nested where it happened,
@@ -546,8 +546,8 @@ static void perfetto_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
     char name[96];
     size_t n, tn;
     ts = cli_trace_time(pf->src, ts); /* on --clock's clock */
-    snprintf(name, sizeof name, "gap: %llu events lost (%s)", (cli_ull)g->index_lost,
-             atf_gap_reason_str(g->reason));
+    snprintf(name, sizeof name, "gap: %llu events %s (%s)", (cli_ull)g->index_lost,
+             walk_gap_verb(g), atf_gap_reason_str(g->reason));
     tn = pb_uint(te, PF_EVENT_TYPE, PF_TYPE_INSTANT);
     tn += pb_uint(te + tn, PF_EVENT_TRACK_UUID, pf->uuid + 1 + (uint64_t)ti);
     tn += pb_bytes(te + tn, PF_EVENT_NAME, name, strlen(name));

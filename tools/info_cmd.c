@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT */
 #include "core.h"
 #include "facts.h"
+#include "walk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -346,13 +347,14 @@ static void info_paused_text(const atf_session_reader *r) {
 /* The totals over a session's threads that opened. */
 typedef struct info_totals {
     uint64_t events, dropped, detail, gaps, lost;
+    uint64_t not_recorded;           /* of lost: left out by choice (walk_gap_by_choice) */
 } info_totals;
 
 /* The thread table's rows of r (calloc'd; NULL when out of memory) and the totals. */
 static cli_thread_row *info_rows(atf_session_reader *r, info_totals *tot) {
     cli_thread_row *rows = (cli_thread_row *)calloc(r->thread_count ? r->thread_count : 1,
                                                     sizeof *rows);
-    size_t i;
+    size_t i, g;
     memset(tot, 0, sizeof *tot);
     if (!rows) return NULL;
     atf_session_reader_check_order(r, NULL); /* the out_of_order column */
@@ -371,6 +373,8 @@ static cli_thread_row *info_rows(atf_session_reader *r, info_totals *tot) {
         cli_row_files(w, t);
         tot->gaps += t->reader.gap_count;
         tot->lost += t->reader.events_lost;
+        for (g = 0; g < t->reader.gap_count; g++)
+            if (walk_gap_by_choice(&t->reader.gaps[g])) tot->not_recorded += t->reader.gaps[g].index_lost;
         tot->events += t->reader.index.event_count;
         tot->detail += t->reader.has_detail ? t->reader.detail.event_count : 0;
     }
@@ -460,8 +464,13 @@ static void info_session_text(const char *dir, const atf_session_reader *r,
     cli_kv("threads", "%llu", (cli_ull)r->thread_count);
     cli_kv("events", "%llu", (cli_ull)tot->events);
     cli_kv("events_dropped", "%llu (manifest)", (cli_ull)tot->dropped);
-    cli_kv("gaps", "%llu (%llu events lost, from gaps.atf)", (cli_ull)tot->gaps,
-           (cli_ull)tot->lost);
+    if (tot->not_recorded)
+        cli_kv("gaps", "%llu (%llu events lost, %llu not recorded by choice, from gaps.atf)",
+               (cli_ull)tot->gaps, (cli_ull)(tot->lost - tot->not_recorded),
+               (cli_ull)tot->not_recorded);
+    else
+        cli_kv("gaps", "%llu (%llu events lost, from gaps.atf)", (cli_ull)tot->gaps,
+               (cli_ull)tot->lost);
     cli_kv("detail_records", "%llu", (cli_ull)tot->detail);
     info_bounds_text(r);
     info_paused_text(r);
@@ -574,10 +583,11 @@ static void info_session_json(const char *dir, const atf_session_reader *r,
         cli_printf(",\"time_start_ns\":%llu,\"time_end_ns\":%llu", (cli_ull)r->time_start_ns,
                    (cli_ull)r->time_end_ns);
     cli_printf(",\"events\":%llu,\"events_dropped\":%llu,\"gaps\":%llu,"
-               "\"events_lost\":%llu,\"detail_records\":%llu,\"symbols\":%llu,"
+               "\"events_lost\":%llu,\"events_not_recorded\":%llu,\"detail_records\":%llu,\"symbols\":%llu,"
                "\"symbols_by_location_only\":%llu",
                (cli_ull)tot->events, (cli_ull)tot->dropped,
-               (cli_ull)tot->gaps, (cli_ull)tot->lost, (cli_ull)tot->detail,
+               (cli_ull)tot->gaps, (cli_ull)(tot->lost - tot->not_recorded), (cli_ull)tot->not_recorded,
+               (cli_ull)tot->detail,
                (cli_ull)r->symbol_count, (cli_ull)info_unnamed(r));
     cli_printf(",\"max_bytes\":%llu,\"max_duration_ns\":%llu,\"disk_reserve_bytes\":%llu",
                (cli_ull)r->max_bytes, (cli_ull)r->max_duration_ns, (cli_ull)r->disk_reserve_bytes);

@@ -156,11 +156,11 @@ static int record_explain_untraced(const char *prog) {
 #define RECORD_PRELOAD_NAME "libatf_instrument.so"
 
 typedef struct record_options {
-    const char *output, *overflow, *preload, *filter, *notrace, *layout;
+    const char *output, *overflow, *preload, *filter, *notrace, *layout, *toggle_signal;
     uint64_t ring_events, depth;
     uint64_t max_size, duration, disk_reserve;
     int has_ring_events, has_depth, no_follow, has_max_size, has_duration, has_disk_reserve;
-    int force;
+    int force, start_off;
 } record_options;
 
 /* The index of the first "--" in argv, or argc when there is none. */
@@ -191,6 +191,21 @@ static int record_find_preload(const record_options *o, char *buf, size_t cap) {
 
 /* The tracer's environment, in the child before exec. The tracer library goes first in
  * LD_PRELOAD, ahead of what the caller preloads. */
+/* Whether --toggle-signal's value names a signal as the tracer reads it (a number, or a
+ * name with or without SIG); the tracer says so too, but only once the program runs. */
+static int record_signal_ok(const char *v) {
+    static const char *const names[] = { "USR1", "USR2", "HUP", "INT", "QUIT", "TERM",
+                                         "ALRM", "WINCH", "PROF", "VTALRM", "URG" };
+    char *end;
+    long n;
+    size_t i;
+    if (strncmp(v, "SIG", 3) == 0) v += 3;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(v, names[i]) == 0) return 1;
+    n = strtol(v, &end, 10);
+    return *v && !*end && n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP;
+}
+
 /* Sets `name` to the decimal number v. */
 static void record_setenv_u64(const char *name, uint64_t v) {
     char num[32];
@@ -222,6 +237,11 @@ static void record_set_env(const record_options *o, const char *preload, const c
     if (o->has_max_size) record_setenv_u64("ATF_TRACE_MAX_BYTES", o->max_size);
     if (o->has_duration) record_setenv_u64("ATF_TRACE_MAX_DURATION_NS", o->duration);
     if (o->has_disk_reserve) record_setenv_u64("ATF_TRACE_DISK_RESERVE", o->disk_reserve);
+    /* switching recording on and off */
+    unsetenv("ATF_TRACE_START_PAUSED");
+    unsetenv("ATF_TRACE_TOGGLE_SIGNAL");
+    if (o->start_off) setenv("ATF_TRACE_START_PAUSED", "1", 1);
+    if (o->toggle_signal) setenv("ATF_TRACE_TOGGLE_SIGNAL", o->toggle_signal, 1);
 }
 
 /* Runs argv[0] with the tracer; its exit status (128 + N for signal N), or one of the
@@ -242,6 +262,10 @@ static int record_run(const record_options *o, const char *preload, const char *
         fprintf(stderr, "atf record: %s: %s\n", argv[0], strerror(errno));
         _exit(errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_RUN);
     }
+    if (o->toggle_signal)
+        fprintf(cli_err(), "atf record: recording is %s; kill -%s %d switches it %s, and "
+                           "again back\n", o->start_off ? "paused" : "on", o->toggle_signal,
+                (int)pid, o->start_off ? "on" : "off");
     /* a ^C or ^\ is the program's to handle; record reports what it left */
     old_int = signal(SIGINT, SIG_IGN);
     old_quit = signal(SIGQUIT, SIG_IGN);
@@ -263,6 +287,7 @@ typedef struct record_totals {
     size_t incomplete;               /* processes whose counts cannot be trusted */
     uint64_t events, lost, first_ns, last_ns;
     uint64_t not_recorded;           /* events after a bound stopped recording */
+    uint64_t skipped;                /* events left out while recording was off */
     char stopped[16];                /* which bound stopped the first process it stopped */
     uint64_t stopped_at_ns;          /*   and from when */
     uint64_t paused_ns;              /* threads draining their own full rings */
@@ -289,6 +314,7 @@ static void record_add_process(record_totals *t, const atf_session_reader *r) {
         if (th->open_result == ATF_OK) t->events += th->reader.index.event_count;
         t->lost += th->events_dropped + th->events_lost_io;
         t->not_recorded += th->events_stopped;
+        t->skipped += th->events_skipped;
         t->paused_ns += th->paused_ns;
     }
     if (r->stopped[0] && (!t->stopped[0] || r->stopped_at_ns < t->stopped_at_ns)) {
@@ -393,6 +419,9 @@ static int record_summarize(const char *dir, int status, uint32_t layout, const 
                 t.stopped, cli_fmt_dur(dur, sizeof dur,
                                        t.stopped_at_ns > t.first_ns ? t.stopped_at_ns - t.first_ns : 0),
                 (cli_ull)t.not_recorded);
+    if (t.skipped)
+        fprintf(cli_err(), "atf record: %llu events left out while recording was off (each "
+                           "thread's gap of reason \"skipped\")\n", (cli_ull)t.skipped);
     if (t.paused_ns)
         fprintf(cli_err(), "atf record: threads paused %s in all writing their own full rings "
                            "(recorded in pauses.atf: the tools leave it out of the functions' "
@@ -430,6 +459,8 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
         { "--duration", &o.has_duration, CLI_OPT_TIME, &o.duration },
         { "--disk-reserve", &o.has_disk_reserve, CLI_OPT_SIZE, &o.disk_reserve },
         { "--force", &o.force, CLI_OPT_FLAG, NULL },
+        { "--start-paused", &o.start_off, CLI_OPT_FLAG, NULL },
+        { "--toggle-signal", NULL, CLI_OPT_STR, &o.toggle_signal },
     };
     memset(&o, 0, sizeof o);
     o.output = "traces";
@@ -444,6 +475,10 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     if ((rc = cli_parse_layout(cmd, o.layout, &layout)) != CLI_CONTINUE) return rc;
     if (o.has_ring_events && o.ring_events == 0)
         return cli_usage_error(cmd, "--ring-events must be at least 1");
+    if (o.start_off && !o.toggle_signal) o.toggle_signal = "USR1";
+    if (o.toggle_signal && !record_signal_ok(o.toggle_signal))
+        return cli_usage_error(cmd, "--toggle-signal: '%s' is no signal a program can be "
+                                    "sent (USR1, USR2, HUP, ... or a number)", o.toggle_signal);
     if ((o.has_max_size && o.max_size == 0) || (o.has_duration && o.duration == 0))
         return cli_usage_error(cmd, "%s must be more than 0", o.has_duration && o.duration == 0
                                                                  ? "--duration" : "--max-size");

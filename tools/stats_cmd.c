@@ -152,8 +152,8 @@ static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace
                          "is paired across a gap)\n",
                       (cli_ull)gaps, (cli_ull)gap_threads, gap_threads == 1 ? "" : "s", (cli_ull)lost);
     if (not_recorded)
-        cli_printf("\nstopped: a bound of the recording stopped it (atf info says which): "
-                   "%llu events after it not recorded\n", (cli_ull)not_recorded);
+        cli_printf("\nnot recorded: %llu events, by choice (recording was off, or a bound "
+                   "stopped it: atf info says which)\n", (cli_ull)not_recorded);
     if (pauses)
         cli_printf("\npaused: %s in %llu thread%s (%llu full ring%s drained by the thread "
                    "itself, --overflow block): left out of the times of the functions they "

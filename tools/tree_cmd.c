@@ -105,13 +105,13 @@ static void tree_unmatched(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size
     tree_line(t, ts, 0, 0, depth, "! return from ", fid, " with no matching call (ignored)");
 }
 
-/* "~ gap: N events lost (dropped)" at the outermost depth, once its frames are closed. */
+/* "~ gap: N events lost (dropped)" ("not recorded (skipped)") at the outermost depth, once its frames are closed. */
 static void tree_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
     tree_state *t = (tree_state *)ctx;
     (void)ti;
     tree_flush_pending(t);
     tree_columns(t, ts, 0, 0);
-    cli_printf("~ gap: %llu events lost (%s)\n", (cli_ull)g->index_lost,
+    cli_printf("~ gap: %llu events %s (%s)\n", (cli_ull)g->index_lost, walk_gap_verb(g),
                atf_gap_reason_str(g->reason));
 }
 
@@ -165,8 +165,8 @@ static void tree_thread_footer(const walk_thread *wt) {
         cli_printf("(%llu gap%s met, %llu frames cut by a gap or the stop)\n", (cli_ull)wt->gaps,
                    wt->gaps == 1 ? "" : "s", (cli_ull)wt->cut_by_gap);
     if (wt->not_recorded)
-        cli_printf("(recording stopped by a bound: %llu events after it not recorded)\n",
-                   (cli_ull)wt->not_recorded);
+        cli_printf("(%llu events not recorded, by choice: recording was off, or a bound "
+                   "stopped it)\n", (cli_ull)wt->not_recorded);
 }
 
 /* Every selected thread's tree, one after the other. */

@@ -252,6 +252,12 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
     }
 }
 
+int walk_gap_by_choice(const atf_gap *g) {
+    return g->reason == ATF_GAP_STOPPED || g->reason == ATF_GAP_SKIPPED;
+}
+
+const char *walk_gap_verb(const atf_gap *g) { return walk_gap_by_choice(g) ? "not recorded" : "lost"; }
+
 /* Thread ti lost events here (g), before an event at next_ts (UINT64_MAX: at the end):
  * closes its open frames at its last event before the gap, forgets the calls skipped for
  * depth, then reports the gap at its first lost stamp, kept between the two events (the
@@ -259,7 +265,7 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
 static void walk_gap(walk_ctx *w, size_t ti, const atf_gap *g, uint64_t next_ts) {
     walk_thread *t = &w->threads[ti];
     uint64_t at = g->first_lost_ns;
-    if (g->reason == ATF_GAP_STOPPED) {
+    if (walk_gap_by_choice(g)) {
         t->not_recorded += g->index_lost;
     } else {
         t->gaps++;

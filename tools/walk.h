@@ -100,8 +100,9 @@ typedef struct walk_thread {
     uint64_t too_deep;           /* calls skipped for depth */
     uint64_t gaps;               /* gaps met (where the recorder lost events) */
     uint64_t lost;               /* index events lost in them */
-    uint64_t not_recorded;       /* events after a bound stopped recording (a gap of
-                                    reason "stopped": not counted in gaps and lost) */
+    uint64_t not_recorded;       /* events left out by choice (gaps of reason "stopped":
+                                    after a bound; "skipped": recording off), not counted
+                                    in gaps and lost */
     uint64_t cut_by_gap;         /* frames closed at the last event before a gap */
     uint64_t pauses, paused_ns;  /* the recorder's pauses met, and their time */
     size_t pause_next;           /* the first pause of the thread not met yet */
@@ -144,5 +145,11 @@ uint64_t walk_frame_self_ns(const walk_frame *f, uint64_t end_ns);
 /* A depth a callback of thread ti was given, counted from the root of the --function
  * subtree it is in (0 for the root); the depth itself without --function. */
 size_t walk_depth_in_subtree(const walk_ctx *w, size_t ti, size_t depth);
+
+/* Whether the events of gap g were left out by choice (a bound stopped recording, or it
+ * was off: reasons "stopped", "skipped"), not lost; and the word for them: "not recorded"
+ * or "lost". */
+int walk_gap_by_choice(const atf_gap *g);
+const char *walk_gap_verb(const atf_gap *g);
 
 #endif /* ATF_TOOLS_WALK_H */

@@ -224,6 +224,10 @@ typedef struct inst_thread {
     size_t stack_size;           /*   stack_size), 0 when unknown (no longjmp repair) */
     int switched;                /* it switches stacks: no longjmp repair
                                     (inst_unwind_enter) */
+    unsigned seen_switch;        /* the inst_switch value it acted on last */
+    int off;                     /* it records nothing now (recording switched off) */
+    uint64_t skipped;            /*   the events it left out since, and the tick stamp */
+    uint64_t skip_first;         /*   of the first of them */
     inst_entry cache[INST_CACHE];  /* by function, for the exit hook */
     inst_entry sites[INST_CACHE];  /* by call site, for the entry hook */
     inst_frame shadow[INST_SHADOW + 1]; /* [k]: the open call at depth k (see above) */
@@ -284,6 +288,10 @@ static int inst_barrier;                        /* membarrier command to use, 0 
 static long inst_max_depth = LONG_MAX;          /* ATF_TRACE_DEPTH */
 static int inst_filtering;                      /* ATF_TRACE_FILTER or _NOTRACE given */
 static inst_thread inst_dead;                   /* for threads that exited: never traced */
+/* Recording on or off (ATF_TRACE_START_PAUSED, the toggle signal): a counter bumped at each
+ * switch, odd while off. A thread compares it with the value it acted on last, one load
+ * per event it would record; only a change takes the slow path (inst_switch_to). */
+static unsigned inst_switch;
 
 static INST_TLS inst_thread *inst_tls;
 static INST_TLS int inst_tls_guard;             /* in the attach path (no record yet) */
@@ -805,6 +813,9 @@ COLD NOI static inst_thread *inst_attach(void) {
             t->max_depth = inst_max_depth;
             t->shadow[0].pos = UINTPTR_MAX;
             t->switched = 0;
+            t->seen_switch = 0;
+            t->off = 0;
+            t->skipped = 0;
         }
     }
     pthread_mutex_unlock(&inst_lock);
@@ -831,10 +842,19 @@ COLD NOI static inst_thread *inst_attach(void) {
 
 /* pthread key destructor: the thread is exiting. Its writer is closed (the drain
  * finalizes its files) and its record goes back to the free list. */
+/* At the end of a thread that left events out and was not switched on again since: they
+ * are marked as a gap at its end (the queue full: left unmarked). */
+NOI static void inst_mark_skipped(inst_thread *t, atf_producer *w) {
+    if (t->off && t->skipped && atf_producer_skipped(w, t->skipped, t->skip_first) == ATF_OK)
+        t->skipped = 0;
+}
+
 NOI static void inst_thread_exit(void *p) {
     inst_thread *t = (inst_thread *)p;
+    atf_producer *w;
     inst_busy_set(t);
-    if (inst_writer(t)) {
+    if ((w = inst_writer(t)) != NULL) {
+        inst_mark_skipped(t, w);
         inst_name_thread();
         atf_session_detach(inst_session);
     }
@@ -866,7 +886,7 @@ NOI static long inst_close_frames(inst_thread *t, atf_producer *w, long top, lon
         if (w->depth > below) w->depth = below;
     }
     for (k = top; k >= m; k--)
-        if (k <= t->max_depth) atf_producer_exception(w, t->shadow[k].id, ts);
+        if (k <= t->max_depth && !t->off) atf_producer_exception(w, t->shadow[k].id, ts);
     t->depth = m - 1;
     return m - 1;
 }
@@ -946,6 +966,43 @@ COLD NOI static long inst_unwind_exit(inst_thread *t, atf_producer *w, uint64_t 
     return j;
 }
 
+/* Recording was switched on or off since this thread last looked (sw: inst_switch now),
+ * or it is off: 1 when the event about to be pushed is to be recorded, else 0 (it is
+ * counted as left out). Switched on again after leaving events out, the thread marks
+ * them as a gap (atf_producer_skipped: readers close the frames open there) and pushes
+ * the calls of its `open` frames again, stamped now, so that their returns pair. */
+COLD NOI static int inst_switch_to(inst_thread *t, atf_producer *w, unsigned sw, long open) {
+    if (!(sw & 1u)) {
+        if (t->off && t->skipped) {
+            long j, n = open < INST_SHADOW ? open : INST_SHADOW;
+            uint64_t ts;
+            if (atf_producer_skipped(w, t->skipped, t->skip_first) != ATF_OK) {
+                t->skipped++; /* the gap queue is full: still off for this thread */
+                return 0;
+            }
+            t->skipped = 0;
+            if (n > t->max_depth) n = t->max_depth;
+            ts = atf_ticks();
+            for (j = 1; j <= n; j++) atf_producer_call(w, t->shadow[j].id, ts);
+        }
+        t->off = 0;
+        t->seen_switch = sw;
+        return 1;
+    }
+    t->off = 1;
+    t->seen_switch = sw;
+    if (!t->skipped) t->skip_first = atf_ticks();
+    t->skipped++;
+    return 0;
+}
+
+/* Whether the event about to be pushed is recorded (see inst_switch_to). */
+static inline int inst_recording(inst_thread *t, atf_producer *w, long open) {
+    unsigned sw = __atomic_load_n(&inst_switch, __ATOMIC_RELAXED);
+    if (LIKELY(sw == t->seen_switch && !t->off)) return 1;
+    return inst_switch_to(t, w, sw, open);
+}
+
 /* Per event: the thread's record (one TLS load), the busy flag, the writer pointer (NULL
  * also once the session is closing, so no global state is read), the id from a
  * per-thread cache (with its INST_ID_SKIP flag: filtered out; the entry hook's by call
@@ -980,7 +1037,8 @@ void __cyg_profile_func_enter(void *fn, void *site) {
                 t->shadow[d].id = id;
                 t->shadow[d].site = ret;
             }
-            if (LIKELY(d <= t->max_depth)) atf_producer_call(w, id, atf_ticks());
+            if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d - 1))
+                atf_producer_call(w, id, atf_ticks());
         }
     }
     inst_busy_clear(t);
@@ -1005,7 +1063,7 @@ void __cyg_profile_func_exit(void *fn, void *site) {
             if (LIKELY((unsigned long)(d - 1) < INST_SHADOW) && UNLIKELY(t->shadow[d].id != id))
                 d = inst_unwind_exit(t, w, id, ts);
             t->depth = d - 1;
-            if (LIKELY(d <= t->max_depth)) atf_producer_return(w, id, ts);
+            if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d)) atf_producer_return(w, id, ts);
         }
     }
     inst_busy_clear(t);
@@ -1388,6 +1446,109 @@ NOI static void inst_bounds(atf_session_config *cfg) {
     cfg->disk_reserve = reserve == 0 ? ATF_DISK_RESERVE_OFF : reserve == UINT64_MAX ? 0 : reserve;
 }
 
+/* ---- switching recording on and off --------------------------------------------- */
+typedef void (*inst_handler)(int);
+typedef int (*inst_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef inst_handler (*inst_signal_fn)(int, inst_handler);
+
+/* The C library's sigaction and signal, which the program's calls reach through ours. */
+NOI static int inst_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+    static inst_sigaction_fn real;
+    if (!real) {
+        union { void *p; inst_sigaction_fn f; } u;
+        u.p = dlsym(RTLD_NEXT, "sigaction");
+        real = u.f;
+    }
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return real(sig, act, old);
+}
+
+NOI static inst_handler inst_real_signal(int sig, inst_handler handler) {
+    static inst_signal_fn real;
+    if (!real) {
+        union { void *p; inst_signal_fn f; } u;
+        u.p = dlsym(RTLD_NEXT, "signal");
+        real = u.f;
+    }
+    if (!real) {
+        errno = ENOSYS;
+        return SIG_ERR;
+    }
+    return real(sig, handler);
+}
+
+static int inst_toggle_sig;                     /* ATF_TRACE_TOGGLE_SIGNAL, 0 = none */
+static int inst_toggle_taken;                   /* the program set its own handler for it */
+
+static void inst_on_toggle(int sig) {
+    (void)sig;
+    __atomic_add_fetch(&inst_switch, 1u, __ATOMIC_RELAXED);
+}
+
+/* A signal by number, or by name with or without "SIG" ("USR1", "SIGUSR1"); 0 when
+ * none. */
+NOI static int inst_signal_number(const char *v) {
+    static const struct { const char *name; int sig; } names[] = {
+        { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP }, { "INT", SIGINT },
+        { "QUIT", SIGQUIT }, { "TERM", SIGTERM }, { "ALRM", SIGALRM }, { "WINCH", SIGWINCH },
+        { "PROF", SIGPROF }, { "VTALRM", SIGVTALRM }, { "URG", SIGURG },
+    };
+    char *end;
+    long n;
+    size_t i;
+    if (strncmp(v, "SIG", 3) == 0) v += 3;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(v, names[i].name) == 0) return names[i].sig;
+    n = strtol(v, &end, 10);
+    return *v && !*end && n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP ? (int)n : 0;
+}
+
+/* ATF_TRACE_START_PAUSED=1: recording starts switched off. ATF_TRACE_TOGGLE_SIGNAL: the
+ * signal that switches it (a handler installed now; a program that sets its own later is
+ * told, and wins). */
+NOI static void inst_switch_setup(void) {
+    const char *off = getenv("ATF_TRACE_START_PAUSED"), *sig = getenv("ATF_TRACE_TOGGLE_SIGNAL");
+    struct sigaction sa;
+    if (off && strcmp(off, "1") == 0) inst_switch = 1;
+    if (!sig || !sig[0]) return;
+    if (!(inst_toggle_sig = inst_signal_number(sig))) {
+        fprintf(stderr, "atf_instrument: ATF_TRACE_TOGGLE_SIGNAL=%s is no signal; recording "
+                        "cannot be switched\n", sig);
+        return;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = inst_on_toggle;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (inst_real_sigaction(inst_toggle_sig, &sa, NULL) != 0) inst_toggle_sig = 0;
+}
+
+/* The program sets a handler for signal `sig`: when it is the toggle signal, says once
+ * that recording can no longer be switched with it. */
+NOI static void inst_signal_taken(int sig) {
+    if (!inst_toggle_sig || sig != inst_toggle_sig || inst_toggle_taken) return;
+    inst_toggle_taken = 1;
+    fprintf(stderr, "atf_instrument: the program sets its own handler for signal %d, which "
+                    "switched recording: it no longer does (atf record --toggle-signal "
+                    "chooses another)\n", sig);
+}
+
+INST_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) NOI;
+INST_EXPORT inst_handler signal(int sig, inst_handler handler) NOI;
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+    if (act && sig == inst_toggle_sig) inst_signal_taken(sig);
+    return inst_real_sigaction(sig, act, old);
+}
+
+inst_handler signal(int sig, inst_handler handler) {
+    if (sig == inst_toggle_sig) inst_signal_taken(sig);
+    return inst_real_signal(sig, handler);
+}
+
 /* Event totals over every thread of the session: drains what the rings still hold (no
  * hook runs any more) so that the files' counters are final, then sums them. */
 typedef struct inst_totals { uint64_t written, lost, stopped, gaps; } inst_totals;
@@ -1599,6 +1760,7 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
     }
     inst_fns->bits = 12;
     inst_filters_setup();
+    inst_switch_setup();
     inst_rescan(); /* module 0: the executable */
     if (pthread_key_create(&inst_key, inst_thread_exit) != 0 ||
         pthread_atfork(NULL, NULL, inst_atfork_child) != 0) {
@@ -1611,7 +1773,8 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
 /* Finalizes the session: at exit (a destructor) and at _exit/_Exit (below). Only in the
  * process that opened it: a vfork() child shares the parent's memory, state included. */
 __attribute__((destructor(101))) NOI static void inst_stop(void) {
-    inst_thread *head, *t;
+    inst_thread *head, *t, *self = inst_tls;
+    atf_producer *own = NULL;
     const char *quiet = getenv("ATF_TRACE_QUIET");
     char dir[1024];
     size_t functions;
@@ -1629,6 +1792,7 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
     }
     inst_set_state(INST_STOPPING);
     head = inst_threads;
+    if (self && self != &inst_dead) own = self->w;
     for (t = head; t; t = t->next_all) __atomic_store_n(&t->w, NULL, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&inst_lock);
     snprintf(dir, sizeof dir, "%s", atf_session_path(inst_session));
@@ -1638,6 +1802,7 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
         return;
     }
     inst_name_thread(); /* the exiting thread (main, mostly): its name as it is now */
+    if (own) inst_mark_skipped(self, own);
     inst_wall_anchor();
     inst_sum_stats(&tot);
     functions = inst_resolve();
