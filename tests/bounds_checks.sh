@@ -135,6 +135,19 @@ check "a program's own handler: the program's output" cmp "$OUT" "$TMP/switch.pl
 check "a program's own handler: said on stderr" \
     grep -q '^atf_instrument: the program sets its own handler for signal [0-9]*, which switched recording' "$ERR"
 expect 2 "--toggle-signal NOPE: refused" "$ATF" record --toggle-signal NOPE -- "$SWITCH"
+# triggers: on at each entry of during(), off after each of its returns; "own" keeps the
+# program's signals harmless (no toggle signal here)
+label="--trigger-on during --trigger-off during"
+expect 0 "$label" "$ATF" record --trigger-on 'dur*' --trigger-off during --output "$TMP/switch_trigger" \
+    -- "$SWITCH" USR1 own
+check "$label: the program's output" cmp "$OUT" "$TMP/switch.plain"
+p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+expect 0 "$label: verify" "$ATF" verify "$p"
+"$ATF" stats --json "$p" >"$TMP/stats" 2>/dev/null
+check "$label: during() called 50 times" grep -q '"name":"during","calls":50,' "$TMP/stats"
+check "$label: main, opened again" grep -q '"name":"main","calls":1,' "$TMP/stats"
+check "$label: nothing of before() or after()" sh -c "! grep -q '\"name\":\"\(before\|after\)\"' '$TMP/stats'"
+check "$label: 262 not recorded" grep -q '"events_lost":0,"events_not_recorded":262,' "$TMP/stats"
 
 # ---- sizes and times ------------------------------------------------------------------------
 expect 2 "--max-size 32min: refused" "$ATF" record --max-size 32min -- "$BUSY"

@@ -157,6 +157,7 @@ static int record_explain_untraced(const char *prog) {
 
 typedef struct record_options {
     const char *output, *overflow, *preload, *filter, *notrace, *layout, *toggle_signal;
+    const char *trigger_on, *trigger_off;
     uint64_t ring_events, depth;
     uint64_t max_size, duration, disk_reserve;
     int has_ring_events, has_depth, no_follow, has_max_size, has_duration, has_disk_reserve;
@@ -240,6 +241,10 @@ static void record_set_env(const record_options *o, const char *preload, const c
     /* switching recording on and off */
     unsetenv("ATF_TRACE_START_PAUSED");
     unsetenv("ATF_TRACE_TOGGLE_SIGNAL");
+    unsetenv("ATF_TRACE_TRIGGER_ON");
+    unsetenv("ATF_TRACE_TRIGGER_OFF");
+    if (o->trigger_on) setenv("ATF_TRACE_TRIGGER_ON", o->trigger_on, 1);
+    if (o->trigger_off) setenv("ATF_TRACE_TRIGGER_OFF", o->trigger_off, 1);
     if (o->start_off) setenv("ATF_TRACE_START_PAUSED", "1", 1);
     if (o->toggle_signal) setenv("ATF_TRACE_TOGGLE_SIGNAL", o->toggle_signal, 1);
 }
@@ -461,6 +466,8 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
         { "--force", &o.force, CLI_OPT_FLAG, NULL },
         { "--start-paused", &o.start_off, CLI_OPT_FLAG, NULL },
         { "--toggle-signal", NULL, CLI_OPT_STR, &o.toggle_signal },
+        { "--trigger-on", NULL, CLI_OPT_STR, &o.trigger_on },
+        { "--trigger-off", NULL, CLI_OPT_STR, &o.trigger_off },
     };
     memset(&o, 0, sizeof o);
     o.output = "traces";

@@ -105,7 +105,8 @@ static void tree_unmatched(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size
     tree_line(t, ts, 0, 0, depth, "! return from ", fid, " with no matching call (ignored)");
 }
 
-/* "~ gap: N events lost (dropped)" ("not recorded (skipped)") at the outermost depth, once its frames are closed. */
+/* "~ gap: N events lost (dropped)", or "not recorded (skipped)", at the outermost depth,
+ * once its frames are closed. */
 static void tree_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
     tree_state *t = (tree_state *)ctx;
     (void)ti;

@@ -166,6 +166,10 @@ enum { INST_IDLE = 0, INST_RUNNING = 1, INST_STOPPING = 2, INST_OFF = 3, INST_PE
                                              far below 2^31) */
 #define INST_ID_UNRESOLVED 0xFFFFFFFF00000000ull /* only when memory ran out: has the skip
                                                     flag, so such calls are not recorded */
+#define INST_ID_TRIGGER_ON (1ull << 62)   /* recorded: its entry switches recording on */
+#define INST_ID_TRIGGER_OFF (1ull << 61)  /*   its return switches recording off */
+#define INST_ID_TRIGGERS (INST_ID_TRIGGER_ON | INST_ID_TRIGGER_OFF)
+#define INST_EVENT_ID(id) ((id) & ~INST_ID_TRIGGERS) /* the id its events carry */
 
 /* An entry of the id tables. By function (the exit hook's): key = the function's
  * address. By call site (the entry hook's): key = the return address of that call of the
@@ -523,7 +527,7 @@ NOI static int inst_fns_add(uintptr_t a, uint64_t id) {
     return inst_table_add(&inst_fns, &e);
 }
 
-NOI static int inst_filter_wants(size_t mi, uintptr_t a);
+NOI static uint64_t inst_filter_flags(size_t mi, uintptr_t a);
 
 /* Under inst_lock: module mi, when the session has not heard of it yet. */
 NOI static void inst_news_module(size_t mi, inst_news *n) {
@@ -572,7 +576,7 @@ NOI static void inst_announce_module(size_t mi) {
  * this slow path only). *news receives what the session is to learn of it. */
 COLD NOI static uint64_t inst_assign(uintptr_t a, inst_news *news) {
     inst_entry found;
-    uint64_t id = INST_ID_UNRESOLVED;
+    uint64_t id = INST_ID_UNRESOLVED, flags;
     int scanned = 0;
     pthread_mutex_lock(&inst_lock);
     for (;;) {
@@ -592,7 +596,8 @@ COLD NOI static uint64_t inst_assign(uintptr_t a, inst_news *news) {
         }
         if (mi == (size_t)-1) mi = inst_unknown_module();
         if (mi == (size_t)-1) break;
-        if (inst_filtering && !inst_filter_wants(mi, a)) {
+        flags = inst_filtering ? inst_filter_flags(mi, a) : 0;
+        if (flags & INST_ID_SKIP) {
             id = INST_ID_SKIP;
             inst_fns_add(a, id);
             break;
@@ -607,8 +612,9 @@ COLD NOI static uint64_t inst_assign(uintptr_t a, inst_news *news) {
         }
         id = ((uint64_t)mi << 32) | (uint64_t)m->count;
         m->fns[m->count++] = a;
-        inst_fns_add(a, id); /* on failure the next lookup assigns again: harmless */
+        inst_fns_add(a, id | flags); /* on failure the next lookup assigns again: harmless */
         inst_news_take(mi, a, id, news);
+        id |= flags;
         break;
     }
     pthread_mutex_unlock(&inst_lock);
@@ -886,7 +892,8 @@ NOI static long inst_close_frames(inst_thread *t, atf_producer *w, long top, lon
         if (w->depth > below) w->depth = below;
     }
     for (k = top; k >= m; k--)
-        if (k <= t->max_depth && !t->off) atf_producer_exception(w, t->shadow[k].id, ts);
+        if (k <= t->max_depth && !t->off)
+            atf_producer_exception(w, INST_EVENT_ID(t->shadow[k].id), ts);
     t->depth = m - 1;
     return m - 1;
 }
@@ -983,7 +990,7 @@ COLD NOI static int inst_switch_to(inst_thread *t, atf_producer *w, unsigned sw,
             t->skipped = 0;
             if (n > t->max_depth) n = t->max_depth;
             ts = atf_ticks();
-            for (j = 1; j <= n; j++) atf_producer_call(w, t->shadow[j].id, ts);
+            for (j = 1; j <= n; j++) atf_producer_call(w, INST_EVENT_ID(t->shadow[j].id), ts);
         }
         t->off = 0;
         t->seen_switch = sw;
@@ -994,6 +1001,16 @@ COLD NOI static int inst_switch_to(inst_thread *t, atf_producer *w, unsigned sw,
     if (!t->skipped) t->skip_first = atf_ticks();
     t->skipped++;
     return 0;
+}
+
+/* Switches recording of the whole process on (1) or off (0) unless it is so already
+ * (--trigger-on, --trigger-off). */
+COLD NOI static void inst_switch_set(int on) {
+    unsigned sw = __atomic_load_n(&inst_switch, __ATOMIC_RELAXED);
+    while ((sw & 1u) == (unsigned)on) /* odd: off */
+        if (__atomic_compare_exchange_n(&inst_switch, &sw, sw + 1u, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            break;
 }
 
 /* Whether the event about to be pushed is recorded (see inst_switch_to). */
@@ -1037,8 +1054,9 @@ void __cyg_profile_func_enter(void *fn, void *site) {
                 t->shadow[d].id = id;
                 t->shadow[d].site = ret;
             }
+            if (UNLIKELY(id & INST_ID_TRIGGER_ON)) inst_switch_set(1);
             if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d - 1))
-                atf_producer_call(w, id, atf_ticks());
+                atf_producer_call(w, INST_EVENT_ID(id), atf_ticks());
         }
     }
     inst_busy_clear(t);
@@ -1063,7 +1081,9 @@ void __cyg_profile_func_exit(void *fn, void *site) {
             if (LIKELY((unsigned long)(d - 1) < INST_SHADOW) && UNLIKELY(t->shadow[d].id != id))
                 d = inst_unwind_exit(t, w, id, ts);
             t->depth = d - 1;
-            if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d)) atf_producer_return(w, id, ts);
+            if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d))
+                atf_producer_return(w, INST_EVENT_ID(id), ts);
+            if (UNLIKELY(id & INST_ID_TRIGGER_OFF)) inst_switch_set(0);
         }
     }
     inst_busy_clear(t);
@@ -1272,7 +1292,7 @@ NOI static size_t inst_resolve(void) {
  * until exit. */
 typedef struct inst_globs { char *text; char **pat; size_t n; } inst_globs;
 
-static inst_globs inst_only, inst_never;
+static inst_globs inst_only, inst_never, inst_trigger_on, inst_trigger_off;
 static inst_elf *inst_filter_elf;               /* by module id; map NULL = not read yet */
 static size_t inst_filter_elf_cap;
 
@@ -1312,15 +1332,20 @@ NOI static const inst_elf *inst_filter_symbols(size_t mi) {
     return &inst_filter_elf[mi];
 }
 
-/* Whether the function at a (module mi) is recorded. Under inst_lock. */
-NOI static int inst_filter_wants(size_t mi, uintptr_t a) {
+/* What the filters and triggers make of the function at a (module mi): INST_ID_SKIP when
+ * it is not recorded, else its INST_ID_TRIGGER_* flags. Under inst_lock. */
+NOI static uint64_t inst_filter_flags(size_t mi, uintptr_t a) {
     static const inst_elf none;
     const inst_elf *elf = inst_filter_symbols(mi);
     char buf[512];
     const char *name = inst_name_of(elf ? elf : &none, &inst_modules[mi], a, 0, buf,
                                     sizeof buf);
-    if (inst_only.n && !inst_globs_match(&inst_only, name)) return 0;
-    return !inst_globs_match(&inst_never, name);
+    uint64_t flags = 0;
+    if ((inst_only.n && !inst_globs_match(&inst_only, name)) || inst_globs_match(&inst_never, name))
+        return INST_ID_SKIP;
+    if (inst_globs_match(&inst_trigger_on, name)) flags |= INST_ID_TRIGGER_ON;
+    if (inst_globs_match(&inst_trigger_off, name)) flags |= INST_ID_TRIGGER_OFF;
+    return flags;
 }
 
 /* Reads ATF_TRACE_FILTER, ATF_TRACE_NOTRACE and ATF_TRACE_DEPTH (a positive number;
@@ -1329,7 +1354,10 @@ NOI static void inst_filters_setup(void) {
     const char *d = getenv("ATF_TRACE_DEPTH");
     inst_globs_parse(&inst_only, getenv("ATF_TRACE_FILTER"));
     inst_globs_parse(&inst_never, getenv("ATF_TRACE_NOTRACE"));
-    inst_filtering = inst_only.n > 0 || inst_never.n > 0;
+    inst_globs_parse(&inst_trigger_on, getenv("ATF_TRACE_TRIGGER_ON"));
+    inst_globs_parse(&inst_trigger_off, getenv("ATF_TRACE_TRIGGER_OFF"));
+    inst_filtering = inst_only.n > 0 || inst_never.n > 0 || inst_trigger_on.n > 0 ||
+                     inst_trigger_off.n > 0;
     if (d && d[0]) {
         char *end;
         long v = strtol(d, &end, 10);
@@ -1512,7 +1540,8 @@ NOI static int inst_signal_number(const char *v) {
 NOI static void inst_switch_setup(void) {
     const char *off = getenv("ATF_TRACE_START_PAUSED"), *sig = getenv("ATF_TRACE_TOGGLE_SIGNAL");
     struct sigaction sa;
-    if (off && strcmp(off, "1") == 0) inst_switch = 1;
+    /* a trigger that switches recording on: off until it does */
+    if ((off && strcmp(off, "1") == 0) || inst_trigger_on.n) inst_switch = 1;
     if (!sig || !sig[0]) return;
     if (!(inst_toggle_sig = inst_signal_number(sig))) {
         fprintf(stderr, "atf_instrument: ATF_TRACE_TOGGLE_SIGNAL=%s is no signal; recording "
