@@ -135,6 +135,26 @@ check "a program's own handler: the program's output" cmp "$OUT" "$TMP/switch.pl
 check "a program's own handler: said on stderr" \
     grep -q '^atf_instrument: the program sets its own handler for signal [0-9]*, which switched recording' "$ERR"
 expect 2 "--toggle-signal NOPE: refused" "$ATF" record --toggle-signal NOPE -- "$SWITCH"
+# the toggle signal sent to atf record goes on to the program: busy runs paused until
+# record's own pid gets SIGUSR1 (sent once the program's session exists)
+"$ATF" record --start-paused --output "$TMP/forward" -- "$BUSY" 2 1500 >"$OUT" 2>"$ERR" &
+rpid=$!
+tries=0
+while [ $tries -lt 100 ] && [ -z "$(ls -d "$TMP/forward"/session_*/pid_* 2>/dev/null)" ]; do
+    sleep 0.05
+    tries=$((tries + 1))
+done
+kill -USR1 $rpid
+wait $rpid
+status=$?
+if [ $status -eq 0 ]; then pass; else fail "the toggle signal sent to record: exit status $status"; show; fi
+check "the toggle signal sent to record: the program's output" cmp "$OUT" "$TMP/busy1500.plain"
+p=$(ls -d "$TMP/forward"/session_*/pid_* 2>/dev/null | head -n 1)
+"$ATF" info --json "$p" >"$TMP/info" 2>/dev/null
+n=$(json_num events "$TMP/info")
+if [ -n "$n" ] && [ "$n" -gt 0 ]; then pass; else fail "the toggle signal sent to record: no events recorded"; fi
+n=$(json_num events_not_recorded "$TMP/info")
+if [ -n "$n" ] && [ "$n" -gt 0 ]; then pass; else fail "the toggle signal sent to record: nothing counted as skipped"; fi
 # triggers: on at each entry of during(), off after each of its returns; "own" keeps the
 # program's signals harmless (no toggle signal here)
 label="--trigger-on during --trigger-off during"
@@ -164,5 +184,5 @@ check "--max-size 1.5G --duration 1.5min: not stopped" sh -c "! grep -q '^atf re
 check "--max-size 1.5G: 1610612736 bytes in the manifest" grep -q '"max_bytes":1610612736' "$TMP/info"
 check "--duration 1.5min: 90 s in the manifest" grep -q '"max_duration_ns":90000000000' "$TMP/info"
 
-rm -rf "$TMP"/max_* "$TMP"/duration "$TMP"/big "$TMP"/switch_*
+rm -rf "$TMP"/max_* "$TMP"/duration "$TMP"/big "$TMP"/switch_* "$TMP"/forward
 finish

@@ -192,19 +192,28 @@ static int record_find_preload(const record_options *o, char *buf, size_t cap) {
 
 /* The tracer's environment, in the child before exec. The tracer library goes first in
  * LD_PRELOAD, ahead of what the caller preloads. */
-/* Whether --toggle-signal's value names a signal as the tracer reads it (a number, or a
- * name with or without SIG); the tracer says so too, but only once the program runs. */
-static int record_signal_ok(const char *v) {
-    static const char *const names[] = { "USR1", "USR2", "HUP", "INT", "QUIT", "TERM",
-                                         "ALRM", "WINCH", "PROF", "VTALRM", "URG" };
+/* The signal --toggle-signal names as the tracer reads it (a number, or a name with or
+ * without SIG: the same names as its inst_signal_number), 0 when none. */
+static int record_signal_number(const char *v) {
+    static const struct { const char *name; int sig; } names[] = {
+        { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP }, { "INT", SIGINT },
+        { "QUIT", SIGQUIT }, { "TERM", SIGTERM }, { "ALRM", SIGALRM }, { "WINCH", SIGWINCH },
+        { "PROF", SIGPROF }, { "VTALRM", SIGVTALRM }, { "URG", SIGURG },
+    };
     char *end;
     long n;
     size_t i;
     if (strncmp(v, "SIG", 3) == 0) v += 3;
     for (i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(v, names[i]) == 0) return 1;
+        if (strcmp(v, names[i].name) == 0) return names[i].sig;
     n = strtol(v, &end, 10);
-    return *v && !*end && n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP;
+    return *v && !*end && n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP ? (int)n : 0;
+}
+
+/* The toggle signal sent to record itself goes on to the program. */
+static volatile pid_t record_child;
+static void record_forward(int sig) {
+    if (record_child > 0) kill(record_child, sig);
 }
 
 /* Sets `name` to the decimal number v. */
@@ -252,7 +261,8 @@ static void record_set_env(const record_options *o, const char *preload, const c
 /* Runs argv[0] with the tracer; its exit status (128 + N for signal N), or one of the
  * RECORD_EXIT_* statuses when it could not run. */
 static int record_run(const record_options *o, const char *preload, const char *name, char **argv) {
-    void (*old_int)(int), (*old_quit)(int);
+    void (*old_int)(int), (*old_quit)(int), (*old_toggle)(int) = SIG_DFL;
+    int toggle = 0;
     int status;
     pid_t pid, got;
     fflush(NULL);
@@ -267,15 +277,21 @@ static int record_run(const record_options *o, const char *preload, const char *
         fprintf(stderr, "atf record: %s: %s\n", argv[0], strerror(errno));
         _exit(errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_RUN);
     }
-    if (o->toggle_signal)
-        fprintf(cli_err(), "atf record: recording is %s; kill -%s %d switches it %s, and "
-                           "again back\n", o->start_off ? "paused" : "on", o->toggle_signal,
-                (int)pid, o->start_off ? "on" : "off");
     /* a ^C or ^\ is the program's to handle; record reports what it left */
     old_int = signal(SIGINT, SIG_IGN);
     old_quit = signal(SIGQUIT, SIG_IGN);
+    if (o->toggle_signal) {
+        fprintf(cli_err(), "atf record: recording is %s; kill -%s %d switches it %s, and "
+                           "again back (sent to record, it goes on to the program)\n",
+                o->start_off ? "paused" : "on", o->toggle_signal, (int)pid,
+                o->start_off ? "on" : "off");
+        record_child = pid;
+        toggle = record_signal_number(o->toggle_signal);
+        old_toggle = signal(toggle, record_forward);
+    }
     do got = waitpid(pid, &status, 0);
     while (got < 0 && errno == EINTR);
+    if (toggle) signal(toggle, old_toggle);
     signal(SIGINT, old_int);
     signal(SIGQUIT, old_quit);
     if (got < 0) {
@@ -483,7 +499,7 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     if (o.has_ring_events && o.ring_events == 0)
         return cli_usage_error(cmd, "--ring-events must be at least 1");
     if (o.start_off && !o.toggle_signal) o.toggle_signal = "USR1";
-    if (o.toggle_signal && !record_signal_ok(o.toggle_signal))
+    if (o.toggle_signal && !record_signal_number(o.toggle_signal))
         return cli_usage_error(cmd, "--toggle-signal: '%s' is no signal a program can be "
                                     "sent (USR1, USR2, HUP, ... or a number)", o.toggle_signal);
     if ((o.has_max_size && o.max_size == 0) || (o.has_duration && o.duration == 0))
