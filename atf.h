@@ -5434,7 +5434,8 @@ ATF__PRIVATE uint64_t atf__bound_take(atf_session *s, uint64_t want, uint64_t un
     if (atf__load_acquire_u32(&b->full)) return 0;
     atf__session_lock(s);
     if (s->cfg.max_bytes) {
-        uint64_t cap = s->cfg.max_bytes + (slack ? s->cfg.max_bytes / 100 + ((uint64_t)1 << 19) : 0);
+        uint64_t cap = s->cfg.max_bytes;
+        if (slack) cap += s->cfg.max_bytes / 100 + ((uint64_t)1 << 19);
         grant = atf__bound_fit(grant, unit, cap, b->written);
         if (!grant) refused = ATF_STOP_MAX_SIZE;
     }
@@ -5442,7 +5443,8 @@ ATF__PRIVATE uint64_t atf__bound_take(atf_session *s, uint64_t want, uint64_t un
         if (b->since_look + grant > b->room || atf_now_ns() - b->looked_ns > 1000000000u)
             atf__bound_look(s);
         if (b->room != UINT64_MAX)
-            grant = atf__bound_fit(grant, unit, b->room + (slack ? b->reserve / 8 : 0), b->since_look);
+            grant = atf__bound_fit(grant, unit, b->room + (slack ? b->reserve / 8 : 0),
+                                   b->since_look);
         if (!grant) refused = ATF_STOP_DISK_RESERVE;
     }
     if (refused && b->reason) atf__store_release_u32(&b->full, 1); /* the slack is spent */

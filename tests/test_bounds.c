@@ -104,7 +104,8 @@ static uint64_t check_cut(const bounded_run *b, uint32_t reason) {
             CHECK_EQ(gen_fid(0, i), ev.function_id);
         }
     } else {
-        CHECK_EQ(kept, check_index_against(&tr, 0, b->n, NULL, tr.index.header.version == 2 ? 2 : 1));
+        int layout = tr.index.header.version == 2 ? ATF_LAYOUT_2 : ATF_LAYOUT_1;
+        CHECK_EQ(kept, check_index_against(&tr, 0, b->n, NULL, layout));
     }
     /* the cut: everything before the stamp kept, nothing from it on */
     CHECK(run_ts(b, kept - 1) < b->stopped_at);

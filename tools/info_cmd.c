@@ -374,7 +374,8 @@ static cli_thread_row *info_rows(atf_session_reader *r, info_totals *tot) {
         tot->gaps += t->reader.gap_count;
         tot->lost += t->reader.events_lost;
         for (g = 0; g < t->reader.gap_count; g++)
-            if (walk_gap_by_choice(&t->reader.gaps[g])) tot->not_recorded += t->reader.gaps[g].index_lost;
+            if (walk_gap_by_choice(&t->reader.gaps[g]))
+                tot->not_recorded += t->reader.gaps[g].index_lost;
         tot->events += t->reader.index.event_count;
         tot->detail += t->reader.has_detail ? t->reader.detail.event_count : 0;
     }
@@ -583,10 +584,12 @@ static void info_session_json(const char *dir, const atf_session_reader *r,
         cli_printf(",\"time_start_ns\":%llu,\"time_end_ns\":%llu", (cli_ull)r->time_start_ns,
                    (cli_ull)r->time_end_ns);
     cli_printf(",\"events\":%llu,\"events_dropped\":%llu,\"gaps\":%llu,"
-               "\"events_lost\":%llu,\"events_not_recorded\":%llu,\"detail_records\":%llu,\"symbols\":%llu,"
+               "\"events_lost\":%llu,\"events_not_recorded\":%llu,\"detail_records\":%llu,"
+               "\"symbols\":%llu,"
                "\"symbols_by_location_only\":%llu",
                (cli_ull)tot->events, (cli_ull)tot->dropped,
-               (cli_ull)tot->gaps, (cli_ull)(tot->lost - tot->not_recorded), (cli_ull)tot->not_recorded,
+               (cli_ull)tot->gaps, (cli_ull)(tot->lost - tot->not_recorded),
+               (cli_ull)tot->not_recorded,
                (cli_ull)tot->detail,
                (cli_ull)r->symbol_count, (cli_ull)info_unnamed(r));
     cli_printf(",\"max_bytes\":%llu,\"max_duration_ns\":%llu,\"disk_reserve_bytes\":%llu",

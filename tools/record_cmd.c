@@ -437,8 +437,9 @@ static int record_summarize(const char *dir, int status, uint32_t layout, const 
     if (t.stopped[0])
         fprintf(cli_err(), "atf record: stopped at the %s, %s after the first event: "
                            "%llu events after it not recorded (the program ran on)\n",
-                t.stopped, cli_fmt_dur(dur, sizeof dur,
-                                       t.stopped_at_ns > t.first_ns ? t.stopped_at_ns - t.first_ns : 0),
+                t.stopped,
+                cli_fmt_dur(dur, sizeof dur,
+                            t.stopped_at_ns > t.first_ns ? t.stopped_at_ns - t.first_ns : 0),
                 (cli_ull)t.not_recorded);
     if (t.skipped)
         fprintf(cli_err(), "atf record: %llu events left out while recording was off (each "

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int stats_cmp_fid(const profile_fn *a, const profile_fn *b) { return a->fid < b->fid ? -1 : a->fid > b->fid; }
+static int stats_cmp_fid(const profile_fn *a, const profile_fn *b) {
+    return a->fid < b->fid ? -1 : a->fid > b->fid;
+}
 static int stats_cmp_desc(uint64_t a, uint64_t b) { return a > b ? -1 : a < b; }
 
 static int stats_by_self(const void *x, const void *y) {

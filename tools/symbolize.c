@@ -452,7 +452,8 @@ static atf_result sym_read_dynamic(const sym_elf *e, const sym_section *dyn, sym
     ents = sym_read_alloc(e->src, dyn->offset, count * ELF_DYN_SIZE, &rc);
     p->needed = (char **)calloc((size_t)count + 1, sizeof *p->needed);
     for (i = 0; ents && p->needed && i < count; i++) {
-        uint64_t tag = sym_le64(ents + i * ELF_DYN_SIZE), at = sym_le64(ents + i * ELF_DYN_SIZE + 8);
+        const uint8_t *ent = ents + i * ELF_DYN_SIZE;
+        uint64_t tag = sym_le64(ent), at = sym_le64(ent + 8);
         char *text;
         if ((tag != ELF_DT_NEEDED && tag != ELF_DT_RUNPATH && tag != ELF_DT_RPATH) ||
             at >= e->sections[dyn->link].size)
@@ -486,7 +487,8 @@ atf_result sym_program_read(sym_program *p, const char *path) {
         tab = sym_find_section(&e, ELF_SHT_DYNSYM);
         if (!tab) tab = sym_find_section(&e, ELF_SHT_SYMTAB);
         p->hooks = tab ? sym_table_names(&e, tab, "__cyg_profile_func_enter") : 0;
-        if ((dyn = sym_find_section(&e, ELF_SHT_DYNAMIC)) != NULL) rc = sym_read_dynamic(&e, dyn, p);
+        dyn = sym_find_section(&e, ELF_SHT_DYNAMIC);
+        if (dyn) rc = sym_read_dynamic(&e, dyn, p);
     }
     sym_elf_close(&e);
     fclose(s.f);

@@ -256,7 +256,9 @@ int walk_gap_by_choice(const atf_gap *g) {
     return g->reason == ATF_GAP_STOPPED || g->reason == ATF_GAP_SKIPPED;
 }
 
-const char *walk_gap_verb(const atf_gap *g) { return walk_gap_by_choice(g) ? "not recorded" : "lost"; }
+const char *walk_gap_verb(const atf_gap *g) {
+    return walk_gap_by_choice(g) ? "not recorded" : "lost";
+}
 
 /* Thread ti lost events here (g), before an event at next_ts (UINT64_MAX: at the end):
  * closes its open frames at its last event before the gap, forgets the calls skipped for
