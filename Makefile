@@ -234,8 +234,13 @@ $(PROGS_BIN)/shlib_main: $(PROGS)/shlib_main.c $(PROGS_BIN)/libshlib_part.so
 # frames.c (frames whose size varies from call to call, and no longjmp)
 test-programs: $(PROGS_BIN)/longjmp_hooked $(PROGS_BIN)/exits_hooked $(PROGS_BIN)/exits_traced
 test-programs: $(PROGS_BIN)/frames_hooked
-# switch.c: sends itself the toggle signal at known points (tests/bounds_checks.sh)
-test-programs: $(PROGS_BIN)/switch_hooked
+# switch.c: sends itself the toggle signal at known points; durations.c: calls whose
+# durations are fixed (tests/bounds_checks.sh)
+test-programs: $(PROGS_BIN)/switch_hooked $(PROGS_BIN)/durations_hooked
+
+$(PROGS_BIN)/durations_hooked: $(PROGS)/durations.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
 
 $(PROGS_BIN)/switch_hooked: $(PROGS)/switch.c
 	@mkdir -p $(dir $@)

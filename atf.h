@@ -1047,6 +1047,8 @@ typedef struct atf_session_config {
     uint64_t disk_reserve;       /* recording stops before the file system's free space
                                     falls under this many bytes; 0 (default): max(1 GiB,
                                     5 % of the file system); ATF_DISK_RESERVE_OFF: never */
+    uint64_t min_duration_ns;    /* said in the manifest only: the producers keep just the
+                                    calls at least this long and their callers (0: all) */
 } atf_session_config;
 
 /* Per-thread figures, as in the manifest. The producer's counters (pushed, dropped,
@@ -1641,6 +1643,8 @@ typedef struct atf_session_reader {
     char arch[16], os[16];               /* its "arch" and "os" ("x86_64", "linux", ...) */
     uint64_t attach_failures;            /* threads refused a slot while recording */
     uint64_t max_bytes, max_duration_ns; /* the recording's bounds (0: none) */
+    uint64_t min_duration_ns;            /* only calls this long and their callers were
+                                            recorded (0: every call) */
     uint64_t disk_reserve_bytes;         /*   and the free space it kept (0: no guard) */
     char stopped[16];                    /* which bound stopped it (atf_stop_reason_str),
                                             "" when none did */
@@ -6617,6 +6621,7 @@ ATF__PRIVATE void atf__manifest_bounds(const atf_session *s, atf__text *t) {
     const atf__bound *b = &s->bound;
     if (s->cfg.max_bytes) atf__text_key_u64(t, "max_bytes", s->cfg.max_bytes);
     if (s->cfg.max_duration_ns) atf__text_key_u64(t, "max_duration_ns", s->cfg.max_duration_ns);
+    if (s->cfg.min_duration_ns) atf__text_key_u64(t, "min_duration_ns", s->cfg.min_duration_ns);
     if (b->reserve) atf__text_key_u64(t, "disk_reserve_bytes", b->reserve);
     if (!b->reason) return;
     atf__text_key_str(t, "stopped", atf_stop_reason_str(b->reason));
@@ -9263,6 +9268,7 @@ ATF__PRIVATE atf_session *atf__session_from_manifest(const atf_session_reader *r
     s->attach_failures = r->attach_failures;
     s->cfg.max_bytes = r->max_bytes;
     s->cfg.max_duration_ns = r->max_duration_ns;
+    s->cfg.min_duration_ns = r->min_duration_ns;
     s->bound.reserve = r->disk_reserve_bytes;
     s->bound.reason = atf__stop_reason_code(r->stopped);
     s->bound.stopped_ns = r->stopped_at_ns;
@@ -10187,6 +10193,7 @@ ATF__PRIVATE int atf__session_reader_facts(atf_session_reader *r, const atf__jso
     atf__json_u64(j, atf__json_get(j, root, "attach_failures"), &r->attach_failures);
     atf__json_u64(j, atf__json_get(j, root, "max_bytes"), &r->max_bytes);
     atf__json_u64(j, atf__json_get(j, root, "max_duration_ns"), &r->max_duration_ns);
+    atf__json_u64(j, atf__json_get(j, root, "min_duration_ns"), &r->min_duration_ns);
     atf__json_u64(j, atf__json_get(j, root, "disk_reserve_bytes"), &r->disk_reserve_bytes);
     atf__json_string(j, atf__json_get(j, root, "stopped"), r->stopped, sizeof r->stopped);
     atf__json_u64(j, atf__json_get(j, root, "stopped_at_ns"), &r->stopped_at_ns);

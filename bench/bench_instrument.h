@@ -550,7 +550,7 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     /* FILTERED: fib left out by ATF_TRACE_NOTRACE; HOOKS: the hooks alone; the two *_1
      * run fib(1), for the fixed cost of the filtered run */
     enum { PLAIN, OURS, FILTERED, HOOKS, PLAIN_1, FILTERED_1, UFTRACE_PG, UFTRACE_CYG, LTTNG,
-           PLAIN_T, OURS_T, BOUNDED, STOPPED, PAUSED, RUNNERS };
+           PLAIN_T, OURS_T, BOUNDED, STOPPED, PAUSED, MIN_DURATION, RUNNERS };
     const char *dir_env = getenv("ATF_BENCH_PROGS"), *n_env = getenv("ATF_BENCH_FIB_N");
     char dir[PATH_MAX], plain[PATH_MAX + 32], traced[PATH_MAX + 32], pg[PATH_MAX + 32];
     char cyg[PATH_MAX + 32], tmp[] = "/tmp/atf_bench_instrument_XXXXXX", trace_dir[128];
@@ -562,6 +562,7 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     static char bound_far[] = "ATF_TRACE_MAX_BYTES=1099511627776";
     static char bound_near[] = "ATF_TRACE_MAX_BYTES=1048576";
     static char start_paused[] = "ATF_TRACE_START_PAUSED=1";
+    static char min_duration[] = "ATF_TRACE_MIN_DURATION_NS=1000000"; /* fib's calls: shorter */
     bi_runner run[RUNNERS];
     int enabled[RUNNERS], lttng_daemon = -1, valid, k;
     double calls, calls_t, ours, ours_cpu, tick_floor, floor;
@@ -630,7 +631,10 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     run[PAUSED] = (bi_runner){.name = "paused", .argv = {traced, nbuf}, .trace_dir = modes_dir,
                               .env = {start_paused}, .cleanup = modes_dir};
     enabled[PLAIN] = enabled[OURS] = enabled[PLAIN_T] = enabled[OURS_T] = 1;
-    enabled[BOUNDED] = enabled[STOPPED] = enabled[PAUSED] = 1;
+    run[MIN_DURATION] = (bi_runner){.name = "min duration", .argv = {traced, nbuf},
+                                    .trace_dir = modes_dir, .env = {min_duration},
+                                    .cleanup = modes_dir};
+    enabled[BOUNDED] = enabled[STOPPED] = enabled[PAUSED] = enabled[MIN_DURATION] = 1;
     enabled[FILTERED] = enabled[PLAIN_1] = enabled[FILTERED_1] = 1;
     enabled[HOOKS] = access(cyg, X_OK) == 0;
     if (!enabled[HOOKS]) printf("  (no %s: the filtered-call floor skipped)\n", cyg);
@@ -690,6 +694,8 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
             { BOUNDED, "instrument_bounded_cpu_ns_per_call", "instrument_bounded_vs_unbounded" },
             { STOPPED, "instrument_stopped_cpu_ns_per_call", "instrument_stopped_vs_unbounded" },
             { PAUSED, "instrument_paused_cpu_ns_per_call", "instrument_paused_vs_unbounded" },
+            { MIN_DURATION, "instrument_min_duration_cpu_ns_per_call",
+              "instrument_min_duration_vs_unbounded" },
         };
         size_t m;
         for (m = 0; m < sizeof modes / sizeof modes[0]; m++) {

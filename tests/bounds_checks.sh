@@ -169,6 +169,23 @@ check "$label: main, opened again" grep -q '"name":"main","calls":1,' "$TMP/stat
 check "$label: nothing of before() or after()" sh -c "! grep -q '\"name\":\"\(before\|after\)\"' '$TMP/stats'"
 check "$label: 262 not recorded" grep -q '"events_lost":0,"events_not_recorded":262,' "$TMP/stats"
 
+# ---- --min-duration ---------------------------------------------------------------------------
+# durations_hooked: three calls of slow() (30 ms each, one inside outer()), 1100 calls of
+# quick() and one of busy(), all far under 10 ms: kept are the long calls and their callers
+label="--min-duration 10ms"
+expect 0 "$label" "$ATF" record --min-duration 10ms --output "$TMP/min" -- "$PROGS/durations_hooked"
+check "$label: the program's output" grep -qx 'durations: 504450' "$OUT"
+p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+expect 0 "$label: verify" "$ATF" verify "$p"
+"$ATF" stats --json "$p" >"$TMP/stats" 2>/dev/null
+sed -n 's/^{"fid":"[^"]*","name":"\([^"]*\)","calls":\([0-9]*\),.*/\1 \2/p' "$TMP/stats" | LC_ALL=C sort >"$TMP/kept"
+printf 'main 1\nouter 1\nslow 3\n' >"$TMP/kept.want"
+check "$label: exactly main, outer and slow's 3 calls" cmp "$TMP/kept" "$TMP/kept.want"
+"$ATF" info --json "$p" >"$TMP/info" 2>/dev/null
+check "$label: in the manifest" grep -q '"min_duration_ns":10000000' "$TMP/info"
+"$ATF" stats "$p" >"$TMP/stats.txt" 2>/dev/null
+check "$label: atf stats says so" grep -q '^min duration: only calls of at least 10.000ms' "$TMP/stats.txt"
+
 # ---- sizes and times ------------------------------------------------------------------------
 expect 2 "--max-size 32min: refused" "$ATF" record --max-size 32min -- "$BUSY"
 check "--max-size 32min: says it is no size" grep -q "^atf record: --max-size: '32min' is not a size" "$ERR"
@@ -184,5 +201,5 @@ check "--max-size 1.5G --duration 1.5min: not stopped" sh -c "! grep -q '^atf re
 check "--max-size 1.5G: 1610612736 bytes in the manifest" grep -q '"max_bytes":1610612736' "$TMP/info"
 check "--duration 1.5min: 90 s in the manifest" grep -q '"max_duration_ns":90000000000' "$TMP/info"
 
-rm -rf "$TMP"/max_* "$TMP"/duration "$TMP"/big "$TMP"/switch_* "$TMP"/forward
+rm -rf "$TMP"/max_* "$TMP"/duration "$TMP"/big "$TMP"/switch_* "$TMP"/forward "$TMP"/min
 finish

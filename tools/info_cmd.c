@@ -318,6 +318,9 @@ static void cli_row_files(cli_thread_row *w, atf_session_thread *t) {
 static void info_bounds_text(const atf_session_reader *r) {
     char d[32];
     if (r->max_bytes) cli_kv("max_bytes", "%llu", (cli_ull)r->max_bytes);
+    if (r->min_duration_ns)
+        cli_kv("min_duration", "%s (only calls this long and their callers were recorded)",
+               cli_fmt_dur(d, sizeof d, r->min_duration_ns));
     if (r->max_duration_ns)
         cli_kv("max_duration", "%s", cli_fmt_dur(d, sizeof d, r->max_duration_ns));
     if (r->disk_reserve_bytes) cli_kv("disk_reserve", "%llu bytes", (cli_ull)r->disk_reserve_bytes);
@@ -592,8 +595,10 @@ static void info_session_json(const char *dir, const atf_session_reader *r,
                (cli_ull)tot->not_recorded,
                (cli_ull)tot->detail,
                (cli_ull)r->symbol_count, (cli_ull)info_unnamed(r));
-    cli_printf(",\"max_bytes\":%llu,\"max_duration_ns\":%llu,\"disk_reserve_bytes\":%llu",
-               (cli_ull)r->max_bytes, (cli_ull)r->max_duration_ns, (cli_ull)r->disk_reserve_bytes);
+    cli_printf(",\"max_bytes\":%llu,\"max_duration_ns\":%llu,\"disk_reserve_bytes\":%llu,"
+               "\"min_duration_ns\":%llu",
+               (cli_ull)r->max_bytes, (cli_ull)r->max_duration_ns, (cli_ull)r->disk_reserve_bytes,
+               (cli_ull)r->min_duration_ns);
     info_json_str("stopped", r->stopped[0] ? r->stopped : NULL);
     if (r->stopped[0]) cli_printf(",\"stopped_at_ns\":%llu", (cli_ull)r->stopped_at_ns);
     info_json_str("cmdline", r->cmdline);

@@ -384,6 +384,8 @@ static const cli_command cli_commands[] = {
       "                     under SIZE (default: the larger of 1G and 5 % of it; 0: never)\n"
       "                     A stop is clean: PROG runs on; the trace is cut at one moment,\n"
       "                     each thread's files end with a gap of reason \"stopped\".\n"
+      "  --min-duration TIME  record only calls at least TIME long and their callers\n"
+      "                     (the manifest says so: the trace no longer has every call)\n"
       "  --start-paused     start with recording off; the toggle signal switches it on\n"
       "                     and off (record prints the pid to send it to)\n"
       "  --toggle-signal SIG  that signal (default USR1; USR2, HUP, ... or a number). The\n"

@@ -159,8 +159,9 @@ typedef struct record_options {
     const char *output, *overflow, *preload, *filter, *notrace, *layout, *toggle_signal;
     const char *trigger_on, *trigger_off;
     uint64_t ring_events, depth;
-    uint64_t max_size, duration, disk_reserve;
+    uint64_t max_size, duration, disk_reserve, min_duration;
     int has_ring_events, has_depth, no_follow, has_max_size, has_duration, has_disk_reserve;
+    int has_min_duration;
     int force, start_off;
 } record_options;
 
@@ -244,6 +245,8 @@ static void record_set_env(const record_options *o, const char *preload, const c
     unsetenv("ATF_TRACE_MAX_BYTES");
     unsetenv("ATF_TRACE_MAX_DURATION_NS");
     unsetenv("ATF_TRACE_DISK_RESERVE");
+    unsetenv("ATF_TRACE_MIN_DURATION_NS");
+    if (o->has_min_duration) record_setenv_u64("ATF_TRACE_MIN_DURATION_NS", o->min_duration);
     if (o->has_max_size) record_setenv_u64("ATF_TRACE_MAX_BYTES", o->max_size);
     if (o->has_duration) record_setenv_u64("ATF_TRACE_MAX_DURATION_NS", o->duration);
     if (o->has_disk_reserve) record_setenv_u64("ATF_TRACE_DISK_RESERVE", o->disk_reserve);
@@ -480,6 +483,7 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
         { "--max-size", &o.has_max_size, CLI_OPT_SIZE, &o.max_size },
         { "--duration", &o.has_duration, CLI_OPT_TIME, &o.duration },
         { "--disk-reserve", &o.has_disk_reserve, CLI_OPT_SIZE, &o.disk_reserve },
+        { "--min-duration", &o.has_min_duration, CLI_OPT_TIME, &o.min_duration },
         { "--force", &o.force, CLI_OPT_FLAG, NULL },
         { "--start-paused", &o.start_off, CLI_OPT_FLAG, NULL },
         { "--toggle-signal", NULL, CLI_OPT_STR, &o.toggle_signal },

@@ -99,7 +99,8 @@ static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace
                           size_t limit, const char *key) {
     size_t i, n = limit && limit < st->count ? limit : st->count;
     uint64_t unmatched = 0, unwound = 0, open_at_end = 0, too_deep = 0;
-    uint64_t gaps = 0, lost = 0, not_recorded = 0, cut = 0, gap_threads = 0, paused = 0, pauses = 0;
+    uint64_t gaps = 0, lost = 0, not_recorded = 0, cut = 0, gap_threads = 0;
+    uint64_t paused = 0, pauses = 0;
     uint64_t paused_threads = 0, untimed = 0, untimed_threads = 0;
     char a[32], b[32], c[32], d[32], e[32];
     cli_printf("functions: %llu", (cli_ull)st->count);
@@ -156,6 +157,10 @@ static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace
     if (not_recorded)
         cli_printf("\nnot recorded: %llu events, by choice (recording was off, or a bound "
                    "stopped it: atf info says which)\n", (cli_ull)not_recorded);
+    if (s->reader.min_duration_ns)
+        cli_printf("\nmin duration: only calls of at least %s and their callers were recorded "
+                   "(the time of the others is in their callers' self time)\n",
+                   cli_fmt_dur(a, sizeof a, s->reader.min_duration_ns));
     if (pauses)
         cli_printf("\npaused: %s in %llu thread%s (%llu full ring%s drained by the thread "
                    "itself, --overflow block): left out of the times of the functions they "

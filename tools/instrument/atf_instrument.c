@@ -99,6 +99,7 @@
  *   ATF_TRACE_MAX_BYTES    stop recording before the process's files take more event
  *                          bytes than this; default: no bound
  *   ATF_TRACE_MAX_DURATION_NS  record only the events of this many ns after the first
+ *   ATF_TRACE_MIN_DURATION_NS  record only calls at least this long, and their callers
  *   ATF_TRACE_DISK_RESERVE stop recording before the file system's free space falls
  *                          under this many bytes; 0: never; default max(1 GiB, 5 %)
  *                          (a stop leaves the program running and each thread's files
@@ -232,6 +233,10 @@ typedef struct inst_thread {
     int off;                     /* it records nothing now (recording switched off) */
     uint64_t skipped;            /*   the events it left out since, and the tick stamp */
     uint64_t skip_first;         /*   of the first of them */
+    uint64_t min_ticks;          /* ATF_TRACE_MIN_DURATION_NS in ticks, 0: every call */
+    long emitted;                /*   the open calls whose call events are in the ring (the
+                                    outermost ones: a call kept keeps its callers) */
+    uint64_t call_ts[INST_SHADOW + 1]; /*   [k]: the tick stamp of the open call at depth k */
     inst_entry cache[INST_CACHE];  /* by function, for the exit hook */
     inst_entry sites[INST_CACHE];  /* by call site, for the entry hook */
     inst_frame shadow[INST_SHADOW + 1]; /* [k]: the open call at depth k (see above) */
@@ -296,6 +301,7 @@ static inst_thread inst_dead;                   /* for threads that exited: neve
  * switch, odd while off. A thread compares it with the value it acted on last, one load
  * per event it would record; only a change takes the slow path (inst_switch_to). */
 static unsigned inst_switch;
+static uint64_t inst_min_ticks;                 /* ATF_TRACE_MIN_DURATION_NS in ticks */
 
 static INST_TLS inst_thread *inst_tls;
 static INST_TLS int inst_tls_guard;             /* in the attach path (no record yet) */
@@ -822,6 +828,8 @@ COLD NOI static inst_thread *inst_attach(void) {
             t->seen_switch = 0;
             t->off = 0;
             t->skipped = 0;
+            t->min_ticks = inst_min_ticks;
+            t->emitted = 0;
         }
     }
     pthread_mutex_unlock(&inst_lock);
@@ -892,8 +900,9 @@ NOI static long inst_close_frames(inst_thread *t, atf_producer *w, long top, lon
         if (w->depth > below) w->depth = below;
     }
     for (k = top; k >= m; k--)
-        if (k <= t->max_depth && !t->off)
+        if (k <= t->max_depth && !t->off && (!t->min_ticks || k <= t->emitted))
             atf_producer_exception(w, INST_EVENT_ID(t->shadow[k].id), ts);
+    if (t->emitted > m - 1) t->emitted = m - 1;
     t->depth = m - 1;
     return m - 1;
 }
@@ -990,7 +999,11 @@ COLD NOI static int inst_switch_to(inst_thread *t, atf_producer *w, unsigned sw,
             t->skipped = 0;
             if (n > t->max_depth) n = t->max_depth;
             ts = atf_ticks();
-            for (j = 1; j <= n; j++) atf_producer_call(w, INST_EVENT_ID(t->shadow[j].id), ts);
+            for (j = 1; j <= n; j++) {
+                if (!t->min_ticks) atf_producer_call(w, INST_EVENT_ID(t->shadow[j].id), ts);
+                else t->call_ts[j] = ts; /* pushed when one of them is kept */
+            }
+            t->emitted = 0;
         }
         t->off = 0;
         t->seen_switch = sw;
@@ -1001,6 +1014,27 @@ COLD NOI static int inst_switch_to(inst_thread *t, atf_producer *w, unsigned sw,
     if (!t->skipped) t->skip_first = atf_ticks();
     t->skipped++;
     return 0;
+}
+
+/* ATF_TRACE_MIN_DURATION_NS: a call at depth d (<= INST_SHADOW) is pushed only when it
+ * or a call inside it lasts that long, at the return that shows it: its call event, and
+ * those of its callers not pushed yet, then carry the stamps they were made with (later
+ * than every event of the thread pushed before, so the ring stays in time order). */
+NOI static inline void inst_defer_call(inst_thread *t, long d) {
+    if ((unsigned long)(d - 1) < INST_SHADOW) t->call_ts[d] = atf_ticks();
+}
+
+NOI static void inst_settle_return(inst_thread *t, atf_producer *w, long d, uint64_t id,
+                                   uint64_t ts) {
+    long j;
+    if ((unsigned long)(d - 1) >= INST_SHADOW) return; /* past the shadow: not kept */
+    if (d > t->emitted) {
+        if (ts - t->call_ts[d] < t->min_ticks) return; /* short, nothing kept inside */
+        for (j = t->emitted + 1; j <= d; j++)
+            atf_producer_call(w, INST_EVENT_ID(t->shadow[j].id), t->call_ts[j]);
+    }
+    atf_producer_return(w, INST_EVENT_ID(id), ts);
+    t->emitted = d - 1;
 }
 
 /* Switches recording of the whole process on (1) or off (0) unless it is so already
@@ -1055,8 +1089,10 @@ void __cyg_profile_func_enter(void *fn, void *site) {
                 t->shadow[d].site = ret;
             }
             if (UNLIKELY(id & INST_ID_TRIGGER_ON)) inst_switch_set(1);
-            if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d - 1))
-                atf_producer_call(w, INST_EVENT_ID(id), atf_ticks());
+            if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d - 1)) {
+                if (LIKELY(!t->min_ticks)) atf_producer_call(w, INST_EVENT_ID(id), atf_ticks());
+                else inst_defer_call(t, d);
+            }
         }
     }
     inst_busy_clear(t);
@@ -1081,8 +1117,10 @@ void __cyg_profile_func_exit(void *fn, void *site) {
             if (LIKELY((unsigned long)(d - 1) < INST_SHADOW) && UNLIKELY(t->shadow[d].id != id))
                 d = inst_unwind_exit(t, w, id, ts);
             t->depth = d - 1;
-            if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d))
-                atf_producer_return(w, INST_EVENT_ID(id), ts);
+            if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d)) {
+                if (LIKELY(!t->min_ticks)) atf_producer_return(w, INST_EVENT_ID(id), ts);
+                else inst_settle_return(t, w, d, id, ts);
+            }
             if (UNLIKELY(id & INST_ID_TRIGGER_OFF)) inst_switch_set(0);
         }
     }
@@ -1465,6 +1503,22 @@ NOI static uint64_t inst_env_u64(const char *name, uint64_t unset) {
     return n;
 }
 
+/* ATF_TRACE_MIN_DURATION_NS in ticks: the tick rate measured against the trace clock
+ * over 2 ms, once (only when the option is given). */
+NOI static void inst_min_duration(atf_session_config *cfg) {
+    uint64_t ns = inst_env_u64("ATF_TRACE_MIN_DURATION_NS", 0), k0, n0, k1, n1;
+    if (!ns) return;
+    k0 = atf_ticks();
+    n0 = atf_now_ns();
+    do {
+        k1 = atf_ticks();
+        n1 = atf_now_ns();
+    } while (n1 - n0 < 2000000u);
+    inst_min_ticks = (uint64_t)((long double)ns * (long double)(k1 - k0) / (long double)(n1 - n0));
+    if (!inst_min_ticks) inst_min_ticks = 1;
+    cfg->min_duration_ns = ns; /* said in the manifest */
+}
+
 /* ATF_TRACE_MAX_BYTES, ATF_TRACE_MAX_DURATION_NS and ATF_TRACE_DISK_RESERVE into the
  * session's bounds (a reserve of 0: no guard; unset: the library's default). */
 NOI static void inst_bounds(atf_session_config *cfg) {
@@ -1781,6 +1835,7 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
     cfg->overflow = inst_overflow_policy(getenv("ATF_TRACE_OVERFLOW"));
     cfg->layout = inst_layout(getenv("ATF_TRACE_LAYOUT"));
     inst_bounds(cfg);
+    inst_min_duration(cfg);
     inst_follow = !((e = getenv("ATF_TRACE_FOLLOW")) != NULL && strcmp(e, "0") == 0);
     inst_fns = (inst_table *)calloc(1, sizeof *inst_fns + (sizeof(inst_entry) << 12));
     if (!inst_fns) {
