@@ -5627,16 +5627,39 @@ typedef struct atf__stage { size_t bytes; uint64_t count, t_first, t_last, seq_l
 
 /* Writes the staged records to detail.atf (opened on the first one); the links of records
  * that did not reach it are dropped. */
+/* A bounded session's flush: the staged records that fit in what the bounds grant, whole;
+ * when some do not, recording has stopped and detail.atf takes no more (detail_stopped:
+ * the links to the records left out go). */
+ATF__PRIVATE void atf__slot_flush_bounded(atf_session *s, atf__slot *sl, atf__stage *st) {
+    atf__file_writer *f = &sl->detail_file;
+    uint64_t grant = atf__bound_take(s, st->bytes, 1, st->t_first, NULL, st->t_last);
+    uint64_t at = 0, last = 0, kept = 0;
+    while (at < st->bytes) { /* whole records, each led by its length */
+        uint32_t length = atf__load_le32(sl->stage + at);
+        if (length == 0 || at + length > grant) break;
+        last = at;
+        at += length;
+        kept++;
+    }
+    if (kept && !f->is_open) atf__slot_open_file(s, sl, f, "detail.atf", 1); /* made once used */
+    if (kept)
+        atf__file_writer_append(f, sl->stage, (size_t)at, kept, st->t_first,
+                                atf__load_le64(sl->stage + last + 16), s->cfg.fsync_every_bytes,
+                                &sl->error);
+    atf__bound_give(s, grant - at);
+    if (kept == st->count) return;
+    f->lost += st->count - kept; /* a bound stopped recording: detail.atf ends here */
+    sl->detail_stopped = 1;
+}
+
 ATF__PRIVATE void atf__slot_flush(atf_session *s, atf__slot *sl, atf__stage *st) {
     atf__file_writer *f = &sl->detail_file;
     if (!st->count) return;
-    if (!f->is_open && !f->stopped && !sl->detail_stopped)
-        atf__slot_open_file(s, sl, f, "detail.atf", 1);
-    if (s->bound.active && !f->stopped &&
-        !atf__bound_take(s, st->bytes, st->bytes, st->t_first, NULL, st->t_last)) {
-        f->lost += st->count; /* a bound stopped recording: detail.atf ends here */
-        f->stopped = 1;
+    if (s->bound.active && !f->stopped && !sl->detail_stopped) {
+        atf__slot_flush_bounded(s, sl, st);
     } else {
+        if (!f->is_open && !f->stopped && !sl->detail_stopped)
+            atf__slot_open_file(s, sl, f, "detail.atf", 1);
         atf__file_writer_append(f, sl->stage, st->bytes, st->count, st->t_first, st->t_last,
                                 s->cfg.fsync_every_bytes, &sl->error);
     }
@@ -6056,6 +6079,14 @@ ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     atf__slot_copy_counters(sl);
     atf__slot_settle_links(sl, sl->index_c.pos);
     if (sl->link_len) atf__slot_cut_detail(sl, &sl->links[sl->link_head]); /* never indexed */
+    if (sl->detail_file.is_open && sl->detail_file.count == 0 && !sl->detail_file.dirty) {
+        /* every record was cut (their events never reached index.atf): no detail.atf,
+         * as when there never was one */
+        atf__fd_close(sl->detail_file.fd);
+        sl->detail_file.fd = ATF__FD_NONE;
+        sl->detail_file.is_open = 0;
+        atf__file_remove(sl->detail_file.path);
+    }
     atf__file_writer_finalize(&sl->detail_file, 0, sync, &sl->error);
     atf__file_writer_finalize(&sl->index_file, sl->detail_file.count > 0, sync, &sl->error);
     atf__slot_end_gap(s, sl);

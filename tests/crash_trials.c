@@ -3,7 +3,8 @@
  * Each trial records a session with `atf gen` (layout 1, 2 or packed; detail off, always or
  * windowed; 1 to 4 threads; --overflow block or drop in turn; in one run of six trials
  * out of three, index rings smaller than a thread's events, so that a full ring makes
- * the thread drain it itself (block) or drop events (drop)) and kills it once the files
+ * the thread drain it itself (block) or drop events (drop); one trial in four with a
+ * --max-size that stops recording part of the way) and kills it once the files
  * hold a chosen share of the events (or right after the start, or once the manifest says
  * closed), after a small random delay. The settings and the moment are a function of the
  * trial number and CRASH_SEED; where the kill lands also depends on the machine, which
@@ -13,13 +14,15 @@
  *   - each thread's index events are what gen_model.h says thread N produced, in order:
  *     a gap-free prefix when nothing can be dropped (block, or a ring that holds every
  *     event: then there is no gaps.atf either), else a subsequence (dropped events take
- *     no place in index.atf) placed exactly by gaps.atf: persisted event j is produced
+ *     no place in index.atf) placed exactly by gaps.atf (and, with --max-size, one gap of
+ *     reason "stopped" at the end for the events after the cut): persisted event j is produced
  *     event j + the index_lost of the gaps at or before j, each gap's detail_lost is the
  *     detail events among those it lost and its first stamp lies between its neighbours';
  *     detail records carry the payload of the event they name, links on disk resolve,
  *     timestamps never decrease;
  *   - manifest.json is valid JSON; once closed, for every thread events_written = the
- *     events in index.atf, events_written + events_dropped = produced (events_dropped = 0
+ *     events in index.atf, events_written + events_dropped + events_stopped = produced,
+ *     the event bytes within --max-size and its slack (events_dropped = 0
  *     with block), the gaps account for every dropped event (a crash may lose only the
  *     gap at the end), detail_written = the records in detail.atf, detail_written +
  *     detail_dropped = the detail events produced (at most that when events were dropped:
@@ -132,6 +135,7 @@ typedef struct trial_cfg {
     uint32_t overflow;                   /* ATF_OVERFLOW_BLOCK or ATF_OVERFLOW_DROP */
     uint64_t events, ring, detail_every, seed;
     uint64_t pre_ms, post_ms, trigger_ms;
+    uint64_t max_bytes;                  /* --max-size, 0: none */
 } trial_cfg;
 
 static const char *detail_name(uint32_t mode) {
@@ -167,17 +171,18 @@ static int no_drop(const trial_cfg *cfg) {
 static void print_cfg(const trial_cfg *cfg) {
     printf("    atf gen --threads %u --events %llu --layout %s --detail %s --detail-every %llu "
            "--pre-roll-ms %llu --post-roll-ms %llu --trigger-every-ms %llu --ring-events %llu "
-           "--overflow %s --seed %llu\n", cfg->threads, (unsigned long long)cfg->events,
-           layout_name(cfg->layout), detail_name(cfg->detail), (unsigned long long)cfg->detail_every,
-           (unsigned long long)cfg->pre_ms, (unsigned long long)cfg->post_ms,
-           (unsigned long long)cfg->trigger_ms, (unsigned long long)cfg->ring,
-           overflow_name(cfg->overflow), (unsigned long long)cfg->seed);
+           "--overflow %s --seed %llu --max-size %llu\n", cfg->threads,
+           (unsigned long long)cfg->events, layout_name(cfg->layout), detail_name(cfg->detail),
+           (unsigned long long)cfg->detail_every, (unsigned long long)cfg->pre_ms,
+           (unsigned long long)cfg->post_ms, (unsigned long long)cfg->trigger_ms,
+           (unsigned long long)cfg->ring, overflow_name(cfg->overflow),
+           (unsigned long long)cfg->seed, (unsigned long long)cfg->max_bytes);
 }
 
 /* Starts `atf gen` for cfg under root and reads the pid_* directory it prints. The
  * child's pid, or -1 (then nothing runs). */
 static pid_t gen_start(const trial_cfg *cfg, const char *root, char *dir, size_t cap) {
-    char a[10][32];
+    char a[11][32];
     int fds[2];
     size_t n = 0;
     pid_t pid;
@@ -191,6 +196,7 @@ static pid_t gen_start(const trial_cfg *cfg, const char *root, char *dir, size_t
     snprintf(a[7], sizeof a[7], "%llu", (unsigned long long)cfg->trigger_ms);
     snprintf(a[8], sizeof a[8], "%llu", (unsigned long long)cfg->ring);
     snprintf(a[9], sizeof a[9], "%llu", (unsigned long long)cfg->seed);
+    snprintf(a[10], sizeof a[10], "%llu", (unsigned long long)cfg->max_bytes); /* 0: none */
     if (pipe(fds) != 0) return -1;
     fflush(stdout);
     pid = fork();
@@ -203,7 +209,8 @@ static pid_t gen_start(const trial_cfg *cfg, const char *root, char *dir, size_t
         execl(atf_command(), "atf", "gen", "--threads", a[0], "--events", a[1], "--layout", a[2],
               "--detail", a[3], "--detail-every", a[4], "--pre-roll-ms", a[5], "--post-roll-ms",
               a[6], "--trigger-every-ms", a[7], "--ring-events", a[8], "--overflow",
-              overflow_name(cfg->overflow), "--seed", a[9], root, (char *)NULL);
+              overflow_name(cfg->overflow), "--seed", a[9], "--max-size", a[10], root,
+              (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -336,6 +343,7 @@ typedef struct thread_seen {
     uint64_t unlinked;           /* detail records whose index event has no link yet */
     uint64_t skipped;            /* produced events before the last persisted one, absent */
     uint64_t gaps, lost;         /* gap records in gaps.atf, the index events they lost */
+    int stopped;                 /* its files end with a gap of reason "stopped" */
 } thread_seen;
 
 /* 1 when dir holds nothing, or only index.atf.tmp. */
@@ -391,7 +399,7 @@ static void check_gaps(checker *c, const char *dir, const trial_cfg *cfg, const 
     size_t g = 0;
     char a[160], b[160], path[1300];
     snprintf(path, sizeof path, "%s/gaps.atf", dir);
-    if (no_drop(cfg)) {
+    if (no_drop(cfg) && !cfg->max_bytes) {
         if (tr->gap_count || path_exists(path))
             bad(c, dir, "gaps.atf (%llu gaps) where nothing can be dropped (--overflow %s)",
                 (unsigned long long)tr->gap_count, overflow_name(cfg->overflow));
@@ -403,7 +411,9 @@ static void check_gaps(checker *c, const char *dir, const trial_cfg *cfg, const 
         for (; g < tr->gap_count && tr->gaps[g].index_seq == j; g++) {
             const atf_gap *gp = &tr->gaps[g];
             uint64_t start = j + lost, k, detail = 0;
-            if (gp->reason != ATF_GAP_DROPPED)
+            /* drops where they can happen; a bound's stop at the end, after every event */
+            if (gp->reason == ATF_GAP_STOPPED ? !cfg->max_bytes || j != p
+                                              : gp->reason != ATF_GAP_DROPPED || no_drop(cfg))
                 bad(c, dir, "gap %zu (before index event %llu): reason %s", g,
                     (unsigned long long)j, atf_gap_reason_str(gp->reason));
             if (gp->index_lost > m->n - start) {
@@ -530,6 +540,7 @@ static void check_thread(checker *c, const char *dir, const trial_cfg *cfg, cons
     check_gaps(c, dir, cfg, m, &tr, evs, des, d);
     out->gaps = tr.gap_count;
     out->lost = tr.events_lost;
+    out->stopped = tr.gap_count && tr.gaps[tr.gap_count - 1].reason == ATF_GAP_STOPPED;
     /* The persisted events, matched in order to the produced ones (the leftmost match is
      * a match whenever any is). Without drops, event j must be produced event j. */
     for (i = 0, j = 0; i < m->n && j < p; i++) {
@@ -637,6 +648,28 @@ static void check_no_stray_threads(checker *c, const char *dir, const trial_cfg 
     closedir(d);
 }
 
+/* --max-size: the event bytes of every thread's files stay within the bound and its
+ * slack (1 % + 512 KiB), headers, footers and packed block tables aside. */
+static void check_bound(checker *c, const char *dir, const trial_cfg *cfg) {
+    static const char *const leaves[] = { "index.atf", "detail.atf" };
+    char path[1300];
+    uint64_t bytes = 0, limit = cfg->max_bytes + cfg->max_bytes / 100 + ((uint64_t)1 << 19);
+    uint32_t k;
+    size_t l;
+    for (k = 0; k < cfg->threads; k++)
+        for (l = 0; l < 2; l++) {
+            uint64_t size;
+            snprintf(path, sizeof path, "%s/thread_%u/%s", dir, k, leaves[l]);
+            size = file_size(path);
+            if (size > 2 * ATF_HEADER_SIZE) bytes += size - 2 * ATF_HEADER_SIZE;
+        }
+    limit += cfg->threads * (ATF_PACKED_LANE_SIZE + 8 * (cfg->events / ATF_PACKED_BLOCK_EVENTS + 1));
+    if (bytes > limit)
+        bad(c, dir, "%llu bytes of events with --max-size %llu (at most %llu)",
+            (unsigned long long)bytes, (unsigned long long)cfg->max_bytes,
+            (unsigned long long)limit);
+}
+
 /* Checks every thread of session `dir`, and (before recovery) manifest.json. */
 static void check_session(checker *c, const char *dir, const trial_cfg *cfg, const model *models,
                           int recovered, session_seen *out) {
@@ -661,6 +694,7 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
         bad(c, path, "missing (atf gen prints the directory after the first manifest)");
         return;
     }
+    if (cfg->max_bytes) check_bound(c, dir, cfg);
     if (!json_valid(json)) bad(c, path, "not valid JSON (it is replaced whole, never torn)");
     out->closed = strstr(json, "\"state\":\"closed\"") != NULL;
     for (k = 0; k < cfg->threads && !recovered; k++) {
@@ -668,6 +702,7 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
         const thread_seen *t = &out->t[k];
         const model *m = &models[k];
         uint64_t written = 0, dropped = 0, dwritten = 0, ddropped = 0, lost = 0, gaps = 0;
+        uint64_t stopped = 0;
         int counts;
         if (!obj) {
             if (out->closed) bad(c, path, "closed, but thread %u is not listed", k);
@@ -683,6 +718,10 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
             continue;
         }
         if (lost) bad(c, path, "thread %u: events_lost_io %llu", k, (unsigned long long)lost);
+        manifest_u64(obj, "events_stopped", &stopped); /* written only when not 0 */
+        if (stopped && !cfg->max_bytes)
+            bad(c, path, "thread %u: events_stopped %llu with no bound", k,
+                (unsigned long long)stopped);
         if (out->closed) {
             /* the figures of a closed session are exact */
             if (!t->present || t->unborn) bad(c, path, "closed, but thread_%u has no index.atf", k);
@@ -690,9 +729,10 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
             if (written != t->events)
                 bad(c, path, "thread %u: events_written %llu, index.atf holds %llu", k,
                     (unsigned long long)written, (unsigned long long)t->events);
-            if (written + dropped != m->n)
-                bad(c, path, "thread %u: events_written %llu + events_dropped %llu != %llu "
-                    "produced", k, (unsigned long long)written, (unsigned long long)dropped,
+            if (written + dropped + stopped != m->n)
+                bad(c, path, "thread %u: events_written %llu + events_dropped %llu + "
+                    "events_stopped %llu != %llu produced", k, (unsigned long long)written,
+                    (unsigned long long)dropped, (unsigned long long)stopped,
                     (unsigned long long)m->n);
             if (no_drop(cfg) && dropped)
                 bad(c, path, "thread %u: %llu events dropped with --overflow %s and a ring of "
@@ -700,7 +740,7 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
                     overflow_name(cfg->overflow), (unsigned long long)ring_slots(cfg),
                     (unsigned long long)m->n);
             /* a closed session has every gap, the one at the end included */
-            if (t->lost != dropped || t->events + t->lost != m->n)
+            if (t->lost != dropped + stopped || t->events + t->lost != m->n)
                 bad(c, path, "thread %u: %llu events dropped, %llu written; gaps.atf accounts "
                     "for %llu lost in %llu gaps, %llu produced", k, (unsigned long long)dropped,
                     (unsigned long long)t->events, (unsigned long long)t->lost,
@@ -711,9 +751,10 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
             if (dwritten != t->detail)
                 bad(c, path, "thread %u: detail_written %llu, detail.atf holds %llu", k,
                     (unsigned long long)dwritten, (unsigned long long)t->detail);
-            /* a dropped event takes its detail with it, uncounted as detail */
-            if (dropped == 0 ? dwritten + ddropped != m->n_detail
-                             : dwritten + ddropped > m->n_detail)
+            /* a dropped event takes its detail with it, uncounted as detail (and so may an
+             * event after a bound's cut) */
+            if (dropped + stopped == 0 ? dwritten + ddropped != m->n_detail
+                                       : dwritten + ddropped > m->n_detail)
                 bad(c, path, "thread %u: detail_written %llu + detail_dropped %llu, %llu "
                     "produced (%llu events dropped)", k, (unsigned long long)dwritten,
                     (unsigned long long)ddropped, (unsigned long long)m->n_detail,
@@ -780,6 +821,7 @@ typedef struct totals {
     uint64_t skipped;
     uint64_t block, drop;        /* trials by overflow policy */
     uint64_t gaps, lost;         /* gaps in gaps.atf and the events they lost (drop) */
+    uint64_t stopped;            /* threads stopped by --max-size */
 } totals;
 
 static int build_models(model *models, const trial_cfg *cfg) {
@@ -880,6 +922,7 @@ static int run_trial(const char *name, const char *root, const trial_cfg *cfg,
             tt->skipped += pre.t[k].skipped;
             tt->gaps += pre.t[k].gaps;
             tt->lost += pre.t[k].lost;
+            tt->stopped += (uint64_t)pre.t[k].stopped;
         }
     }
     if (c.errors) {
@@ -897,8 +940,8 @@ static int run_trial(const char *name, const char *root, const trial_cfg *cfg,
 /* ---- tests -------------------------------------------------------------------------- */
 
 /* Whole runs of every layout and detail mode, and with a ring of 1024 for 30001 events
- * one that drops (--overflow drop) and one that blocks: nothing to recover, every figure
- * exact, nothing dropped by the one that blocks. */
+ * one that drops (--overflow drop) and one that blocks, and one stopped by --max-size:
+ * nothing to recover, every figure exact, nothing dropped by the one that blocks. */
 static void test_whole_runs(void) {
     char base[512], root[700], name[64];
     totals tt;
@@ -927,7 +970,26 @@ static void test_whole_runs(void) {
             CHECK_EQ(0, run_trial(name, root, &cfg, &plan, &tt));
         }
     }
-    CHECK_EQ(14, tt.after_close);
+    { /* one stopped by --max-size at a fifth of what it produces */
+        trial_cfg cfg;
+        kill_plan plan = { KILL_NEVER, 0, 0 };
+        memset(&cfg, 0, sizeof cfg);
+        cfg.threads = 3;
+        cfg.layout = ATF_LAYOUT_1;
+        cfg.detail = ATF_DETAIL_OFF; /* see the trials' bounds below */
+        cfg.events = 30001;
+        cfg.ring = 1024;
+        cfg.overflow = ATF_OVERFLOW_BLOCK;
+        cfg.detail_every = 4;
+        cfg.pre_ms = cfg.post_ms = 2;
+        cfg.trigger_ms = 3;
+        cfg.seed = 177;
+        cfg.max_bytes = cfg.threads * cfg.events * 32 / 5;
+        snprintf(root, sizeof root, "%s/whole_max_size", base);
+        CHECK_EQ(0, run_trial("whole_max_size", root, &cfg, &plan, &tt));
+    }
+    CHECK_EQ(15, tt.after_close);
+    CHECK_EQ(3, tt.stopped); /* the bounded run's three threads */
     printf("  whole runs: %llu runs, %llu events checked, %llu gaps placing %llu lost events\n",
            (unsigned long long)tt.trials, (unsigned long long)tt.events,
            (unsigned long long)tt.gaps, (unsigned long long)tt.lost);
@@ -1178,6 +1240,13 @@ static void test_sigkill_trials(void) {
         cfg.post_ms = 1 + rng_below(5);
         cfg.trigger_ms = 2 + rng_below(10);
         cfg.seed = rng_next();
+        /* one trial in four stops part of the way: 1 to 8 bytes per event produced (layout
+         * 1 takes 32, packed about 3); without detail, whose records after the cut a stop
+         * counts in detail_dropped, not in its gap (docs/FORMAT.md) */
+        if (trial % 4 == 3) {
+            cfg.max_bytes = cfg.threads * cfg.events * (1 + rng_below(8));
+            cfg.detail = ATF_DETAIL_OFF;
+        }
         /* 10% right after the start, 75% once a share of the events is on disk, 15% once
          * the manifest says closed; each after a random delay */
         r = rng_below(100);
@@ -1193,13 +1262,14 @@ static void test_sigkill_trials(void) {
            "killed while recording, %llu killed after close, %llu killed before any file; %llu "
            "events checked, %llu files recovered (%llu thread directories without index.atf), "
            "%llu events absent (dropped) before a persisted one, %llu gaps placing %llu lost "
-           "events; %.1f s\n",
+           "events, %llu threads stopped by --max-size; %.1f s\n",
            (unsigned long long)tt.trials, failed, (unsigned long long)tt.block,
            (unsigned long long)tt.drop, (unsigned long long)tt.recording,
            (unsigned long long)tt.after_close, (unsigned long long)tt.before_file,
            (unsigned long long)tt.events, (unsigned long long)tt.files_recovered,
            (unsigned long long)tt.unborn, (unsigned long long)tt.skipped,
-           (unsigned long long)tt.gaps, (unsigned long long)tt.lost, seconds() - t0);
+           (unsigned long long)tt.gaps, (unsigned long long)tt.lost,
+           (unsigned long long)tt.stopped, seconds() - t0);
     CHECK_EQ(n, tt.trials);
     CHECK_EQ(0, failed);
     if (!failed) rm_rf(base);

@@ -157,6 +157,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     atf_error open_error;
     atf_error err;
     const char *detail_text = "off", *overflow_text = "block", *layout_text = "1";
+    uint64_t max_bytes = 0;
     const cli_flag flags[] = {
         { "--threads", NULL, CLI_OPT_U64, &cfg.threads },
         { "--events", NULL, CLI_OPT_U64, &cfg.events },
@@ -169,6 +170,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
         { "--ring-events", NULL, CLI_OPT_U64, &cfg.ring_events },
         { "--overflow", NULL, CLI_OPT_STR, &overflow_text },
         { "--seed", NULL, CLI_OPT_U64, &cfg.seed },
+        { "--max-size", NULL, CLI_OPT_SIZE, &max_bytes },
     };
     uint64_t start, limit_ms = UINT64_MAX / 1000000u;
     uint32_t k, j;
@@ -207,6 +209,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     sc.index_ring_events = cfg.ring_events;
     sc.overflow = cfg.overflow;
     sc.max_threads = (uint32_t)cfg.threads;
+    sc.max_bytes = max_bytes;
     memset(&sh, 0, sizeof sh);
     sh.cfg = &cfg;
     result = atf_session_open_ex(&sh.session, argv[1], &sc, &open_error);

@@ -254,7 +254,7 @@ static const cli_command cli_commands[] = {
       "usage: atf gen [--threads N] [--events N] [--detail always|windowed|off]\n"
       "               [--detail-every K] [--layout 1|2|packed] [--pre-roll-ms N]\n"
       "               [--post-roll-ms N] [--trigger-every-ms N] [--ring-events N]\n"
-      "               [--overflow block|drop] [--seed S] ROOT\n"
+      "               [--overflow block|drop] [--seed S] [--max-size SIZE] ROOT\n"
       "\n"
       "Records a session under ROOT (created when missing) through the library's\n"
       "session writer and prints its pid_* directory on stdout as soon as it exists,\n"
@@ -282,6 +282,8 @@ static const cli_command cli_commands[] = {
       "  --ring-events N       index ring slots per thread (default 65536)\n"
       "  --overflow POLICY     a full ring: block (default: no event lost) or drop\n"
       "  --seed S              seed of the event content (default 1)\n"
+      "  --max-size SIZE       stop recording before the files hold SIZE of events (K, M,\n"
+      "                        G); the events after the cut are counted, not written\n"
       "\n"
       "A summary goes to stderr when stderr is a terminal.\n"
       "Exit status: 0 ok, 1 the session reported an error, 2 usage error.\n" },
