@@ -1042,8 +1042,8 @@ typedef struct atf_session_config {
                                     ATF_OVERFLOW_DROP (wait-free: dropped, counted, gaps
                                     recorded) */
     uint64_t max_bytes;          /* event bytes the session's files may take; 0: no bound */
-    uint64_t max_duration_ns;    /* events stamped this long after the open are not
-                                    recorded; 0: no bound */
+    uint64_t max_duration_ns;    /* events stamped this long after the first event written
+                                    are not recorded; 0: no bound */
     uint64_t disk_reserve;       /* recording stops before the file system's free space
                                     falls under this many bytes; 0 (default): max(1 GiB,
                                     5 % of the file system); ATF_DISK_RESERVE_OFF: never */
@@ -5229,6 +5229,7 @@ typedef struct atf__bound {
     uint64_t stopped_ns;         /*   where it cut the trace */
     uint64_t cut_ns;             /* events stamped from here on are not written (UINT64_MAX:
                                     none; release-stored) */
+    uint32_t duration_pending;   /* max_duration_ns's cut waits for the first event */
     uint64_t written;            /* event bytes the session's files took */
     uint64_t granted_ns;         /*   the latest stamp of the events they were granted for */
     uint64_t reserve;            /* disk guard: the free space kept (0: no guard) */
@@ -5476,11 +5477,24 @@ ATF__PRIVATE uint64_t atf__bound_cut(atf_session *s) {
     return atf__load_acquire_u64(&s->bound.cut_ns);
 }
 
-/* At open: the deadline, and a first look when the disk guard is on. */
+/* max_duration_ns counts from the first event written (not from the open, which a
+ * recorder may make well before it): the cut is set then, once. */
+ATF__PRIVATE void atf__bound_first_event(atf_session *s, uint64_t ts) {
+    atf__bound *b = &s->bound;
+    atf__session_lock(s);
+    if (b->duration_pending) {
+        atf__store_release_u32(&b->duration_pending, 0);
+        if (ts + s->cfg.max_duration_ns < b->cut_ns)
+            atf__store_release_u64(&b->cut_ns, ts + s->cfg.max_duration_ns);
+    }
+    atf__session_unlock(s);
+}
+
+/* At open: a first look when the disk guard is on. */
 ATF__PRIVATE void atf__bound_open(atf_session *s) {
     atf__bound *b = &s->bound;
     b->cut_ns = UINT64_MAX;
-    if (s->cfg.max_duration_ns) b->cut_ns = atf_now_ns() + s->cfg.max_duration_ns;
+    b->duration_pending = s->cfg.max_duration_ns != 0;
     if (s->cfg.disk_reserve != ATF_DISK_RESERVE_OFF) {
         b->reserve = s->cfg.disk_reserve;
         atf__bound_look(s);
@@ -5955,7 +5969,10 @@ ATF__PRIVATE uint64_t atf__file_writer_event_bytes(const atf__file_writer *f) {
 #define ATF__BOUND_PIECE 4096u
 ATF__PRIVATE uint64_t atf__slot_bound_events(atf_session *s, const uint8_t *run, uint64_t n,
                                              uint64_t *granted) {
-    uint64_t cut = atf__bound_cut(s), lo, hi;
+    uint64_t cut, lo, hi;
+    if (atf__load_acquire_u32(&s->bound.duration_pending))
+        atf__bound_first_event(s, atf__load_le64(run));
+    cut = atf__bound_cut(s);
     if (n > ATF__BOUND_PIECE) n = ATF__BOUND_PIECE;
     for (;;) {
         if (atf__load_le64(run + ((n - 1) << 5)) >= cut) {

@@ -59,16 +59,17 @@ for layout in packed 1; do
 done
 
 # ---- --duration -----------------------------------------------------------------------------
-label="duration 300ms"
+label="duration 1s"
 "$PROGS/busy" 2 1500 >"$TMP/busy1500.plain" 2>/dev/null
-expect 0 "$label" "$ATF" record --duration 300ms --output "$TMP/duration" -- "$BUSY" 2 1500
-check "$label: the program's output" cmp "$OUT" "$TMP/busy1500.plain"
+"$PROGS/busy" 2 4000 >"$TMP/busy4000.plain" 2>/dev/null
+expect 0 "$label" "$ATF" record --duration 1s --output "$TMP/duration" -- "$BUSY" 2 4000
+check "$label: the program's output" cmp "$OUT" "$TMP/busy4000.plain"
 check "$label: the summary says so" grep -q '^atf record: stopped at the duration, ' "$ERR"
 p=$(ls -d "$(session_of)"/pid_* | head -n 1)
 cut_checks "$label" "$p" "duration"
 span=$(( $(json_num time_end_ns "$TMP/info") - $(json_num time_start_ns "$TMP/info") ))
-at_most "$label: the trace spans at least 95 % of it" 285000000 "$span"
-at_most "$label: the trace spans at most 105 % of it" "$span" 315000000
+at_most "$label: the trace spans at least 95 % of it" 950000000 "$span"
+at_most "$label: the trace spans at most 105 % of it" "$span" 1050000000
 
 # ---- the disk guard ---------------------------------------------------------------------------
 # disk_run NAME OPTIONS: records busy on a 16 MiB tmpfs (a mount namespace of its own:
