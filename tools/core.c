@@ -1561,7 +1561,9 @@ int cli_check_slot(const cli_command *cmd, const char *path, const atf_session_r
     return CLI_EXIT_USAGE;
 }
 
-/* cli_warn_damage for the threads `sel` wants (NULL: only_one and slot say which). */
+/* cli_warn_damage for the threads `sel` wants (NULL: only_one and slot say which). A
+ * thread that PATH names by no thread_N (a lone file, a directory of another name) is
+ * named by its file alone. */
 static size_t cli_warn_damage_of(const atf_session_reader *r, const cli_trace *sel, int only_one,
                                  uint32_t slot, int crash_left) {
     size_t i, n = 0;
@@ -1575,7 +1577,8 @@ static size_t cli_warn_damage_of(const atf_session_reader *r, const cli_trace *s
                 : only_one && r->threads[i].slot != slot)
             continue;
         if (!cli_thread_damage(r, &r->threads[i], crash_left, &e)) continue;
-        cli_report_thread(r->threads[i].slot, &e);
+        if (sel && sel->only_one && !sel->slot_named) cli_report(&e);
+        else cli_report_thread(r->threads[i].slot, &e);
         n++;
     }
     return n;
@@ -1585,6 +1588,17 @@ size_t cli_warn_damage(const atf_session_reader *r, int only_one, uint32_t slot,
     return cli_warn_damage_of(r, NULL, only_one, slot, crash_left);
 }
 
+/* One rule for every PATH: a file left by a crash is damage whether PATH is its session,
+ * its pid_* directory, its thread's directory or the file itself. */
 size_t cli_trace_warn_damage(const cli_trace *t) {
-    return cli_warn_damage_of(&t->reader, t, 0, 0, cli_trace_is_session(t));
+    return cli_warn_damage_of(&t->reader, t, 0, 0, 1);
+}
+
+int cli_detail_damage(const atf_detail_reader *r, atf_error *e) {
+    if (r->crc_state == ATF_CRC_MISMATCH) {
+        *e = r->error;
+        return 1;
+    }
+    return cli_file_damage(r->path, r->counted, r->torn_bytes,
+                           r->header.events_offset + r->bytes_length, 28, e);
 }

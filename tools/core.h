@@ -379,8 +379,15 @@ int cli_trace_names_function(const cli_trace *t, const char *f);
 /* The time of t's first event: of every thread of PATH that opened, whatever --thread
  * picks (0 when none has events). What "+T" counts from (unless cli_view.has_start). */
 uint64_t cli_trace_start(const cli_trace *t);
-/* cli_warn_damage for the wanted threads of t. */
+/* cli_warn_damage for the wanted threads of t, a file left by a crash (not finalized,
+ * torn bytes) counted as damage whatever PATH was: a session_* or pid_* directory, a
+ * thread_N directory or one of its files. A thread PATH names by no thread_N (a lone
+ * file, a directory of another name) is named by its file alone ("atf: FILE: ..."). */
 size_t cli_trace_warn_damage(const cli_trace *t);
+/* The same rule for a lone detail file: 1 with *e set (the file, the byte offset) when
+ * its CRC was found not to match, its footer disagrees, it has torn bytes or it was not
+ * finalized; else 0. */
+int cli_detail_damage(const atf_detail_reader *r, atf_error *e);
 
 /* ==== times on the view's clock (--clock) ============================================ */
 /* A trace-clock time ts on the clock of t (NULL: the trace clock): ts itself, or the
@@ -427,8 +434,7 @@ int cli_thread_damage(const atf_session_reader *r, const atf_session_thread *t, 
  * and every damaged thread of r ("atf: thread_N: ..."), only the one slot when only_one;
  * returns how many. */
 size_t cli_warn_damage(const atf_session_reader *r, int only_one, uint32_t slot, int crash_left);
-/* Whether a trace is a whole session (a pid_* or session_* PATH): then a file left by a
- * crash counts as damage, as for every other thread of the session. */
+/* Whether a trace is a whole session (a pid_* or session_* PATH), not one thread. */
 int cli_trace_is_session(const cli_trace *t);
 
 #endif /* ATF_TOOLS_CORE_H */

@@ -14,10 +14,11 @@ static int cli_cmd_help(const cli_command *cmd, int argc, char **argv);
 /* What stats, tree and export take as PATH, and how they report a damaged session. */
 #define CLI_TRACE_PATH_TEXT \
     "PATH is a session's pid_* directory (all threads), a session_* directory holding\n" \
-    "one, or a thread_N directory or its index.atf (that thread). Threads of a session\n" \
-    "that cannot be read, were left by a crash, or a manifest.json that is not readable\n" \
-    "JSON are named on stderr (\"atf: thread_N: FILE: offset N: what\") after the\n" \
-    "results of the rest, and the exit status is 1.\n"
+    "one, or a thread_N directory or its index.atf (that thread). A thread that cannot\n" \
+    "be read or was left by a crash (a torn last record, no footer: atf recover\n" \
+    "finalizes it), whichever of these PATH is, and a manifest.json that is not\n" \
+    "readable JSON, are named on stderr (\"atf: thread_N: FILE: offset N: what\"; a\n" \
+    "lone file: \"atf: FILE: ...\") after the results, and the exit status is 1.\n"
 
 /* The options of a view (core.h), for the commands that take them. */
 #define CLI_VIEW_WINDOW_TEXT \
@@ -217,10 +218,12 @@ static const cli_command cli_commands[] = {
       CLI_VIEW_CLOCK_TEXT
       "                 Every ts is then on clock C (negative before its zero).\n"
       "\n"
-      "For a detail.atf PATH only the detail records are printed. The threads of a\n"
-      "session that cannot be read are named on stderr after the events of the others.\n"
-      "Exit status: 0 ok, 1 the file cannot be read or a thread of the session is\n"
-      "damaged, 2 usage error.\n" },
+      "For a detail.atf PATH only the detail records are printed. A thread that cannot\n"
+      "be read or was left by a crash (a torn last record, no footer), whether PATH is\n"
+      "its session, its thread_N directory or one of its files, is named on stderr with\n"
+      "the file and the byte offset after the events of the others.\n"
+      "Exit status: 0 ok, 1 the file cannot be read or was left by a crash, or a thread\n"
+      "of the session is damaged, 2 usage error.\n" },
     { "verify", cli_cmd_verify, "check structure, CRCs and index<->detail links",
       "usage: atf verify [--strict] PATH...\n"
       "\n"
