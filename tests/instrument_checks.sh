@@ -410,6 +410,13 @@ expect 0 "killed: atf recover" "$ATF" recover "$p"
 check "killed: the manifest says recovered" grep -q '"state":"recovered"' "$m"
 check "killed: every thread finalized" sh -c "! grep -q '\"finalized\":false' '$m'"
 check "killed: verify --strict" "$ATF" verify --strict "$p"
+# main's thread recorded nothing but the call of main: the call lasts until the process
+# was last seen (its latest event, in any thread), and says it was cut short
+"$ATF" stats --json "$p" >"$TMP/killed.stats" 2>/dev/null
+main_ns=$(sed -n 's/^{"fid":"[^"]*","name":"main","calls":1,"total_ns":\([0-9]*\),.*/\1/p' "$TMP/killed.stats")
+if [ "${main_ns:-0}" -gt 0 ]; then pass; else fail "killed: main's total is '${main_ns:-missing}' ns, expected more than 0"; fi
+"$ATF" tree --max-depth 1 "$p" >"$TMP/killed.tree" 2>/dev/null
+check "killed: tree says main was cut short" grep -q '^ *0\.000 *[1-9][0-9.]*  main  (cut short)$' "$TMP/killed.tree"
 exe=$(cd "$PROGS" && pwd -P)/busy_traced
 check "killed: the module's path" grep -q "\"module_id\":0,\"path\":\"$exe\"" "$m"
 bid=$(build_id_of "$PROGS/busy_traced")

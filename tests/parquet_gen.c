@@ -68,7 +68,7 @@ static void make_names(void) {
 }
 
 static int put_row(pq_writer *w, size_t i, int64_t start, group_range *g) {
-    static const char *const ended[] = {"return", "return", "return", "gap", "end"};
+    static const char *const ended[] = {"return", "return", "return", "gap", "cut"};
     char thread_name[32];
     size_t slot = (size_t)rng_below(GEN_THREADS), fn = (size_t)rng_below(GEN_NAMES);
     int64_t dur = (int64_t)(rng_below(1000) * rng_below(1000)) + 1;

@@ -157,6 +157,8 @@ static uint64_t j_ts_ns(const jdoc *d, long obj) {
     return ns;
 }
 
+static size_t count_of(const char *hay, const char *needle);
+
 /* ==== stats ========================================================================== */
 static const profile_fn *fn_of(const profile_fns *st, uint64_t fid) {
     return profile_fns_find(st, fid);
@@ -212,7 +214,7 @@ static void check_nested_figures(const char *path) {
     CHECK_EQ(12, w.threads[0].events);
     CHECK_EQ(T0, w.threads[0].first_ns);
     CHECK_EQ(T0 + 4000, w.threads[0].last_ns);
-    CHECK_EQ(0, w.threads[0].unmatched + w.threads[0].unwound + w.threads[0].open_at_end);
+    CHECK_EQ(0, w.threads[0].unmatched + w.threads[0].unwound + w.threads[0].cut_short);
     collect_free(&src, &st, &w);
 }
 
@@ -249,7 +251,7 @@ static void test_stats_unbalanced(void) {
     CHECK(fn_of(&st, F_ZZ) == NULL);
     CHECK_EQ(2, w.threads[0].unmatched);
     CHECK_EQ(1, w.threads[0].unwound);
-    CHECK_EQ(2, w.threads[0].open_at_end);
+    CHECK_EQ(2, w.threads[0].cut_short);
     CHECK_EQ(11, w.threads[0].events);
     collect_free(&src, &st, &w);
 }
@@ -631,6 +633,7 @@ static const pd_spec pf_specs[] = {
     {M_TRACK_EVENT, 23, 2, M_NONE, "TrackEvent.name"},
     {M_TRACK_EVENT, 4, 2, M_ANNOTATION, "TrackEvent.debug_annotations"},
     {M_ANNOTATION, 10, 2, M_NONE, "DebugAnnotation.name"},
+    {M_ANNOTATION, 2, 0, M_NONE, "DebugAnnotation.bool_value"},
     {M_ANNOTATION, 3, 0, M_NONE, "DebugAnnotation.uint_value"},
     {M_ANNOTATION, 6, 2, M_NONE, "DebugAnnotation.string_value"},
     {M_ANNOTATION, 7, 0, M_NONE, "DebugAnnotation.pointer_value"},
@@ -686,8 +689,8 @@ typedef struct pf_logged {
 typedef struct pf_annot {
     uint64_t ts, type;           /* of its track event */
     char name[24];
-    uint32_t field;              /* its value's field: 3 uint, 6 string, 7 pointer */
-    uint64_t v;                  /* 3, 7: the value */
+    uint32_t field;              /* its value's field: 2 bool, 3 uint, 6 string, 7 pointer */
+    uint64_t v;                  /* 2, 3, 7: the value */
     char str[40];                /* 6: the text */
 } pf_annot;
 
@@ -1165,8 +1168,8 @@ static void dx_check_chrome_args(const jdoc *d, long ev, const dx_call *c) {
 static void dx_check_chrome(const char *dir) {
     run_result o = run(cli_main, "export", "--format", "chrome", dir, (const char *)NULL);
     jdoc d;
-    long evs, it;
-    size_t begins = 0, with_args = 0;
+    long evs, it, args;
+    size_t begins = 0, with_args = 0, cut = 0;
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     evs = j_get(&d, 0, "traceEvents");
@@ -1174,8 +1177,13 @@ static void dx_check_chrome(const char *dir) {
         const char *ph = j_str(&d, it, "ph");
         const dx_call *c;
         if (strcmp(ph, "M") == 0) continue;
-        if (strcmp(ph, "B") != 0) { /* E events carry nothing, the return's detail neither */
-            CHECK(j_get(&d, it, "args") < 0);
+        if (strcmp(ph, "B") != 0) { /* E events carry no detail (the return's neither), */
+            if ((args = j_get(&d, it, "args")) >= 0) { /* only the mark of a cut frame */
+                CHECK_EQ(1, j_members(&d, args));
+                CHECK(j_get(&d, args, "cut_short") >= 0 &&
+                      d.nodes[j_get(&d, args, "cut_short")].type == J_BOOL);
+                cut++;
+            }
             continue;
         }
         begins++;
@@ -1187,6 +1195,8 @@ static void dx_check_chrome(const char *dir) {
     }
     CHECK_EQ(DX_CALLS, begins);
     CHECK_EQ(4, with_args);
+    CHECK_EQ(2, cut); /* main and f, open at the end */
+    CHECK_EQ(2, count_of(o.out, "\"ph\":\"E\",\"args\":{\"cut_short\":true}}"));
     j_free(&d);
     run_free(&o);
 }
@@ -1230,10 +1240,18 @@ static void dx_check_annotations(const pf_annot *a, size_t n, const dx_call *c) 
 static void dx_check_perfetto(const char *dir) {
     run_result o = run(cli_main, "export", "--format", "perfetto", dir, (const char *)NULL);
     pf_state s;
-    size_t i, k, begins = 0;
+    size_t i, k, begins = 0, cut = 0;
     CHECK_EQ(0, o.status);
     pf_decode(&s, (const uint8_t *)o.out, o.out_len);
-    for (i = 0; i < s.annot_count; i++) CHECK_EQ(1, s.annots[i].type); /* on begins only */
+    for (i = 0; i < s.annot_count; i++) { /* detail on begins; on ends only the cut mark */
+        if (s.annots[i].type == 1) continue;
+        CHECK_EQ(2, s.annots[i].type);
+        CHECK(strcmp(s.annots[i].name, "cut_short") == 0);
+        CHECK_EQ(2, s.annots[i].field);
+        CHECK_EQ(1, s.annots[i].v);
+        cut++;
+    }
+    CHECK_EQ(2, cut); /* main and f, open at the end */
     for (i = 0; i < s.log_count; i++) {
         const dx_call *c;
         size_t first = s.annot_count, n = 0;
@@ -1243,7 +1261,7 @@ static void dx_check_perfetto(const char *dir) {
         CHECK(c != NULL);
         if (!c) continue;
         for (k = 0; k < s.annot_count; k++) {
-            if (s.annots[k].ts != c->ts) continue;
+            if (s.annots[k].ts != c->ts || s.annots[k].type != 1) continue;
             if (first == s.annot_count) first = k;
             n++;
         }
@@ -1578,7 +1596,7 @@ static void test_tree_unbalanced_and_threads(void) {
     CHECK_EQ(3, count_of(o.out, "\nthread ") + (strncmp(o.out, "thread ", 7) == 0));
     CHECK_EQ(2, count_of(o.out, "! return from "));
     CHECK_EQ(1, count_of(o.out, "(unwound)"));
-    CHECK_EQ(2, count_of(o.out, "(open at end)"));
+    CHECK_EQ(2, count_of(o.out, "(cut short)"));
     /* names are made printable: control characters escaped, bad UTF-8 replaced */
     CHECK_EQ(2, count_of(o.out, "quote\"back\\slash\\nnew\\ttab\\x01"));
     CHECK_EQ(1, count_of(o.out, name_bad_clean));
@@ -2109,7 +2127,7 @@ typedef struct model {
     size_t nevs;
     struct { uint64_t fid, start, child; } stack[64];
     size_t depth;
-    uint64_t unmatched, cut, open_at_end, gaps, lost;
+    uint64_t unmatched, cut, cut_short, gaps, lost;
 } model;
 
 static void model_emit(model *m, char ph, uint64_t ts, uint64_t fid, uint64_t lost) {
@@ -2185,7 +2203,7 @@ static void model_run(model *m, const gap_op *ops, size_t n) {
         if (k == 0) m->unmatched++;
         else while (m->depth >= k) model_pop(m, o->ts);
     }
-    for (; m->depth; m->open_at_end++) model_pop(m, last);
+    for (; m->depth; m->cut_short++) model_pop(m, last);
 }
 
 /* Records the script into a session; returns the number of events kept. */
@@ -2234,7 +2252,7 @@ static void test_gaps(void) {
     CHECK_EQ(4, m.lost);
     CHECK_EQ(6, m.cut);                          /* c, b, a, main; then f, e */
     CHECK_EQ(2, m.unmatched);                    /* the returns of a and main */
-    CHECK_EQ(0, m.open_at_end);
+    CHECK_EQ(0, m.cut_short);
 
     /* what the files say */
     if (!collect(r.dir, &src, &st, &w)) return;
@@ -2253,7 +2271,7 @@ static void test_gaps(void) {
     CHECK_FN(&st, F_E, 1, 1300, 1010, 1300, 1300); /* [7500, 8800] cut at the end gap */
     CHECK_EQ(m.unmatched, w.threads[0].unmatched);
     CHECK_EQ(m.cut, w.threads[0].cut_by_gap);
-    CHECK_EQ(m.open_at_end, w.threads[0].open_at_end);
+    CHECK_EQ(m.cut_short, w.threads[0].cut_short);
     CHECK_EQ(0, w.threads[0].unwound);
     CHECK_EQ(2, w.threads[0].gaps);
     collect_free(&src, &st, &w);
@@ -2348,7 +2366,7 @@ static void test_gaps(void) {
     CHECK_EQ(m.gaps, count_of(o.out, "~ gap: 2 events lost (dropped)\n"));
     CHECK_EQ(m.unmatched, count_of(o.out, "! return from "));
     CHECK_EQ(0, count_of(o.out, "(unwound)"));
-    CHECK_EQ(0, count_of(o.out, "(open at end)"));
+    CHECK_EQ(0, count_of(o.out, "(cut short)"));
     CHECK(strstr(o.out, "  2 gaps, 4 events lost\n") != NULL);
     /* c after the gap: one line, 100 ns, at 6.000 us */
     CHECK(strstr(o.out, "           6.000           0.100  0x000000000000000a\n") != NULL);
@@ -2462,7 +2480,7 @@ static const char *const pq_event_columns[] = {
     "pid", "thread_slot", "seq", "ts_ns", "function_id", "fid", "name", "kind", "depth",
     "detail_seq"
 };
-static const char *const pq_endings[] = { "return", "unwound", "end", "gap" };
+static const char *const pq_endings[] = { "return", "unwound", "cut", "gap" };
 enum { PQ_LOGICAL_TIMESTAMP_FIELD = 8, PQ_LOGICAL_INTEGER_FIELD = 10, PQ_NANOS_FIELD = 3,
        PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 16, PQ_HAS_DETAIL = 14,
        PQ_PAUSED = 15 };
@@ -2666,7 +2684,7 @@ static int64_t pq_check_slices(const char *dir) {
     free(calls);
     for (i = 0; i < w.count; i++) {
         ended[1] -= w.threads[i].unwound;
-        ended[2] -= w.threads[i].open_at_end;
+        ended[2] -= w.threads[i].cut_short;
         ended[3] -= w.threads[i].cut_by_gap;
     }
     CHECK_EQ(0, ended[1]);
@@ -3332,6 +3350,182 @@ static void test_export_forks_recorded(void) {
 }
 #endif
 
+/* ==== frames cut short ============================================================== */
+/* A process that ended with calls open in its threads (killed, say): thread 0's only
+ * event is the call of main, the worker's last calls are still open at its end, a third
+ * thread goes on until T0 + 1000, the process's last event. Every frame open at its
+ * thread's end ends when the process was last seen, whatever the view shows of it, and
+ * every output says that it was cut short. */
+enum { F_WORK = 10 };
+
+static void make_cut_short(rec *r) {
+    atf_producer *m, *w, *g;
+    rec_open(r, ATF_LAYOUT_1);
+    add_symbols(r);
+    atf_session_add_symbol(r->s, F_WORK, "work");
+    m = rec_thread(r, 6001, "main", ATF_LAYOUT_1);
+    w = rec_thread(r, 6002, "worker", ATF_LAYOUT_1);
+    g = rec_thread(r, 6003, "other", ATF_LAYOUT_1);
+    CALL(m, F_MAIN, T0);
+    CALL(w, F_WORK, T0 + 100);
+    CALL(w, F_B, T0 + 200);
+    RET(w, F_B, T0 + 300);
+    RET(w, F_WORK, T0 + 400);
+    CALL(w, F_WORK, T0 + 500);
+    CALL(w, F_B, T0 + 600);              /* work and b open at the worker's end */
+    CALL(g, F_G, T0 + 700);
+    RET(g, F_G, T0 + 1000);              /* the process's last event */
+    rec_close(r);
+}
+
+/* The "total_ns" of function fid in a `stats --json` output; UINT64_MAX when absent. */
+static uint64_t stats_total_of(const run_result *o, uint64_t fid) {
+    jdoc d;
+    long fns, it;
+    char hex[24];
+    uint64_t total = UINT64_MAX;
+    snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)fid);
+    if (!j_parse(&d, o->out, o->out_len)) return UINT64_MAX;
+    fns = j_get(&d, 0, "functions");
+    for (it = fns >= 0 ? d.nodes[fns].child : -1; it >= 0; it = d.nodes[it].next)
+        if (strcmp(j_str(&d, it, "fid"), hex) == 0) total = j_u64(&d, it, "total_ns");
+    j_free(&d);
+    return total;
+}
+
+/* The rows of a slices table whose ended_by is `how`. */
+static size_t pq_count_ended(const pqd_file *f, const char *how) {
+    size_t r, n = 0;
+    for (r = 0; r < (size_t)f->num_rows; r++) n += (size_t)pq_is(f->bytes[13][r], how);
+    return n;
+}
+
+/* The marks of the viewer formats: chrome's E events, perfetto's SLICE_END annotations. */
+static void check_cut_marks(const char *dir, size_t want) {
+    run_result o = run(cli_main, "export", "--format", "chrome", dir, (const char *)NULL);
+    pf_state ps;
+    size_t i, n = 0;
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(want, count_of(o.out, "\"ph\":\"E\",\"args\":{\"cut_short\":true}}"));
+    run_free(&o);
+    o = run(cli_main, "export", "--format", "perfetto", dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pf_decode(&ps, (const uint8_t *)o.out, o.out_len);
+    for (i = 0; i < ps.annot_count; i++)
+        n += ps.annots[i].type == 2 && strcmp(ps.annots[i].name, "cut_short") == 0 &&
+             ps.annots[i].field == 2 && ps.annots[i].v == 1 ? 1u : 0u;
+    CHECK_EQ(want, n);
+    pf_free(&ps);
+    run_free(&o);
+}
+
+static void test_cut_short(void) {
+    rec r;
+    cli_trace src;
+    profile_fns st;
+    walk_ctx w;
+    run_result o;
+    pqd_file f;
+    char to[32];
+    make_cut_short(&r);
+    if (collect(r.dir, &src, &st, &w)) {
+        CHECK_EQ(T0 + 1000, w.end_ns);
+        CHECK_FN(&st, F_MAIN, 1, 1000, 1000, 1000, 1000);   /* [0, 1000], not 0 */
+        CHECK_FN(&st, F_WORK, 2, 800, 300, 300, 500);       /* [100, 400], [500, 1000] */
+        CHECK_FN(&st, F_B, 2, 500, 500, 100, 400);          /* [200, 300], [600, 1000] */
+        CHECK_FN(&st, F_G, 1, 300, 300, 300, 300);
+        CHECK_EQ(1, w.threads[0].cut_short);
+        CHECK_EQ(2, w.threads[1].cut_short);
+        CHECK_EQ(0, w.threads[2].cut_short);
+        CHECK_EQ(T0, w.threads[0].last_ns);                 /* the thread's own span stays */
+        collect_free(&src, &st, &w);
+    }
+    /* what --thread shows of a thread does not change when its frames end */
+    o = run(cli_main, "stats", "--json", "--thread", "0", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(1000, stats_total_of(&o, F_MAIN));
+    run_free(&o);
+    /* in a window, the process was last seen at its latest event in it: b's call at 600 */
+    snprintf(to, sizeof to, "%llu", (unsigned long long)(T0 + 650));
+    o = run(cli_main, "stats", "--json", "--to", to, r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(600, stats_total_of(&o, F_MAIN));
+    CHECK_EQ(400, stats_total_of(&o, F_WORK));              /* 300 + [500, 600] */
+    run_free(&o);
+    o = run(cli_main, "stats", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(1, count_of(o.out, "\n  3 frames cut short ("));
+    run_free(&o);
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(3, count_of(o.out, "(cut short)"));
+    CHECK_EQ(1, count_of(o.out, "  main  (cut short)\n"));  /* a call with no callee shown */
+    run_free(&o);
+    if (pq_export(r.dir, "slices", &f)) {
+        size_t k;
+        CHECK_EQ(3, pq_count_ended(&f, "cut"));
+        for (k = 0; k < (size_t)f.num_rows; k++)
+            if (pq_is(f.bytes[6][k], "main")) CHECK_EQ(1000, f.ints[11][k]);
+        pqd_close(&f);
+    }
+    check_cut_marks(r.dir, 3);
+}
+
+/* A bounded recording's stop: the frames open in every thread then are cut short at the
+ * process's last event before it, not at a gap. */
+static void test_cut_short_stopped(void) {
+    rec r;
+    atf_session_config cfg;
+    atf_producer *m, *w;
+    cli_trace src;
+    profile_fns st;
+    walk_ctx wk;
+    run_result o;
+    char name[64];
+    uint64_t base;
+    memset(&r, 0, sizeof r);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.drain_mode = ATF_DRAIN_MANUAL;
+    cfg.max_duration_ns = 1000000000u; /* events stamped 1 s after the open: not recorded */
+    snprintf(name, sizeof name, "session_%d", ++g_session_number);
+    cfg.session_name = name;
+    CHECK_RESULT(ATF_OK, atf_session_open(&r.s, g_root, &cfg));
+    if (!r.s) return;
+    snprintf(r.dir, sizeof r.dir, "%s", atf_session_path(r.s));
+    add_symbols(&r);
+    atf_session_add_symbol(r.s, F_WORK, "work");
+    m = rec_thread(&r, 6101, "main", ATF_LAYOUT_1);
+    w = rec_thread(&r, 6102, "worker", ATF_LAYOUT_1);
+    base = atf_now_ns();
+    CALL(m, F_MAIN, base);
+    CALL(m, F_A, base + 100);
+    CALL(w, F_WORK, base + 50);
+    RET(w, F_WORK, base + 200);
+    CALL(w, F_B, base + 300);             /* the last event before the stop */
+    RET(m, F_A, base + 3000000000u);      /* after it: not recorded */
+    RET(w, F_B, base + 3000000100u);
+    rec_close(&r);
+    if (collect(r.dir, &src, &st, &wk)) {
+        CHECK_EQ(base + 300, wk.end_ns);
+        CHECK_FN(&st, F_MAIN, 1, 300, 100, 300, 300);
+        CHECK_FN(&st, F_A, 1, 200, 200, 200, 200);
+        CHECK_FN(&st, F_B, 1, 0, 0, 0, 0);
+        CHECK_EQ(2, wk.threads[0].cut_short);
+        CHECK_EQ(1, wk.threads[1].cut_short);
+        CHECK_EQ(0, wk.threads[0].cut_by_gap + wk.threads[1].cut_by_gap);
+        CHECK_EQ(1, wk.threads[0].not_recorded);
+        CHECK_EQ(1, wk.threads[1].not_recorded);
+        collect_free(&src, &st, &wk);
+    }
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(3, count_of(o.out, "(cut short)"));
+    CHECK_EQ(0, count_of(o.out, "(cut by a gap)"));
+    CHECK_EQ(2, count_of(o.out, "~ gap: 1 events lost (stopped)\n"));
+    run_free(&o);
+    check_cut_marks(r.dir, 3);
+}
+
 static const test_case tests[] = {
     {"stats_nested", test_stats_nested},
     {"stats_layout2", test_stats_layout2},
@@ -3358,6 +3552,8 @@ static const test_case tests[] = {
     {"fidset", test_fidset},
     {"random_events", test_random_events},
     {"gaps", test_gaps},
+    {"cut_short", test_cut_short},
+    {"cut_short_stopped", test_cut_short_stopped},
 #if !defined(_WIN32)
     {"export_processes", test_export_processes},
     {"export_forks_recorded", test_export_forks_recorded},

@@ -278,8 +278,8 @@ int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t
  * (the merge seeks to the window by binary search; opening a session still reads every
  * timestamp once, in the library), and the walk's rules (walk.h) treat
  * the edges as the ends of the trace: a return whose call came before the window is a
- * return without a matching call, a call still open at its end is closed at its thread's
- * last event in it. A window outside the trace shows nothing (and is no error). */
+ * return without a matching call, a call still open at its end is cut short at its
+ * process's last event in it. A window outside the trace shows nothing (and is no error). */
 enum {
     CLI_VIEW_WINDOW = 1u << 0,      /* --from, --to */
     CLI_VIEW_THREAD = 1u << 1,      /* --thread */

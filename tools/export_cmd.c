@@ -18,6 +18,9 @@
 enum { EXPORT_NAME_MAX = 2048 };                 /* bytes of a function name kept */
 /* the slice the exports draw where the recorder held a thread (pauses.atf) */
 #define EXPORT_PAUSE_NAME "tracer pause"
+/* the argument (true) of a slice cut short: still open when its process was last seen or
+ * the recording stopped (walk.h), ended there */
+#define EXPORT_CUT_ARG "cut_short"
 
 /* ==== export: the detail record of a slice ============================================ */
 /* A call event that carries a detail record gives its slice arguments, in both viewer
@@ -180,6 +183,8 @@ static void chrome_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t
     cli_commit(p);
 }
 
+/* The E event of a frame; one cut short (walk.h) says so in its args, which the viewers
+ * add to the slice's. */
 static void chrome_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
                             int how, int outermost) {
     chrome_state *c = (chrome_state *)ctx;
@@ -187,14 +192,13 @@ static void chrome_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end
     char *p;
     (void)f;
     (void)depth;
-    (void)how;
     (void)outermost;
-    p = cli_reserve(pre->len + 48);
+    p = cli_reserve(pre->len + 80);
     memcpy(p, pre->s, pre->len);
     p += pre->len;
     p = cli_put_time_us(p, c->src, end_ns);
-    memcpy(p, ",\"ph\":\"E\"}", 10);
-    p += 10;
+    p = cli_put_str(p, how == WALK_LEAVE_CUT ? ",\"ph\":\"E\",\"args\":{\"" EXPORT_CUT_ARG "\":true}}"
+                                             : ",\"ph\":\"E\"}");
     cli_commit(p);
 }
 
@@ -360,6 +364,7 @@ enum {
     PF_EVENT_NAME_NAME = 2,                       /* EventName.name: string */
     PF_EVENT_DEBUG_ANNOTATIONS = 4,               /* TrackEvent.debug_annotations: repeated
                                                      DebugAnnotation */
+    PF_ANNOTATION_BOOL = 2,                       /* DebugAnnotation.bool_value: bool */
     PF_ANNOTATION_UINT = 3,                       /* DebugAnnotation.uint_value: uint64 */
     PF_ANNOTATION_STRING = 6,                     /* DebugAnnotation.string_value: string */
     PF_ANNOTATION_POINTER = 7,                    /* DebugAnnotation.pointer_value: uint64 */
@@ -477,9 +482,9 @@ static size_t pf_annotations(const cli_trace *s, size_t ti, uint64_t seq, uint8_
 }
 
 /* A slice begin (with the annotations of detail record detail_seq unless ATF_NO_DETAIL)
- * or end of fid on thread ti's track at ts. */
+ * or end (with the annotation cut_short when cut) of fid on thread ti's track at ts. */
 static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin, uint64_t fid,
-                           uint64_t detail_seq) {
+                           uint64_t detail_seq, int cut) {
     uint8_t pkt[PF_PACKET_MAX], te[40 + PF_DETAIL_MAX];
     size_t n, tn;
     uint64_t iid = 0;
@@ -497,6 +502,8 @@ static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin
         iid = *v;
         tn += pb_uint(te + tn, PF_EVENT_NAME_IID, iid);
         if (detail_seq != ATF_NO_DETAIL) tn += pf_annotations(pf->src, ti, detail_seq, te + tn);
+    } else if (cut) {
+        tn += pf_annotation(te + tn, EXPORT_CUT_ARG, PF_ANNOTATION_BOOL, 1, NULL);
     }
     if (!is_new) { /* the common packet, sized first and encoded in place */
         size_t body = 1 + pb_varint_size(ts) + pf->seq_len + 1 + pb_varint_size(tn) + tn;
@@ -529,15 +536,15 @@ static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin
 
 static void perfetto_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth) {
     perfetto_state *pf = (perfetto_state *)ctx;
-    perfetto_event(pf, ti, ts, 1, fid, export_detail_seq(pf->walk, ti, depth));
+    perfetto_event(pf, ti, ts, 1, fid, export_detail_seq(pf->walk, ti, depth), 0);
 }
 
 static void perfetto_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
                         int how, int outermost) {
     (void)depth;
-    (void)how;
     (void)outermost;
-    perfetto_event((perfetto_state *)ctx, ti, end_ns, 0, f->fid, ATF_NO_DETAIL);
+    perfetto_event((perfetto_state *)ctx, ti, end_ns, 0, f->fid, ATF_NO_DETAIL,
+                   how == WALK_LEAVE_CUT);
 }
 
 static void perfetto_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
@@ -725,7 +732,7 @@ static const char *pqx_ended_by(int how) {
     case WALK_LEAVE_RETURN:
     case WALK_LEAVE_EXCEPTION: return "return"; /* as docs/PARQUET.md says */
     case WALK_LEAVE_UNWOUND: return "unwound";
-    case WALK_LEAVE_AT_END: return "end";
+    case WALK_LEAVE_CUT: return "cut";
     default: return "gap";
     }
 }

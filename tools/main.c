@@ -40,8 +40,17 @@ static int cli_cmd_help(const cli_command *cmd, int argc, char **argv);
 /* What a window shows, for stats, tree and export. */
 #define CLI_VIEW_EDGES_TEXT \
     "A window is the whole trace cut to it, found by binary search: a return whose\n" \
-    "call came before it has no matching call, a call open at its end is closed at\n" \
-    "its thread's last event in it. A window outside the trace shows nothing (exit 0).\n"
+    "call came before it has no matching call, a call open at its end is cut short\n" \
+    "(below) at the process's last event in it. A window outside the trace shows\n" \
+    "nothing (exit 0).\n"
+
+/* What the walk (walk.h) does with the frames open at a thread's end. */
+#define CLI_CUT_SHORT_TEXT \
+    "A frame still open when its thread's events end is cut short: its process was\n" \
+    "last seen inside it (killed, or the thread recorded nothing more while the others\n" \
+    "went on) or a bound stopped the recording (a gap \"stopped\"). It ends when the\n" \
+    "process was last seen: the latest event of any of its threads (in the window),\n" \
+    "never before its own thread's last event.\n"
 
 /* C99 promises string literals of 4095 bytes only: a longer usage text is kept in parts,
  * joined into its buffer by cli_usage_texts() before any command runs. */
@@ -70,7 +79,7 @@ static const char *const cli_export_usage_parts[] = {
     "            --table slices (default): a row per call, in the order calls end:\n"
     "              pid, tid, thread_slot, thread_name, function_id, fid, name, module,\n"
     "              depth, start_ns, end_ns, dur_ns, self_ns, ended_by (return, unwound,\n"
-    "              end: open at the end, gap: cut by a gap), has_detail (INT32 1: the\n"
+    "              cut: cut short, gap: cut by a gap), has_detail (INT32 1: the\n"
     "              call event carries a detail record, else 0)\n"
     "            --table events: a row per index event, in merged time order (of\n"
     "              each process: see below): pid, thread_slot, seq, ts_ns,\n"
@@ -111,17 +120,20 @@ static const char *const cli_export_usage_parts[] = {
     "                 since 1970, UTC). Not for folded, which holds no times (exit 2).\n"
     CLI_VIEW_EDGES_TEXT
     "\n"
-    "Every thread's slices are balanced: frames still open at the end are closed at the\n"
-    "thread's last event, returns without a matching call are left out, a return of an\n"
-    "outer frame closes the frames above it. Nothing is paired across a gap (events the\n"
-    "recorder lost): the frames open there end at the thread's last event before it, and\n"
-    "the gap itself is an instant event named \"gap: N events lost\" on the thread (chrome:\n"
-    "\"ph\":\"i\" with args index_lost, detail_lost, reason; perfetto: TYPE_INSTANT) at\n"
-    "the time of the first lost event; a return after it whose call came before it is\n"
-    "left out. Output streams with bounded memory (but folded's). The recorder's pauses\n"
-    "are left out of folded's times, as of stats'.\n"
+    "Every thread's slices are balanced: frames still open at the end are cut short\n"
+    "(below: chrome gives the E event the args {\"cut_short\":true}, perfetto the\n"
+    "SLICE_END the debug annotation cut_short, parquet ended_by cut), returns without a\n"
+    "matching call are left out, a return of an outer frame closes the frames above it.\n"
+    "Nothing is paired across a gap (events the recorder lost): the frames open there\n"
+    "end at the thread's last event before it, and the gap itself is an instant event\n"
+    "named \"gap: N events lost\" on the thread (chrome: \"ph\":\"i\" with args\n"
+    "index_lost, detail_lost, reason; perfetto: TYPE_INSTANT) at the time of the first\n"
+    "lost event; a return after it whose call came before it is left out. Output\n"
+    "streams with bounded memory (but folded's). The recorder's pauses are left out of\n"
+    "folded's times, as of stats'.\n"
+    CLI_CUT_SHORT_TEXT
     CLI_TRACE_PATH_TEXT
-    "\n"
+    "\n",
     "A session_* PATH of several processes (a program that forked, as atf record\n"
     "records it) is exported whole unless --pid picks one: every process into the one\n"
     "output, one after the other, each on its own track group (chrome: its pid and\n"
@@ -466,12 +478,15 @@ static const cli_command cli_commands[] = {
       "                \"self_ns\":N,\"min_ns\":N,\"max_ns\":N}],\n"
       "               \"threads\":[{\"slot\":N,\"tid\":N,\"events\":N,\"dropped\":N,\n"
       "                \"start_ns\":N,\"end_ns\":N,\"gaps\":N,\"events_lost\":N,\n"
-      "                \"events_not_recorded\":N,\"cut_by_gap\":N,\"name\":...}]}\n"
+      "                \"events_not_recorded\":N,\"cut_by_gap\":N,\"cut_short\":N,\n"
+      "                \"paused_ns\":N,\"pauses\":N,\"pauses_ns\":N,\"name\":...}],\n"
+      "               \"pauses\":{\"count\":N,\"total_ns\":N}}\n"
       "              events, start_ns, end_ns: the thread's events shown (in the window);\n"
       "              gaps and events_lost: the gaps met among them (its gaps.atf: where\n"
       "              the recorder lost events); events_not_recorded: those after a bound\n"
       "              of the recording (atf record --max-size, ...) stopped it;\n"
-      "              cut_by_gap: its frames closed at a gap or at the stop;\n"
+      "              cut_by_gap: its frames closed at a gap; cut_short: its frames\n"
+      "              open at its end (see below);\n"
       "              dropped: the manifest's count for the whole recording\n"
       "\n"
       "Which part of the trace:\n"
@@ -485,11 +500,13 @@ static const cli_command cli_commands[] = {
       "Calls and returns are paired per thread. Total time counts the outermost call of a\n"
       "recursive function once; min/avg/max are per call. A return with no matching call\n"
       "is ignored; a return of an outer frame closes the frames above it at its time;\n"
-      "frames still open at the end are closed at their thread's last event and counted.\n"
-      "Nothing is paired across a gap (events the recorder lost): the frames open there are\n"
-      "closed at their thread's last event before it and counted as cut by a gap (their\n"
-      "time up to there is included, so a gap never lengthens a call), and a return after\n"
-      "the gap whose call came before it is ignored as a return without a matching call.\n"
+      "frames still open at the end are cut short (below) and counted, their time up to\n"
+      "then included. Nothing is paired across a gap (events the recorder lost): the\n"
+      "frames open there are closed at their thread's last event before it and counted as\n"
+      "cut by a gap (their time up to there is included, so a gap never lengthens a call),\n"
+      "and a return after the gap whose call came before it is ignored as a return\n"
+      "without a matching call.\n"
+      CLI_CUT_SHORT_TEXT
       "Exit status: 0 ok, 1 the trace cannot be read, 2 usage error.\n" },
     { "tree", cli_cmd_tree, "the call tree of each thread, with durations",
       "usage: atf tree PATH [--max-depth N] [--from T] [--to T] [--thread N]... [--pid N]\n"
@@ -519,13 +536,13 @@ static const cli_command cli_commands[] = {
       "\n"
       "Marks: \"(exception)\" a frame left by a thrown exception or a longjmp (closed by\n"
       "its exception event), \"(unwound)\" a frame closed by the return of an outer frame,\n"
-      "\"(open at end)\" a frame still open when the thread's events end (closed at its\n"
-      "last event), \"!\" a return with no matching call (ignored), \"(cut by a gap)\" a\n"
-      "frame open where the recorder lost events, closed at the thread's last event\n"
-      "before the gap, which then follows as a line \"~ gap: N events lost (REASON)\" at\n"
-      "the time of the first lost event; nothing is paired across it (a return after it\n"
-      "whose call came before it is a return with no matching call). The thread's header\n"
-      "line counts its gaps.\n"
+      "\"(cut short)\" a frame still open when the thread's events end (see below), \"!\"\n"
+      "a return with no matching call (ignored), \"(cut by a gap)\" a frame open where\n"
+      "the recorder lost events, closed at the thread's last event before the gap, which\n"
+      "then follows as a line \"~ gap: N events lost (REASON)\" at the time of the first\n"
+      "lost event; nothing is paired across it (a return after it whose call came before\n"
+      "it is a return with no matching call). The thread's header line counts its gaps.\n"
+      CLI_CUT_SHORT_TEXT
       CLI_TRACE_PATH_TEXT
       "Exit status: 0 ok, 1 the trace cannot be read or is damaged, 2 usage error (also\n"
       "when the trace has no thread, process, function or anchor the options name).\n" },
