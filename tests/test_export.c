@@ -2474,16 +2474,18 @@ static void test_random_events(void) {
  * session's event at the same position. */
 static const char *const pq_slice_columns[] = {
     "pid", "tid", "thread_slot", "thread_name", "function_id", "fid", "name", "module",
-    "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by", "has_detail", "paused_ns"
+    "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by", "has_detail", "paused_ns",
+    "start_wall", "end_wall"
 };
 static const char *const pq_event_columns[] = {
     "pid", "thread_slot", "seq", "ts_ns", "function_id", "fid", "name", "kind", "depth",
-    "detail_seq"
+    "detail_seq", "ts_wall"
 };
 static const char *const pq_endings[] = { "return", "unwound", "cut", "gap" };
 enum { PQ_LOGICAL_TIMESTAMP_FIELD = 8, PQ_LOGICAL_INTEGER_FIELD = 10, PQ_NANOS_FIELD = 3,
-       PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 16, PQ_HAS_DETAIL = 14,
-       PQ_PAUSED = 15 };
+       PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 18, PQ_HAS_DETAIL = 14,
+       PQ_PAUSED = 15, PQ_START_WALL = 16, PQ_END_WALL = 17, PQ_EVENT_COLUMNS = 11,
+       PQ_TS_WALL = 10 };
 
 /* Exports `table` of dir to a file beside it and decodes it: 1, else 0 after a failure. */
 static int pq_export(const char *dir, const char *table, pqd_file *f) {
@@ -2504,15 +2506,48 @@ static int pq_is(pqd_bytes b, const char *s) {
     return b.len == strlen(s) && memcmp(b.p, s, b.len) == 0;
 }
 
+/* The columns' names; the times of the trace clock (from time_col on, `times` of them)
+ * plain INT64 nanoseconds, which count from no date; the wall clock's (from wall_col on)
+ * TIMESTAMP(NANOS) adjusted to UTC and OPTIONAL; every other column REQUIRED. */
 static void pq_check_columns(const pqd_file *f, const char *const *names, size_t n,
-                             size_t time_col) {
+                             size_t time_col, size_t times, size_t wall_col) {
     size_t i;
     CHECK_EQ(n, f->ncols);
-    for (i = 0; i < n && i < f->ncols; i++) CHECK(strcmp(names[i], f->cols[i].name) == 0);
-    if (time_col < f->ncols) { /* the trace clock is not UTC */
-        CHECK_EQ(PQ_LOGICAL_TIMESTAMP_FIELD, f->cols[time_col].logical);
-        CHECK_EQ(PQ_NANOS_FIELD, f->cols[time_col].ts_unit);
-        CHECK_EQ(0, f->cols[time_col].ts_utc);
+    for (i = 0; i < n && i < f->ncols; i++) {
+        const pqd_column *c = &f->cols[i];
+        CHECK(strcmp(names[i], c->name) == 0);
+        CHECK_EQ(i >= wall_col, c->repetition);
+        if (i >= time_col && i < time_col + times) {
+            CHECK_EQ(PQ_LOGICAL_INTEGER_FIELD, c->logical);
+            CHECK_EQ(64, c->int_bits);
+            CHECK_EQ(1, c->int_signed);
+        } else if (i >= wall_col) {
+            CHECK_EQ(2, c->type);
+            CHECK_EQ(PQ_LOGICAL_TIMESTAMP_FIELD, c->logical);
+            CHECK_EQ(PQ_NANOS_FIELD, c->ts_unit);
+            CHECK_EQ(1, c->ts_utc);
+        }
+    }
+}
+
+/* Trace time ts on the wall clock of src (its manifest's wall_clock_ns anchor, read here
+ * by the library alone): 1 with *wall set, 0 when it has no such anchor. */
+static int pq_wall_of(const cli_trace *src, int64_t ts, int64_t *wall) {
+    const atf_session_anchor *a = atf_session_reader_anchor(&src->reader, "wall_clock_ns");
+    if (!a) return 0;
+    CHECK_EQ(1000000000, a->timescale); /* the library writes it in ns */
+    return atf_anchor_value_at(a, (uint64_t)ts, wall) == ATF_OK;
+}
+
+/* Column col of row r holds ts on the wall clock, or null when there is none. */
+static void pq_check_wall(const pqd_file *f, const cli_trace *src, size_t col, size_t r,
+                          int64_t ts) {
+    int64_t wall = 0;
+    int has = pq_wall_of(src, ts, &wall);
+    CHECK_EQ(!has, f->nulls[col][r]);
+    if (has) {
+        CHECK_EQ(wall, f->ints[col][r]);
+        CHECK(wall > 1500000000000000000ll); /* after 2017: a date, not boot time */
     }
 }
 
@@ -2644,7 +2679,7 @@ static int64_t pq_check_slices(const char *dir) {
     size_t i, k;
     memset(&sums, 0, sizeof sums);
     if (!pq_export(dir, "slices", &f)) return -1;
-    pq_check_columns(&f, pq_slice_columns, PQ_SLICE_COLUMNS, 9);
+    pq_check_columns(&f, pq_slice_columns, PQ_SLICE_COLUMNS, 9, 2, PQ_START_WALL);
     if (f.ncols != PQ_SLICE_COLUMNS || !collect(dir, &src, &st, &w)) {
         pqd_close(&f);
         return -1;
@@ -2671,6 +2706,8 @@ static int64_t pq_check_slices(const char *dir) {
         CHECK(f.ints[8][r] >= 0 && f.ints[8][r] < (int64_t)WALK_MAX_DEPTH);
         CHECK(start <= end && (uint64_t)start >= t->reader.index.header.time_start_ns);
         CHECK_EQ(end - start, dur);
+        pq_check_wall(&f, &src, PQ_START_WALL, r, start);
+        pq_check_wall(&f, &src, PQ_END_WALL, r, end);
         /* the recorder's pauses inside the frame: in dur_ns, left out of self_ns */
         CHECK(f.ints[PQ_PAUSED][r] >= 0 && f.ints[PQ_PAUSED][r] <= dur);
         CHECK(f.ints[12][r] >= 0 && f.ints[12][r] <= dur - f.ints[PQ_PAUSED][r]);
@@ -2708,8 +2745,8 @@ static void pq_check_events(const char *dir) {
     atf_merge_filter flt;
     size_t r = 0;
     if (!pq_export(dir, "events", &f)) return;
-    pq_check_columns(&f, pq_event_columns, 10, 3);
-    if (f.ncols != 10 || !collect(dir, &src, &st, &w)) {
+    pq_check_columns(&f, pq_event_columns, PQ_EVENT_COLUMNS, 3, 1, PQ_TS_WALL);
+    if (f.ncols != PQ_EVENT_COLUMNS || !collect(dir, &src, &st, &w)) {
         pqd_close(&f);
         return;
     }
@@ -2729,6 +2766,7 @@ static void pq_check_events(const char *dir) {
         CHECK_EQ((int64_t)it.event.call_depth, f.ints[8][r]);
         CHECK_EQ(it.event.detail_seq == ATF_NO_DETAIL ? -1 : (int64_t)it.event.detail_seq,
                  f.ints[9][r]);
+        pq_check_wall(&f, &src, PQ_TS_WALL, r, (int64_t)it.event.timestamp_ns);
         r++;
     }
     atf_merge_deinit(&m);
@@ -2790,8 +2828,42 @@ static int64_t pq_make_detail(rec *r, uint32_t layout) {
     return 4;
 }
 
+/* Removes the timing anchors from the manifest of the pid_* directory dir: a session
+ * without a wall clock. */
+static void strip_anchors(const char *dir) {
+    char path[1200], *text, *at, *end;
+    FILE *fp;
+    long n;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    fp = fopen(path, "rb");
+    CHECK(fp != NULL);
+    if (!fp) return;
+    fseek(fp, 0, SEEK_END);
+    n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    text = (char *)calloc((size_t)n + 1, 1);
+    CHECK(text != NULL && fread(text, 1, (size_t)n, fp) == (size_t)n);
+    fclose(fp);
+    if (!text) return;
+    at = strstr(text, "\"timing_anchors\":[");
+    end = at ? strchr(at, ']') : NULL; /* an anchor holds no array */
+    CHECK(at != NULL && end != NULL);
+    if (at && end) {
+        fp = fopen(path, "wb");
+        CHECK(fp != NULL);
+        if (fp) {
+            fwrite(text, 1, (size_t)(at - text), fp);
+            fputs("\"timing_anchors\":[", fp);
+            fputs(end, fp);
+            fclose(fp);
+        }
+    }
+    free(text);
+}
+
 /* Threads with and without names, unbalanced frames, names to clean; layout 2; gaps; calls
- * with detail in both layouts; an id with its top bit set; and what the command refuses. */
+ * with detail in both layouts; an id with its top bit set; a session without a wall
+ * clock; and what the command refuses. */
 static void test_export_parquet(void) {
     static gap_op ops[256];
     const uint64_t high = 0x8000000000000001ull;
@@ -2801,6 +2873,14 @@ static void test_export_parquet(void) {
     char path[1200];
     make_multi(&r);
     CHECK_EQ(0, pq_check_session(r.dir)); /* recorded without detail */
+    strip_anchors(r.dir);                 /* start_wall, end_wall, ts_wall: null */
+    CHECK_EQ(0, pq_check_session(r.dir));
+    if (pq_export(r.dir, "events", &f)) {
+        int64_t k;
+        CHECK(f.num_rows > 0);
+        for (k = 0; k < f.num_rows; k++) CHECK_EQ(1, f.nulls[PQ_TS_WALL][k]);
+        pqd_close(&f);
+    }
     make_nested(&r, ATF_LAYOUT_2);
     CHECK_EQ(0, pq_check_session(r.dir));
     make_gap_session(&r, ops, gap_script(ops, 256));

@@ -1370,6 +1370,21 @@ static int cli_trace_apply_clock(const cli_command *cmd, cli_trace *t, const cli
     return CLI_CONTINUE;
 }
 
+/* The wall clock of cli_trace_wall: the first exact wall_clock_ns anchor, when its
+ * readings of the trace's first and last events fit an int64 in ns. */
+static void cli_trace_apply_wall(cli_trace *t) {
+    const atf_session_anchor *a = atf_session_reader_anchor(&t->reader, "wall_clock_ns");
+    atf_session_anchor ns;
+    int64_t first, last;
+    if (!a || a->timescale <= 0) return;
+    ns = *a;
+    if (!cli_anchor_in_ns(&ns) || atf_anchor_value_at(&ns, cli_trace_start(t), &first) != ATF_OK ||
+        atf_anchor_value_at(&ns, cli_trace_end(t), &last) != ATF_OK)
+        return;
+    t->has_wall = 1;
+    t->wall_shift = (uint64_t)first - cli_trace_start(t);
+}
+
 int cli_trace_open_view(const cli_command *cmd, cli_trace *t, const char *path,
                         const cli_view *v) {
     int status, pid_known;
@@ -1377,7 +1392,10 @@ int cli_trace_open_view(const cli_command *cmd, cli_trace *t, const char *path,
     t->path = path;
     t->window.to_ns = UINT64_MAX;
     status = cli_trace_open_at(cmd, t, path, v && v->has_pid ? &v->pid : NULL);
-    if (status == CLI_EXIT_OK) sym_name_functions(&t->reader, cli_err()); /* before names */
+    if (status == CLI_EXIT_OK) {
+        sym_name_functions(&t->reader, cli_err()); /* before names */
+        cli_trace_apply_wall(t);
+    }
     pid_known = t->pid != 0;
     if (!pid_known) t->pid = 1;
     if (status != CLI_EXIT_OK || !v) return status;
@@ -1415,6 +1433,12 @@ uint64_t cli_trace_pid(const cli_trace *t) {
  * all do: checked at open). */
 uint64_t cli_trace_time(const cli_trace *t, uint64_t ts) {
     return t && t->has_clock ? ts + t->clock_shift : ts;
+}
+
+int cli_trace_wall(const cli_trace *t, uint64_t ts, int64_t *wall) {
+    if (!t->has_wall) return 0;
+    *wall = (int64_t)(ts + t->wall_shift); /* exact: see cli_trace_time */
+    return 1;
 }
 
 /* The magnitude of a time on t's clock; *neg when it is below 0. */

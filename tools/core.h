@@ -350,6 +350,9 @@ typedef struct cli_trace {
     int clock_negative;             /*   on which the trace's first event reads < 0 */
     atf_session_anchor clock;       /*   the anchor, in ns (timescale 1e9) */
     uint64_t clock_shift;           /*   its reading minus the trace time (int64 bits) */
+    int has_wall;                   /* the manifest has an exact wall_clock_ns anchor that */
+    uint64_t wall_shift;            /*   reads every event: ns since 1970 minus the trace
+                                       time (int64 bits); see cli_trace_wall */
 } cli_trace;
 
 /* Opens PATH; on failure (also when no thread of it opens) reports on stderr and returns
@@ -393,6 +396,11 @@ int cli_detail_damage(const atf_detail_reader *r, atf_error *e);
 /* A trace-clock time ts on the clock of t (NULL: the trace clock): ts itself, or the
  * anchored clock's reading in ns, an int64 given as its bits. */
 uint64_t cli_trace_time(const cli_trace *t, uint64_t ts);
+/* A trace-clock time ts on the wall clock, whatever --clock says: ns since 1970 (UTC), from
+ * the process's first exact "wall_clock_ns" anchor (read to the ns, as --clock wall
+ * reads it), into *wall: 1; 0 when the trace has no such anchor, or one whose readings
+ * of its events do not fit an int64. */
+int cli_trace_wall(const cli_trace *t, uint64_t ts, int64_t *wall);
 /* ts on that clock in decimal ns: unsigned on the trace clock, signed on an anchor's. */
 char *cli_put_time(char *p, const cli_trace *t, uint64_t ts);
 /* The same in microseconds with three decimals ("-12.345"), exactly. */
