@@ -1489,11 +1489,12 @@ ATFDEF atf_result atf_recover_thread_dir(const char *dir, const atf_recover_opti
                                          atf_recover_report *out);
 /* Recovers every thread_N directory of a pid_* directory, in slot order; a thread that
  * fails does not stop the others. Unborn thread directories are removed. Then a
- * manifest.json left in state "recording" (the process died) is rewritten, atomically, as
- * "recovered": each thread's file counts (events_written, detail_written, gaps), finalized
- * and the time range as the files now are, every thread directory listed; everything else
- * it said (command line, names, modules, symbols, anchors, overflow, drop counts, pid,
- * arch, os, clock, error) kept. out->manifest_rewritten says so; a failure to rewrite it
+ * manifest.json left in state "recording" (the process died, or closed after an error: a
+ * full disk) is rewritten, atomically, as "recovered": each thread's file counts
+ * (events_written, detail_written, gaps), finalized and the time range as the files now
+ * are, every thread directory listed (a thread listed with no event written and no
+ * directory left out); everything else it said (command line, names, modules, symbols,
+ * anchors, overflow, drop counts, pid, arch, os, clock, error) kept. out->manifest_rewritten says so; a failure to rewrite it
  * is an item of kind ATF_RECOVER_MANIFEST. A manifest in any other state is left as is.
  * Same contract as atf_recover_file. */
 ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_options *opt,
@@ -2304,6 +2305,16 @@ ATF__PRIVATE atf__fd atf__fd_create(const char *path) {
     ATF_FREE(w);
     return h;
 }
+/* An existing file, for reading and writing in place (not truncated). */
+ATF__PRIVATE atf__fd atf__fd_open_rw(const char *path) {
+    wchar_t *w = atf__utf8_to_wide(path);
+    HANDLE h;
+    if (!w) return ATF__FD_NONE;
+    h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
+                    OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    ATF_FREE(w);
+    return h;
+}
 /* Writes n bytes at `off`: 0, or -1 with the OS error pending and *done_out (optional)
  * holding how many bytes reached the file before the failure. */
 ATF__PRIVATE int atf__fd_pwrite(atf__fd fd, const void *buf, size_t n, uint64_t off,
@@ -2403,6 +2414,11 @@ ATF__PRIVATE int atf__last_os_error(void) { return errno; }
 ATF__PRIVATE atf__fd atf__fd_create(const char *path) {
     int fd;
     do fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); while (fd < 0 && errno == EINTR);
+    return fd;
+}
+ATF__PRIVATE atf__fd atf__fd_open_rw(const char *path) {
+    int fd;
+    do fd = open(path, O_RDWR | O_CLOEXEC); while (fd < 0 && errno == EINTR);
     return fd;
 }
 /* Writes n bytes at `off`: 0, or -1 with errno set and *done_out (optional) holding how
@@ -5264,6 +5280,8 @@ struct atf_session {
     uint64_t self_drained;       /* records producers drained themselves (under `lock`) */
     atf__bound bound;            /* max_bytes, max_duration_ns, disk_reserve */
     int manifest_dirty;
+    uint64_t manifest_room;      /* bytes of manifest.json as last written while recording:
+                                    its text and the room kept after it (10.10) */
     atf_error error;
 #if !defined(ATF_NO_THREADS)
     atf__thread drain_thread;
@@ -6714,7 +6732,9 @@ ATF__PRIVATE int atf__manifest_encode(const atf_session *s, const atf__manifest_
 }
 
 /* The live session's manifest text. Caller holds s->lock (or is alone). 0 when memory
- * ran out. */
+ * ran out. A close after an error (a file that failed: a full disk) leaves the state
+ * "recording", as a crash would: its files may not be whole, and recovery completes them
+ * and the manifest. */
 ATF__PRIVATE int atf__manifest_text(atf_session *s, int closed, atf__text *t) {
     char buf[1024]; /* the whole error line */
     uint64_t i, count = atf__load_acquire_u64(&s->slot_count);
@@ -6727,7 +6747,7 @@ ATF__PRIVATE int atf__manifest_text(atf_session *s, int closed, atf__text *t) {
         th[i].name = s->slots[i]->name;
     }
     memset(&f, 0, sizeof f);
-    f.state = closed ? "closed" : "recording";
+    f.state = closed && s->error.code == ATF_OK ? "closed" : "recording";
     f.pid = atf__os_pid();
     f.clock_type = atf_clock_type();
     f.arch = atf_arch_str(ATF__ARCH_CODE);
@@ -6741,25 +6761,67 @@ ATF__PRIVATE int atf__manifest_text(atf_session *s, int closed, atf__text *t) {
     return ok;
 }
 
+/* Room for a full disk: while recording, manifest.json is its text followed by as many
+ * spaces again (at least this many bytes; JSON allows space after the value). When the
+ * file system fills up, the data files take what is left, a new manifest.json.tmp cannot
+ * be written, and the manifest would stay what it was when the disk filled: often the
+ * first one, before any module, function or thread name was known, so the tools could
+ * name nothing. The next text then goes over the old file in place, into the blocks it
+ * holds already, when it fits there. */
+#define ATF__MANIFEST_ROOM 16384u
+
+/* Writes the text at offset 0 of fd, then spaces and a newline up to `size` bytes (size
+ * >= t->len + 1, or size == t->len for the text alone): 0, or -1 with the OS error pending. */
+ATF__PRIVATE int atf__manifest_put(atf__fd fd, const atf__text *t, uint64_t size) {
+    char pad[512];
+    uint64_t at = t->len;
+    if (atf__fd_pwrite(fd, t->p, t->len, 0, NULL) != 0) return -1;
+    memset(pad, ' ', sizeof pad);
+    while (at < size) {
+        size_t n = size - at < sizeof pad ? (size_t)(size - at) : sizeof pad;
+        if (at + n == size) pad[n - 1] = '\n';
+        if (atf__fd_pwrite(fd, pad, n, at, NULL) != 0) return -1;
+        at += n;
+    }
+    return 0;
+}
+
 /* Writes the text to manifest.json.tmp and renames it over manifest.json, so that readers
- * (and a crash) only ever see a whole manifest. File I/O only: the caller holds the drain
- * lock or is alone, which keeps two writers apart; no session lock is needed. */
+ * (and a crash) only ever see a whole manifest. With `room` (optional: the size of
+ * manifest.json as last written, updated here), the text is followed by the room
+ * ATF__MANIFEST_ROOM says when `pad`, and when the new file cannot be written (a full
+ * disk) a text that fits in the old file is written over it in place instead, the rest
+ * of it spaces: no new block is needed, at the price of a manifest that a crash in the
+ * middle of that write leaves unreadable (the readers then scan the directory). File I/O
+ * only: the caller holds the drain lock or is alone, which keeps two writers apart; no
+ * session lock is needed. */
 ATF__PRIVATE atf_result atf__manifest_store(const char *dir, const atf__text *t, int sync,
-                                            atf_error *err) {
+                                            int pad, uint64_t *room, atf_error *err) {
     char path[1100], tmp[1100];
     atf__fd fd;
     atf_result rc = ATF_OK;
+    atf_error e;
+    uint64_t size = t->len;
+    memset(&e, 0, sizeof e);
+    if (pad && room) size += t->len > ATF__MANIFEST_ROOM ? t->len : ATF__MANIFEST_ROOM;
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     snprintf(tmp, sizeof tmp, "%s/manifest.json.tmp", dir);
     fd = atf__fd_create(tmp);
-    if (fd == ATF__FD_NONE || atf__fd_pwrite(fd, t->p, t->len, 0, NULL) != 0 ||
+    if (fd == ATF__FD_NONE || atf__manifest_put(fd, t, size) != 0 ||
         (sync && atf__fd_sync(fd) != 0))
-        rc = atf__error_set_errno(err, ATF_E_IO, tmp, "write manifest", atf__last_os_error());
+        rc = atf__error_set_errno(&e, ATF_E_IO, tmp, "write manifest", atf__last_os_error());
     if (fd != ATF__FD_NONE) atf__fd_close(fd);
     if (rc == ATF_OK && atf__rename_replace(tmp, path) != 0)
-        rc = atf__error_set_errno(err, ATF_E_IO, path, "rename manifest", atf__last_os_error());
+        rc = atf__error_set_errno(&e, ATF_E_IO, path, "rename manifest", atf__last_os_error());
+    if (rc != ATF_OK && fd != ATF__FD_NONE) atf__file_remove(tmp); /* its blocks freed */
+    if (rc == ATF_OK) {
+        if (room) *room = size;
+    } else if (room && *room > t->len && (fd = atf__fd_open_rw(path)) != ATF__FD_NONE) {
+        if (atf__manifest_put(fd, t, *room) == 0 && (!sync || atf__fd_sync(fd) == 0)) rc = ATF_OK;
+        atf__fd_close(fd);
+    }
     if (rc == ATF_OK && sync) atf__dir_sync(dir);
-    if (rc != ATF_OK && fd != ATF__FD_NONE) atf__file_remove(tmp);
+    if (rc != ATF_OK) atf__error_adopt(err, &e);
     return rc;
 }
 
@@ -6771,7 +6833,8 @@ ATF__PRIVATE atf_result atf__manifest_write(atf_session *s, int closed) {
         ATF_FREE(t.p);
         return atf__error_set(&s->error, ATF_E_NOMEM, s->dir, 0, "manifest text");
     }
-    rc = atf__manifest_store(s->dir, &t, closed && s->cfg.fsync_mode == ATF_FSYNC_CLOSE, &s->error);
+    rc = atf__manifest_store(s->dir, &t, closed && s->cfg.fsync_mode == ATF_FSYNC_CLOSE, !closed,
+                             &s->manifest_room, &s->error);
     if (rc == ATF_OK) s->manifest_dirty = 0;
     ATF_FREE(t.p);
     return rc;
@@ -6793,7 +6856,7 @@ ATF__PRIVATE int atf__manifest_refresh(atf_session *s, int force) {
     }
     atf__session_unlock(s);
     memset(&e, 0, sizeof e);
-    if (write && ok && atf__manifest_store(s->dir, &t, 0, &e) != ATF_OK) {
+    if (write && ok && atf__manifest_store(s->dir, &t, 0, 1, &s->manifest_room, &e) != ATF_OK) {
         atf__session_lock(s);
         atf__error_adopt(&s->error, &e);
         s->manifest_dirty = 1;
@@ -8393,15 +8456,6 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
  * header bytes through the writer's encoders); it is carried out after they are closed
  * (a mapped file cannot be cut on every OS): cut, links, footer, header, sync. */
 #if defined(ATF__OS_WINDOWS)
-ATF__PRIVATE atf__fd atf__fd_open_rw(const char *path) {
-    wchar_t *w = atf__utf8_to_wide(path);
-    HANDLE h;
-    if (!w) return ATF__FD_NONE;
-    h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
-                    OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
-    ATF_FREE(w);
-    return h;
-}
 ATF__PRIVATE int atf__path_exists(const char *path) {
     wchar_t *w = atf__utf8_to_wide(path);
     int yes = w && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES;
@@ -8443,11 +8497,6 @@ ATF__PRIVATE int atf__dir_holds_only(const char *dir, const char *allowed, int *
 }
 #else
 #  include <dirent.h>
-ATF__PRIVATE atf__fd atf__fd_open_rw(const char *path) {
-    int fd;
-    do fd = open(path, O_RDWR | O_CLOEXEC); while (fd < 0 && errno == EINTR);
-    return fd;
-}
 ATF__PRIVATE int atf__path_exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
@@ -9380,12 +9429,18 @@ ATF__PRIVATE int atf__recover_manifest_text(atf_session_reader *r, atf__text *t)
     atf_session *s = atf__session_from_manifest(r);
     atf__manifest_thread *th = NULL;
     atf__manifest_facts f;
-    size_t i;
+    size_t i, n = 0;
     int ok = 0;
     atf_session_reader_check_order(r, NULL); /* each thread's smallest and largest time */
     if (s && (!r->thread_count ||
               (th = (atf__manifest_thread *)ATF_MALLOC(r->thread_count * sizeof *th)) != NULL)) {
-        for (i = 0; i < r->thread_count; i++) atf__recover_manifest_thread(&r->threads[i], &th[i]);
+        for (i = 0; i < r->thread_count; i++) {
+            const atf_session_thread *x = &r->threads[i];
+            /* listed, but with no directory and no event written: its first file never
+             * reached the disk (removed just now as unborn, or never made: a full disk) */
+            if (x->missing && x->in_manifest && x->events_written == 0) continue;
+            atf__recover_manifest_thread(x, &th[n++]);
+        }
         memset(&f, 0, sizeof f);
         f.state = "recovered";
         f.pid = r->pid;
@@ -9394,15 +9449,15 @@ ATF__PRIVATE int atf__recover_manifest_text(atf_session_reader *r, atf__text *t)
         f.os = r->os;
         f.error_line = r->recording_error;
         f.error_errno = (uint32_t)r->recording_errno;
-        ok = atf__manifest_encode(s, &f, th, r->thread_count, t);
+        ok = atf__manifest_encode(s, &f, th, n, t);
     }
     ATF_FREE(th);
     if (s) atf__session_free(s);
     return ok;
 }
 
-/* Rewrites dir/manifest.json when a crash left it "recording" (after the threads were
- * recovered, so the files it counts are final). */
+/* Rewrites dir/manifest.json when a crash (or a close after an error) left it "recording"
+ * (after the threads were recovered, so the files it counts are final). */
 ATF__PRIVATE void atf__recover_manifest(atf_recover_report *out, const char *dir,
                                         const atf_recover_options *opt) {
     char path[1100];
@@ -9418,7 +9473,7 @@ ATF__PRIVATE void atf__recover_manifest(atf_recover_report *out, const char *dir
             out->manifest_rewritten = 1;
         } else if (!atf__recover_manifest_text(&r, &t)) {
             atf__error_set(&e, ATF_E_NOMEM, path, 0, "manifest text");
-        } else if (atf__manifest_store(dir, &t, !opt->no_sync, &e) == ATF_OK) {
+        } else if (atf__manifest_store(dir, &t, !opt->no_sync, 0, NULL, &e) == ATF_OK) {
             out->manifest_rewritten = 1;
         }
         if (e.code != ATF_OK) atf__recover_report_fail(out, path, ATF_RECOVER_MANIFEST, &e);

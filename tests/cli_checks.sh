@@ -178,10 +178,17 @@ out_line "dump --json --detail thread dir" 302 "$D1_SECOND"
 expect 0 "dump --json detail file" "$ATF" dump --json "$D/thread_1/detail.atf"
 out_lines "dump --json detail file" 100
 out_line "dump --json detail file" 1 "$D1_FIRST"
-expect 0 "dump --json crash-left file" "$ATF" dump --json "$D/crash.atf"
+# a file left by a crash: its events, then a warning naming the file (a lone file has no
+# thread_N to name) and the byte offset, and exit status 1, as for a thread of a session
+expect 1 "dump --json crash-left file" "$ATF" dump --json "$D/crash.atf"
 out_lines "dump --json crash-left file" 100
-expect 0 "dump --json crash-left thread" "$ATF" dump --detail --json "$D/thread_crash"
+err_has "dump --json crash-left file" "^atf: $D/crash\.atf: offset [0-9]+: a torn last record "
+expect 1 "dump --json crash-left thread" "$ATF" dump --detail --json "$D/thread_crash"
 out_lines "dump --json crash-left thread" 120
+err_has "dump --json crash-left thread" "^atf: $D/thread_crash/(index|detail)\.atf: offset [0-9]+: "
+expect 1 "dump --json crash-left detail file" "$ATF" dump --json "$D/thread_crash/detail.atf"
+out_lines "dump --json crash-left detail file" 30
+err_has "dump --json crash-left detail file" "^atf: $D/thread_crash/detail\.atf: offset [0-9]+: "
 expect 0 "dump table" "$ATF" dump "$D/l1.atf"
 out_lines "dump table" 1001
 out_line "dump table" 1 "seq          ts  fid                 kind        tid  depth  detail"
@@ -956,6 +963,21 @@ crash_index "$R/session/thread_2/index.atf"
 sed 's/"state":"closed"/"state":"recording"/' "$S1/manifest.json" >"$R/session/manifest.json"
 expect 1 "verify --strict crash-like session" "$ATF" verify --strict "$R/session"
 out_has "verify --strict crash-like session" "thread_2/index\.atf: offset 40: not finalized"
+# every PATH that reaches the cut file says so, with the file and the byte offset, and
+# exits 1 (the events before the cut still shown): the session_* directory, the pid_*
+# directory, the thread's directory, its index.atf
+mkdir -p "$R/session_1"
+cp -r "$R/session" "$R/session_1/pid_7"
+for P in "$R/session_1" "$R/session_1/pid_7" "$R/session_1/pid_7/thread_2" "$R/session_1/pid_7/thread_2/index.atf"; do
+    for c in stats tree dump "export --format chrome -o $R/cut.json" "export --format parquet -o $R/cut.parquet"; do
+        # shellcheck disable=SC2086
+        expect 1 "$c of a cut file: $P" "$ATF" $c "$P"
+        err_has "$c of a cut file: $P" "^atf: thread_2: $R/session_1/pid_7/thread_2/index\.atf: offset 64032: a torn last record "
+    done
+    expect 1 "stats --json of a cut file: $P" "$ATF" stats --json "$P"
+    out_has "stats --json of a cut file: $P" '^\{"slot":2,"tid":[0-9]+,"events":1999,'
+done
+rm -rf "$R/session_1"
 expect 0 "recover session" "$ATF" recover "$R/session"
 out_has "recover session" "^OK $R/session/thread_0/index\.atf \(finalized, nothing to do\)$"
 out_has "recover session" "^recovered $R/session/thread_2/index\.atf \(1999 events; "
@@ -971,7 +993,7 @@ for f in crash.atf crash_l2.atf footer_end.atf mismatch.atf crc0.atf badcrc.atf 
     cp "$D/$f" "$R/$f"
 done
 cp -r "$D/thread_crash" "$D/thread_badlink" "$D/thread_dangling" "$R/"
-"$ATF" dump --json "$D/crash.atf" >"$R/crash.want"
+"$ATF" dump --json "$D/crash.atf" >"$R/crash.want" 2>/dev/null
 expect 0 "recover crash-left files" "$ATF" recover "$R/crash.atf" "$R/crash_l2.atf" "$R/footer_end.atf" "$R/mismatch.atf" "$R/crc0.atf" "$R/thread_crash"
 out_has "recover crash-left files" "^recovered $R/crash\.atf \(100 events; found without a footer; cut 13 bytes "
 out_has "recover crash-left files" "^recovered $R/crash_l2\.atf \(77 events; found without a footer; cut 31 bytes "

@@ -143,7 +143,9 @@ static int rows(const char *path, const char *skip) {
     for (r = 0; r < f.num_rows; r++) {
         for (c = 0; c < f.ncols; c++) {
             if (skip && strcmp(f.cols[c].name, skip) == 0) continue;
-            if (f.cols[c].type == 6)
+            if (f.nulls[c][r])
+                printf("%s=null|", f.cols[c].name);
+            else if (f.cols[c].type == 6)
                 printf("%s=%.*s|", f.cols[c].name, (int)f.bytes[c][r].len,
                        (const char *)f.bytes[c][r].p);
             else

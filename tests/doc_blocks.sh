@@ -1,7 +1,8 @@
 #!/bin/sh
 # doc_blocks.sh - the documentation as a contract: every C block (```c) of README.md and
-# docs/*.md compiles as written, README's list of atf commands is the command's own, and
-# atf.h's CONTENTS agree with its section banners (tags, halves, order).
+# docs/*.md compiles as written, README's list of atf commands is the command's own, the
+# paths the pages name exist, and atf.h's CONTENTS agree with its section banners (tags,
+# halves, order).
 # Prints "doc_blocks: N passed, M failed".
 #
 # How a block is compiled is said by an HTML comment on the line before its fence
@@ -128,6 +129,36 @@ elif [ "$documented" = "$offered" ]; then
     pass
 else
     fail "commands: README.md lists [$(echo $documented)], $ATF --help [$(echo $offered)]"
+fi
+
+# Paths the documentation names, as seen from the repository's root (where its commands
+# run): every path under examples/, tools/, tests/, docs/, bench/ or fuzz/ that a page
+# mentions, and every source file (.c, .h, .cpp) a "$ " command line of a fenced block
+# names, exists. A glob or a placeholder (tools/*.c, thread_<N>) is no path.
+for f in README.md docs/*.md tools/instrument/README.md tests/README.md; do
+    [ -e "$f" ] || continue
+    missing=$({
+        tr ' `()[],;"' '\n' <"$f" | grep -E '^(\./)?(examples|tools|tests|docs|bench|fuzz)/'
+        awk '/^```/ { inside = !inside; next } inside && /^\$ / { sub(/^\$ /, ""); print }' "$f" |
+            tr ' \t' '\n\n' | grep -E '\.(c|h|cpp)$' | grep -v '^-'
+    } | sed 's/[.:]*$//' | sort -u | while read -r w; do
+        case "$w" in *'*'* | *'<'*) continue ;; esac
+        [ -e "$w" ] || printf ' %s' "$w"
+    done)
+    if [ -z "$missing" ]; then pass; else fail "paths: $f names what is not there:$missing"; fi
+done
+
+# Where `atf record` puts a session by default (its --help: "--output DIR ... (default
+# ./traces)"): README says so, and .gitignore leaves it out of the working tree.
+root=$("$ATF" record --help 2>/dev/null | sed -n 's|.*--output DIR.*(default \./\([^)]*\)).*|\1|p')
+if [ -z "$root" ]; then
+    fail "record's default: $ATF record --help names no default --output"
+elif ! grep -qx "/$root/" .gitignore; then
+    fail "record's default: .gitignore has no line /$root/"
+elif ! grep -q "\`$root/\`" README.md; then
+    fail "record's default: README.md does not say that sessions go under \`$root/\`"
+else
+    pass
 fi
 
 # atf.h's map: the tags of its CONTENTS (">>name") against the section banners. Every

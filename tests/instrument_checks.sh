@@ -356,9 +356,11 @@ fi
 # ---- a full disk --------------------------------------------------------------------------
 # `atf record` of the sample on a tmpfs smaller than its trace (a mount namespace of its
 # own: nothing is left mounted; 1 MiB for layout 1's 3.4 MB, 128 KiB for the packed
-# 0.24 MB), the disk guard off: the trace cannot be written whole, nor its manifest
-# completed, and the summary must say so instead of "0 lost". Left out where no tmpfs can
-# be mounted. (tests/bounds_checks.sh has the guard stop recording before that.)
+# 0.24 MB), the disk guard off: the trace cannot be written whole, and the summary must
+# say so instead of "0 lost". The manifest still gets what the process knew (it keeps
+# room for that): a copy of the trace, taken before the namespace goes, recovered with
+# space to spare, names every function and thread, as after a SIGKILL. Left out where no
+# tmpfs can be mounted. (tests/bounds_checks.sh has the guard stop recording before that.)
 full=$(cd "$TMP" && pwd -P)/full
 mkdir -p "$full"
 if unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$full'" 2>/dev/null ||
@@ -367,13 +369,24 @@ if unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs '$full'" 2>/dev/null ||
     unshare -m true 2>/dev/null || how=-rm
     for case in "1 1m" "packed 128k"; do
         set -- $case
+        rm -rf "$TMP/full_$1"
         expect 0 "record on a full disk (layout $1): the program's status" unshare $how sh -c \
-            "mount -t tmpfs -o size=$2 tmpfs '$full' && exec '$ATF' record --disk-reserve 0 --layout $1 --output '$full' -- '$EX/sample_hooked'"
+            "mount -t tmpfs -o size=$2 tmpfs '$full' && { '$ATF' record --disk-reserve 0 --layout $1 --output '$full' -- '$EX/sample_hooked'; st=\$?; cp -R '$full' '$TMP/full_$1'; exit \$st; }"
         check "record on a full disk (layout $1): no count of lost events" \
             grep -qE '^atf record: 1 process, [0-9]+ threads?, [0-9]+ events, lost unknown, ' "$ERR"
         check "record on a full disk (layout $1): the trace is called incomplete" \
             grep -q '^atf record: the trace of 1 process is incomplete' "$ERR"
         check "record on a full disk (layout $1): the error's errno" grep -q '(errno 28: ' "$ERR"
+        p=$(ls -d "$TMP/full_$1"/session_*/pid_* 2>/dev/null | head -n 1)
+        expect 0 "full disk (layout $1): atf recover" "$ATF" recover "$p"
+        stats "full disk (layout $1): recovered" "$p"
+        functions_of "$TMP/stats" >"$TMP/full.names"
+        check "full disk (layout $1): main is named" grep -qx main "$TMP/full.names"
+        check "full disk (layout $1): no function is left unnamed" sh -c "! grep -q '^0x' '$TMP/full.names'"
+        check "full disk (layout $1): the main thread is named" grep -q '^{"slot":0,.*"name":"sample_hooked"}' "$TMP/stats"
+        check "full disk (layout $1): no thread is left unnamed" sh -c "! grep -q '\"name\":\"\"}' '$TMP/stats'"
+        check "full disk (layout $1): verify --strict" "$ATF" verify --strict "$p"
+        rm -rf "$TMP/full_$1"
     done
 else
     echo "instrument: the full-disk check left out (no tmpfs mount allowed here)"
@@ -410,6 +423,13 @@ expect 0 "killed: atf recover" "$ATF" recover "$p"
 check "killed: the manifest says recovered" grep -q '"state":"recovered"' "$m"
 check "killed: every thread finalized" sh -c "! grep -q '\"finalized\":false' '$m'"
 check "killed: verify --strict" "$ATF" verify --strict "$p"
+# main's thread recorded nothing but the call of main: the call lasts until the process
+# was last seen (its latest event, in any thread), and says it was cut short
+"$ATF" stats --json "$p" >"$TMP/killed.stats" 2>/dev/null
+main_ns=$(sed -n 's/^{"fid":"[^"]*","name":"main","calls":1,"total_ns":\([0-9]*\),.*/\1/p' "$TMP/killed.stats")
+if [ "${main_ns:-0}" -gt 0 ]; then pass; else fail "killed: main's total is '${main_ns:-missing}' ns, expected more than 0"; fi
+"$ATF" tree --max-depth 1 "$p" >"$TMP/killed.tree" 2>/dev/null
+check "killed: tree says main was cut short" grep -q '^ *0\.000 *[1-9][0-9.]*  main  (cut short)$' "$TMP/killed.tree"
 exe=$(cd "$PROGS" && pwd -P)/busy_traced
 check "killed: the module's path" grep -q "\"module_id\":0,\"path\":\"$exe\"" "$m"
 bid=$(build_id_of "$PROGS/busy_traced")

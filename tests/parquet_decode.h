@@ -7,8 +7,10 @@
  * converted and logical types); each row group's column chunks (offsets, sizes, codec,
  * encodings, statistics); then every page of every chunk: dictionary pages (PLAIN) and
  * data pages v1 in PLAIN, RLE_DICTIONARY / PLAIN_DICTIONARY and DELTA_BINARY_PACKED, for
- * INT32, INT64 and BYTE_ARRAY REQUIRED columns. All values come back per column and row:
- * integers widened to int64, byte arrays pointing into the file image.
+ * INT32, INT64 and BYTE_ARRAY columns, REQUIRED or OPTIONAL (the definition levels of an
+ * optional column's page: their 4-byte length, then the RLE / bit-packed hybrid of width
+ * 1). All values come back per column and row: integers widened to int64, byte arrays
+ * pointing into the file image, and a null flag per row (0 for a null's value).
  *
  * Strict where the writer must be exact: a page body must be consumed to its last byte,
  * pages must tile their chunk exactly, counts must agree everywhere; any disagreement is
@@ -189,7 +191,7 @@ typedef struct pqd_bytes {
 typedef struct pqd_column {
     char name[256];
     int type;                    /* 1 INT32, 2 INT64, 6 BYTE_ARRAY */
-    int repetition;              /* 0 REQUIRED */
+    int repetition;              /* 0 REQUIRED, 1 OPTIONAL */
     int converted;               /* -1 when absent */
     int logical;                 /* LogicalType union field id; 0 when absent */
     int ts_utc, ts_unit;         /* TIMESTAMP: isAdjustedToUTC; unit field id (3 NANOS) */
@@ -233,6 +235,7 @@ typedef struct pqd_file {
     size_t column_orders;        /* entries of column_orders holding TYPE_DEFINED_ORDER */
     int64_t **ints;              /* [col][row] for integer columns */
     pqd_bytes **bytes;           /* [col][row] for BYTE_ARRAY columns */
+    uint8_t **nulls;             /* [col][row]: 1 where the row holds null */
     char error[256];
 } pqd_file;
 
@@ -272,6 +275,9 @@ static int pqd__schema(pqd_file *f, const pqd_node *list) {
         pqd__copy_name(c->name, sizeof c->name, pqd__field(e, 4));
         c->type = (int)pqd__int(e, 1, -1);
         c->repetition = (int)pqd__int(e, 3, -1);
+        if (c->repetition != 0 && c->repetition != 1)
+            return pqd__fail(f, "column %s: repetition %d is neither REQUIRED nor OPTIONAL",
+                             c->name, c->repetition);
         c->converted = (int)pqd__int(e, 6, -1);
         if (lt && lt->nkids == 1) {
             c->logical = lt->kids[0].id;
@@ -521,25 +527,78 @@ static int pqd__dictionary_page(pqd_file *f, pqd_pages *s, const pqd_node *dh,
     return pqd__plain(f, body, s->col, 0, s->entries, s->dict);
 }
 
+/* The definition levels of the cnt rows of an optional column's page from row `row`:
+ * each 0 (null: flagged in f->nulls) or 1; *vals the values the page holds. The levels'
+ * length prefix must cover them exactly. */
+static int pqd__levels(pqd_file *f, pqd_cursor *body, size_t col, size_t row, size_t cnt,
+                       size_t *vals) {
+    pqd_cursor lc;
+    uint32_t *lv;
+    size_t len, k;
+    int rc = 0;
+    if ((size_t)(body->end - body->p) < 4) return pqd__fail(f, "levels: truncated length");
+    len = (size_t)pqd__le(body->p, 4);
+    body->p += 4;
+    if (len > (size_t)(body->end - body->p)) return pqd__fail(f, "levels: length past the page");
+    lc.p = body->p;
+    lc.end = body->p + len;
+    lc.bad = 0;
+    body->p += len;
+    if ((lv = (uint32_t *)malloc((cnt ? cnt : 1) * sizeof *lv)) == NULL)
+        return pqd__fail(f, "out of memory");
+    if (pqd__hybrid(f, &lc, 1, lv, cnt) != 0) rc = -1;
+    else if (lc.p != lc.end) rc = pqd__fail(f, "levels: %ld bytes after them", (long)(lc.end - lc.p));
+    for (k = 0, *vals = 0; rc == 0 && k < cnt; k++) {
+        if (lv[k] > 1) rc = pqd__fail(f, "levels: level %u of a flat column", lv[k]);
+        f->nulls[col][row + k] = (uint8_t)(lv[k] == 0);
+        *vals += lv[k];
+    }
+    free(lv);
+    return rc;
+}
+
+/* Moves the vals values decoded at rows [row, row + vals) to the rows of the cnt that are
+ * not null, last first (a value only ever moves down the column), and zeroes the nulls. */
+static void pqd__scatter(pqd_file *f, size_t col, size_t row, size_t cnt, size_t vals) {
+    size_t i = cnt, k = vals;
+    while (i-- > 0) {
+        if (f->nulls[col][row + i]) { /* no value left unmoved lies here: k <= i */
+            if (f->bytes[col]) {
+                f->bytes[col][row + i].p = NULL;
+                f->bytes[col][row + i].len = 0;
+            } else {
+                f->ints[col][row + i] = 0;
+            }
+            continue;
+        }
+        k--;
+        if (f->bytes[col]) f->bytes[col][row + i] = f->bytes[col][row + k];
+        else f->ints[col][row + i] = f->ints[col][row + k];
+    }
+}
+
 static int pqd__data_page(pqd_file *f, pqd_pages *s, const pqd_node *dh, pqd_cursor *body) {
     int64_t n = pqd__int(dh, 1, -1), enc = pqd__int(dh, 2, -1);
-    size_t cnt, row = s->row0 + s->got;
+    size_t cnt, vals, row = s->row0 + s->got;
     int type = f->cols[s->col].type, rc;
     if (n <= 0 || (uint64_t)n > (uint64_t)s->ch->num_values - s->got)
         return pqd__fail(f, "chunk %s: bad data page value count", s->ch->path);
     if (pqd__int(dh, 3, -1) < 0 || pqd__int(dh, 4, -1) < 0)
         return pqd__fail(f, "chunk %s: level encodings missing", s->ch->path);
-    cnt = (size_t)n;
+    cnt = vals = (size_t)n;
     s->ch->data_pages++;
     if (enc >= 0 && enc < 32) s->ch->page_encodings |= 1u << enc;
+    if (f->cols[s->col].repetition == 1 && pqd__levels(f, body, s->col, row, cnt, &vals) != 0)
+        return -1;
     if (enc == 0)
-        rc = pqd__plain(f, body, s->col, row, cnt, type == 6 ? f->bytes[s->col] : NULL);
+        rc = pqd__plain(f, body, s->col, row, vals, type == 6 ? f->bytes[s->col] : NULL);
     else if ((enc == 8 || enc == 2) && s->dict)
-        rc = pqd__dict_page(f, body, s->col, cnt, row, s->dict, s->entries);
+        rc = pqd__dict_page(f, body, s->col, vals, row, s->dict, s->entries);
     else if (enc == 5 && type != 6)
-        rc = pqd__delta(f, body, s->col, row, cnt);
+        rc = pqd__delta(f, body, s->col, row, vals);
     else
         rc = pqd__fail(f, "chunk %s: encoding %lld not expected", s->ch->path, (long long)enc);
+    if (rc == 0 && vals != cnt) pqd__scatter(f, s->col, row, cnt, vals);
     s->got += cnt;
     return rc;
 }
@@ -612,13 +671,16 @@ static int pqd__values(pqd_file *f) {
     size_t col, g, rows = (size_t)f->num_rows, row0;
     f->ints = (int64_t **)calloc(f->ncols ? f->ncols : 1, sizeof *f->ints);
     f->bytes = (pqd_bytes **)calloc(f->ncols ? f->ncols : 1, sizeof *f->bytes);
-    if (!f->ints || !f->bytes) return pqd__fail(f, "out of memory");
+    f->nulls = (uint8_t **)calloc(f->ncols ? f->ncols : 1, sizeof *f->nulls);
+    if (!f->ints || !f->bytes || !f->nulls) return pqd__fail(f, "out of memory");
     for (col = 0; col < f->ncols; col++) {
         if (f->cols[col].type == 6)
             f->bytes[col] = (pqd_bytes *)calloc(rows ? rows : 1, sizeof **f->bytes);
         else
             f->ints[col] = (int64_t *)calloc(rows ? rows : 1, sizeof **f->ints);
-        if (!f->bytes[col] && !f->ints[col]) return pqd__fail(f, "out of memory");
+        f->nulls[col] = (uint8_t *)calloc(rows ? rows : 1, 1);
+        if ((!f->bytes[col] && !f->ints[col]) || !f->nulls[col])
+            return pqd__fail(f, "out of memory");
     }
     for (g = 0, row0 = 0; g < f->ngroups; g++) {
         if (f->groups[g].num_rows <= 0 || (uint64_t)f->groups[g].num_rows > rows - row0)
@@ -690,9 +752,11 @@ static void pqd_close(pqd_file *f) {
     for (k = 0; k < f->ncols; k++) {
         if (f->ints) free(f->ints[k]);
         if (f->bytes) free(f->bytes[k]);
+        if (f->nulls) free(f->nulls[k]);
     }
     free(f->ints);
     free(f->bytes);
+    free(f->nulls);
     free(f->groups);
     free(f->cols);
     free(f->data);

@@ -5,11 +5,15 @@
 //   NPM_DIR holds node_modules/@duckdb/node-api (tests/parquet_duckdb.sh installs it).
 // EXPECTED.json's "kind" says which table parquet_gen wrote:
 // "edges": int64 extremes read back through bit_xor/min/max in the delta, PLAIN and
-//   dictionary columns, int32 sums, string byte counts, empty and replaced strings;
+//   dictionary columns, int32 sums, string byte counts, empty and replaced strings; the
+//   optional columns' values and nulls (count, xor, bytes, sum; null_count statistics);
 // "empty": a 0-row file reads as 0 rows with its schema;
 // "atf_slices", "atf_events": a table of `atf export --format parquet` against the
 //   session's `atf stats --json` (in "stats"; see checkAtfSlices), the slices also against
-//   the session's events table ("events": its file, beside EXPECTED.json);
+//   the session's events table ("events": its file, beside EXPECTED.json), the wall-clock
+//   columns against the manifest's wall_clock_ns anchor ("wall": host_ns and value);
+// "atf_nowall": the slices (and "events") of a copy of that session without its anchor:
+//   every wall-clock value null;
 // "slices": the column types DuckDB sees; count(*); count and sum(self_ns) per name; the
 // number of row groups and the start_ns min/max statistics of each; a start_ns window
 // query; and that the window query skips row groups by their statistics: the start_ns
@@ -148,6 +152,23 @@ async function checkEdges() {
   const [bad] = await rows(`SELECT (count(*) FILTER (WHERE text LIKE '%\uFFFD%'))::VARCHAR AS n FROM ${src}`);
   check('edges: bad UTF-8 arrives replaced', bad.n === String(expected.bad_texts),
         `expected ${expected.bad_texts} rows with U+FFFD, found ${bad.n}`);
+  // optional columns: the values that are there, and the nulls (rows and statistics)
+  const [opt] = await rows(`SELECT count(maybe_wall)::VARCHAR AS wn,
+      bit_xor(epoch_ns(maybe_wall))::VARCHAR AS wx, count(maybe_text)::VARCHAR AS tn,
+      sum(strlen(maybe_text))::VARCHAR AS tb, count(maybe_small)::VARCHAR AS sn,
+      sum(maybe_small)::VARCHAR AS ss FROM ${src}`);
+  const wantOpt = {
+    wn: String(expected.wall_values), wx: expected.xor_wall, tn: String(expected.text_values),
+    tb: expected.maybe_text_bytes, sn: String(expected.small_values), ss: expected.sum_maybe_small,
+  };
+  for (const k of Object.keys(wantOpt)) check(`edges: optional ${k}`, opt[k] === wantOpt[k], `expected ${wantOpt[k]}, found ${opt[k]}`);
+  const nulls = await rows(`SELECT path_in_schema AS c, sum(stats_null_count)::VARCHAR AS n
+      FROM parquet_metadata(${quoted(file)}) WHERE path_in_schema LIKE 'maybe_%' GROUP BY 1 ORDER BY 1`);
+  const wantNulls = { maybe_small: expected.rows - expected.small_values,
+                      maybe_text: expected.rows - expected.text_values,
+                      maybe_wall: expected.rows - expected.wall_values };
+  check('edges: null_count statistics of the optional columns',
+        nulls.length === 3 && nulls.every((r) => r.n === String(wantNulls[r.c])), JSON.stringify(nulls));
 }
 
 async function checkEmpty() {
@@ -190,15 +211,16 @@ async function checkAtfSlices() {
   checkTypes('atf slices', await rows(`DESCRIBE SELECT * FROM ${src}`), {
     pid: 'BIGINT', tid: 'BIGINT', thread_slot: 'BIGINT', thread_name: 'VARCHAR',
     function_id: 'BIGINT', fid: 'VARCHAR', name: 'VARCHAR', module: 'VARCHAR', depth: 'INTEGER',
-    start_ns: 'TIMESTAMP_NS', end_ns: 'TIMESTAMP_NS', dur_ns: 'BIGINT', self_ns: 'BIGINT',
+    start_ns: 'BIGINT', end_ns: 'BIGINT', dur_ns: 'BIGINT', self_ns: 'BIGINT',
     ended_by: 'VARCHAR', has_detail: 'INTEGER', paused_ns: 'BIGINT',
+    start_wall: 'TIMESTAMP WITH TIME ZONE', end_wall: 'TIMESTAMP WITH TIME ZONE',
   });
   const got = await rows(`SELECT fid, count(*)::VARCHAR AS n, sum(self_ns)::VARCHAR AS s
                           FROM ${src} GROUP BY fid`);
   checkPerFunction('atf slices: count(*) and sum(self_ns) per function = atf stats --json', got,
                    'self_ns');
   const [bad] = await rows(`SELECT count(*)::VARCHAR AS n FROM ${src}
-      WHERE dur_ns <> epoch_ns(end_ns) - epoch_ns(start_ns) OR self_ns > dur_ns - paused_ns
+      WHERE dur_ns <> end_ns - start_ns OR self_ns > dur_ns - paused_ns
          OR paused_ns < 0 OR printf('0x%016x', function_id) <> fid`);
   check('atf slices: dur_ns = end_ns - start_ns, self_ns <= dur_ns - paused_ns, ' +
         'fid = function_id',
@@ -212,13 +234,40 @@ async function checkAtfSlices() {
         detail.slices === detail.calls && detail.other === '0' && detail.calls !== '0',
         `sum(has_detail) ${detail.slices}, calls with detail ${detail.calls}, ` +
         `${detail.other} values other than 0 and 1`);
+  await checkWall('atf slices', [['start_ns', 'start_wall'], ['end_ns', 'end_wall']]);
+}
+
+// The wall-clock columns: every row has them, a date of this century, and each is its
+// trace time shifted by the anchor (value - host_ns), to the microsecond DuckDB keeps of a
+// UTC timestamp.
+async function checkWall(what, pairs) {
+  const { host_ns: host, value } = expected.wall;
+  const off = (ns, wall) => `(${wall} IS NULL OR year(${wall}) < 2000 OR
+      epoch_us(${wall}) <> (${ns}::HUGEINT + ${value} - ${host}) // 1000)`;
+  const [bad] = await rows(`SELECT count(*)::VARCHAR AS n FROM ${src}
+      WHERE ${pairs.map(([ns, wall]) => off(ns, wall)).join(' OR ')}`);
+  check(`${what}: ${pairs.map((p) => p[1]).join(', ')} = the trace times on the anchor's wall clock`,
+        bad.n === '0', `${bad.n} rows disagree or are null`);
+}
+
+// Without a wall_clock_ns anchor: the wall-clock columns are there, and null.
+async function checkAtfNoWall() {
+  const events = `read_parquet(${quoted(join(dirname(resolve(expectedPath)), expected.events))})`;
+  const [got] = await rows(`SELECT
+      (SELECT count(*) FROM ${src})::VARCHAR AS slices,
+      (SELECT count(start_wall) + count(end_wall) FROM ${src})::VARCHAR AS walls,
+      (SELECT count(*) FROM ${events})::VARCHAR AS events,
+      (SELECT count(ts_wall) FROM ${events})::VARCHAR AS ts_walls`);
+  check('atf without a wall clock: rows, every wall-clock value null',
+        got.slices !== '0' && got.events !== '0' && got.walls === '0' && got.ts_walls === '0',
+        JSON.stringify(got));
 }
 
 async function checkAtfEvents() {
   checkTypes('atf events', await rows(`DESCRIBE SELECT * FROM ${src}`), {
-    pid: 'BIGINT', thread_slot: 'BIGINT', seq: 'BIGINT', ts_ns: 'TIMESTAMP_NS',
+    pid: 'BIGINT', thread_slot: 'BIGINT', seq: 'BIGINT', ts_ns: 'BIGINT',
     function_id: 'BIGINT', fid: 'VARCHAR', name: 'VARCHAR', kind: 'VARCHAR', depth: 'BIGINT',
-    detail_seq: 'BIGINT',
+    detail_seq: 'BIGINT', ts_wall: 'TIMESTAMP WITH TIME ZONE',
   });
   const events = expected.stats.threads.reduce((n, t) => n + BigInt(t.events), 0n);
   const [total] = await rows(`SELECT count(*)::VARCHAR AS n FROM ${src}`);
@@ -227,10 +276,12 @@ async function checkAtfEvents() {
   const got = await rows(`SELECT fid, count(*)::VARCHAR AS n, NULL AS s FROM ${src}
                           WHERE kind = 'call' GROUP BY fid`);
   checkPerFunction('atf events: calls per function = atf stats --json', got, null);
+  await checkWall('atf events', [['ts_ns', 'ts_wall']]);
 }
 
 const checks = { slices: checkSlices, edges: checkEdges, empty: checkEmpty,
-                 atf_slices: checkAtfSlices, atf_events: checkAtfEvents };
+                 atf_slices: checkAtfSlices, atf_events: checkAtfEvents,
+                 atf_nowall: checkAtfNoWall };
 if (!checks[expected.kind]) {
   console.error(`unknown kind ${expected.kind}`);
   process.exit(2);

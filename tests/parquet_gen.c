@@ -3,7 +3,8 @@
  * sum(self_ns) per function name, the start_ns range of each row group, and one
  * start_ns window with the rows inside it. tests/parquet_duckdb.sh checks these against
  * DuckDB. Two more tables hold the edge cases: --edges (int64 and int32 extremes in
- * every encoding, empty, long and non-UTF-8 strings, raw bytes) and --empty (0 rows).
+ * every encoding, empty, long and non-UTF-8 strings, raw bytes, optional columns with
+ * nulls: scattered, and a whole page of them) and --empty (0 rows).
  *
  * usage: parquet_gen OUT.parquet [ROWS [ROW_GROUP_ROWS]]   (defaults 300000, 65536)
  *        parquet_gen --edges OUT.parquet
@@ -22,19 +23,19 @@ typedef enum gen_col {
 } gen_col;
 
 static const pq_column gen_schema[COL_COUNT] = {
-    {"pid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO},
-    {"tid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY},
-    {"thread_slot", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO},
-    {"thread_name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO},
-    {"function_id", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY},
-    {"name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO},
-    {"depth", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO},
-    {"start_ns", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS, PQ_ENCODING_AUTO},
-    {"end_ns", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS, PQ_ENCODING_AUTO},
-    {"dur_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO},
-    {"self_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO},
-    {"ended_by", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO},
-    {"has_detail", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO},
+    {"pid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0},
+    {"tid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0},
+    {"thread_slot", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0},
+    {"thread_name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO, 0},
+    {"function_id", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0},
+    {"name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO, 0},
+    {"depth", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0},
+    {"start_ns", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS, PQ_ENCODING_AUTO, 0},
+    {"end_ns", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS, PQ_ENCODING_AUTO, 0},
+    {"dur_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0},
+    {"self_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0},
+    {"ended_by", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO, 0},
+    {"has_detail", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0},
 };
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -68,7 +69,7 @@ static void make_names(void) {
 }
 
 static int put_row(pq_writer *w, size_t i, int64_t start, group_range *g) {
-    static const char *const ended[] = {"return", "return", "return", "gap", "end"};
+    static const char *const ended[] = {"return", "return", "return", "gap", "cut"};
     char thread_name[32];
     size_t slot = (size_t)rng_below(GEN_THREADS), fn = (size_t)rng_below(GEN_NAMES);
     int64_t dur = (int64_t)(rng_below(1000) * rng_below(1000)) + 1;
@@ -167,6 +168,10 @@ typedef struct edge_totals {
     uint64_t xor64, xor_dict, text_bytes, raw_bytes;
     int64_t min64, max64, sum32;
     size_t empty_texts, bad_texts;
+    /* the optional columns: values (not null), and their xor, bytes and sum */
+    size_t wall_values, text_values, small_values;
+    uint64_t xor_wall, maybe_text_bytes;
+    int64_t sum_maybe_small;
 } edge_totals;
 
 /* Inputs with their UTF-8 cleaned length: each bad byte becomes U+FFFD (3 bytes). */
@@ -177,13 +182,16 @@ static const struct { const char *in; size_t cleaned; } edge_texts[] = {
 enum { EDGE_TEXTS = sizeof edge_texts / sizeof edge_texts[0] };
 
 static const pq_column edge_schema[] = {
-    {"big", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA},
-    {"big_plain", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_PLAIN},
-    {"big_dict", PQ_INT64, PQ_LOGICAL_NONE, PQ_ENCODING_DICTIONARY},
-    {"small", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY},
-    {"text", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO},
-    {"long_text", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_PLAIN},
-    {"raw", PQ_BYTE_ARRAY, PQ_LOGICAL_NONE, PQ_ENCODING_PLAIN},
+    {"big", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0},
+    {"big_plain", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_PLAIN, 0},
+    {"big_dict", PQ_INT64, PQ_LOGICAL_NONE, PQ_ENCODING_DICTIONARY, 0},
+    {"small", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0},
+    {"text", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO, 0},
+    {"long_text", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_PLAIN, 0},
+    {"raw", PQ_BYTE_ARRAY, PQ_LOGICAL_NONE, PQ_ENCODING_PLAIN, 0},
+    {"maybe_wall", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS_UTC, PQ_ENCODING_DELTA, 1},
+    {"maybe_text", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 1},
+    {"maybe_small", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_PLAIN, 1},
 };
 enum { EDGE_COLS = sizeof edge_schema / sizeof edge_schema[0], EDGE_ROWS = 5000 };
 
@@ -216,6 +224,26 @@ static int put_edge_row(pq_writer *w, size_t i, const char *big_text, edge_total
     t->raw_bytes += raw_len;
     t->empty_texts += row[4].len == 0;
     t->bad_texts += edge_texts[k].cleaned != row[4].len;
+    /* nulls every third row, and in rows 1500 .. 2199: the first page of row group 1 */
+    row[7].i = 1700000000000000000ll + (int64_t)i * 1000 * (int64_t)(1 + rng_below(9));
+    row[7].is_null = i % 3 == 0 || (i >= 1500 && i < 2200);
+    if (!row[7].is_null) {
+        t->wall_values++;
+        t->xor_wall ^= (uint64_t)row[7].i;
+    }
+    row[8].s = edge_texts[k].in;
+    row[8].len = strlen(edge_texts[k].in);
+    row[8].is_null = i % 4 == 1;
+    if (!row[8].is_null) {
+        t->text_values++;
+        t->maybe_text_bytes += edge_texts[k].cleaned;
+    }
+    row[9].i = i32[rng_below(4)];
+    row[9].is_null = i % 5 == 2;
+    if (!row[9].is_null) {
+        t->small_values++;
+        t->sum_maybe_small += row[9].i;
+    }
     return pq_writer_put_row(w, row) == ATF_OK;
 }
 
@@ -254,7 +282,11 @@ static int write_edges(const char *path) {
     printf("\"sum_small\":\"%lld\",\"text_bytes\":\"%llu\",\"raw_bytes\":\"%llu\",",
            (long long)t.sum32, (unsigned long long)t.text_bytes,
            (unsigned long long)t.raw_bytes);
-    printf("\"empty_texts\":%zu,\"bad_texts\":%zu}\n", t.empty_texts, t.bad_texts);
+    printf("\"empty_texts\":%zu,\"bad_texts\":%zu,", t.empty_texts, t.bad_texts);
+    printf("\"wall_values\":%zu,\"xor_wall\":\"%lld\",\"text_values\":%zu,"
+           "\"maybe_text_bytes\":\"%llu\",\"small_values\":%zu,\"sum_maybe_small\":\"%lld\"}\n",
+           t.wall_values, (long long)t.xor_wall, t.text_values,
+           (unsigned long long)t.maybe_text_bytes, t.small_values, (long long)t.sum_maybe_small);
     return 0;
 }
 

@@ -157,6 +157,8 @@ static uint64_t j_ts_ns(const jdoc *d, long obj) {
     return ns;
 }
 
+static size_t count_of(const char *hay, const char *needle);
+
 /* ==== stats ========================================================================== */
 static const profile_fn *fn_of(const profile_fns *st, uint64_t fid) {
     return profile_fns_find(st, fid);
@@ -212,7 +214,7 @@ static void check_nested_figures(const char *path) {
     CHECK_EQ(12, w.threads[0].events);
     CHECK_EQ(T0, w.threads[0].first_ns);
     CHECK_EQ(T0 + 4000, w.threads[0].last_ns);
-    CHECK_EQ(0, w.threads[0].unmatched + w.threads[0].unwound + w.threads[0].open_at_end);
+    CHECK_EQ(0, w.threads[0].unmatched + w.threads[0].unwound + w.threads[0].cut_short);
     collect_free(&src, &st, &w);
 }
 
@@ -249,7 +251,7 @@ static void test_stats_unbalanced(void) {
     CHECK(fn_of(&st, F_ZZ) == NULL);
     CHECK_EQ(2, w.threads[0].unmatched);
     CHECK_EQ(1, w.threads[0].unwound);
-    CHECK_EQ(2, w.threads[0].open_at_end);
+    CHECK_EQ(2, w.threads[0].cut_short);
     CHECK_EQ(11, w.threads[0].events);
     collect_free(&src, &st, &w);
 }
@@ -631,6 +633,7 @@ static const pd_spec pf_specs[] = {
     {M_TRACK_EVENT, 23, 2, M_NONE, "TrackEvent.name"},
     {M_TRACK_EVENT, 4, 2, M_ANNOTATION, "TrackEvent.debug_annotations"},
     {M_ANNOTATION, 10, 2, M_NONE, "DebugAnnotation.name"},
+    {M_ANNOTATION, 2, 0, M_NONE, "DebugAnnotation.bool_value"},
     {M_ANNOTATION, 3, 0, M_NONE, "DebugAnnotation.uint_value"},
     {M_ANNOTATION, 6, 2, M_NONE, "DebugAnnotation.string_value"},
     {M_ANNOTATION, 7, 0, M_NONE, "DebugAnnotation.pointer_value"},
@@ -686,8 +689,8 @@ typedef struct pf_logged {
 typedef struct pf_annot {
     uint64_t ts, type;           /* of its track event */
     char name[24];
-    uint32_t field;              /* its value's field: 3 uint, 6 string, 7 pointer */
-    uint64_t v;                  /* 3, 7: the value */
+    uint32_t field;              /* its value's field: 2 bool, 3 uint, 6 string, 7 pointer */
+    uint64_t v;                  /* 2, 3, 7: the value */
     char str[40];                /* 6: the text */
 } pf_annot;
 
@@ -1165,8 +1168,8 @@ static void dx_check_chrome_args(const jdoc *d, long ev, const dx_call *c) {
 static void dx_check_chrome(const char *dir) {
     run_result o = run(cli_main, "export", "--format", "chrome", dir, (const char *)NULL);
     jdoc d;
-    long evs, it;
-    size_t begins = 0, with_args = 0;
+    long evs, it, args;
+    size_t begins = 0, with_args = 0, cut = 0;
     CHECK_EQ(0, o.status);
     CHECK(j_parse(&d, o.out, o.out_len));
     evs = j_get(&d, 0, "traceEvents");
@@ -1174,8 +1177,13 @@ static void dx_check_chrome(const char *dir) {
         const char *ph = j_str(&d, it, "ph");
         const dx_call *c;
         if (strcmp(ph, "M") == 0) continue;
-        if (strcmp(ph, "B") != 0) { /* E events carry nothing, the return's detail neither */
-            CHECK(j_get(&d, it, "args") < 0);
+        if (strcmp(ph, "B") != 0) { /* E events carry no detail (the return's neither), */
+            if ((args = j_get(&d, it, "args")) >= 0) { /* only the mark of a cut frame */
+                CHECK_EQ(1, j_members(&d, args));
+                CHECK(j_get(&d, args, "cut_short") >= 0 &&
+                      d.nodes[j_get(&d, args, "cut_short")].type == J_BOOL);
+                cut++;
+            }
             continue;
         }
         begins++;
@@ -1187,6 +1195,8 @@ static void dx_check_chrome(const char *dir) {
     }
     CHECK_EQ(DX_CALLS, begins);
     CHECK_EQ(4, with_args);
+    CHECK_EQ(2, cut); /* main and f, open at the end */
+    CHECK_EQ(2, count_of(o.out, "\"ph\":\"E\",\"args\":{\"cut_short\":true}}"));
     j_free(&d);
     run_free(&o);
 }
@@ -1230,10 +1240,18 @@ static void dx_check_annotations(const pf_annot *a, size_t n, const dx_call *c) 
 static void dx_check_perfetto(const char *dir) {
     run_result o = run(cli_main, "export", "--format", "perfetto", dir, (const char *)NULL);
     pf_state s;
-    size_t i, k, begins = 0;
+    size_t i, k, begins = 0, cut = 0;
     CHECK_EQ(0, o.status);
     pf_decode(&s, (const uint8_t *)o.out, o.out_len);
-    for (i = 0; i < s.annot_count; i++) CHECK_EQ(1, s.annots[i].type); /* on begins only */
+    for (i = 0; i < s.annot_count; i++) { /* detail on begins; on ends only the cut mark */
+        if (s.annots[i].type == 1) continue;
+        CHECK_EQ(2, s.annots[i].type);
+        CHECK(strcmp(s.annots[i].name, "cut_short") == 0);
+        CHECK_EQ(2, s.annots[i].field);
+        CHECK_EQ(1, s.annots[i].v);
+        cut++;
+    }
+    CHECK_EQ(2, cut); /* main and f, open at the end */
     for (i = 0; i < s.log_count; i++) {
         const dx_call *c;
         size_t first = s.annot_count, n = 0;
@@ -1243,7 +1261,7 @@ static void dx_check_perfetto(const char *dir) {
         CHECK(c != NULL);
         if (!c) continue;
         for (k = 0; k < s.annot_count; k++) {
-            if (s.annots[k].ts != c->ts) continue;
+            if (s.annots[k].ts != c->ts || s.annots[k].type != 1) continue;
             if (first == s.annot_count) first = k;
             n++;
         }
@@ -1578,7 +1596,7 @@ static void test_tree_unbalanced_and_threads(void) {
     CHECK_EQ(3, count_of(o.out, "\nthread ") + (strncmp(o.out, "thread ", 7) == 0));
     CHECK_EQ(2, count_of(o.out, "! return from "));
     CHECK_EQ(1, count_of(o.out, "(unwound)"));
-    CHECK_EQ(2, count_of(o.out, "(open at end)"));
+    CHECK_EQ(2, count_of(o.out, "(cut short)"));
     /* names are made printable: control characters escaped, bad UTF-8 replaced */
     CHECK_EQ(2, count_of(o.out, "quote\"back\\slash\\nnew\\ttab\\x01"));
     CHECK_EQ(1, count_of(o.out, name_bad_clean));
@@ -2109,7 +2127,7 @@ typedef struct model {
     size_t nevs;
     struct { uint64_t fid, start, child; } stack[64];
     size_t depth;
-    uint64_t unmatched, cut, open_at_end, gaps, lost;
+    uint64_t unmatched, cut, cut_short, gaps, lost;
 } model;
 
 static void model_emit(model *m, char ph, uint64_t ts, uint64_t fid, uint64_t lost) {
@@ -2185,7 +2203,7 @@ static void model_run(model *m, const gap_op *ops, size_t n) {
         if (k == 0) m->unmatched++;
         else while (m->depth >= k) model_pop(m, o->ts);
     }
-    for (; m->depth; m->open_at_end++) model_pop(m, last);
+    for (; m->depth; m->cut_short++) model_pop(m, last);
 }
 
 /* Records the script into a session; returns the number of events kept. */
@@ -2234,7 +2252,7 @@ static void test_gaps(void) {
     CHECK_EQ(4, m.lost);
     CHECK_EQ(6, m.cut);                          /* c, b, a, main; then f, e */
     CHECK_EQ(2, m.unmatched);                    /* the returns of a and main */
-    CHECK_EQ(0, m.open_at_end);
+    CHECK_EQ(0, m.cut_short);
 
     /* what the files say */
     if (!collect(r.dir, &src, &st, &w)) return;
@@ -2253,7 +2271,7 @@ static void test_gaps(void) {
     CHECK_FN(&st, F_E, 1, 1300, 1010, 1300, 1300); /* [7500, 8800] cut at the end gap */
     CHECK_EQ(m.unmatched, w.threads[0].unmatched);
     CHECK_EQ(m.cut, w.threads[0].cut_by_gap);
-    CHECK_EQ(m.open_at_end, w.threads[0].open_at_end);
+    CHECK_EQ(m.cut_short, w.threads[0].cut_short);
     CHECK_EQ(0, w.threads[0].unwound);
     CHECK_EQ(2, w.threads[0].gaps);
     collect_free(&src, &st, &w);
@@ -2348,7 +2366,7 @@ static void test_gaps(void) {
     CHECK_EQ(m.gaps, count_of(o.out, "~ gap: 2 events lost (dropped)\n"));
     CHECK_EQ(m.unmatched, count_of(o.out, "! return from "));
     CHECK_EQ(0, count_of(o.out, "(unwound)"));
-    CHECK_EQ(0, count_of(o.out, "(open at end)"));
+    CHECK_EQ(0, count_of(o.out, "(cut short)"));
     CHECK(strstr(o.out, "  2 gaps, 4 events lost\n") != NULL);
     /* c after the gap: one line, 100 ns, at 6.000 us */
     CHECK(strstr(o.out, "           6.000           0.100  0x000000000000000a\n") != NULL);
@@ -2456,16 +2474,18 @@ static void test_random_events(void) {
  * session's event at the same position. */
 static const char *const pq_slice_columns[] = {
     "pid", "tid", "thread_slot", "thread_name", "function_id", "fid", "name", "module",
-    "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by", "has_detail", "paused_ns"
+    "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by", "has_detail", "paused_ns",
+    "start_wall", "end_wall"
 };
 static const char *const pq_event_columns[] = {
     "pid", "thread_slot", "seq", "ts_ns", "function_id", "fid", "name", "kind", "depth",
-    "detail_seq"
+    "detail_seq", "ts_wall"
 };
-static const char *const pq_endings[] = { "return", "unwound", "end", "gap" };
+static const char *const pq_endings[] = { "return", "unwound", "cut", "gap" };
 enum { PQ_LOGICAL_TIMESTAMP_FIELD = 8, PQ_LOGICAL_INTEGER_FIELD = 10, PQ_NANOS_FIELD = 3,
-       PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 16, PQ_HAS_DETAIL = 14,
-       PQ_PAUSED = 15 };
+       PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 18, PQ_HAS_DETAIL = 14,
+       PQ_PAUSED = 15, PQ_START_WALL = 16, PQ_END_WALL = 17, PQ_EVENT_COLUMNS = 11,
+       PQ_TS_WALL = 10 };
 
 /* Exports `table` of dir to a file beside it and decodes it: 1, else 0 after a failure. */
 static int pq_export(const char *dir, const char *table, pqd_file *f) {
@@ -2486,15 +2506,48 @@ static int pq_is(pqd_bytes b, const char *s) {
     return b.len == strlen(s) && memcmp(b.p, s, b.len) == 0;
 }
 
+/* The columns' names; the times of the trace clock (from time_col on, `times` of them)
+ * plain INT64 nanoseconds, which count from no date; the wall clock's (from wall_col on)
+ * TIMESTAMP(NANOS) adjusted to UTC and OPTIONAL; every other column REQUIRED. */
 static void pq_check_columns(const pqd_file *f, const char *const *names, size_t n,
-                             size_t time_col) {
+                             size_t time_col, size_t times, size_t wall_col) {
     size_t i;
     CHECK_EQ(n, f->ncols);
-    for (i = 0; i < n && i < f->ncols; i++) CHECK(strcmp(names[i], f->cols[i].name) == 0);
-    if (time_col < f->ncols) { /* the trace clock is not UTC */
-        CHECK_EQ(PQ_LOGICAL_TIMESTAMP_FIELD, f->cols[time_col].logical);
-        CHECK_EQ(PQ_NANOS_FIELD, f->cols[time_col].ts_unit);
-        CHECK_EQ(0, f->cols[time_col].ts_utc);
+    for (i = 0; i < n && i < f->ncols; i++) {
+        const pqd_column *c = &f->cols[i];
+        CHECK(strcmp(names[i], c->name) == 0);
+        CHECK_EQ(i >= wall_col, c->repetition);
+        if (i >= time_col && i < time_col + times) {
+            CHECK_EQ(PQ_LOGICAL_INTEGER_FIELD, c->logical);
+            CHECK_EQ(64, c->int_bits);
+            CHECK_EQ(1, c->int_signed);
+        } else if (i >= wall_col) {
+            CHECK_EQ(2, c->type);
+            CHECK_EQ(PQ_LOGICAL_TIMESTAMP_FIELD, c->logical);
+            CHECK_EQ(PQ_NANOS_FIELD, c->ts_unit);
+            CHECK_EQ(1, c->ts_utc);
+        }
+    }
+}
+
+/* Trace time ts on the wall clock of src (its manifest's wall_clock_ns anchor, read here
+ * by the library alone): 1 with *wall set, 0 when it has no such anchor. */
+static int pq_wall_of(const cli_trace *src, int64_t ts, int64_t *wall) {
+    const atf_session_anchor *a = atf_session_reader_anchor(&src->reader, "wall_clock_ns");
+    if (!a) return 0;
+    CHECK_EQ(1000000000, a->timescale); /* the library writes it in ns */
+    return atf_anchor_value_at(a, (uint64_t)ts, wall) == ATF_OK;
+}
+
+/* Column col of row r holds ts on the wall clock, or null when there is none. */
+static void pq_check_wall(const pqd_file *f, const cli_trace *src, size_t col, size_t r,
+                          int64_t ts) {
+    int64_t wall = 0;
+    int has = pq_wall_of(src, ts, &wall);
+    CHECK_EQ(!has, f->nulls[col][r]);
+    if (has) {
+        CHECK_EQ(wall, f->ints[col][r]);
+        CHECK(wall > 1500000000000000000ll); /* after 2017: a date, not boot time */
     }
 }
 
@@ -2626,7 +2679,7 @@ static int64_t pq_check_slices(const char *dir) {
     size_t i, k;
     memset(&sums, 0, sizeof sums);
     if (!pq_export(dir, "slices", &f)) return -1;
-    pq_check_columns(&f, pq_slice_columns, PQ_SLICE_COLUMNS, 9);
+    pq_check_columns(&f, pq_slice_columns, PQ_SLICE_COLUMNS, 9, 2, PQ_START_WALL);
     if (f.ncols != PQ_SLICE_COLUMNS || !collect(dir, &src, &st, &w)) {
         pqd_close(&f);
         return -1;
@@ -2653,6 +2706,8 @@ static int64_t pq_check_slices(const char *dir) {
         CHECK(f.ints[8][r] >= 0 && f.ints[8][r] < (int64_t)WALK_MAX_DEPTH);
         CHECK(start <= end && (uint64_t)start >= t->reader.index.header.time_start_ns);
         CHECK_EQ(end - start, dur);
+        pq_check_wall(&f, &src, PQ_START_WALL, r, start);
+        pq_check_wall(&f, &src, PQ_END_WALL, r, end);
         /* the recorder's pauses inside the frame: in dur_ns, left out of self_ns */
         CHECK(f.ints[PQ_PAUSED][r] >= 0 && f.ints[PQ_PAUSED][r] <= dur);
         CHECK(f.ints[12][r] >= 0 && f.ints[12][r] <= dur - f.ints[PQ_PAUSED][r]);
@@ -2666,7 +2721,7 @@ static int64_t pq_check_slices(const char *dir) {
     free(calls);
     for (i = 0; i < w.count; i++) {
         ended[1] -= w.threads[i].unwound;
-        ended[2] -= w.threads[i].open_at_end;
+        ended[2] -= w.threads[i].cut_short;
         ended[3] -= w.threads[i].cut_by_gap;
     }
     CHECK_EQ(0, ended[1]);
@@ -2690,8 +2745,8 @@ static void pq_check_events(const char *dir) {
     atf_merge_filter flt;
     size_t r = 0;
     if (!pq_export(dir, "events", &f)) return;
-    pq_check_columns(&f, pq_event_columns, 10, 3);
-    if (f.ncols != 10 || !collect(dir, &src, &st, &w)) {
+    pq_check_columns(&f, pq_event_columns, PQ_EVENT_COLUMNS, 3, 1, PQ_TS_WALL);
+    if (f.ncols != PQ_EVENT_COLUMNS || !collect(dir, &src, &st, &w)) {
         pqd_close(&f);
         return;
     }
@@ -2711,6 +2766,7 @@ static void pq_check_events(const char *dir) {
         CHECK_EQ((int64_t)it.event.call_depth, f.ints[8][r]);
         CHECK_EQ(it.event.detail_seq == ATF_NO_DETAIL ? -1 : (int64_t)it.event.detail_seq,
                  f.ints[9][r]);
+        pq_check_wall(&f, &src, PQ_TS_WALL, r, (int64_t)it.event.timestamp_ns);
         r++;
     }
     atf_merge_deinit(&m);
@@ -2772,8 +2828,42 @@ static int64_t pq_make_detail(rec *r, uint32_t layout) {
     return 4;
 }
 
+/* Removes the timing anchors from the manifest of the pid_* directory dir: a session
+ * without a wall clock. */
+static void strip_anchors(const char *dir) {
+    char path[1200], *text, *at, *end;
+    FILE *fp;
+    long n;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    fp = fopen(path, "rb");
+    CHECK(fp != NULL);
+    if (!fp) return;
+    fseek(fp, 0, SEEK_END);
+    n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    text = (char *)calloc((size_t)n + 1, 1);
+    CHECK(text != NULL && fread(text, 1, (size_t)n, fp) == (size_t)n);
+    fclose(fp);
+    if (!text) return;
+    at = strstr(text, "\"timing_anchors\":[");
+    end = at ? strchr(at, ']') : NULL; /* an anchor holds no array */
+    CHECK(at != NULL && end != NULL);
+    if (at && end) {
+        fp = fopen(path, "wb");
+        CHECK(fp != NULL);
+        if (fp) {
+            fwrite(text, 1, (size_t)(at - text), fp);
+            fputs("\"timing_anchors\":[", fp);
+            fputs(end, fp);
+            fclose(fp);
+        }
+    }
+    free(text);
+}
+
 /* Threads with and without names, unbalanced frames, names to clean; layout 2; gaps; calls
- * with detail in both layouts; an id with its top bit set; and what the command refuses. */
+ * with detail in both layouts; an id with its top bit set; a session without a wall
+ * clock; and what the command refuses. */
 static void test_export_parquet(void) {
     static gap_op ops[256];
     const uint64_t high = 0x8000000000000001ull;
@@ -2783,6 +2873,14 @@ static void test_export_parquet(void) {
     char path[1200];
     make_multi(&r);
     CHECK_EQ(0, pq_check_session(r.dir)); /* recorded without detail */
+    strip_anchors(r.dir);                 /* start_wall, end_wall, ts_wall: null */
+    CHECK_EQ(0, pq_check_session(r.dir));
+    if (pq_export(r.dir, "events", &f)) {
+        int64_t k;
+        CHECK(f.num_rows > 0);
+        for (k = 0; k < f.num_rows; k++) CHECK_EQ(1, f.nulls[PQ_TS_WALL][k]);
+        pqd_close(&f);
+    }
     make_nested(&r, ATF_LAYOUT_2);
     CHECK_EQ(0, pq_check_session(r.dir));
     make_gap_session(&r, ops, gap_script(ops, 256));
@@ -3332,6 +3430,182 @@ static void test_export_forks_recorded(void) {
 }
 #endif
 
+/* ==== frames cut short ============================================================== */
+/* A process that ended with calls open in its threads (killed, say): thread 0's only
+ * event is the call of main, the worker's last calls are still open at its end, a third
+ * thread goes on until T0 + 1000, the process's last event. Every frame open at its
+ * thread's end ends when the process was last seen, whatever the view shows of it, and
+ * every output says that it was cut short. */
+enum { F_WORK = 10 };
+
+static void make_cut_short(rec *r) {
+    atf_producer *m, *w, *g;
+    rec_open(r, ATF_LAYOUT_1);
+    add_symbols(r);
+    atf_session_add_symbol(r->s, F_WORK, "work");
+    m = rec_thread(r, 6001, "main", ATF_LAYOUT_1);
+    w = rec_thread(r, 6002, "worker", ATF_LAYOUT_1);
+    g = rec_thread(r, 6003, "other", ATF_LAYOUT_1);
+    CALL(m, F_MAIN, T0);
+    CALL(w, F_WORK, T0 + 100);
+    CALL(w, F_B, T0 + 200);
+    RET(w, F_B, T0 + 300);
+    RET(w, F_WORK, T0 + 400);
+    CALL(w, F_WORK, T0 + 500);
+    CALL(w, F_B, T0 + 600);              /* work and b open at the worker's end */
+    CALL(g, F_G, T0 + 700);
+    RET(g, F_G, T0 + 1000);              /* the process's last event */
+    rec_close(r);
+}
+
+/* The "total_ns" of function fid in a `stats --json` output; UINT64_MAX when absent. */
+static uint64_t stats_total_of(const run_result *o, uint64_t fid) {
+    jdoc d;
+    long fns, it;
+    char hex[24];
+    uint64_t total = UINT64_MAX;
+    snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)fid);
+    if (!j_parse(&d, o->out, o->out_len)) return UINT64_MAX;
+    fns = j_get(&d, 0, "functions");
+    for (it = fns >= 0 ? d.nodes[fns].child : -1; it >= 0; it = d.nodes[it].next)
+        if (strcmp(j_str(&d, it, "fid"), hex) == 0) total = j_u64(&d, it, "total_ns");
+    j_free(&d);
+    return total;
+}
+
+/* The rows of a slices table whose ended_by is `how`. */
+static size_t pq_count_ended(const pqd_file *f, const char *how) {
+    size_t r, n = 0;
+    for (r = 0; r < (size_t)f->num_rows; r++) n += (size_t)pq_is(f->bytes[13][r], how);
+    return n;
+}
+
+/* The marks of the viewer formats: chrome's E events, perfetto's SLICE_END annotations. */
+static void check_cut_marks(const char *dir, size_t want) {
+    run_result o = run(cli_main, "export", "--format", "chrome", dir, (const char *)NULL);
+    pf_state ps;
+    size_t i, n = 0;
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(want, count_of(o.out, "\"ph\":\"E\",\"args\":{\"cut_short\":true}}"));
+    run_free(&o);
+    o = run(cli_main, "export", "--format", "perfetto", dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    pf_decode(&ps, (const uint8_t *)o.out, o.out_len);
+    for (i = 0; i < ps.annot_count; i++)
+        n += ps.annots[i].type == 2 && strcmp(ps.annots[i].name, "cut_short") == 0 &&
+             ps.annots[i].field == 2 && ps.annots[i].v == 1 ? 1u : 0u;
+    CHECK_EQ(want, n);
+    pf_free(&ps);
+    run_free(&o);
+}
+
+static void test_cut_short(void) {
+    rec r;
+    cli_trace src;
+    profile_fns st;
+    walk_ctx w;
+    run_result o;
+    pqd_file f;
+    char to[32];
+    make_cut_short(&r);
+    if (collect(r.dir, &src, &st, &w)) {
+        CHECK_EQ(T0 + 1000, w.end_ns);
+        CHECK_FN(&st, F_MAIN, 1, 1000, 1000, 1000, 1000);   /* [0, 1000], not 0 */
+        CHECK_FN(&st, F_WORK, 2, 800, 300, 300, 500);       /* [100, 400], [500, 1000] */
+        CHECK_FN(&st, F_B, 2, 500, 500, 100, 400);          /* [200, 300], [600, 1000] */
+        CHECK_FN(&st, F_G, 1, 300, 300, 300, 300);
+        CHECK_EQ(1, w.threads[0].cut_short);
+        CHECK_EQ(2, w.threads[1].cut_short);
+        CHECK_EQ(0, w.threads[2].cut_short);
+        CHECK_EQ(T0, w.threads[0].last_ns);                 /* the thread's own span stays */
+        collect_free(&src, &st, &w);
+    }
+    /* what --thread shows of a thread does not change when its frames end */
+    o = run(cli_main, "stats", "--json", "--thread", "0", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(1000, stats_total_of(&o, F_MAIN));
+    run_free(&o);
+    /* in a window, the process was last seen at its latest event in it: b's call at 600 */
+    snprintf(to, sizeof to, "%llu", (unsigned long long)(T0 + 650));
+    o = run(cli_main, "stats", "--json", "--to", to, r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(600, stats_total_of(&o, F_MAIN));
+    CHECK_EQ(400, stats_total_of(&o, F_WORK));              /* 300 + [500, 600] */
+    run_free(&o);
+    o = run(cli_main, "stats", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(1, count_of(o.out, "\n  3 frames cut short ("));
+    run_free(&o);
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(3, count_of(o.out, "(cut short)"));
+    CHECK_EQ(1, count_of(o.out, "  main  (cut short)\n"));  /* a call with no callee shown */
+    run_free(&o);
+    if (pq_export(r.dir, "slices", &f)) {
+        size_t k;
+        CHECK_EQ(3, pq_count_ended(&f, "cut"));
+        for (k = 0; k < (size_t)f.num_rows; k++)
+            if (pq_is(f.bytes[6][k], "main")) CHECK_EQ(1000, f.ints[11][k]);
+        pqd_close(&f);
+    }
+    check_cut_marks(r.dir, 3);
+}
+
+/* A bounded recording's stop: the frames open in every thread then are cut short at the
+ * process's last event before it, not at a gap. */
+static void test_cut_short_stopped(void) {
+    rec r;
+    atf_session_config cfg;
+    atf_producer *m, *w;
+    cli_trace src;
+    profile_fns st;
+    walk_ctx wk;
+    run_result o;
+    char name[64];
+    uint64_t base;
+    memset(&r, 0, sizeof r);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.drain_mode = ATF_DRAIN_MANUAL;
+    cfg.max_duration_ns = 1000000000u; /* events stamped 1 s after the open: not recorded */
+    snprintf(name, sizeof name, "session_%d", ++g_session_number);
+    cfg.session_name = name;
+    CHECK_RESULT(ATF_OK, atf_session_open(&r.s, g_root, &cfg));
+    if (!r.s) return;
+    snprintf(r.dir, sizeof r.dir, "%s", atf_session_path(r.s));
+    add_symbols(&r);
+    atf_session_add_symbol(r.s, F_WORK, "work");
+    m = rec_thread(&r, 6101, "main", ATF_LAYOUT_1);
+    w = rec_thread(&r, 6102, "worker", ATF_LAYOUT_1);
+    base = atf_now_ns();
+    CALL(m, F_MAIN, base);
+    CALL(m, F_A, base + 100);
+    CALL(w, F_WORK, base + 50);
+    RET(w, F_WORK, base + 200);
+    CALL(w, F_B, base + 300);             /* the last event before the stop */
+    RET(m, F_A, base + 3000000000u);      /* after it: not recorded */
+    RET(w, F_B, base + 3000000100u);
+    rec_close(&r);
+    if (collect(r.dir, &src, &st, &wk)) {
+        CHECK_EQ(base + 300, wk.end_ns);
+        CHECK_FN(&st, F_MAIN, 1, 300, 100, 300, 300);
+        CHECK_FN(&st, F_A, 1, 200, 200, 200, 200);
+        CHECK_FN(&st, F_B, 1, 0, 0, 0, 0);
+        CHECK_EQ(2, wk.threads[0].cut_short);
+        CHECK_EQ(1, wk.threads[1].cut_short);
+        CHECK_EQ(0, wk.threads[0].cut_by_gap + wk.threads[1].cut_by_gap);
+        CHECK_EQ(1, wk.threads[0].not_recorded);
+        CHECK_EQ(1, wk.threads[1].not_recorded);
+        collect_free(&src, &st, &wk);
+    }
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(3, count_of(o.out, "(cut short)"));
+    CHECK_EQ(0, count_of(o.out, "(cut by a gap)"));
+    CHECK_EQ(2, count_of(o.out, "~ gap: 1 events lost (stopped)\n"));
+    run_free(&o);
+    check_cut_marks(r.dir, 3);
+}
+
 static const test_case tests[] = {
     {"stats_nested", test_stats_nested},
     {"stats_layout2", test_stats_layout2},
@@ -3358,6 +3632,8 @@ static const test_case tests[] = {
     {"fidset", test_fidset},
     {"random_events", test_random_events},
     {"gaps", test_gaps},
+    {"cut_short", test_cut_short},
+    {"cut_short_stopped", test_cut_short_stopped},
 #if !defined(_WIN32)
     {"export_processes", test_export_processes},
     {"export_forks_recorded", test_export_forks_recorded},

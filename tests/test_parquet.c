@@ -1,7 +1,8 @@
 /* test_parquet.c - the Parquet writer of tools/parquet.c, read back with the separate
  * decoder of tests/parquet_decode.h: every value, every statistic, the schema, row group
  * boundaries, page cuts and the encoding of each chunk, for random tables from a seeded
- * generator, 0 rows, extreme integers, empty / long / non-UTF-8 strings, and the errors. */
+ * generator, 0 rows, extreme integers, empty / long / non-UTF-8 strings, optional columns
+ * (nulls at every rate, pages and chunks of nulls only), and the errors. */
 #include "atf.h"
 #include "../tools/parquet.c"
 
@@ -49,7 +50,10 @@ typedef struct table {
     size_t ncols, rows;
     int64_t *ints[TABLE_COLS_MAX];
     pqd_bytes *bytes[TABLE_COLS_MAX]; /* each value malloc'ed (p may be NULL for len 0) */
+    uint8_t *nulls[TABLE_COLS_MAX];   /* optional columns: 1 where the row is null */
 } table;
+
+static int is_null(const table *t, size_t c, size_t r) { return t->nulls[c] && t->nulls[c][r]; }
 
 static void table_init(table *t, const pq_column *cols, size_t ncols, size_t rows) {
     size_t c;
@@ -62,6 +66,7 @@ static void table_init(table *t, const pq_column *cols, size_t ncols, size_t row
             t->bytes[c] = (pqd_bytes *)calloc(rows ? rows : 1, sizeof *t->bytes[c]);
         else
             t->ints[c] = (int64_t *)calloc(rows ? rows : 1, sizeof *t->ints[c]);
+        if (cols[c].optional) t->nulls[c] = (uint8_t *)calloc(rows ? rows : 1, 1);
     }
 }
 
@@ -79,6 +84,7 @@ static void table_free(table *t) {
             for (r = 0; r < t->rows; r++) free((void *)t->bytes[c][r].p);
         free(t->bytes[c]);
         free(t->ints[c]);
+        free(t->nulls[c]);
     }
 }
 
@@ -94,7 +100,9 @@ static atf_result table_write(const table *t, const char *path, const pq_config 
     for (r = 0; r < t->rows && res == ATF_OK; r++) {
         for (c = 0; c < t->ncols; c++) {
             memset(&row[c], 0, sizeof row[c]);
-            if (t->bytes[c]) {
+            if (is_null(t, c, r)) {
+                row[c].is_null = 1;
+            } else if (t->bytes[c]) {
                 row[c].s = (const char *)t->bytes[c][r].p;
                 row[c].len = t->bytes[c][r].len;
             } else {
@@ -106,8 +114,9 @@ static atf_result table_write(const table *t, const char *path, const pq_config 
             continue;
         }
         for (c = t->ncols; c-- > 0 && res == ATF_OK;)
-            res = t->bytes[c] ? pq_writer_put_bytes(w, c, row[c].s, row[c].len)
-                              : pq_writer_put_int(w, c, row[c].i);
+            res = row[c].is_null ? pq_writer_put_null(w, c)
+                  : t->bytes[c]  ? pq_writer_put_bytes(w, c, row[c].s, row[c].len)
+                                 : pq_writer_put_int(w, c, row[c].i);
         if (res == ATF_OK) res = pq_writer_end_row(w);
     }
     CHECK_EQ(t->rows, pq_writer_rows(w));
@@ -137,16 +146,18 @@ static int compare_rows(const void *pa, const void *pb) {
            (g_sort_table->ints[g_sort_col][a] < g_sort_table->ints[g_sort_col][b]);
 }
 
-/* Distinct values of column c in rows [from, to) and the bytes of their PLAIN images. */
+/* Distinct values of column c in rows [from, to) (nulls aside) and the bytes of their
+ * PLAIN images. */
 static size_t distinct_values(const table *t, size_t c, size_t from, size_t to, size_t *bytes) {
-    size_t *order = (size_t *)malloc((to - from) * sizeof *order), k, n = 0;
+    size_t *order = (size_t *)malloc((to - from + 1) * sizeof *order), k, n = 0, m = 0;
     size_t width = t->cols[c].type == PQ_INT32 ? 4 : 8;
-    for (k = from; k < to; k++) order[k - from] = k;
+    for (k = from; k < to; k++)
+        if (!is_null(t, c, k)) order[m++] = k;
     g_sort_table = t;
     g_sort_col = c;
-    qsort(order, to - from, sizeof *order, compare_rows);
+    qsort(order, m, sizeof *order, compare_rows);
     *bytes = 0;
-    for (k = 0; k < to - from; k++) {
+    for (k = 0; k < m; k++) {
         if (k && compare_rows(&order[k - 1], &order[k]) == 0) continue;
         n++;
         *bytes += t->bytes[c] ? 4 + t->bytes[c][order[k]].len : width;
@@ -155,31 +166,54 @@ static size_t distinct_values(const table *t, size_t c, size_t from, size_t to, 
     return n;
 }
 
-/* The encodings the chunk of column c over rows [from, to) must use. */
+/* Whether the data page of rows [from, to) holds no value (nulls only). */
+static int page_all_null(const table *t, size_t c, size_t from, size_t to) {
+    size_t r;
+    for (r = from; r < to; r++)
+        if (!is_null(t, c, r)) return 0;
+    return 1;
+}
+
+/* The encodings the data pages of the chunk of column c over rows [from, to) must use: its
+ * own, and PLAIN for a page of nulls only (pages of page_values rows but for PLAIN). */
 static unsigned expected_page_encodings(const table *t, size_t c, size_t from, size_t to,
                                         const pq_config *cfg, int *dictionary) {
     pq_encoding e = t->cols[c].encoding;
-    size_t bytes, n;
+    size_t bytes, n, r, page_values = cfg_or(cfg->page_values, 65536);
+    unsigned own, all = 0;
     *dictionary = 0;
     if (e == PQ_ENCODING_AUTO) e = t->cols[c].type == PQ_INT64 ? PQ_ENCODING_DELTA
                                                                : PQ_ENCODING_DICTIONARY;
-    if (e == PQ_ENCODING_DELTA) return 1u << 5;
     if (e == PQ_ENCODING_PLAIN) return 1u << 0;
-    n = distinct_values(t, c, from, to, &bytes);
-    if (n > cfg_or(cfg->dict_max_values, 65536) || bytes > cfg_or(cfg->dict_max_bytes, 1 << 20))
-        return 1u << 0;
-    *dictionary = 1;
-    return 1u << 8;
+    if (e == PQ_ENCODING_DELTA) {
+        own = 1u << 5;
+    } else {
+        n = distinct_values(t, c, from, to, &bytes);
+        if (n == 0 || n > cfg_or(cfg->dict_max_values, 65536) ||
+            bytes > cfg_or(cfg->dict_max_bytes, 1 << 20))
+            return 1u << 0;
+        *dictionary = 1;
+        own = 1u << 8;
+    }
+    for (r = from; r < to; r += page_values)
+        all |= page_all_null(t, c, r, r + page_values < to ? r + page_values : to) ? 1u : own;
+    return all;
 }
 
 static void check_int_stats(const pqd_chunk *ch, const table *t, size_t c, size_t from,
                             size_t to) {
-    int64_t lo = t->ints[c][from], hi = lo;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
     uint64_t mask;
-    size_t r, width = t->cols[c].type == PQ_INT32 ? 4 : 8;
+    size_t r, width = t->cols[c].type == PQ_INT32 ? 4 : 8, values = 0;
     for (r = from; r < to; r++) {
+        if (is_null(t, c, r)) continue;
+        values++;
         if (t->ints[c][r] < lo) lo = t->ints[c][r];
         if (t->ints[c][r] > hi) hi = t->ints[c][r];
+    }
+    if (!values) { /* nulls only: no bounds */
+        CHECK(!ch->stats.has_min_max);
+        return;
     }
     CHECK(ch->stats.has_min_max);
     if (!ch->stats.has_min_max) return;
@@ -192,13 +226,15 @@ static void check_int_stats(const pqd_chunk *ch, const table *t, size_t c, size_
 
 static void check_bytes_stats(const pqd_chunk *ch, const table *t, size_t c, size_t from,
                               size_t to, const pq_config *cfg) {
-    pqd_bytes lo = t->bytes[c][from], hi = lo;
-    size_t r, limit = cfg_or(cfg->stat_max_bytes, 1024);
+    pqd_bytes lo = {NULL, 0}, hi = {NULL, 0};
+    size_t r, limit = cfg_or(cfg->stat_max_bytes, 1024), values = 0;
     for (r = from; r < to; r++) {
+        if (is_null(t, c, r)) continue;
+        if (!values++) lo = hi = t->bytes[c][r];
         if (bytes_cmp(t->bytes[c][r], lo) < 0) lo = t->bytes[c][r];
         if (bytes_cmp(t->bytes[c][r], hi) > 0) hi = t->bytes[c][r];
     }
-    if (lo.len > limit || hi.len > limit) {
+    if (!values || lo.len > limit || hi.len > limit) {
         CHECK(!ch->stats.has_min_max);
         return;
     }
@@ -212,7 +248,8 @@ static void check_chunk(const pqd_chunk *ch, const table *t, size_t c, size_t fr
                         const pq_config *cfg) {
     int dictionary;
     unsigned enc = expected_page_encodings(t, c, from, to, cfg, &dictionary);
-    size_t page_values = cfg_or(cfg->page_values, 65536);
+    size_t page_values = cfg_or(cfg->page_values, 65536), nulls = 0, r;
+    for (r = from; r < to; r++) nulls += (size_t)is_null(t, c, r);
     CHECK_EQ(0, ch->codec);
     CHECK_EQ(to - from, ch->num_values);
     CHECK_EQ(ch->total_compressed, ch->total_uncompressed);
@@ -226,7 +263,7 @@ static void check_chunk(const pqd_chunk *ch, const table *t, size_t c, size_t fr
     if (enc != 1u) CHECK_EQ((to - from + page_values - 1) / page_values, ch->data_pages);
     CHECK(ch->stats.present);
     CHECK(!ch->stats.has_deprecated);
-    CHECK_EQ(0, ch->stats.null_count);
+    CHECK_EQ(nulls, ch->stats.null_count);
     if (t->bytes[c]) check_bytes_stats(ch, t, c, from, to, cfg);
     else check_int_stats(ch, t, c, from, to);
 }
@@ -240,7 +277,7 @@ static void check_schema(const pqd_file *f, const table *t) {
         pq_logical lg = t->cols[c].logical;
         CHECK(strcmp(t->cols[c].name, col->name) == 0);
         CHECK_EQ(t->cols[c].type, col->type);
-        CHECK_EQ(0, col->repetition);
+        CHECK_EQ(t->cols[c].optional, col->repetition);
         if (lg == PQ_LOGICAL_NONE) {
             CHECK_EQ(0, col->logical);
             CHECK_EQ((uint64_t)-1, (uint64_t)(int64_t)col->converted);
@@ -264,7 +301,14 @@ static void check_values(const pqd_file *f, const table *t) {
     size_t c, r, bad;
     for (c = 0; c < t->ncols; c++) {
         for (r = 0, bad = 0; r < t->rows && bad < 3; r++) {
-            if (t->bytes[c]) {
+            if (is_null(t, c, r) != f->nulls[c][r]) {
+                printf("  column %s row %zu: null %d, expected %d\n", t->cols[c].name, r,
+                       f->nulls[c][r], is_null(t, c, r));
+                CHECK(0);
+                bad++;
+            } else if (is_null(t, c, r)) {
+                continue;
+            } else if (t->bytes[c]) {
                 if (bytes_cmp(t->bytes[c][r], f->bytes[c][r]) != 0) {
                     printf("  column %s row %zu: bytes differ\n", t->cols[c].name, r);
                     CHECK(0);
@@ -327,16 +371,16 @@ static size_t random_text(char *dst, size_t max_len) {
 }
 
 static const pq_column mixed_schema[] = {
-    {"ts", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS, PQ_ENCODING_AUTO},
-    {"ts_utc", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS_UTC, PQ_ENCODING_DELTA},
-    {"big", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_PLAIN},
-    {"fid", PQ_INT64, PQ_LOGICAL_NONE, PQ_ENCODING_DICTIONARY},
-    {"depth", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO},
-    {"runs", PQ_INT32, PQ_LOGICAL_NONE, PQ_ENCODING_DICTIONARY},
-    {"i32", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_PLAIN},
-    {"name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO},
-    {"text", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_PLAIN},
-    {"blob", PQ_BYTE_ARRAY, PQ_LOGICAL_NONE, PQ_ENCODING_DICTIONARY},
+    {"ts", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS, PQ_ENCODING_AUTO, 0},
+    {"ts_utc", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS_UTC, PQ_ENCODING_DELTA, 0},
+    {"big", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_PLAIN, 0},
+    {"fid", PQ_INT64, PQ_LOGICAL_NONE, PQ_ENCODING_DICTIONARY, 0},
+    {"depth", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0},
+    {"runs", PQ_INT32, PQ_LOGICAL_NONE, PQ_ENCODING_DICTIONARY, 0},
+    {"i32", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_PLAIN, 0},
+    {"name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO, 0},
+    {"text", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_PLAIN, 0},
+    {"blob", PQ_BYTE_ARRAY, PQ_LOGICAL_NONE, PQ_ENCODING_DICTIONARY, 0},
 };
 enum { MIXED_COLS = sizeof mixed_schema / sizeof mixed_schema[0] };
 
@@ -424,11 +468,11 @@ static void test_extreme_integers(void) {
     static const int64_t i64[] = {INT64_MIN, INT64_MAX, 0, -1, 1, INT64_MIN + 1, INT64_MAX - 1};
     static const int64_t i32[] = {INT32_MIN, INT32_MAX, 0, -1, 1};
     static const pq_column cols[] = {
-        {"delta", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA},
-        {"plain", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_PLAIN},
-        {"dict", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY},
-        {"dict32", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY},
-        {"plain32", PQ_INT32, PQ_LOGICAL_NONE, PQ_ENCODING_PLAIN},
+        {"delta", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0},
+        {"plain", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_PLAIN, 0},
+        {"dict", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0},
+        {"dict32", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0},
+        {"plain32", PQ_INT32, PQ_LOGICAL_NONE, PQ_ENCODING_PLAIN, 0},
     };
     table t;
     pq_config cfg;
@@ -456,9 +500,9 @@ static void test_extreme_integers(void) {
  * statistics limit (whose chunk then has no min/max). */
 static void test_long_and_empty_strings(void) {
     static const pq_column cols[] = {
-        {"s_dict", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY},
-        {"s_plain", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_PLAIN},
-        {"raw", PQ_BYTE_ARRAY, PQ_LOGICAL_NONE, PQ_ENCODING_PLAIN},
+        {"s_dict", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0},
+        {"s_plain", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_PLAIN, 0},
+        {"raw", PQ_BYTE_ARRAY, PQ_LOGICAL_NONE, PQ_ENCODING_PLAIN, 0},
     };
     table t;
     pq_config cfg;
@@ -494,8 +538,8 @@ static void test_bad_utf8(void) {
         {"\xF0\x9F\x98\x80\xE2\x82\xAC", "\xF0\x9F\x98\x80\xE2\x82\xAC"},
     };
     static const pq_column cols[] = {
-        {"text", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_PLAIN},
-        {"raw", PQ_BYTE_ARRAY, PQ_LOGICAL_NONE, PQ_ENCODING_PLAIN},
+        {"text", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_PLAIN, 0},
+        {"raw", PQ_BYTE_ARRAY, PQ_LOGICAL_NONE, PQ_ENCODING_PLAIN, 0},
     };
     enum { CASES = sizeof cases / sizeof cases[0] };
     const char *path = scratch_path("utf8");
@@ -531,8 +575,8 @@ static void test_bad_utf8(void) {
  * byte and the chunk falls back to PLAIN. */
 static void test_dictionary_limits(void) {
     static const pq_column cols[] = {
-        {"k", PQ_INT32, PQ_LOGICAL_NONE, PQ_ENCODING_DICTIONARY},
-        {"s", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY},
+        {"k", PQ_INT32, PQ_LOGICAL_NONE, PQ_ENCODING_DICTIONARY, 0},
+        {"s", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0},
     };
     enum { DISTINCT = 37 };
     table t;
@@ -560,7 +604,7 @@ static void test_dictionary_limits(void) {
 /* Lists of 14, 15 and more elements (schema, row groups, chunks): Thrift's short and
  * long list headers. */
 static void wide_table(size_t ncols, size_t groups) {
-    pq_column cols[TABLE_COLS_MAX] = {{NULL, PQ_INT64, PQ_LOGICAL_NONE, PQ_ENCODING_AUTO}};
+    pq_column cols[TABLE_COLS_MAX] = {{NULL, PQ_INT64, PQ_LOGICAL_NONE, PQ_ENCODING_AUTO, 0}};
     char names[TABLE_COLS_MAX][32]; /* "col_" and any size_t */
     table t;
     pq_config cfg;
@@ -587,9 +631,63 @@ static void test_wide_table(void) {
     wide_table(TABLE_COLS_MAX, 16);
 }
 
+/* Optional columns of every type and encoding: nulls at several rates, in runs (RLE
+ * levels) and scattered (bit-packed ones), whole pages and a whole row group of nulls, a
+ * column of nulls only; the required columns beside them are unchanged. */
+static void test_optional_columns(void) {
+    static const pq_column cols[] = {
+        {"wall", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS_UTC, PQ_ENCODING_DELTA, 1},
+        {"n_plain", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_PLAIN, 1},
+        {"n_dict", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 1},
+        {"i32", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 1},
+        {"s_dict", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 1},
+        {"s_plain", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_PLAIN, 1},
+        {"never", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS_UTC, PQ_ENCODING_DELTA, 1},
+        {"required", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0},
+    };
+    enum { COLS = sizeof cols / sizeof cols[0] };
+    table t;
+    pq_config cfg;
+    size_t r, c, rows = 5000;
+    int64_t ts = 1700000000000000000ll;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.row_group_rows = 1200;
+    cfg.page_values = 100;
+    cfg.page_bytes = 300; /* PLAIN pages cut by bytes, with and without nulls */
+    table_init(&t, cols, COLS, rows);
+    for (r = 0; r < rows; r++) {
+        char text[32];
+        size_t n;
+        ts += (int64_t)rng_below(1000);
+        t.ints[0][r] = ts;
+        t.ints[1][r] = (int64_t)rng_next();
+        t.ints[2][r] = (int64_t)rng_below(7) - 3;
+        t.ints[3][r] = (int64_t)(int32_t)(uint32_t)rng_next();
+        n = (size_t)snprintf(text, sizeof text, "f%u", (unsigned)rng_below(20));
+        table_set_bytes(&t, 4, r, text, n);
+        n = random_text(text, sizeof text - 1);
+        table_set_bytes(&t, 5, r, text, n);
+        t.nulls[6][r] = 1;
+        t.ints[7][r] = (int64_t)r;
+        for (c = 0; c < 6; c++) {
+            uint64_t rate = 2 + c; /* one row in 2 .. 7 */
+            t.nulls[c][r] = (uint8_t)(rng_below(rate) == 0);
+        }
+        if (r >= 1300 && r < 1500) t.nulls[0][r] = t.nulls[2][r] = t.nulls[4][r] = 1; /* pages */
+        if (r >= 2400 && r < 3600) t.nulls[3][r] = 1;                                 /* a group */
+        if (r >= 4000 && r < 4040) t.nulls[1][r] = t.nulls[5][r] = 1;                 /* a run */
+    }
+    round_trip(&t, &cfg, "optional");
+    /* no null at all, and nulls only, in optional columns */
+    for (r = 0; r < rows; r++)
+        for (c = 0; c < 6; c++) t.nulls[c][r] = (uint8_t)(c % 2);
+    round_trip(&t, &cfg, "optional_extremes");
+    table_free(&t);
+}
+
 static const pq_column two_cols[] = {
-    {"n", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO},
-    {"s", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO},
+    {"n", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0},
+    {"s", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_AUTO, 0},
 };
 
 static void test_bad_schemas(void) {
@@ -614,6 +712,9 @@ static void test_bad_schemas(void) {
     CHECK_RESULT(ATF_E_ARG, pq_writer_open(&w, path, bad, 2, NULL, NULL));
     memcpy(bad, two_cols, sizeof bad);
     bad[0].name = "";
+    CHECK_RESULT(ATF_E_ARG, pq_writer_open(&w, path, bad, 2, NULL, NULL));
+    memcpy(bad, two_cols, sizeof bad);
+    bad[1].optional = 2;
     CHECK_RESULT(ATF_E_ARG, pq_writer_open(&w, path, bad, 2, NULL, NULL));
     remove(path);
 }
@@ -651,6 +752,26 @@ static void test_misuse(void) {
     CHECK_RESULT(ATF_OK, pq_writer_open(&w, path, two_cols, 2, NULL, NULL));
     CHECK_RESULT(ATF_OK, pq_writer_put_int(w, 0, 5));
     CHECK_RESULT(ATF_E_STATE, pq_writer_close(w, NULL)); /* a row left half done */
+
+    CHECK_RESULT(ATF_OK, pq_writer_open(&w, path, two_cols, 2, NULL, NULL));
+    CHECK_RESULT(ATF_E_ARG, pq_writer_put_null(w, 0)); /* a required column */
+    pq_writer_close(w, NULL);
+
+    {
+        pq_column opt[2];
+        pq_value row[2];
+        memcpy(opt, two_cols, sizeof opt);
+        opt[1].optional = 1;
+        CHECK_RESULT(ATF_OK, pq_writer_open(&w, path, opt, 2, NULL, NULL));
+        CHECK_RESULT(ATF_OK, pq_writer_put_null(w, 1));
+        CHECK_RESULT(ATF_E_STATE, pq_writer_put_bytes(w, 1, "x", 1)); /* a second value */
+        pq_writer_close(w, NULL);
+        CHECK_RESULT(ATF_OK, pq_writer_open(&w, path, opt, 2, NULL, NULL));
+        memset(row, 0, sizeof row);
+        row[0].is_null = 1; /* a null in the required column of a row */
+        CHECK_RESULT(ATF_E_ARG, pq_writer_put_row(w, row));
+        pq_writer_close(w, NULL);
+    }
     remove(path);
 }
 
@@ -716,6 +837,7 @@ static const test_case tests[] = {
     {"extreme_integers", test_extreme_integers},
     {"long_and_empty_strings", test_long_and_empty_strings},
     {"bad_utf8", test_bad_utf8},
+    {"optional_columns", test_optional_columns},
     {"dictionary_limits", test_dictionary_limits},
     {"wide_table", test_wide_table},
     {"bad_schemas", test_bad_schemas},

@@ -909,6 +909,71 @@ static void test_manifest_rewritten(void) {
     free(after.data);
 }
 
+/* text with every `from` replaced by `to` (once each), into a new blob. */
+static blob blob_replace(const blob *b, const char *from, const char *to) {
+    blob out;
+    const char *at = strstr((const char *)b->data, from);
+    size_t head = at ? (size_t)(at - (const char *)b->data) : b->size;
+    memset(&out, 0, sizeof out);
+    CHECK(at != NULL);
+    out.data = (uint8_t *)malloc(b->size + strlen(to) + 1);
+    if (!out.data) return out;
+    memcpy(out.data, b->data, head);
+    out.size = head;
+    if (at) {
+        memcpy(out.data + out.size, to, strlen(to));
+        out.size += strlen(to);
+        memcpy(out.data + out.size, at + strlen(from), b->size - head - strlen(from));
+        out.size += b->size - head - strlen(from);
+    }
+    out.data[out.size] = 0;
+    return out;
+}
+
+/* A manifest left "recording" may list a thread whose first file never reached the disk
+ * (its directory removed as unborn, or never made: a full disk). The rewritten manifest
+ * lists the thread directories there are: such a thread (no directory, no event written)
+ * is left out, while one that wrote events and whose directory is gone stays listed, for
+ * the tools to name as missing. */
+static void test_manifest_unborn_left_out(void) {
+    char dir[1100], path[1200];
+    atf_session_reader r;
+    atf_recover_report rep;
+    blob killed, listed;
+    uint64_t events = 0;
+    if (!record_killed(dir, sizeof dir, &events)) return;
+    join(path, sizeof path, dir, "manifest.json");
+    killed = manifest_of(dir);
+    listed = blob_replace(&killed, "\"threads\":[",
+                          "\"threads\":[{\"id\":5,\"has_detail\":false,\"os_thread_id\":9,"
+                          "\"events_written\":0,\"events_lost_io\":40},"
+                          "{\"id\":6,\"has_detail\":false,\"os_thread_id\":10,"
+                          "\"events_written\":12},");
+    blob_write(path, listed.data, listed.size);
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK_EQ(4, r.thread_count);                       /* threads 5 and 6 listed, missing */
+    atf_session_reader_close(&r);
+    CHECK_RESULT(ATF_OK, atf_recover_session_dir(dir, &no_sync, &rep));
+    CHECK_EQ(1, rep.manifest_rewritten);
+    CHECK_EQ(0, rep.failed);
+    atf_recover_report_deinit(&rep);
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+    CHECK(strcmp(r.state, "recovered") == 0);
+    CHECK_EQ(3, r.thread_count);                       /* thread 5 left out */
+    if (r.thread_count == 3) {
+        CHECK_EQ(events, r.threads[0].events_written);
+        CHECK(strcmp(r.threads[0].name, "main thread") == 0);
+        CHECK(!r.threads[0].missing && !r.threads[1].missing);
+        CHECK_EQ(6, r.threads[2].slot);
+        CHECK(r.threads[2].missing && r.threads[2].in_manifest);
+    }
+    CHECK(atf_session_reader_symbol(&r, 1) && strcmp(atf_session_reader_symbol(&r, 1), "helper") == 0);
+    atf_session_reader_close(&r);
+    free(killed.data);
+    free(listed.data);
+}
+
 /* ---- bad input ---------------------------------------------------------------------------------- */
 
 /* Random bytes and every truncation of a closed file: a result code, never a crash, and
@@ -1046,6 +1111,7 @@ static const test_case tests[] = {
     { "pauses_torn_record_cut", test_pauses_torn_record_cut },
     { "session_dir", test_session_dir },
     { "manifest_rewritten", test_manifest_rewritten },
+    { "manifest_unborn_left_out", test_manifest_unborn_left_out },
     { "random_and_truncated_inputs", test_random_and_truncated_inputs },
     { "mutated_threads", test_mutated_threads },
     { "names", test_names },

@@ -1664,6 +1664,100 @@ static void test_trigger_windows(void) {
     free(w);
 }
 
+#if defined(_WIN32)
+#  include <direct.h>
+#  define SESSION_MKDIR(path) _mkdir(path)
+#else
+#  include <sys/stat.h>
+#  define SESSION_MKDIR(path) mkdir(path, 0755)
+#endif
+
+/* The bytes of text after its last non-space character. */
+static size_t trailing_space(const char *text) {
+    size_t n = strlen(text), k = n;
+    while (k && (text[k - 1] == ' ' || text[k - 1] == '\n')) k--;
+    return n - k;
+}
+
+/* While recording, manifest.json keeps room after its text (spaces, then a newline) for a
+ * full disk: when no manifest.json.tmp can be written (here a directory of that name is in
+ * the way), the next manifest goes over the old file in place, the close's too, and the
+ * session sees no error. Without that way either, the error is the session's, and its
+ * close leaves the manifest "recording". A clean close writes the text alone. */
+static void test_manifest_room(void) {
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_session_reader r;
+    char dir[1100], path[1200], tmp[1200];
+    char *m;
+    uint64_t room;
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.session_name = "room";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    snprintf(tmp, sizeof tmp, "%s/manifest.json.tmp", dir);
+    m = read_text(path);
+    room = file_size(path);
+    CHECK(m && json_valid(m));
+    CHECK(m && trailing_space(m) >= 16384);
+    CHECK(m && room == strlen(m) && m[room - 1] == '\n');
+    free(m);
+
+    CHECK_EQ(0, SESSION_MKDIR(tmp));
+    CHECK_RESULT(ATF_OK, atf_session_set_cmdline(s, "prog --in-place"));
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    CHECK_EQ(room, file_size(path));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+    CHECK(strcmp(r.state, "recording") == 0);
+    CHECK(r.cmdline && strcmp(r.cmdline, "prog --in-place") == 0);
+    atf_session_reader_close(&r);
+    CHECK_RESULT(ATF_OK, atf_session_add_symbol(s, 7, "named_at_close"));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    CHECK_EQ(room, file_size(path));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+    CHECK(strcmp(r.state, "closed") == 0);
+    CHECK(atf_session_reader_symbol(&r, 7) && strcmp(atf_session_reader_symbol(&r, 7), "named_at_close") == 0);
+    CHECK(r.recording_error == NULL);
+    atf_session_reader_close(&r);
+    rm_rf(tmp);
+
+    /* no way at all (no manifest.json to write over): an error, and a close after an
+     * error leaves the state "recording", as a crash would, for recovery to complete */
+    c.session_name = "room_failed";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(dir, sizeof dir, "%s", atf_session_path(s));
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    snprintf(tmp, sizeof tmp, "%s/manifest.json.tmp", dir);
+    CHECK_EQ(0, remove(path));
+    CHECK_EQ(0, SESSION_MKDIR(tmp));
+    CHECK_RESULT(ATF_OK, atf_session_set_cmdline(s, "prog --failed"));
+    CHECK_RESULT(ATF_E_IO, atf_session_pump(s));
+    rm_rf(tmp);
+    CHECK_RESULT(ATF_E_IO, atf_session_close(s));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, dir, NULL));
+    CHECK_EQ(ATF_MANIFEST_OK, r.manifest);
+    CHECK(strcmp(r.state, "recording") == 0);
+    CHECK(r.recording_error != NULL);
+    CHECK(r.cmdline && strcmp(r.cmdline, "prog --failed") == 0);
+    atf_session_reader_close(&r);
+
+    /* a clean close: the text alone, ending with its newline */
+    c.session_name = "room_clean";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    snprintf(path, sizeof path, "%s/manifest.json", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    m = read_text(path);
+    CHECK(m && json_valid(m) && trailing_space(m) == 1);
+    free(m);
+}
+
 static void test_cleanup(void) { rm_rf(root_dir()); }
 
 static const test_case tests[] = {
@@ -1688,6 +1782,7 @@ static const test_case tests[] = {
     {"manifest_read_back", test_manifest_read_back},
     {"manifest_metadata", test_manifest_metadata},
     {"manifest_follows_recording", test_manifest_follows_recording},
+    {"manifest_room", test_manifest_room},
     {"anchor_value_at", test_anchor_value_at},
     {"thread_exit_releases", test_thread_exit_releases},
     {"thread_exit_after_close", test_thread_exit_after_close},

@@ -1370,6 +1370,21 @@ static int cli_trace_apply_clock(const cli_command *cmd, cli_trace *t, const cli
     return CLI_CONTINUE;
 }
 
+/* The wall clock of cli_trace_wall: the first exact wall_clock_ns anchor, when its
+ * readings of the trace's first and last events fit an int64 in ns. */
+static void cli_trace_apply_wall(cli_trace *t) {
+    const atf_session_anchor *a = atf_session_reader_anchor(&t->reader, "wall_clock_ns");
+    atf_session_anchor ns;
+    int64_t first, last;
+    if (!a || a->timescale <= 0) return;
+    ns = *a;
+    if (!cli_anchor_in_ns(&ns) || atf_anchor_value_at(&ns, cli_trace_start(t), &first) != ATF_OK ||
+        atf_anchor_value_at(&ns, cli_trace_end(t), &last) != ATF_OK)
+        return;
+    t->has_wall = 1;
+    t->wall_shift = (uint64_t)first - cli_trace_start(t);
+}
+
 int cli_trace_open_view(const cli_command *cmd, cli_trace *t, const char *path,
                         const cli_view *v) {
     int status, pid_known;
@@ -1377,7 +1392,10 @@ int cli_trace_open_view(const cli_command *cmd, cli_trace *t, const char *path,
     t->path = path;
     t->window.to_ns = UINT64_MAX;
     status = cli_trace_open_at(cmd, t, path, v && v->has_pid ? &v->pid : NULL);
-    if (status == CLI_EXIT_OK) sym_name_functions(&t->reader, cli_err()); /* before names */
+    if (status == CLI_EXIT_OK) {
+        sym_name_functions(&t->reader, cli_err()); /* before names */
+        cli_trace_apply_wall(t);
+    }
     pid_known = t->pid != 0;
     if (!pid_known) t->pid = 1;
     if (status != CLI_EXIT_OK || !v) return status;
@@ -1415,6 +1433,12 @@ uint64_t cli_trace_pid(const cli_trace *t) {
  * all do: checked at open). */
 uint64_t cli_trace_time(const cli_trace *t, uint64_t ts) {
     return t && t->has_clock ? ts + t->clock_shift : ts;
+}
+
+int cli_trace_wall(const cli_trace *t, uint64_t ts, int64_t *wall) {
+    if (!t->has_wall) return 0;
+    *wall = (int64_t)(ts + t->wall_shift); /* exact: see cli_trace_time */
+    return 1;
 }
 
 /* The magnitude of a time on t's clock; *neg when it is below 0. */
@@ -1561,7 +1585,9 @@ int cli_check_slot(const cli_command *cmd, const char *path, const atf_session_r
     return CLI_EXIT_USAGE;
 }
 
-/* cli_warn_damage for the threads `sel` wants (NULL: only_one and slot say which). */
+/* cli_warn_damage for the threads `sel` wants (NULL: only_one and slot say which). A
+ * thread that PATH names by no thread_N (a lone file, a directory of another name) is
+ * named by its file alone. */
 static size_t cli_warn_damage_of(const atf_session_reader *r, const cli_trace *sel, int only_one,
                                  uint32_t slot, int crash_left) {
     size_t i, n = 0;
@@ -1575,7 +1601,8 @@ static size_t cli_warn_damage_of(const atf_session_reader *r, const cli_trace *s
                 : only_one && r->threads[i].slot != slot)
             continue;
         if (!cli_thread_damage(r, &r->threads[i], crash_left, &e)) continue;
-        cli_report_thread(r->threads[i].slot, &e);
+        if (sel && sel->only_one && !sel->slot_named) cli_report(&e);
+        else cli_report_thread(r->threads[i].slot, &e);
         n++;
     }
     return n;
@@ -1585,6 +1612,17 @@ size_t cli_warn_damage(const atf_session_reader *r, int only_one, uint32_t slot,
     return cli_warn_damage_of(r, NULL, only_one, slot, crash_left);
 }
 
+/* One rule for every PATH: a file left by a crash is damage whether PATH is its session,
+ * its pid_* directory, its thread's directory or the file itself. */
 size_t cli_trace_warn_damage(const cli_trace *t) {
-    return cli_warn_damage_of(&t->reader, t, 0, 0, cli_trace_is_session(t));
+    return cli_warn_damage_of(&t->reader, t, 0, 0, 1);
+}
+
+int cli_detail_damage(const atf_detail_reader *r, atf_error *e) {
+    if (r->crc_state == ATF_CRC_MISMATCH) {
+        *e = r->error;
+        return 1;
+    }
+    return cli_file_damage(r->path, r->counted, r->torn_bytes,
+                           r->header.events_offset + r->bytes_length, 28, e);
 }

@@ -278,8 +278,8 @@ int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t
  * (the merge seeks to the window by binary search; opening a session still reads every
  * timestamp once, in the library), and the walk's rules (walk.h) treat
  * the edges as the ends of the trace: a return whose call came before the window is a
- * return without a matching call, a call still open at its end is closed at its thread's
- * last event in it. A window outside the trace shows nothing (and is no error). */
+ * return without a matching call, a call still open at its end is cut short at its
+ * process's last event in it. A window outside the trace shows nothing (and is no error). */
 enum {
     CLI_VIEW_WINDOW = 1u << 0,      /* --from, --to */
     CLI_VIEW_THREAD = 1u << 1,      /* --thread */
@@ -350,6 +350,9 @@ typedef struct cli_trace {
     int clock_negative;             /*   on which the trace's first event reads < 0 */
     atf_session_anchor clock;       /*   the anchor, in ns (timescale 1e9) */
     uint64_t clock_shift;           /*   its reading minus the trace time (int64 bits) */
+    int has_wall;                   /* the manifest has an exact wall_clock_ns anchor that */
+    uint64_t wall_shift;            /*   reads every event: ns since 1970 minus the trace
+                                       time (int64 bits); see cli_trace_wall */
 } cli_trace;
 
 /* Opens PATH; on failure (also when no thread of it opens) reports on stderr and returns
@@ -379,13 +382,25 @@ int cli_trace_names_function(const cli_trace *t, const char *f);
 /* The time of t's first event: of every thread of PATH that opened, whatever --thread
  * picks (0 when none has events). What "+T" counts from (unless cli_view.has_start). */
 uint64_t cli_trace_start(const cli_trace *t);
-/* cli_warn_damage for the wanted threads of t. */
+/* cli_warn_damage for the wanted threads of t, a file left by a crash (not finalized,
+ * torn bytes) counted as damage whatever PATH was: a session_* or pid_* directory, a
+ * thread_N directory or one of its files. A thread PATH names by no thread_N (a lone
+ * file, a directory of another name) is named by its file alone ("atf: FILE: ..."). */
 size_t cli_trace_warn_damage(const cli_trace *t);
+/* The same rule for a lone detail file: 1 with *e set (the file, the byte offset) when
+ * its CRC was found not to match, its footer disagrees, it has torn bytes or it was not
+ * finalized; else 0. */
+int cli_detail_damage(const atf_detail_reader *r, atf_error *e);
 
 /* ==== times on the view's clock (--clock) ============================================ */
 /* A trace-clock time ts on the clock of t (NULL: the trace clock): ts itself, or the
  * anchored clock's reading in ns, an int64 given as its bits. */
 uint64_t cli_trace_time(const cli_trace *t, uint64_t ts);
+/* A trace-clock time ts on the wall clock, whatever --clock says: ns since 1970 (UTC), from
+ * the process's first exact "wall_clock_ns" anchor (read to the ns, as --clock wall
+ * reads it), into *wall: 1; 0 when the trace has no such anchor, or one whose readings
+ * of its events do not fit an int64. */
+int cli_trace_wall(const cli_trace *t, uint64_t ts, int64_t *wall);
 /* ts on that clock in decimal ns: unsigned on the trace clock, signed on an anchor's. */
 char *cli_put_time(char *p, const cli_trace *t, uint64_t ts);
 /* The same in microseconds with three decimals ("-12.345"), exactly. */
@@ -427,8 +442,7 @@ int cli_thread_damage(const atf_session_reader *r, const atf_session_thread *t, 
  * and every damaged thread of r ("atf: thread_N: ..."), only the one slot when only_one;
  * returns how many. */
 size_t cli_warn_damage(const atf_session_reader *r, int only_one, uint32_t slot, int crash_left);
-/* Whether a trace is a whole session (a pid_* or session_* PATH): then a file left by a
- * crash counts as damage, as for every other thread of the session. */
+/* Whether a trace is a whole session (a pid_* or session_* PATH), not one thread. */
 int cli_trace_is_session(const cli_trace *t);
 
 #endif /* ATF_TOOLS_CORE_H */

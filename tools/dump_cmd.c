@@ -284,9 +284,10 @@ static int dump_detail_file(const cli_command *cmd, const char *path, dump_opts 
     if (r.event_count) atf_detail_reader_get(&r, 0, &first);
     status = cli_view_window(cmd, &o->view, first.header.timestamp_ns, &o->window);
     if (status == CLI_CONTINUE) {
+        atf_error e;
         if (o->json) dump_detail_json(&r, o);
         else dump_detail_table(&r, o);
-        status = CLI_EXIT_OK;
+        status = cli_detail_damage(&r, &e) ? cli_report(&e) : CLI_EXIT_OK;
     }
     atf_detail_reader_close(&r);
     return status;

@@ -18,6 +18,9 @@
 enum { EXPORT_NAME_MAX = 2048 };                 /* bytes of a function name kept */
 /* the slice the exports draw where the recorder held a thread (pauses.atf) */
 #define EXPORT_PAUSE_NAME "tracer pause"
+/* the argument (true) of a slice cut short: still open when its process was last seen or
+ * the recording stopped (walk.h), ended there */
+#define EXPORT_CUT_ARG "cut_short"
 
 /* ==== export: the detail record of a slice ============================================ */
 /* A call event that carries a detail record gives its slice arguments, in both viewer
@@ -180,6 +183,8 @@ static void chrome_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t
     cli_commit(p);
 }
 
+/* The E event of a frame; one cut short (walk.h) says so in its args, which the viewers
+ * add to the slice's. */
 static void chrome_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
                             int how, int outermost) {
     chrome_state *c = (chrome_state *)ctx;
@@ -187,14 +192,13 @@ static void chrome_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end
     char *p;
     (void)f;
     (void)depth;
-    (void)how;
     (void)outermost;
-    p = cli_reserve(pre->len + 48);
+    p = cli_reserve(pre->len + 80);
     memcpy(p, pre->s, pre->len);
     p += pre->len;
     p = cli_put_time_us(p, c->src, end_ns);
-    memcpy(p, ",\"ph\":\"E\"}", 10);
-    p += 10;
+    p = cli_put_str(p, how == WALK_LEAVE_CUT ? ",\"ph\":\"E\",\"args\":{\"" EXPORT_CUT_ARG "\":true}}"
+                                             : ",\"ph\":\"E\"}");
     cli_commit(p);
 }
 
@@ -360,6 +364,7 @@ enum {
     PF_EVENT_NAME_NAME = 2,                       /* EventName.name: string */
     PF_EVENT_DEBUG_ANNOTATIONS = 4,               /* TrackEvent.debug_annotations: repeated
                                                      DebugAnnotation */
+    PF_ANNOTATION_BOOL = 2,                       /* DebugAnnotation.bool_value: bool */
     PF_ANNOTATION_UINT = 3,                       /* DebugAnnotation.uint_value: uint64 */
     PF_ANNOTATION_STRING = 6,                     /* DebugAnnotation.string_value: string */
     PF_ANNOTATION_POINTER = 7,                    /* DebugAnnotation.pointer_value: uint64 */
@@ -477,9 +482,9 @@ static size_t pf_annotations(const cli_trace *s, size_t ti, uint64_t seq, uint8_
 }
 
 /* A slice begin (with the annotations of detail record detail_seq unless ATF_NO_DETAIL)
- * or end of fid on thread ti's track at ts. */
+ * or end (with the annotation cut_short when cut) of fid on thread ti's track at ts. */
 static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin, uint64_t fid,
-                           uint64_t detail_seq) {
+                           uint64_t detail_seq, int cut) {
     uint8_t pkt[PF_PACKET_MAX], te[40 + PF_DETAIL_MAX];
     size_t n, tn;
     uint64_t iid = 0;
@@ -497,6 +502,8 @@ static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin
         iid = *v;
         tn += pb_uint(te + tn, PF_EVENT_NAME_IID, iid);
         if (detail_seq != ATF_NO_DETAIL) tn += pf_annotations(pf->src, ti, detail_seq, te + tn);
+    } else if (cut) {
+        tn += pf_annotation(te + tn, EXPORT_CUT_ARG, PF_ANNOTATION_BOOL, 1, NULL);
     }
     if (!is_new) { /* the common packet, sized first and encoded in place */
         size_t body = 1 + pb_varint_size(ts) + pf->seq_len + 1 + pb_varint_size(tn) + tn;
@@ -529,15 +536,15 @@ static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin
 
 static void perfetto_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth) {
     perfetto_state *pf = (perfetto_state *)ctx;
-    perfetto_event(pf, ti, ts, 1, fid, export_detail_seq(pf->walk, ti, depth));
+    perfetto_event(pf, ti, ts, 1, fid, export_detail_seq(pf->walk, ti, depth), 0);
 }
 
 static void perfetto_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
                         int how, int outermost) {
     (void)depth;
-    (void)how;
     (void)outermost;
-    perfetto_event((perfetto_state *)ctx, ti, end_ns, 0, f->fid, ATF_NO_DETAIL);
+    perfetto_event((perfetto_state *)ctx, ti, end_ns, 0, f->fid, ATF_NO_DETAIL,
+                   how == WALK_LEAVE_CUT);
 }
 
 static void perfetto_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
@@ -677,47 +684,58 @@ static atf_result perfetto_process_events(cli_trace *s, cli_progress *p, uint32_
  *   events  one row per index event of the selected threads, in merged time order.
  * The processes of a session go into the one table one after the other, each in the
  * order above (pid tells them apart; thread_slot is a slot of its process).
- * Times are TIMESTAMP(NANOS) not adjusted to UTC: the trace clock is not the epoch.
+ * start_ns, end_ns and ts_ns are plain INT64 nanoseconds on the trace clock (or --clock's),
+ * which counts from no date; start_wall, end_wall and ts_wall are the same instants as
+ * TIMESTAMP(NANOS) adjusted to UTC, from the process's exact wall_clock_ns anchor
+ * (cli_trace_wall), null when it has none.
  * function_id is an INT64 holding the id's 64 bits, so an id >= 2^63 reads negative;
  * fid holds every id exactly, as the text "0x%016llx" that `atf stats --json` prints. */
 enum { PQX_GROUP_ROWS = 131072 };   /* DuckDB's own row group size is close: 122880 */
 
 enum { SL_PID, SL_TID, SL_SLOT, SL_THREAD_NAME, SL_FUNCTION_ID, SL_FID, SL_NAME, SL_MODULE,
        SL_DEPTH, SL_START, SL_END, SL_DUR, SL_SELF, SL_ENDED_BY, SL_HAS_DETAIL, SL_PAUSED,
-       SL_COLUMNS };
+       SL_START_WALL, SL_END_WALL, SL_COLUMNS };
 static const pq_column pqx_slice_columns[SL_COLUMNS] = {
-    { "pid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO },
-    { "tid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
-    { "thread_slot", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
-    { "thread_name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY },
-    { "function_id", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
-    { "fid", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY },
-    { "name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY },
-    { "module", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY },
-    { "depth", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
-    { "start_ns", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS, PQ_ENCODING_DELTA },
-    { "end_ns", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS, PQ_ENCODING_DELTA },
-    { "dur_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA },
-    { "self_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA },
-    { "ended_by", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY },
-    { "has_detail", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
-    { "paused_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA },
+    { "pid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0 },
+    { "tid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
+    { "thread_slot", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
+    { "thread_name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
+    { "function_id", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
+    { "fid", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
+    { "name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
+    { "module", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
+    { "depth", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
+    { "start_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0 },
+    { "end_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0 },
+    { "dur_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0 },
+    { "self_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0 },
+    { "ended_by", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
+    { "has_detail", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
+    { "paused_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0 },
+    { "start_wall", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS_UTC, PQ_ENCODING_DELTA, 1 },
+    { "end_wall", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS_UTC, PQ_ENCODING_DELTA, 1 },
 };
 
 enum { EV_PID, EV_SLOT, EV_SEQ, EV_TS, EV_FUNCTION_ID, EV_FID, EV_NAME, EV_KIND, EV_DEPTH,
-       EV_DETAIL_SEQ, EV_COLUMNS };
+       EV_DETAIL_SEQ, EV_TS_WALL, EV_COLUMNS };
 static const pq_column pqx_event_columns[EV_COLUMNS] = {
-    { "pid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO },
-    { "thread_slot", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
-    { "seq", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA },
-    { "ts_ns", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS, PQ_ENCODING_DELTA },
-    { "function_id", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
-    { "fid", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY },
-    { "name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY },
-    { "kind", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY },
-    { "depth", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY },
-    { "detail_seq", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA },
+    { "pid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0 },
+    { "thread_slot", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
+    { "seq", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0 },
+    { "ts_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0 },
+    { "function_id", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
+    { "fid", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
+    { "name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
+    { "kind", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
+    { "depth", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
+    { "detail_seq", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0 },
+    { "ts_wall", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS_UTC, PQ_ENCODING_DELTA, 1 },
 };
+
+/* Trace time ts as a TIMESTAMP column's value: the wall clock's ns, or null. */
+static void pqx_wall(pq_value *v, const cli_trace *s, uint64_t ts) {
+    v->is_null = !cli_trace_wall(s, ts, &v->i);
+}
 
 /* ended_by of a slice, by how the walk closed its frame */
 static const char *pqx_ended_by(int how) {
@@ -725,7 +743,7 @@ static const char *pqx_ended_by(int how) {
     case WALK_LEAVE_RETURN:
     case WALK_LEAVE_EXCEPTION: return "return"; /* as docs/PARQUET.md says */
     case WALK_LEAVE_UNWOUND: return "unwound";
-    case WALK_LEAVE_AT_END: return "end";
+    case WALK_LEAVE_CUT: return "cut";
     default: return "gap";
     }
 }
@@ -819,6 +837,8 @@ static void pqx_slice(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns
     pqx_text(&row[SL_ENDED_BY], pqx_ended_by(how));
     row[SL_HAS_DETAIL].i = f->detail_seq != ATF_NO_DETAIL;
     row[SL_PAUSED].i = (int64_t)f->paused_ns;
+    pqx_wall(&row[SL_START_WALL], x->src, f->start_ns);
+    pqx_wall(&row[SL_END_WALL], x->src, end_ns);
     pq_writer_put_row(x->out, row); /* a failure sticks in the writer: see pqx_run */
 }
 
@@ -852,6 +872,7 @@ static atf_result pqx_events(pqx_state *x, cli_trace *s, cli_progress *p) {
         pqx_text(&row[EV_KIND], atf_event_kind_str(it.event.kind));
         row[EV_DEPTH].i = it.event.call_depth;
         row[EV_DETAIL_SEQ].i = (int64_t)it.event.detail_seq; /* ATF_NO_DETAIL reads -1 */
+        pqx_wall(&row[EV_TS_WALL], s, it.event.timestamp_ns);
         pq_writer_put_row(x->out, row);
         CLI_PROGRESS_TICK(p);
     }

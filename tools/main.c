@@ -14,10 +14,11 @@ static int cli_cmd_help(const cli_command *cmd, int argc, char **argv);
 /* What stats, tree and export take as PATH, and how they report a damaged session. */
 #define CLI_TRACE_PATH_TEXT \
     "PATH is a session's pid_* directory (all threads), a session_* directory holding\n" \
-    "one, or a thread_N directory or its index.atf (that thread). Threads of a session\n" \
-    "that cannot be read, were left by a crash, or a manifest.json that is not readable\n" \
-    "JSON are named on stderr (\"atf: thread_N: FILE: offset N: what\") after the\n" \
-    "results of the rest, and the exit status is 1.\n"
+    "one, or a thread_N directory or its index.atf (that thread). A thread that cannot\n" \
+    "be read or was left by a crash (a torn last record, no footer: atf recover\n" \
+    "finalizes it), whichever of these PATH is, and a manifest.json that is not\n" \
+    "readable JSON, are named on stderr (\"atf: thread_N: FILE: offset N: what\"; a\n" \
+    "lone file: \"atf: FILE: ...\") after the results, and the exit status is 1.\n"
 
 /* The options of a view (core.h), for the commands that take them. */
 #define CLI_VIEW_WINDOW_TEXT \
@@ -39,8 +40,17 @@ static int cli_cmd_help(const cli_command *cmd, int argc, char **argv);
 /* What a window shows, for stats, tree and export. */
 #define CLI_VIEW_EDGES_TEXT \
     "A window is the whole trace cut to it, found by binary search: a return whose\n" \
-    "call came before it has no matching call, a call open at its end is closed at\n" \
-    "its thread's last event in it. A window outside the trace shows nothing (exit 0).\n"
+    "call came before it has no matching call, a call open at its end is cut short\n" \
+    "(below) at the process's last event in it. A window outside the trace shows\n" \
+    "nothing (exit 0).\n"
+
+/* What the walk (walk.h) does with the frames open at a thread's end. */
+#define CLI_CUT_SHORT_TEXT \
+    "A frame still open when its thread's events end is cut short: its process was\n" \
+    "last seen inside it (killed, or the thread recorded nothing more while the others\n" \
+    "went on) or a bound stopped the recording (a gap \"stopped\"). It ends when the\n" \
+    "process was last seen: the latest event of any of its threads (in the window),\n" \
+    "never before its own thread's last event.\n"
 
 /* C99 promises string literals of 4095 bytes only: a longer usage text is kept in parts,
  * joined into its buffer by cli_usage_texts() before any command runs. */
@@ -69,15 +79,19 @@ static const char *const cli_export_usage_parts[] = {
     "            --table slices (default): a row per call, in the order calls end:\n"
     "              pid, tid, thread_slot, thread_name, function_id, fid, name, module,\n"
     "              depth, start_ns, end_ns, dur_ns, self_ns, ended_by (return, unwound,\n"
-    "              end: open at the end, gap: cut by a gap), has_detail (INT32 1: the\n"
-    "              call event carries a detail record, else 0)\n"
+    "              cut: cut short, gap: cut by a gap), has_detail (INT32 1: the\n"
+    "              call event carries a detail record, else 0), paused_ns,\n"
+    "              start_wall, end_wall\n"
     "            --table events: a row per index event, in merged time order (of\n"
     "              each process: see below): pid, thread_slot, seq, ts_ns,\n"
-    "              function_id, fid, name, kind, depth, detail_seq (-1: no detail)\n"
-    "            start_ns, end_ns, ts_ns are TIMESTAMP(NANOS) of the trace clock (not\n"
-    "            UTC); function_id is the id's 64 bits as a signed INT64 (ids >= 2^63\n"
-    "            read negative), fid the id exactly as atf stats --json spells it (\"0x\"\n"
-    "            and 16 hex digits); gaps are not rows\n"
+    "              function_id, fid, name, kind, depth, detail_seq (-1: no detail),\n"
+    "              ts_wall\n"
+    "            start_ns, end_ns, ts_ns are INT64 ns on the trace clock (boot time:\n"
+    "            no date); start_wall, end_wall, ts_wall the same instants as\n"
+    "            TIMESTAMP(NANOS) in UTC, from the manifest's wall_clock_ns anchor\n"
+    "            (null without one); function_id is the id's 64 bits as a signed INT64\n"
+    "            (ids >= 2^63 read negative), fid the id exactly as atf stats --json\n"
+    "            spells it (\"0x\" and 16 hex digits); gaps are not rows\n"
     "  folded    folded stacks, what flamegraph.pl, inferno and speedscope read: one line\n"
     "            per distinct call path, \"worker-0;main;parse;lex 1234\": its frames from\n"
     "            the outermost (names as stats prints them; ';' and control characters\n"
@@ -107,20 +121,24 @@ static const char *const cli_export_usage_parts[] = {
     "                 Every time written is then on clock C: chrome's ts (us, to the ns),\n"
     "                 perfetto's timestamps (unsigned: a trace starting before C's zero\n"
     "                 is refused), parquet's start_ns, end_ns and ts_ns (with wall: ns\n"
-    "                 since 1970, UTC). Not for folded, which holds no times (exit 2).\n"
+    "                 since 1970, UTC; its *_wall columns stay the wall clock's). Not\n"
+    "                 for folded, which holds no times (exit 2).\n"
     CLI_VIEW_EDGES_TEXT
     "\n"
-    "Every thread's slices are balanced: frames still open at the end are closed at the\n"
-    "thread's last event, returns without a matching call are left out, a return of an\n"
-    "outer frame closes the frames above it. Nothing is paired across a gap (events the\n"
-    "recorder lost): the frames open there end at the thread's last event before it, and\n"
-    "the gap itself is an instant event named \"gap: N events lost\" on the thread (chrome:\n"
-    "\"ph\":\"i\" with args index_lost, detail_lost, reason; perfetto: TYPE_INSTANT) at\n"
-    "the time of the first lost event; a return after it whose call came before it is\n"
-    "left out. Output streams with bounded memory (but folded's). The recorder's pauses\n"
-    "are left out of folded's times, as of stats'.\n"
+    "Every thread's slices are balanced: frames still open at the end are cut short\n"
+    "(below: chrome gives the E event the args {\"cut_short\":true}, perfetto the\n"
+    "SLICE_END the debug annotation cut_short, parquet ended_by cut), returns without a\n"
+    "matching call are left out, a return of an outer frame closes the frames above it.\n"
+    "Nothing is paired across a gap (events the recorder lost): the frames open there\n"
+    "end at the thread's last event before it, and the gap itself is an instant event\n"
+    "named \"gap: N events lost\" on the thread (chrome: \"ph\":\"i\" with args\n"
+    "index_lost, detail_lost, reason; perfetto: TYPE_INSTANT) at the time of the first\n"
+    "lost event; a return after it whose call came before it is left out. Output\n"
+    "streams with bounded memory (but folded's). The recorder's pauses are left out of\n"
+    "folded's times, as of stats'.\n"
+    CLI_CUT_SHORT_TEXT
     CLI_TRACE_PATH_TEXT
-    "\n"
+    "\n",
     "A session_* PATH of several processes (a program that forked, as atf record\n"
     "records it) is exported whole unless --pid picks one: every process into the one\n"
     "output, one after the other, each on its own track group (chrome: its pid and\n"
@@ -217,10 +235,12 @@ static const cli_command cli_commands[] = {
       CLI_VIEW_CLOCK_TEXT
       "                 Every ts is then on clock C (negative before its zero).\n"
       "\n"
-      "For a detail.atf PATH only the detail records are printed. The threads of a\n"
-      "session that cannot be read are named on stderr after the events of the others.\n"
-      "Exit status: 0 ok, 1 the file cannot be read or a thread of the session is\n"
-      "damaged, 2 usage error.\n" },
+      "For a detail.atf PATH only the detail records are printed. A thread that cannot\n"
+      "be read or was left by a crash (a torn last record, no footer), whether PATH is\n"
+      "its session, its thread_N directory or one of its files, is named on stderr with\n"
+      "the file and the byte offset after the events of the others.\n"
+      "Exit status: 0 ok, 1 the file cannot be read or was left by a crash, or a thread\n"
+      "of the session is damaged, 2 usage error.\n" },
     { "verify", cli_cmd_verify, "check structure, CRCs and index<->detail links",
       "usage: atf verify [--strict] PATH...\n"
       "\n"
@@ -302,8 +322,8 @@ static const cli_command cli_commands[] = {
       "left by a crash: it is not changed.\n"
       "\n"
       "PATH is a file (index, detail or gaps, told by its magic), a thread_N directory\n"
-      "(its files together), a session pid_* directory (every thread directory;\n"
-      "manifest.json is not rewritten) or a session_* directory (every pid_* directory\n"
+      "(its files together), a session pid_* directory (every thread directory, then\n"
+      "its manifest.json: see below) or a session_* directory (every pid_* directory\n"
       "in it). For a directory the links are repaired as a crash leaves them: detail\n"
       "records at the end whose index event never reached the disk are cut, an index\n"
       "event naming a detail record that never reached the disk loses its link, and the\n"
@@ -316,6 +336,10 @@ static const cli_command cli_commands[] = {
       "index.atf.tmp (stopped before its first file was in place), is removed.\n"
       "\n"
       "  --dry-run  report what would be done; change nothing\n"
+      "\n"
+      "A session's manifest.json left \"recording\" (the process died, or closed after\n"
+      "an error such as a full disk) is rewritten as \"recovered\": counts from the\n"
+      "files, every thread directory listed, names, modules and anchors kept.\n"
       "\n"
       "Prints one line per file: what was done (or would be), or that it was finalized\n"
       "(a whole gaps.atf of a thread is not mentioned); for a session whose\n"
@@ -463,12 +487,15 @@ static const cli_command cli_commands[] = {
       "                \"self_ns\":N,\"min_ns\":N,\"max_ns\":N}],\n"
       "               \"threads\":[{\"slot\":N,\"tid\":N,\"events\":N,\"dropped\":N,\n"
       "                \"start_ns\":N,\"end_ns\":N,\"gaps\":N,\"events_lost\":N,\n"
-      "                \"events_not_recorded\":N,\"cut_by_gap\":N,\"name\":...}]}\n"
+      "                \"events_not_recorded\":N,\"cut_by_gap\":N,\"cut_short\":N,\n"
+      "                \"paused_ns\":N,\"pauses\":N,\"pauses_ns\":N,\"name\":...}],\n"
+      "               \"pauses\":{\"count\":N,\"total_ns\":N}}\n"
       "              events, start_ns, end_ns: the thread's events shown (in the window);\n"
       "              gaps and events_lost: the gaps met among them (its gaps.atf: where\n"
       "              the recorder lost events); events_not_recorded: those after a bound\n"
       "              of the recording (atf record --max-size, ...) stopped it;\n"
-      "              cut_by_gap: its frames closed at a gap or at the stop;\n"
+      "              cut_by_gap: its frames closed at a gap; cut_short: its frames\n"
+      "              open at its end (see below);\n"
       "              dropped: the manifest's count for the whole recording\n"
       "\n"
       "Which part of the trace:\n"
@@ -482,11 +509,13 @@ static const cli_command cli_commands[] = {
       "Calls and returns are paired per thread. Total time counts the outermost call of a\n"
       "recursive function once; min/avg/max are per call. A return with no matching call\n"
       "is ignored; a return of an outer frame closes the frames above it at its time;\n"
-      "frames still open at the end are closed at their thread's last event and counted.\n"
-      "Nothing is paired across a gap (events the recorder lost): the frames open there are\n"
-      "closed at their thread's last event before it and counted as cut by a gap (their\n"
-      "time up to there is included, so a gap never lengthens a call), and a return after\n"
-      "the gap whose call came before it is ignored as a return without a matching call.\n"
+      "frames still open at the end are cut short (below) and counted, their time up to\n"
+      "then included. Nothing is paired across a gap (events the recorder lost): the\n"
+      "frames open there are closed at their thread's last event before it and counted as\n"
+      "cut by a gap (their time up to there is included, so a gap never lengthens a call),\n"
+      "and a return after the gap whose call came before it is ignored as a return\n"
+      "without a matching call.\n"
+      CLI_CUT_SHORT_TEXT
       "Exit status: 0 ok, 1 the trace cannot be read, 2 usage error.\n" },
     { "tree", cli_cmd_tree, "the call tree of each thread, with durations",
       "usage: atf tree PATH [--max-depth N] [--from T] [--to T] [--thread N]... [--pid N]\n"
@@ -516,13 +545,13 @@ static const cli_command cli_commands[] = {
       "\n"
       "Marks: \"(exception)\" a frame left by a thrown exception or a longjmp (closed by\n"
       "its exception event), \"(unwound)\" a frame closed by the return of an outer frame,\n"
-      "\"(open at end)\" a frame still open when the thread's events end (closed at its\n"
-      "last event), \"!\" a return with no matching call (ignored), \"(cut by a gap)\" a\n"
-      "frame open where the recorder lost events, closed at the thread's last event\n"
-      "before the gap, which then follows as a line \"~ gap: N events lost (REASON)\" at\n"
-      "the time of the first lost event; nothing is paired across it (a return after it\n"
-      "whose call came before it is a return with no matching call). The thread's header\n"
-      "line counts its gaps.\n"
+      "\"(cut short)\" a frame still open when the thread's events end (see below), \"!\"\n"
+      "a return with no matching call (ignored), \"(cut by a gap)\" a frame open where\n"
+      "the recorder lost events, closed at the thread's last event before the gap, which\n"
+      "then follows as a line \"~ gap: N events lost (REASON)\" at the time of the first\n"
+      "lost event; nothing is paired across it (a return after it whose call came before\n"
+      "it is a return with no matching call). The thread's header line counts its gaps.\n"
+      CLI_CUT_SHORT_TEXT
       CLI_TRACE_PATH_TEXT
       "Exit status: 0 ok, 1 the trace cannot be read or is damaged, 2 usage error (also\n"
       "when the trace has no thread, process, function or anchor the options name).\n" },

@@ -1,5 +1,6 @@
 /* parquet.c - the Parquet writer of parquet.h: Thrift compact encoding of page headers
- * and footer, PLAIN / dictionary / DELTA_BINARY_PACKED pages, row groups with statistics.
+ * and footer, PLAIN / dictionary / DELTA_BINARY_PACKED pages (with definition levels for
+ * optional columns), row groups with statistics.
  * SPDX-License-Identifier: MIT */
 #include "parquet.h"
 
@@ -21,7 +22,7 @@ enum {
 enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
 enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_DELTA_BINARY_PACKED = 5, ENC_RLE_DICTIONARY = 8 };
 enum { CONVERTED_UTF8 = 0, CONVERTED_INT_32 = 17, CONVERTED_INT_64 = 18 };
-enum { REPETITION_REQUIRED = 0 };
+enum { REPETITION_REQUIRED = 0, REPETITION_OPTIONAL = 1 };
 
 /* DELTA_BINARY_PACKED block layout: 128 values in 4 miniblocks of 32. */
 enum { DELTA_BLOCK = 128, DELTA_MINIBLOCKS = 4, DELTA_MINI = DELTA_BLOCK / DELTA_MINIBLOCKS };
@@ -186,6 +187,7 @@ typedef struct chunk_meta {
     int has_min_max;             /* else only null_count is written */
     uint8_t *min, *max;          /* statistics as Parquet stores them (PLAIN, no prefix) */
     size_t min_len, max_len;
+    uint64_t null_count;
 } chunk_meta;
 
 typedef struct group_meta {
@@ -193,7 +195,8 @@ typedef struct group_meta {
     chunk_meta *chunks;          /* one per column */
 } group_meta;
 
-/* The buffered values of one column in the current row group. */
+/* The buffered values of one column in the current row group: `count` values (nulls take
+ * none) in `rows` rows. */
 typedef struct column_state {
     pq_column def;
     char *name;
@@ -201,6 +204,8 @@ typedef struct column_state {
     pq_buf heap;                 /* BYTE_ARRAY bytes, value after value */
     size_t *ends;                /* BYTE_ARRAY: end of value i in heap */
     size_t count, cap;
+    uint8_t *defined;            /* optional columns: 1 per row with a value, 0 per null */
+    size_t rows, rows_cap;
 } column_state;
 
 struct pq_writer {
@@ -219,6 +224,8 @@ struct pq_writer {
     uint32_t *dict_slots;        /* dictionary hash table: value index + 1, 0 = empty */
     uint32_t *indices;           /* dictionary index of each value of a chunk */
     size_t dict_slots_cap, indices_cap;
+    uint32_t *levels;            /* the definition levels of a page */
+    size_t levels_cap;
 };
 
 /* Records the first error only: a later, generic failure never hides its cause. */
@@ -316,6 +323,8 @@ static int set_stat(uint8_t **dst, size_t *dst_len, const void *src, size_t n) {
 
 static int chunk_stats(pq_writer *w, const column_state *c, chunk_meta *m) {
     size_t i, lo = 0, hi = 0;
+    m->null_count = c->rows - c->count;
+    if (c->count == 0) return 1; /* nulls only: no min and max */
     for (i = 1; i < c->count; i++) {
         if (c->def.type == PQ_BYTE_ARRAY) {
             size_t li, ll, lh;
@@ -478,8 +487,8 @@ static void write_page(pq_writer *w, chunk_meta *m, int page_type, size_t values
         tc_struct_begin(&t, 5);
         tc_i32(&t, 1, (int32_t)values);
         tc_i32(&t, 2, encoding);
-        tc_i32(&t, 3, ENC_RLE); /* levels: none are stored for flat required columns */
-        tc_i32(&t, 4, ENC_RLE);
+        tc_i32(&t, 3, ENC_RLE); /* definition levels: only an optional column has them */
+        tc_i32(&t, 4, ENC_RLE); /* repetition levels: none, the columns are flat */
         tc_struct_end(&t);
     }
     buf_byte(&w->header, 0);
@@ -495,44 +504,86 @@ static void write_page(pq_writer *w, chunk_meta *m, int page_type, size_t values
     write_bytes(w, w->page.p, body);
 }
 
-/* Where the data page starting at value `from` ends: page_values values, or for PLAIN
- * values near page_bytes (always at least one value). */
-static size_t page_end(const pq_writer *w, const column_state *c, size_t from, int plain) {
-    size_t end = from + (c->count - from < w->cfg.page_values ? c->count - from
-                                                              : w->cfg.page_values);
+/* The next data page of a chunk: rows [row, *row_end) holding values [val, *val_end);
+ * page_values rows at most, and for PLAIN values near page_bytes (always at least one
+ * row). */
+static void page_next(const pq_writer *w, const column_state *c, size_t row, size_t val,
+                      int plain, size_t *row_end, size_t *val_end) {
+    size_t end = row + (c->rows - row < w->cfg.page_values ? c->rows - row : w->cfg.page_values);
     size_t bytes = 0, i;
-    if (!plain) return end;
-    for (i = from; i < end; i++) {
-        size_t n = plain_width(c);
-        if (c->def.type == PQ_BYTE_ARRAY) {
-            value_bytes(c, i, &n);
-            n += 4; /* the length prefix */
-        }
-        if (i > from && bytes + n > w->cfg.page_bytes) return i;
-        bytes += n;
+    if (!plain && !c->defined) {
+        *row_end = end;
+        *val_end = val + (end - row);
+        return;
     }
-    return end;
+    for (i = row; i < end; i++) {
+        if (c->defined && !c->defined[i]) continue;
+        if (plain) {
+            size_t n = plain_width(c);
+            if (c->def.type == PQ_BYTE_ARRAY) {
+                value_bytes(c, val, &n);
+                n += 4; /* the length prefix */
+            }
+            if (i > row && bytes + n > w->cfg.page_bytes) break;
+            bytes += n;
+        }
+        val++;
+    }
+    *row_end = i;
+    *val_end = val;
+}
+
+/* Starts a data page of rows [from, to): for an optional column, its definition levels
+ * (1 a value, 0 a null) as DataPage v1 has them: their byte length (4 bytes, little-
+ * endian), then the RLE / bit-packed hybrid of width 1. */
+static void page_start(pq_writer *w, const column_state *c, size_t from, size_t to) {
+    size_t i, at;
+    w->page.len = 0;
+    if (!c->defined) return;
+    if (to - from > w->levels_cap) {
+        uint32_t *m = (uint32_t *)realloc(w->levels, (to - from) * sizeof *m);
+        if (!m) {
+            w->page.failed = 1; /* reported by write_page */
+            return;
+        }
+        w->levels = m;
+        w->levels_cap = to - from;
+    }
+    for (i = from; i < to; i++) w->levels[i - from] = c->defined[i];
+    buf_le(&w->page, 0, 4);
+    at = w->page.len;
+    rle_hybrid(&w->page, w->levels, to - from, 1);
+    if (!w->page.failed) {
+        size_t n = w->page.len - at, k;
+        for (k = 0; k < 4; k++) w->page.p[at - 4 + k] = (uint8_t)(n >> (8 * k));
+    }
 }
 
 static void write_plain_pages(pq_writer *w, const column_state *c, chunk_meta *m) {
-    size_t from = 0;
-    while (from < c->count && w->err.result == ATF_OK) {
-        size_t end = page_end(w, c, from, 1), i;
-        w->page.len = 0;
-        for (i = from; i < end; i++) plain_put(&w->page, c, i);
-        write_page(w, m, PAGE_DATA, end - from, ENC_PLAIN);
-        from = end;
+    size_t row = 0, val = 0;
+    while (row < c->rows && w->err.result == ATF_OK) {
+        size_t row_end, val_end, i;
+        page_next(w, c, row, val, 1, &row_end, &val_end);
+        page_start(w, c, row, row_end);
+        for (i = val; i < val_end; i++) plain_put(&w->page, c, i);
+        write_page(w, m, PAGE_DATA, row_end - row, ENC_PLAIN);
+        row = row_end;
+        val = val_end;
     }
 }
 
+/* A page of nulls only holds no value to encode: PLAIN, which every reader takes empty. */
 static void write_delta_pages(pq_writer *w, const column_state *c, chunk_meta *m) {
-    size_t from = 0;
-    while (from < c->count && w->err.result == ATF_OK) {
-        size_t end = page_end(w, c, from, 0);
-        w->page.len = 0;
-        delta_encode(&w->page, c->ints + from, end - from);
-        write_page(w, m, PAGE_DATA, end - from, ENC_DELTA_BINARY_PACKED);
-        from = end;
+    size_t row = 0, val = 0;
+    while (row < c->rows && w->err.result == ATF_OK) {
+        size_t row_end, val_end;
+        page_next(w, c, row, val, 0, &row_end, &val_end);
+        page_start(w, c, row, row_end);
+        if (val_end > val) delta_encode(&w->page, c->ints + val, val_end - val);
+        write_page(w, m, PAGE_DATA, row_end - row,
+                   val_end > val ? ENC_DELTA_BINARY_PACKED : ENC_PLAIN);
+        row = row_end;
+        val = val_end;
     }
 }
 
@@ -596,24 +647,29 @@ static size_t dict_build(pq_writer *w, const column_state *c) {
 }
 
 /* The dictionary page (PLAIN entries), then data pages of one bit-width byte followed by
- * the RLE / bit-packed hybrid of the indices. */
+ * the RLE / bit-packed hybrid of the indices (after the levels of an optional column). */
 static void write_dict_pages(pq_writer *w, const column_state *c, chunk_meta *m,
                              size_t entries) {
     unsigned width = bits_needed(entries - 1);
-    size_t from = 0;
+    size_t row = 0, val = 0;
     pq_buf swap;
     if (width == 0) width = 1; /* one entry: a width of 1 is valid and read everywhere */
     swap = w->page; /* the dictionary body is in scratch: send it as the page */
     w->page = w->scratch;
     w->scratch = swap;
     write_page(w, m, PAGE_DICTIONARY, entries, ENC_PLAIN);
-    while (from < c->count && w->err.result == ATF_OK) {
-        size_t end = page_end(w, c, from, 0);
-        w->page.len = 0;
-        buf_byte(&w->page, width);
-        rle_hybrid(&w->page, w->indices + from, end - from, width);
-        write_page(w, m, PAGE_DATA, end - from, ENC_RLE_DICTIONARY);
-        from = end;
+    while (row < c->rows && w->err.result == ATF_OK) {
+        size_t row_end, val_end;
+        page_next(w, c, row, val, 0, &row_end, &val_end);
+        page_start(w, c, row, row_end);
+        if (val_end > val) { /* a page of nulls only: PLAIN, as in write_delta_pages */
+            buf_byte(&w->page, width);
+            rle_hybrid(&w->page, w->indices + val, val_end - val, width);
+        }
+        write_page(w, m, PAGE_DATA, row_end - row,
+                   val_end > val ? ENC_RLE_DICTIONARY : ENC_PLAIN);
+        row = row_end;
+        val = val_end;
     }
 }
 
@@ -644,6 +700,7 @@ static void write_chunk(pq_writer *w, const column_state *c, chunk_meta *m) {
 
 static void clear_column(column_state *c) {
     c->count = 0;
+    c->rows = 0;
     c->heap.len = 0;
 }
 
@@ -678,7 +735,7 @@ static atf_result flush_row_group(pq_writer *w) {
 static void footer_schema_element(tc_writer *t, const pq_column *c) {
     tc_struct_open(t);
     tc_i32(t, 1, (int32_t)c->type);
-    tc_i32(t, 3, REPETITION_REQUIRED);
+    tc_i32(t, 3, c->optional ? REPETITION_OPTIONAL : REPETITION_REQUIRED);
     tc_string(t, 4, c->name);
     if (c->logical == PQ_LOGICAL_STRING) tc_i32(t, 6, CONVERTED_UTF8);
     if (c->logical == PQ_LOGICAL_INTEGER)
@@ -740,7 +797,7 @@ static void footer_column_meta(tc_writer *t, const column_state *c, const chunk_
     tc_i64(t, 9, (int64_t)m->data_offset);
     if (m->dict_offset) tc_i64(t, 11, (int64_t)m->dict_offset);
     tc_struct_begin(t, 12);
-    tc_i64(t, 3, 0); /* null_count: columns are required */
+    tc_i64(t, 3, (int64_t)m->null_count);
     if (m->has_min_max) {
         tc_binary(t, 5, m->max, m->max_len);
         tc_binary(t, 6, m->min, m->min_len);
@@ -850,6 +907,7 @@ static int column_valid(const pq_column *c) {
         return 0;
     if ((int)c->logical < 0 || c->logical > PQ_LOGICAL_TIMESTAMP_NS_UTC) return 0;
     if ((int)c->encoding < 0 || c->encoding > PQ_ENCODING_DELTA) return 0;
+    if (c->optional != 0 && c->optional != 1) return 0;
     return c->encoding != PQ_ENCODING_DELTA || c->type == PQ_INT64;
 }
 
@@ -889,6 +947,7 @@ static void writer_free(pq_writer *w) {
         free(w->cols[i].name);
         free(w->cols[i].ints);
         free(w->cols[i].ends);
+        free(w->cols[i].defined);
         buf_free(&w->cols[i].heap);
     }
     free(w->cols);
@@ -897,6 +956,7 @@ static void writer_free(pq_writer *w) {
     buf_free(&w->scratch);
     free(w->dict_slots);
     free(w->indices);
+    free(w->levels);
     free(w);
 }
 
@@ -998,8 +1058,9 @@ atf_result pq_writer_open_file(pq_writer **out, FILE *file, const pq_column *col
     return open_common(out, file, 0, NULL, columns, count, cfg, err);
 }
 
-/* The column about to take row value number count; NULL (and an error) when it can't. */
-static column_state *column_for_put(pq_writer *w, size_t col, pq_type want_bytes) {
+/* The column about to take the value (null: is_null) of its row number `rows`; NULL (and
+ * an error) when it can't. Room for its definition level, and for a value unless null. */
+static column_state *column_for_put(pq_writer *w, size_t col, pq_type want_bytes, int is_null) {
     column_state *c;
     if (w->err.result != ATF_OK) return NULL;
     if (col >= w->ncols) {
@@ -1007,14 +1068,26 @@ static column_state *column_for_put(pq_writer *w, size_t col, pq_type want_bytes
         return NULL;
     }
     c = &w->cols[col];
-    if ((want_bytes == PQ_BYTE_ARRAY) != (c->def.type == PQ_BYTE_ARRAY)) {
+    if (is_null && !c->def.optional) {
+        fail(w, ATF_E_ARG, 0, "null for the required column", c->name);
+        return NULL;
+    }
+    if (!is_null && (want_bytes == PQ_BYTE_ARRAY) != (c->def.type == PQ_BYTE_ARRAY)) {
         fail(w, ATF_E_ARG, 0, "value of the wrong type for column", c->name);
         return NULL;
     }
-    if (c->count != w->row_in_group) {
+    if (c->rows != w->row_in_group) {
         fail(w, ATF_E_STATE, 0, "second value in one row for column", c->name);
         return NULL;
     }
+    if (c->def.optional && c->rows == c->rows_cap) {
+        size_t cap = c->rows_cap ? c->rows_cap * 2 : 1024;
+        uint8_t *m = (uint8_t *)realloc(c->defined, cap);
+        if (!m) goto nomem;
+        c->defined = m;
+        c->rows_cap = cap;
+    }
+    if (is_null) return c;
     if (c->count == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 1024;
         if (c->def.type == PQ_BYTE_ARRAY) {
@@ -1034,23 +1107,38 @@ nomem:
     return NULL;
 }
 
+/* The value just stored ends the column's row. */
+static void column_row_done(column_state *c, int defined) {
+    if (c->defined) c->defined[c->rows] = (uint8_t)defined;
+    c->rows++;
+}
+
 atf_result pq_writer_put_int(pq_writer *w, size_t col, int64_t v) {
-    column_state *c = column_for_put(w, col, PQ_INT64);
+    column_state *c = column_for_put(w, col, PQ_INT64, 0);
     if (!c) return w->err.result;
     if (c->def.type == PQ_INT32 && (v < INT32_MIN || v > INT32_MAX))
         return fail(w, ATF_E_RANGE, 0, "value outside INT32 for column", c->name);
     c->ints[c->count++] = v;
+    column_row_done(c, 1);
+    return ATF_OK;
+}
+
+atf_result pq_writer_put_null(pq_writer *w, size_t col) {
+    column_state *c = column_for_put(w, col, PQ_INT64, 1);
+    if (!c) return w->err.result;
+    column_row_done(c, 0);
     return ATF_OK;
 }
 
 atf_result pq_writer_put_bytes(pq_writer *w, size_t col, const void *s, size_t len) {
-    column_state *c = column_for_put(w, col, PQ_BYTE_ARRAY);
+    column_state *c = column_for_put(w, col, PQ_BYTE_ARRAY, 0);
     if (!c) return w->err.result;
     if (len && !s) return fail(w, ATF_E_ARG, 0, "NULL bytes for column", c->name);
     if (c->def.logical == PQ_LOGICAL_STRING) heap_put_utf8(&c->heap, (const uint8_t *)s, len);
     else buf_put(&c->heap, s, len);
     if (c->heap.failed) return fail_nomem(w, "buffering a row group");
     c->ends[c->count++] = c->heap.len;
+    column_row_done(c, 1);
     return ATF_OK;
 }
 
@@ -1058,7 +1146,7 @@ atf_result pq_writer_end_row(pq_writer *w) {
     size_t i;
     if (w->err.result != ATF_OK) return w->err.result;
     for (i = 0; i < w->ncols; i++)
-        if (w->cols[i].count != w->row_in_group + 1)
+        if (w->cols[i].rows != w->row_in_group + 1)
             return fail(w, ATF_E_STATE, 0, "row ended without a value for column",
                         w->cols[i].name);
     w->row_in_group++;
@@ -1071,7 +1159,9 @@ atf_result pq_writer_put_row(pq_writer *w, const pq_value *row) {
     size_t i;
     if (!row) return fail(w, ATF_E_ARG, 0, "no row", NULL);
     for (i = 0; i < w->ncols && w->err.result == ATF_OK; i++) {
-        if (w->cols[i].def.type == PQ_BYTE_ARRAY)
+        if (row[i].is_null)
+            pq_writer_put_null(w, i);
+        else if (w->cols[i].def.type == PQ_BYTE_ARRAY)
             pq_writer_put_bytes(w, i, row[i].s, row[i].len);
         else
             pq_writer_put_int(w, i, row[i].i);
@@ -1089,7 +1179,7 @@ atf_result pq_writer_close(pq_writer *w, pq_error *err) {
     size_t i;
     if (!w) return ATF_OK;
     for (i = 0; i < w->ncols && w->err.result == ATF_OK; i++)
-        if (w->cols[i].count != w->row_in_group)
+        if (w->cols[i].rows != w->row_in_group)
             fail(w, ATF_E_STATE, 0, "closed in the middle of a row", NULL);
     flush_row_group(w);
     if (w->err.result == ATF_OK) write_footer(w);

@@ -1,10 +1,12 @@
 /* parquet.h - a small streaming Parquet file writer for the atf command: flat tables of
- * required INT32, INT64 and BYTE_ARRAY columns, uncompressed, with no dependency.
+ * INT32, INT64 and BYTE_ARRAY columns, required or optional (nullable), uncompressed,
+ * with no dependency.
  * SPDX-License-Identifier: MIT
  *
- * Use: pq_writer_open() with the columns, then for each row one pq_writer_put_int() or
- * pq_writer_put_bytes() per column (any order) and pq_writer_end_row(), or one
- * pq_writer_put_row(); then pq_writer_close(), which writes the footer. Only the current
+ * Use: pq_writer_open() with the columns, then for each row one pq_writer_put_int(),
+ * pq_writer_put_bytes() or (optional columns) pq_writer_put_null() per column (any order)
+ * and pq_writer_end_row(), or one pq_writer_put_row(); then pq_writer_close(), which
+ * writes the footer. Only the current
  * row group is held in memory, so memory is bounded by the row group size whatever the
  * number of rows. docs/PARQUET.md says which Parquet features the file uses.
  *
@@ -42,12 +44,14 @@ typedef enum pq_encoding {
     PQ_ENCODING_DELTA            /* DELTA_BINARY_PACKED: INT64 only */
 } pq_encoding;
 
-/* One column of the table. Every column is REQUIRED (no nulls) and flat. */
+/* One column of the table, flat: REQUIRED (a value in every row) or OPTIONAL (a row may
+ * hold null: its data pages then carry definition levels, and its statistics the nulls). */
 typedef struct pq_column {
     const char *name;            /* copied by pq_writer_open */
     pq_type type;
     pq_logical logical;          /* PQ_LOGICAL_NONE by default */
     pq_encoding encoding;        /* PQ_ENCODING_AUTO by default */
+    int optional;                /* 0 (default): REQUIRED; 1: OPTIONAL, nulls allowed */
 } pq_column;
 
 /* Zero means default for every field. */
@@ -69,11 +73,13 @@ typedef struct pq_error {
     char what[192];              /* what failed, with the path or column name */
 } pq_error;
 
-/* One value of a row, for pq_writer_put_row: i for integer columns, s/len for bytes. */
+/* One value of a row, for pq_writer_put_row: i for integer columns, s/len for bytes;
+ * is_null (an optional column only) for null. */
 typedef struct pq_value {
     int64_t i;
     const char *s;
     size_t len;
+    int is_null;
 } pq_value;
 
 typedef struct pq_writer pq_writer;
@@ -99,11 +105,15 @@ atf_result pq_writer_put_int(pq_writer *w, size_t col, int64_t v);
  * when len is 0). Returns as pq_writer_put_int. */
 atf_result pq_writer_put_bytes(pq_writer *w, size_t col, const void *s, size_t len);
 
+/* Sets optional column `col` of the current row to null. Returns as pq_writer_put_int
+ * (ATF_E_ARG for a required column). */
+atf_result pq_writer_put_null(pq_writer *w, size_t col);
+
 /* Ends the current row; every column must have its value (else ATF_E_STATE). Writes a
  * row group when it is full. Returns ATF_OK or the first error (ATF_E_IO, ATF_E_NOMEM). */
 atf_result pq_writer_end_row(pq_writer *w);
 
-/* Puts one value per column from row[0..count-1] and ends the row. */
+/* Puts one value (or null) per column from row[0..count-1] and ends the row. */
 atf_result pq_writer_put_row(pq_writer *w, const pq_value *row);
 
 /* Rows ended so far. */

@@ -69,12 +69,12 @@ static void stats_json(const profile_fns *st, const walk_ctx *w, const cli_trace
         cli_printf("%s\n{\"slot\":%u,\"tid\":%u,\"events\":%llu,\"dropped\":%llu,"
                    "\"start_ns\":%llu,\"end_ns\":%llu,\"gaps\":%llu,\"events_lost\":%llu,"
                    "\"events_not_recorded\":%llu,"
-                   "\"cut_by_gap\":%llu,\"paused_ns\":%llu,\"pauses\":%llu,"
+                   "\"cut_by_gap\":%llu,\"cut_short\":%llu,\"paused_ns\":%llu,\"pauses\":%llu,"
                    "\"pauses_ns\":%llu,\"name\":",
                    first ? "" : ",", t->slot, t->os_thread_id, (cli_ull)wt->events,
                    (cli_ull)t->events_dropped, (cli_ull)wt->first_ns, (cli_ull)wt->last_ns,
                    (cli_ull)wt->gaps, (cli_ull)wt->lost, (cli_ull)wt->not_recorded,
-                   (cli_ull)wt->cut_by_gap,
+                   (cli_ull)wt->cut_by_gap, (cli_ull)wt->cut_short,
                    (cli_ull)t->paused_ns, (cli_ull)wt->pauses, (cli_ull)wt->paused_ns);
         cli_json_str(t->name);
         cli_print("}");
@@ -98,7 +98,7 @@ static size_t stats_thread_count(const cli_trace *s) {
 static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace *s,
                           size_t limit, const char *key) {
     size_t i, n = limit && limit < st->count ? limit : st->count;
-    uint64_t unmatched = 0, unwound = 0, open_at_end = 0, too_deep = 0;
+    uint64_t unmatched = 0, unwound = 0, cut_short = 0, too_deep = 0;
     uint64_t gaps = 0, lost = 0, not_recorded = 0, cut = 0, gap_threads = 0;
     uint64_t paused = 0, pauses = 0;
     uint64_t paused_threads = 0, untimed = 0, untimed_threads = 0;
@@ -134,7 +134,7 @@ static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace
         cli_print(t->missing ? "(missing)\n" : "\n");
         unmatched += wt->unmatched;
         unwound += wt->unwound;
-        open_at_end += wt->open_at_end;
+        cut_short += wt->cut_short;
         too_deep += wt->too_deep;
         gaps += wt->gaps;
         lost += wt->lost;
@@ -171,7 +171,7 @@ static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace
                    "missing or damaged): inside the times of the functions then running\n",
                    pauses ? "" : "\n", cli_fmt_dur(a, sizeof a, untimed),
                    (cli_ull)untimed_threads, untimed_threads == 1 ? "" : "s");
-    if (unmatched || unwound || open_at_end || too_deep || cut) {
+    if (unmatched || unwound || cut_short || too_deep || cut) {
         cli_print("\nunbalanced input:\n");
         if (unmatched)
             cli_printf("  %llu returns without a matching call (ignored)\n", (cli_ull)unmatched);
@@ -180,9 +180,9 @@ static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace
         if (cut)
             cli_printf("  %llu frames cut by a gap (closed at their thread's last event "
                              "before it)\n", (cli_ull)cut);
-        if (open_at_end)
-            cli_printf("  %llu frames open at the end (closed at their thread's last event)\n",
-                          (cli_ull)open_at_end);
+        if (cut_short)
+            cli_printf("  %llu frames cut short (open when their thread's events end: closed "
+                       "when the process was last seen)\n", (cli_ull)cut_short);
         if (too_deep)
             cli_printf("  %llu calls deeper than %u frames (not counted)\n", (cli_ull)too_deep,
                           (unsigned)WALK_MAX_DEPTH);

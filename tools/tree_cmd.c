@@ -75,7 +75,7 @@ static void tree_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_n
                           int how, int outermost) {
     tree_state *t = (tree_state *)ctx;
     const char *mark = how == WALK_LEAVE_UNWOUND ? "  (unwound)"
-                     : how == WALK_LEAVE_AT_END ? "  (open at end)"
+                     : how == WALK_LEAVE_CUT ? "  (cut short)"
                      : how == WALK_LEAVE_AT_GAP ? "  (cut by a gap)"
                      : how == WALK_LEAVE_EXCEPTION ? "  (exception)" : "";
     uint64_t dur = walk_frame_ns(f, end_ns);
@@ -157,13 +157,13 @@ static void tree_thread_header(const tree_state *tr, const atf_session_thread *t
 
 /* The counts under a thread's tree. */
 static void tree_thread_footer(const walk_thread *wt) {
-    if (wt->unmatched || wt->unwound || wt->open_at_end || wt->too_deep)
-        cli_printf("(%llu returns without a call, %llu frames unwound, %llu open at end, "
+    if (wt->unmatched || wt->unwound || wt->cut_short || wt->too_deep)
+        cli_printf("(%llu returns without a call, %llu frames unwound, %llu cut short, "
                    "%llu calls deeper than %u frames not shown)\n",
-                   (cli_ull)wt->unmatched, (cli_ull)wt->unwound, (cli_ull)wt->open_at_end,
+                   (cli_ull)wt->unmatched, (cli_ull)wt->unwound, (cli_ull)wt->cut_short,
                    (cli_ull)wt->too_deep, (unsigned)WALK_MAX_DEPTH);
-    if (wt->gaps || wt->not_recorded)
-        cli_printf("(%llu gap%s met, %llu frames cut by a gap or the stop)\n", (cli_ull)wt->gaps,
+    if (wt->gaps)
+        cli_printf("(%llu gap%s met, %llu frames cut by a gap)\n", (cli_ull)wt->gaps,
                    wt->gaps == 1 ? "" : "s", (cli_ull)wt->cut_by_gap);
     if (wt->not_recorded)
         cli_printf("(%llu events not recorded, by choice: recording was off, or a bound "

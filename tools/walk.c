@@ -260,6 +260,17 @@ const char *walk_gap_verb(const atf_gap *g) {
     return walk_gap_by_choice(g) ? "not recorded" : "lost";
 }
 
+/* Closes the frames still open in thread ti when its process was last seen (never before
+ * the thread's own last event): cut short. */
+static void walk_cut(walk_ctx *w, size_t ti) {
+    walk_thread *t = &w->threads[ti];
+    uint64_t end = w->end_ns > t->last_ns ? w->end_ns : t->last_ns;
+    while (t->depth) {
+        t->cut_short++;
+        walk_pop(w, ti, end, WALK_LEAVE_CUT);
+    }
+}
+
 /* Thread ti lost events here (g), before an event at next_ts (UINT64_MAX: at the end):
  * closes its open frames at its last event before the gap, forgets the calls skipped for
  * depth, then reports the gap at its first lost stamp, kept between the two events (the
@@ -267,15 +278,20 @@ const char *walk_gap_verb(const atf_gap *g) {
 static void walk_gap(walk_ctx *w, size_t ti, const atf_gap *g, uint64_t next_ts) {
     walk_thread *t = &w->threads[ti];
     uint64_t at = g->first_lost_ns;
-    if (walk_gap_by_choice(g)) {
+    int stop = walk_gap_by_choice(g); /* not recorded by choice: no loss */
+    if (stop) {
         t->not_recorded += g->index_lost;
     } else {
         t->gaps++;
         t->lost += g->index_lost;
     }
-    while (t->depth) {
-        t->cut_by_gap++;
-        walk_pop(w, ti, t->last_ns, WALK_LEAVE_AT_GAP);
+    if (stop && next_ts == UINT64_MAX) { /* the recording's end (a bound, or off): cut short */
+        walk_cut(w, ti);
+    } else {
+        while (t->depth) {
+            t->cut_by_gap++;
+            walk_pop(w, ti, t->last_ns, WALK_LEAVE_AT_GAP);
+        }
     }
     t->skipped = 0;
     if (t->events && at < t->last_ns) at = t->last_ns; /* also when unknown (0) */
@@ -302,14 +318,63 @@ static void walk_pauses_before(walk_ctx *w, size_t ti, const atf_thread_reader *
     if (!t->events || seq > t->last_seq) t->last_seq = seq;
 }
 
-/* Closes the frames still open in thread ti at its last timestamp. */
+/* Closes the frames still open in thread ti: cut short. */
 static void walk_finish_thread(walk_ctx *w, size_t ti) {
-    walk_thread *t = &w->threads[ti];
-    while (t->depth) {
-        t->open_at_end++;
-        walk_pop(w, ti, t->last_ns, WALK_LEAVE_AT_END);
+    walk_cut(w, ti);
+    w->threads[ti].skipped = 0;
+}
+
+/* The timestamp of thread th's latest event at or before `to`; 0 (and *found 0) when it
+ * has none. Its last event when that one is (the file's largest stamp once its order is
+ * checked, as the merge checks the threads it reads), else by binary search in a file in
+ * time order, or a scan of one that is not. */
+static uint64_t walk_last_at(atf_session_reader *r, atf_session_thread *th, uint64_t to,
+                             int *found) {
+    const atf_index_reader *ix = &th->reader.index;
+    atf_index_event ev;
+    uint64_t i, best = 0;
+    *found = 0;
+    if (!ix->event_count) return 0;
+    if (th->time_max_ns <= to) {
+        *found = 1;
+        return th->time_max_ns;
     }
-    t->skipped = 0;
+    if (atf_session_reader_check_order(r, th) == 0) {
+        if (th->time_max_ns <= to) {
+            *found = 1;
+            return th->time_max_ns;
+        }
+        i = atf_index_reader_seek(ix, to + 1, NULL); /* to < time_max_ns: no overflow */
+        if (i == 0 || atf_index_reader_get(ix, i - 1, &ev) != ATF_OK) return 0;
+        *found = 1;
+        return ev.timestamp_ns;
+    }
+    for (i = 0; i < ix->event_count; i++)
+        if (atf_index_reader_get(ix, i, &ev) == ATF_OK && ev.timestamp_ns <= to &&
+            (!*found || ev.timestamp_ns > best)) {
+            best = ev.timestamp_ns;
+            *found = 1;
+        }
+    return best;
+}
+
+/* When the process of s was last seen in its window: the latest event in it of any of its
+ * threads that opened (whatever the view selects: a frame's end does not depend on which
+ * threads are shown); 0 when none has one. Reads each thread's last event, and searches
+ * only the threads whose last event lies past --to. */
+static uint64_t walk_process_end(cli_trace *s) {
+    const cli_window *win = &s->window;
+    uint64_t end = 0;
+    size_t i;
+    for (i = 0; i < s->reader.thread_count; i++) {
+        atf_session_thread *th = &s->reader.threads[i];
+        uint64_t last;
+        int found;
+        if (th->open_result != ATF_OK) continue;
+        last = walk_last_at(&s->reader, th, win->to_ns, &found);
+        if (found && (!win->has_from || last >= win->from_ns) && last > end) end = last;
+    }
+    return end;
 }
 
 /* Whether gap g, met before an event of the window, is in it: after an earlier event of
@@ -346,6 +411,7 @@ atf_result walk_run(walk_ctx *w, cli_trace *s, const uint32_t *only, cli_progres
     rc = atf_merge_init(&m, &s->reader, &f);
     if (rc != ATF_OK) return rc;
     w->probes += m.probes;
+    w->end_ns = walk_process_end(s);
     while (atf_merge_next(&m, &it) == ATF_OK && it.event.timestamp_ns <= s->window.to_ns) {
         size_t ti = (size_t)(it.thread - s->reader.threads);
         if (it.gap && walk_gap_in_window(s, &w->threads[ti], it.gap))

@@ -9,10 +9,17 @@
  *     functions which recorded no exit), then that function's frame;
  *   - a return of a function not on the stack (the trace started inside the call, or the
  *     call was dropped) is counted and ignored;
- *   - frames still open when a thread's events end are closed at that thread's last
- *     timestamp and counted as "open at end": their time is included, not left out;
+ *   - frames still open when a thread's events end are "cut short": the thread was in
+ *     them when its process was last seen (killed, ended without returning, or a thread
+ *     that simply recorded nothing more while the others went on), or when a bound of the
+ *     recording stopped it (a gap of reason "stopped" after the thread's last event).
+ *     They end when the process was last seen: the latest event of any of its threads
+ *     (walk_ctx.end_ns; never before the thread's own last event), counted in cut_short
+ *     and left with WALK_LEAVE_CUT, so that a `main` whose thread recorded only its call
+ *     lasts as long as the process did;
  *   - where the recorder lost events (a gap of gaps.atf: the merge marks the first event
- *     after it; gaps at or past the thread's event count follow its last event), the frames
+ *     after it; gaps at or past the thread's event count follow its last event; a gap of
+ *     reason "stopped" there ends the thread's recording: see above), the frames
  *     open in that thread are closed at its last event before the gap and counted as
  *     "cut by a gap": what they did up to there counts, nothing is paired across the
  *     hole, and a return after the gap whose call came before it finds an empty stack
@@ -27,7 +34,9 @@
  *     thread's first event in the window, or after its last, lie in no frame walked.
  * The walk sees the trace through its view (core.h): only the events of the window, from
  * the merge's seek, as if the trace held nothing else, so its edges are the trace's ends
- * above (the gaps past a thread's last event count when that event is in the window);
+ * above (the gaps past a thread's last event count when that event is in the window; the
+ * process was last seen at its latest event in the window, of any thread whatever
+ * --thread picks);
  * with --function every frame is paired as always, but only the subtrees rooted at the
  * calls of those functions reach the callbacks (depths stay those of the whole stack;
  * walk_depth_in_subtree counts them from the subtree's root), and every gap.
@@ -75,7 +84,10 @@ int walk_fidset_add(walk_fidset *s, uint64_t k);
 void walk_fidset_del(walk_fidset *s, uint64_t k);
 
 /* ==== the walk ======================================================================= */
-enum { WALK_LEAVE_RETURN = 0, WALK_LEAVE_UNWOUND = 1, WALK_LEAVE_AT_END = 2, WALK_LEAVE_AT_GAP = 3,
+enum { WALK_LEAVE_RETURN = 0, WALK_LEAVE_UNWOUND = 1,
+       WALK_LEAVE_CUT = 2,           /* cut short: open when the thread's events end, closed
+                                        when its process was last seen (see the top) */
+       WALK_LEAVE_AT_GAP = 3,
        WALK_LEAVE_EXCEPTION = 4 };   /* closed by its exception event (left by a throw or a
                                         longjmp, as the recorder saw it) */
 
@@ -96,14 +108,16 @@ typedef struct walk_thread {
     uint64_t events, first_ns, last_ns;
     uint64_t unmatched;          /* returns with no matching call, ignored */
     uint64_t unwound;            /* frames closed by the return of an outer frame */
-    uint64_t open_at_end;        /* frames closed at the thread's last timestamp */
+    uint64_t cut_short;          /* frames open at the thread's end, closed when its
+                                    process was last seen (WALK_LEAVE_CUT) */
     uint64_t too_deep;           /* calls skipped for depth */
     uint64_t gaps;               /* gaps met (where the recorder lost events) */
     uint64_t lost;               /* index events lost in them */
     uint64_t not_recorded;       /* events left out by choice (gaps of reason "stopped":
                                     after a bound; "skipped": recording off), not counted
                                     in gaps and lost */
-    uint64_t cut_by_gap;         /* frames closed at the last event before a gap */
+    uint64_t cut_by_gap;         /* frames closed at the last event before a gap (not
+                                    the stop's: those are cut short) */
     uint64_t pauses, paused_ns;  /* the recorder's pauses met, and their time */
     size_t pause_next;           /* the first pause of the thread not met yet */
     uint64_t last_seq;           /* index_seq of its latest event */
@@ -117,6 +131,8 @@ typedef struct walk_ctx {
     int nomem;
     uint64_t probes;             /* binary-search probes of the merges' seeks to the window */
     const cli_trace *src;        /* the trace being walked (set by walk_run) */
+    uint64_t end_ns;             /* when its process was last seen: its latest event in
+                                    the window, of any thread (set by walk_run) */
     void *ctx;
     /* a frame opens at depth `depth` (0 = outermost) */
     void (*enter)(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth);
