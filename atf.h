@@ -1494,8 +1494,9 @@ ATFDEF atf_result atf_recover_thread_dir(const char *dir, const atf_recover_opti
  * (events_written, detail_written, gaps), finalized and the time range as the files now
  * are, every thread directory listed (a thread listed with no event written and no
  * directory left out); everything else it said (command line, names, modules, symbols,
- * anchors, overflow, drop counts, pid, arch, os, clock, error) kept. out->manifest_rewritten says so; a failure to rewrite it
- * is an item of kind ATF_RECOVER_MANIFEST. A manifest in any other state is left as is.
+ * anchors, overflow, drop counts, pid, arch, os, clock, error) kept.
+ * out->manifest_rewritten says so; a failure to rewrite it is an item of kind
+ * ATF_RECOVER_MANIFEST. A manifest in any other state is left as is.
  * Same contract as atf_recover_file. */
 ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_options *opt,
                                           atf_recover_report *out);

@@ -3601,7 +3601,7 @@ static void test_cut_short_stopped(void) {
     CHECK_EQ(0, o.status);
     CHECK_EQ(3, count_of(o.out, "(cut short)"));
     CHECK_EQ(0, count_of(o.out, "(cut by a gap)"));
-    CHECK_EQ(2, count_of(o.out, "~ gap: 1 events lost (stopped)\n"));
+    CHECK_EQ(2, count_of(o.out, "~ gap: 1 events not recorded (stopped)\n"));
     run_free(&o);
     check_cut_marks(r.dir, 3);
 }
