@@ -112,6 +112,19 @@ fi
 # reason "skipped" that count every event left out (201 before, 61 after).
 SWITCH="$PROGS/switch_hooked"
 echo "switch: 8705" >"$TMP/switch.plain" # 4950 + 2 * 1225 + 3 * 435
+# switch_trace_checks LABEL: what the session `atf record` reported holds (see above)
+switch_trace_checks() {
+    p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+    expect 0 "$1: verify" "$ATF" verify "$p"
+    "$ATF" stats --json "$p" >"$TMP/stats" 2>/dev/null
+    check "$1: during() called 50 times" grep -q '"name":"during","calls":50,' "$TMP/stats"
+    check "$1: main, opened again" grep -q '"name":"main","calls":1,' "$TMP/stats"
+    check "$1: nothing of before() or after()" sh -c "! grep -q '\"name\":\"\(before\|after\)\"' '$TMP/stats'"
+    check "$1: 262 not recorded, none lost" grep -q '"events_lost":0,"events_not_recorded":262,' "$TMP/stats"
+    "$ATF" tree "$p" >"$TMP/tree" 2>/dev/null
+    check "$1: the gaps in the tree" sh -c "[ \$(grep -c 'gap: [0-9]* events not recorded (skipped)' '$TMP/tree') -eq 2 ]"
+    check "$1: no return without a call" sh -c "! grep -q 'with no matching call' '$TMP/tree'"
+}
 for sig in USR1 USR2; do
     label="--start-paused, toggled with $sig"
     if [ $sig = USR1 ]; then opts=--start-paused; else opts="--start-paused --toggle-signal SIGUSR2"; fi
@@ -119,16 +132,7 @@ for sig in USR1 USR2; do
     check "$label: the program's output" cmp "$OUT" "$TMP/switch.plain"
     check "$label: the pid to signal" grep -q "^atf record: recording is paused; kill -\(SIG\)\{0,1\}$sig [0-9][0-9]* switches it on" "$ERR"
     check "$label: the summary counts what was left out" grep -q '^atf record: 262 events left out while recording was off' "$ERR"
-    p=$(ls -d "$(session_of)"/pid_* | head -n 1)
-    expect 0 "$label: verify" "$ATF" verify "$p"
-    "$ATF" stats --json "$p" >"$TMP/stats" 2>/dev/null
-    check "$label: during() called 50 times" grep -q '"name":"during","calls":50,' "$TMP/stats"
-    check "$label: main, opened again" grep -q '"name":"main","calls":1,' "$TMP/stats"
-    check "$label: nothing of before() or after()" sh -c "! grep -q '\"name\":\"\(before\|after\)\"' '$TMP/stats'"
-    check "$label: 262 not recorded, none lost" grep -q '"events_lost":0,"events_not_recorded":262,' "$TMP/stats"
-    "$ATF" tree "$p" >"$TMP/tree" 2>/dev/null
-    check "$label: the gaps in the tree" sh -c "[ \$(grep -c 'gap: [0-9]* events not recorded (skipped)' '$TMP/tree') -eq 2 ]"
-    check "$label: no return without a call" sh -c "! grep -q 'with no matching call' '$TMP/tree'"
+    switch_trace_checks "$label"
 done
 expect 0 "a program's own handler for the toggle signal" "$ATF" record --start-paused \
     --output "$TMP/switch_own" -- "$SWITCH" USR1 own
@@ -162,13 +166,7 @@ label="--trigger-on during --trigger-off during"
 expect 0 "$label" "$ATF" record --trigger-on 'dur*' --trigger-off during --output "$TMP/switch_trigger" \
     -- "$SWITCH" USR1 own
 check "$label: the program's output" cmp "$OUT" "$TMP/switch.plain"
-p=$(ls -d "$(session_of)"/pid_* | head -n 1)
-expect 0 "$label: verify" "$ATF" verify "$p"
-"$ATF" stats --json "$p" >"$TMP/stats" 2>/dev/null
-check "$label: during() called 50 times" grep -q '"name":"during","calls":50,' "$TMP/stats"
-check "$label: main, opened again" grep -q '"name":"main","calls":1,' "$TMP/stats"
-check "$label: nothing of before() or after()" sh -c "! grep -q '\"name\":\"\(before\|after\)\"' '$TMP/stats'"
-check "$label: 262 not recorded" grep -q '"events_lost":0,"events_not_recorded":262,' "$TMP/stats"
+switch_trace_checks "$label"
 
 # ---- --min-duration ---------------------------------------------------------------------------
 # durations_hooked: three calls of slow() (30 ms each, one inside outer()), 1100 calls of
