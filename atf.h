@@ -5430,8 +5430,7 @@ ATF__PRIVATE void atf__bound_look(atf_session *s) {
 ATF__PRIVATE void atf__bound_stop(atf_session *s, uint32_t reason, uint64_t at_ns) {
     atf__bound *b = &s->bound;
     if (b->reason) return;
-    if (b->granted_ns != 0 && at_ns <= b->granted_ns && b->granted_ns != UINT64_MAX)
-        at_ns = b->granted_ns + 1;
+    if (at_ns <= b->granted_ns) at_ns = b->granted_ns + 1;
     b->stopped_ns = at_ns;
     if (at_ns < b->cut_ns) atf__store_release_u64(&b->cut_ns, at_ns);
     atf__store_release_u32(&b->reason, reason);
@@ -5453,10 +5452,11 @@ ATF__PRIVATE uint64_t atf__bound_take(atf_session *s, uint64_t want, uint64_t un
                                       const uint8_t *run, uint64_t ts_last) {
     atf__bound *b = &s->bound;
     uint64_t grant = want;
-    int slack = b->reason == ATF_STOP_MAX_SIZE || b->reason == ATF_STOP_DISK_RESERVE;
     uint32_t refused = ATF_STOP_NONE;
+    int slack;
     if (atf__load_acquire_u32(&b->full)) return 0;
     atf__session_lock(s);
+    slack = b->reason == ATF_STOP_MAX_SIZE || b->reason == ATF_STOP_DISK_RESERVE;
     if (s->cfg.max_bytes) {
         uint64_t cap = s->cfg.max_bytes;
         if (slack) cap += s->cfg.max_bytes / 100 + ((uint64_t)1 << 19);

@@ -1048,7 +1048,7 @@ COLD NOI static void inst_switch_set(int on) {
 }
 
 /* Whether the event about to be pushed is recorded (see inst_switch_to). */
-static inline int inst_recording(inst_thread *t, atf_producer *w, long open) {
+NOI static inline int inst_recording(inst_thread *t, atf_producer *w, long open) {
     unsigned sw = __atomic_load_n(&inst_switch, __ATOMIC_RELAXED);
     if (LIKELY(sw == t->seen_switch && !t->off)) return 1;
     return inst_switch_to(t, w, sw, open);
@@ -1514,7 +1514,8 @@ NOI static void inst_min_duration(atf_session_config *cfg) {
         k1 = atf_ticks();
         n1 = atf_now_ns();
     } while (n1 - n0 < 2000000u);
-    inst_min_ticks = (uint64_t)((long double)ns * (long double)(k1 - k0) / (long double)(n1 - n0));
+    inst_min_ticks =
+        (uint64_t)((long double)ns * (long double)(k1 - k0) / (long double)(n1 - n0));
     if (!inst_min_ticks) inst_min_ticks = 1;
     cfg->min_duration_ns = ns; /* said in the manifest */
 }
@@ -1565,7 +1566,7 @@ NOI static inst_handler inst_real_signal(int sig, inst_handler handler) {
 static int inst_toggle_sig;                     /* ATF_TRACE_TOGGLE_SIGNAL, 0 = none */
 static int inst_toggle_taken;                   /* the program set its own handler for it */
 
-static void inst_on_toggle(int sig) {
+NOI static void inst_on_toggle(int sig) {
     (void)sig;
     __atomic_add_fetch(&inst_switch, 1u, __ATOMIC_RELAXED);
 }
