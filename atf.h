@@ -32,7 +32,8 @@
  *      10.7 draining a slot     >>drain        ring to files, self-drain under overflow
  *      10.8 gaps and pauses     >>sidefiles    where events were lost (gaps.atf), where the
  *                                              recorder held a thread (pauses.atf)
- *      10.9 index events        >>indexevents  stamps converted, runs appended
+ *      10.9 index events        >>indexevents  stamps converted, runs appended or held
+ *                                              (the flight recorder, keep_last_*)
  *      10.10 manifest.json      >>manifest     written atomically
  *      10.11 session API        >>sessionapi   open, attach, pump, close, abandon after fork
  *  11. readers          >>readers     index, detail and thread readers: O(1), both-way links
@@ -453,8 +454,10 @@ enum { ATF_GAP_DROPPED = 1,      /* ring full, ATF_OVERFLOW_DROP */
        ATF_GAP_STOPPED = 4,      /* discarded by choice: a bound of the session stopped
                                     recording (atf_session_config's max_bytes,
                                     max_duration_ns, disk_reserve) */
-       ATF_GAP_SKIPPED = 5 };    /* not recorded by choice: recording was off
+       ATF_GAP_SKIPPED = 5,      /* not recorded by choice: recording was off
                                     (atf_producer_skipped) */
+       ATF_GAP_DISCARDED = 6 };  /* recorded, then discarded by choice: the flight recorder
+                                    (atf_session_config's keep_last_*) kept later ones */
 
 typedef struct atf_gap {
     uint64_t index_seq;      /* position in index.atf of the first event after the gap
@@ -470,7 +473,7 @@ ATFDEF void atf_gaps_header_encode(uint32_t thread_id, uint8_t out[16]);
 ATFDEF atf_result atf_gaps_header_decode(const uint8_t in[16], uint32_t *thread_id);
 ATFDEF void atf_gap_encode(const atf_gap *g, uint8_t out[32]);
 ATFDEF void atf_gap_decode(const uint8_t in[32], atf_gap *g);
-/* "dropped", "timeout", "io", "stopped", "skipped"; "unknown" otherwise. */
+/* "dropped", "timeout", "io", "stopped", "skipped", "discarded"; "unknown" otherwise. */
 ATFDEF const char *atf_gap_reason_str(uint32_t reason);
 
 /* pauses.atf, beside index.atf: the intervals in which the recorder itself held the
@@ -1049,6 +1052,15 @@ typedef struct atf_session_config {
                                     5 % of the file system); ATF_DISK_RESERVE_OFF: never */
     uint64_t min_duration_ns;    /* said in the manifest only: the producers keep just the
                                     calls at least this long and their callers (0: all) */
+    uint64_t keep_last_bytes;    /* flight recorder (either keep_last field set; not with
+                                    detail): index events are held in memory, the session
+                                    holding at most this many bytes of them, and each
+                                    thread's most recent ones are written when it ends, at
+                                    close and at each atf_session_trigger; the events
+                                    discarded before them are a gap of reason
+                                    ATF_GAP_DISCARDED. 0 with keep_last_ns: 1 GiB */
+    uint64_t keep_last_ns;       /* flight recorder: keep the events of each thread's last
+                                    this long (within keep_last_bytes); 0: by size only */
 } atf_session_config;
 
 /* Per-thread figures, as in the manifest. The producer's counters (pushed, dropped,
@@ -1063,6 +1075,7 @@ typedef struct atf_thread_stats {
     uint64_t events_lost_io;     /* drained but not written because the file failed */
     uint64_t events_stopped;     /* drained after a bound stopped recording: not written */
     uint64_t events_skipped;     /* left out while recording was off (atf_producer_skipped) */
+    uint64_t events_discarded;   /* discarded by the flight recorder (keep_last_*) */
     uint64_t events_pushed;      /* index events the producer put in its ring so far */
     uint64_t events_queued;      /* of those, still in the ring */
     uint64_t gaps;               /* gap records in gaps.atf so far */
@@ -1135,7 +1148,8 @@ ATFDEF atf_result atf_session_pump(atf_session *s);
  * the atf_now_ns() clock, at most 100 ms before the call (e.g. the timestamp of the
  * event that caused the trigger). Windows that overlap are merged; beyond 4096 disjoint
  * windows the two closest are merged. Thread-safe (takes the session lock; not for the
- * producer hot path). */
+ * producer hot path). In a flight-recorder session (keep_last_*) it instead asks the drain
+ * to write what each thread holds now, and is async-signal-safe (one atomic add). */
 ATFDEF void atf_session_trigger(atf_session *s, uint64_t t_ns);
 /* The trace-clock time of `ticks`, an atf_ticks() value of this machine, by the session's
  * calibration (the drain's pairs, and a pair read now for ticks younger than those): what
@@ -1565,7 +1579,8 @@ typedef struct atf_session_thread {
     int manifest_finalized;      /* the manifest's finalized */
     /* the manifest's per-thread counters (0 when unknown; see atf_thread_stats) */
     uint64_t events_written, events_dropped, detail_written, detail_dropped;
-    uint64_t events_lost_io, events_stopped, events_skipped, gaps, waits, timeouts, paused_ns;
+    uint64_t events_lost_io, events_stopped, events_skipped, events_discarded;
+    uint64_t gaps, waits, timeouts, paused_ns;
     /* Whether timestamps decrease somewhere in index.atf: ATF_ORDER_UNKNOWN from the open
      * (which reads only the first and last events) until the thread is checked
      * (atf_session_reader_check_order; atf_merge_init checks the threads it selects),
@@ -1647,6 +1662,8 @@ typedef struct atf_session_reader {
     uint64_t max_bytes, max_duration_ns; /* the recording's bounds (0: none) */
     uint64_t min_duration_ns;            /* only calls this long and their callers were
                                             recorded (0: every call) */
+    uint64_t keep_last_bytes, keep_last_ns; /* a flight recorder kept the most recent
+                                            events by these (0: none) */
     uint64_t disk_reserve_bytes;         /*   and the free space it kept (0: no guard) */
     char stopped[16];                    /* which bound stopped it (atf_stop_reason_str),
                                             "" when none did */
@@ -2983,6 +3000,7 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_gap_reason_str(uint32_t reason) {
     case ATF_GAP_IO: return "io";
     case ATF_GAP_STOPPED: return "stopped";
     case ATF_GAP_SKIPPED: return "skipped";
+    case ATF_GAP_DISCARDED: return "discarded";
     default: return "unknown";
     }
 }
@@ -5177,6 +5195,19 @@ typedef struct atf__slot {
     uint64_t skipped;            /* index events left out while recording was off, in gaps
                                     of reason ATF_GAP_SKIPPED in gaps.atf */
     uint64_t bound_first_ns;     /*   the stamp of the first of them */
+    uint8_t **keep;              /* flight recorder: chunks of held events, oldest first */
+    size_t keep_first, keep_count, keep_cap; /*   (a ring of chunk pointers) */
+    uint64_t keep_lo, keep_hi;   /*   ring numbers of the held events [keep_lo, keep_hi) */
+    uint64_t keep_oldest_ns;     /*   last stamp of the oldest chunk (release-stored: other
+                                      slots read it to choose whom to take a chunk from) */
+    uint64_t keep_gen;           /*   the session's persist_gen at the last write */
+    atf_gap *keep_gaps;          /*   ring gaps among or before the held events */
+    size_t keep_gap_count, keep_gap_cap;
+    atf_pause *keep_pauses;      /*   self-drains, numbered as the ring numbers events */
+    size_t keep_pause_count, keep_pause_cap;
+    uint64_t discarded;          /* events discarded by the flight recorder, in gaps.atf */
+    uint64_t discard_pending;    /*   those not in gaps.atf yet */
+    uint64_t discard_first_ns;   /*   the stamp of the first of these */
     uint64_t ring_dropped;       /* copies of the rings' producer counters, taken by the */
     uint64_t ring_detail_dropped; /*  drain (the ring memory goes at finalize) */
     uint64_t ring_pushed, ring_waits, ring_timeouts;
@@ -5280,6 +5311,9 @@ struct atf_session {
     uint64_t attach_failures;
     uint64_t self_drained;       /* records producers drained themselves (under `lock`) */
     atf__bound bound;            /* max_bytes, max_duration_ns, disk_reserve */
+    int keep_active;             /* flight recorder (keep_last_*) */
+    uint64_t keep_held;          /*   bytes of chunks held (under `lock`) */
+    uint64_t persist_gen;        /*   bumped by atf_session_trigger (atomic) */
     int manifest_dirty;
     uint64_t manifest_room;      /* bytes of manifest.json as last written while recording:
                                     its text and the room kept after it (10.10) */
@@ -5306,6 +5340,14 @@ typedef struct atf__tls_entry {
     struct atf__tls_entry *next;
 } atf__tls_entry;
 
+
+ATF__PRIVATE void atf__atomic_inc_u64(uint64_t *p) {
+#if defined(ATF__CC_MSVC)
+    _InterlockedIncrement64((volatile __int64 *)p);
+#else
+    __atomic_add_fetch(p, 1, __ATOMIC_RELEASE);
+#endif
+}
 
 ATF__PRIVATE uint64_t atf__next_session_id(void) {
 #if defined(ATF__CC_MSVC)
@@ -5890,6 +5932,10 @@ ATF__PRIVATE void atf__slot_write_gap(atf_session *s, atf__slot *sl, const atf_g
         sl->skipped += g->index_lost;
         return;
     }
+    if (g->reason == ATF_GAP_DISCARDED) {
+        sl->discarded += g->index_lost;
+        return;
+    }
     sl->gaps_index_lost += g->index_lost;
     sl->gaps_detail_lost += g->detail_lost;
 }
@@ -5939,11 +5985,14 @@ ATF__PRIVATE int atf__slot_peek_gap(atf_session *s, atf__slot *sl, atf_gap *g) {
     }
 }
 
+ATF__PRIVATE void atf__slot_keep_gap(atf__slot *sl, const atf_gap *g); /* (10.9) */
+
 /* Takes the gap record peeked, persisting it when index.atf holds exactly the events
  * before it; otherwise index.atf stopped, and the gap at the end accounts for it. */
 ATF__PRIVATE void atf__slot_take_gap(atf_session *s, atf__slot *sl, const atf_gap *g) {
     atf__file_writer *ix = &sl->index_file;
-    if (ix->is_open && !ix->stopped && ix->count == g->index_seq) atf__slot_write_gap(s, sl, g);
+    if (s->keep_active) atf__slot_keep_gap(sl, g);
+    else if (ix->is_open && !ix->stopped && ix->count == g->index_seq) atf__slot_write_gap(s, sl, g);
     sl->gap_tail++;
     atf__store_release_u64(&sl->index_c.shared->gap_tail, sl->gap_tail);
 }
@@ -6017,31 +6066,328 @@ ATF__PRIVATE uint64_t atf__slot_bound_events(atf_session *s, const uint8_t *run,
     }
 }
 
-/* Appends the events in [tail, end) straight from the ring (at most two runs); in a
- * bounded session those past its bounds are counted (bound_lost) instead. */
-ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t end) {
-    atf_ring *r = &sl->index_c;
-    while (r->pos < end) {
-        uint64_t first = r->pos & r->mask, granted = 0, before = 0;
-        uint64_t n = end - r->pos < r->mask + 1 - first ? end - r->pos : r->mask + 1 - first;
-        const uint8_t *run = r->data + (first << 5);
+/* Appends n events at `run` to index.atf; in a bounded session those past its bounds are
+ * counted (bound_lost) instead. */
+ATF__PRIVATE void atf__slot_append_run(atf_session *s, atf__slot *sl, const uint8_t *run,
+                                       uint64_t n) {
+    while (n) {
+        uint64_t granted = 0, before = 0, take = n;
         if (s->bound.active) {
-            uint64_t keep = sl->bound_lost ? 0 : atf__slot_bound_events(s, run, n, &granted);
-            if (!keep) {
+            take = sl->bound_lost ? 0 : atf__slot_bound_events(s, run, n, &granted);
+            if (!take) {
                 if (!sl->bound_lost) sl->bound_first_ns = atf__load_le64(run);
                 sl->bound_lost += n;
-                r->pos += n;
-                continue;
+                return;
             }
-            n = keep;
             before = atf__file_writer_event_bytes(&sl->index_file);
         }
-        atf__file_writer_append(&sl->index_file, run, (size_t)(n << 5), n, 0, 0,
+        atf__file_writer_append(&sl->index_file, run, (size_t)(take << 5), take, 0, 0,
                                 s->cfg.fsync_every_bytes, &sl->error);
         if (granted) {
             uint64_t used = atf__file_writer_event_bytes(&sl->index_file) - before;
             atf__bound_give(s, granted > used ? granted - used : 0);
         }
+        run += take << 5;
+        n -= take;
+    }
+}
+
+/* The flight recorder (keep_last_bytes, keep_last_ns). The drain moves each thread's
+ * events out of its ring into chunks of memory instead of index.atf; when the session
+ * holds its budget, the chunk whose newest event is the oldest of all (this thread's, or
+ * another's whose lock is free) is discarded and reused, so that the session keeps the
+ * most recent events of every thread. What a thread holds is written when it ends, at
+ * close and after each atf_session_trigger: the ring's gaps that fell before the held
+ * events, a gap of reason ATF_GAP_DISCARDED counting the events discarded since the last
+ * write, then the held events with the ring's gaps among them where they fell. Nothing
+ * else is written, so a crash loses what is held, never what was written. */
+#define ATF__KEEP_CHUNK_EVENTS 2048u
+ATF__PRIVATE int atf__slot_trylock(atf__slot *sl); /* (10.7) */
+ATF__PRIVATE void atf__slot_unlock(atf__slot *sl);
+#define ATF__KEEP_CHUNK_BYTES ((uint64_t)ATF__KEEP_CHUNK_EVENTS * ATF_INDEX_EVENT_SIZE)
+#define ATF__KEEP_DEFAULT_BYTES ((uint64_t)1 << 30)
+
+ATF__PRIVATE void atf__keep_open(atf_session *s) {
+    s->keep_active = s->cfg.keep_last_bytes || s->cfg.keep_last_ns;
+    if (s->keep_active && !s->cfg.keep_last_bytes) s->cfg.keep_last_bytes = ATF__KEEP_DEFAULT_BYTES;
+}
+
+ATF__PRIVATE uint8_t *atf__keep_chunk_at(const atf__slot *sl, size_t i) {
+    return sl->keep[(sl->keep_first + i) % sl->keep_cap];
+}
+
+/* Publishes the stamp of the newest event of the slot's oldest chunk (UINT64_MAX: it
+ * holds none), by which the slots choose whose chunk to discard. */
+ATF__PRIVATE void atf__keep_note_oldest(atf__slot *sl) {
+    uint64_t ns = UINT64_MAX, held = sl->keep_hi - sl->keep_lo;
+    if (sl->keep_count && held) {
+        uint64_t in_first = held < ATF__KEEP_CHUNK_EVENTS ? held : ATF__KEEP_CHUNK_EVENTS;
+        ns = atf__load_le64(atf__keep_chunk_at(sl, 0) + ((in_first - 1) << 5));
+    }
+    atf__store_release_u64(&sl->keep_oldest_ns, ns);
+}
+
+/* Discards the slot's oldest chunk, which is full (only the newest chunk is not), and
+ * hands it back for reuse. */
+ATF__PRIVATE uint8_t *atf__keep_evict(atf__slot *sl) {
+    uint8_t *chunk = atf__keep_chunk_at(sl, 0);
+    if (!sl->discard_pending) sl->discard_first_ns = atf__load_le64(chunk);
+    sl->discard_pending += ATF__KEEP_CHUNK_EVENTS;
+    sl->keep_lo += ATF__KEEP_CHUNK_EVENTS;
+    sl->keep_first = (sl->keep_first + 1) % sl->keep_cap;
+    sl->keep_count--;
+    atf__keep_note_oldest(sl);
+    return chunk;
+}
+
+ATF__PRIVATE void atf__keep_free(atf_session *s, uint8_t *chunk) {
+    ATF_FREE(chunk);
+    atf__session_lock(s);
+    s->keep_held -= ATF__KEEP_CHUNK_BYTES;
+    atf__session_unlock(s);
+}
+
+/* The oldest chunk of another slot, when it is older than this slot's oldest, full (not
+ * the slot's only one, which it is filling) and that slot's lock is free (the caller
+ * holds its own: trying only, never waiting, it cannot deadlock). */
+ATF__PRIVATE uint8_t *atf__keep_take_oldest(atf_session *s, atf__slot *self) {
+    uint64_t i, n = atf__load_acquire_u64(&s->slot_count);
+    uint64_t oldest_ns = atf__load_acquire_u64(&self->keep_oldest_ns);
+    atf__slot *victim = NULL;
+    uint8_t *chunk = NULL;
+    for (i = 0; i < n; i++) {
+        uint64_t ns = atf__load_acquire_u64(&s->slots[i]->keep_oldest_ns);
+        if (ns < oldest_ns) {
+            oldest_ns = ns;
+            victim = s->slots[i];
+        }
+    }
+    if (!victim || !atf__slot_trylock(victim)) return NULL;
+    if (victim->keep_count > 1 && !victim->finalized) chunk = atf__keep_evict(victim);
+    atf__slot_unlock(victim);
+    return chunk;
+}
+
+/* A chunk for the slot's next events, the first of which is stamped first_ns: one that
+ * fell out of keep_last_ns, else a new one within the budget, else the oldest of the
+ * session's (above the budget only for a slot holding none). NULL: out of memory. */
+ATF__PRIVATE uint8_t *atf__keep_chunk(atf_session *s, atf__slot *sl, uint64_t first_ns) {
+    uint8_t *chunk = NULL;
+    int within;
+    while (s->cfg.keep_last_ns && sl->keep_count &&
+           atf__load_acquire_u64(&sl->keep_oldest_ns) + s->cfg.keep_last_ns < first_ns) {
+        if (chunk) atf__keep_free(s, chunk);
+        chunk = atf__keep_evict(sl);
+    }
+    if (chunk) return chunk;
+    atf__session_lock(s);
+    within = s->keep_held + ATF__KEEP_CHUNK_BYTES <= s->cfg.keep_last_bytes;
+    atf__session_unlock(s);
+    if (!within) chunk = atf__keep_take_oldest(s, sl);
+    if (!chunk && !within && sl->keep_count) chunk = atf__keep_evict(sl);
+    if (chunk) return chunk;
+    chunk = (uint8_t *)ATF_MALLOC(ATF__KEEP_CHUNK_BYTES);
+    if (!chunk) return NULL;
+    atf__session_lock(s);
+    s->keep_held += ATF__KEEP_CHUNK_BYTES;
+    atf__session_unlock(s);
+    return chunk;
+}
+
+/* Puts a chunk after the slot's newest (its ring of chunk pointers grown on demand). */
+ATF__PRIVATE int atf__keep_push(atf__slot *sl, uint8_t *chunk) {
+    if (sl->keep_count == sl->keep_cap) {
+        size_t cap = sl->keep_cap ? sl->keep_cap * 2 : 16, i;
+        uint8_t **p = (uint8_t **)ATF_MALLOC(cap * sizeof *p);
+        if (!p) return 0;
+        for (i = 0; i < sl->keep_count; i++) p[i] = atf__keep_chunk_at(sl, i);
+        ATF_FREE(sl->keep);
+        sl->keep = p;
+        sl->keep_cap = cap;
+        sl->keep_first = 0;
+    }
+    sl->keep[(sl->keep_first + sl->keep_count++) % sl->keep_cap] = chunk;
+    return 1;
+}
+
+/* Holds the n events at `run`, the ring's next ones (from keep_hi on). Out of memory, a
+ * slot holding none discards them. */
+ATF__PRIVATE void atf__slot_keep_events(atf_session *s, atf__slot *sl, const uint8_t *run,
+                                        uint64_t n) {
+    while (n) {
+        uint64_t room = (uint64_t)sl->keep_count * ATF__KEEP_CHUNK_EVENTS -
+                        (sl->keep_hi - sl->keep_lo), take, at;
+        if (!room) {
+            uint8_t *chunk = atf__keep_chunk(s, sl, atf__load_le64(run));
+            if (chunk && !atf__keep_push(sl, chunk)) {
+                atf__keep_free(s, chunk);
+                chunk = NULL;
+            }
+            if (!chunk) {
+                if (!sl->discard_pending) sl->discard_first_ns = atf__load_le64(run);
+                sl->discard_pending += n;
+                sl->keep_lo = sl->keep_hi = sl->keep_hi + n;
+                return;
+            }
+            continue;
+        }
+        take = n < room ? n : room;
+        at = sl->keep_hi - sl->keep_lo;
+        memcpy(atf__keep_chunk_at(sl, (size_t)(at / ATF__KEEP_CHUNK_EVENTS)) +
+                   ((at % ATF__KEEP_CHUNK_EVENTS) << 5),
+               run, (size_t)(take << 5));
+        sl->keep_hi += take;
+        if (at < ATF__KEEP_CHUNK_EVENTS) atf__keep_note_oldest(sl); /* the oldest chunk grew */
+        run += take << 5;
+        n -= take;
+    }
+}
+
+/* A gap record taken from the ring, kept until the events around it are written. */
+ATF__PRIVATE void atf__slot_keep_gap(atf__slot *sl, const atf_gap *g) {
+    if (sl->keep_gap_count == sl->keep_gap_cap) {
+        size_t cap = sl->keep_gap_cap ? sl->keep_gap_cap * 2 : 8;
+        atf_gap *p = (atf_gap *)ATF_REALLOC(sl->keep_gaps, cap * sizeof *p);
+        if (!p) return; /* the end gap accounts for its events */
+        sl->keep_gaps = p;
+        sl->keep_gap_cap = cap;
+    }
+    sl->keep_gaps[sl->keep_gap_count++] = *g;
+}
+
+/* A pause kept until the events around it are written (when memory runs out, its time
+ * stays in paused_ns, unplaced). */
+ATF__PRIVATE void atf__slot_keep_pause(atf__slot *sl, const atf_pause *p) {
+    if (sl->keep_pause_count == sl->keep_pause_cap) {
+        size_t cap = sl->keep_pause_cap ? sl->keep_pause_cap * 2 : 8;
+        atf_pause *q = (atf_pause *)ATF_REALLOC(sl->keep_pauses, cap * sizeof *q);
+        if (!q) return;
+        sl->keep_pauses = q;
+        sl->keep_pause_cap = cap;
+    }
+    sl->keep_pauses[sl->keep_pause_count++] = *p;
+}
+
+/* Writes the kept pauses that lie among the events written from ring number `start` on
+ * (the first of them now at index.atf's position `base`); those before them go (their
+ * time is outside the trace, in paused_ns), those after the held events wait. */
+ATF__PRIVATE void atf__slot_keep_put_pauses(atf_session *s, atf__slot *sl, uint64_t start,
+                                            uint64_t base) {
+    size_t i, left = 0;
+    for (i = 0; i < sl->keep_pause_count; i++) {
+        atf_pause p = sl->keep_pauses[i];
+        if (p.index_seq > sl->keep_hi) {
+            sl->keep_pauses[left++] = p;
+        } else if (p.index_seq > start) {
+            p.index_seq = base + (p.index_seq - start);
+            atf__slot_write_pause(s, sl, &p);
+        }
+    }
+    sl->keep_pause_count = left;
+}
+
+/* Writes a kept ring gap at index.atf's end, as atf__slot_take_gap would have. */
+ATF__PRIVATE void atf__slot_keep_put_gap(atf_session *s, atf__slot *sl, const atf_gap *g) {
+    atf__file_writer *ix = &sl->index_file;
+    atf_gap at = *g;
+    at.index_seq = ix->count;
+    if (ix->is_open && !ix->stopped && !sl->bound_lost) atf__slot_write_gap(s, sl, &at);
+}
+
+/* Of the held events, how many at the start lie beyond keep_last_ns before the newest. */
+ATF__PRIVATE uint64_t atf__keep_too_old(const atf_session *s, const atf__slot *sl) {
+    uint64_t lo = 0, hi = sl->keep_hi - sl->keep_lo, newest, cutoff;
+    if (!s->cfg.keep_last_ns || !hi) return 0;
+    newest = atf__load_le64(atf__keep_chunk_at(sl, (size_t)((hi - 1) / ATF__KEEP_CHUNK_EVENTS)) +
+                            (((hi - 1) % ATF__KEEP_CHUNK_EVENTS) << 5));
+    if (newest < s->cfg.keep_last_ns) return 0;
+    cutoff = newest - s->cfg.keep_last_ns;
+    while (lo < hi) { /* the first event at or after the cutoff */
+        uint64_t mid = lo + (hi - lo) / 2;
+        const uint8_t *e = atf__keep_chunk_at(sl, (size_t)(mid / ATF__KEEP_CHUNK_EVENTS)) +
+                           ((mid % ATF__KEEP_CHUNK_EVENTS) << 5);
+        if (atf__load_le64(e) < cutoff) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Writes what the slot holds (see above) and lets its memory go. */
+ATF__PRIVATE void atf__slot_keep_write(atf_session *s, atf__slot *sl) {
+    uint64_t old = atf__keep_too_old(s, sl), seq = sl->keep_lo + old, start, base;
+    size_t g = 0, i;
+    if (old) {
+        if (!sl->discard_pending) sl->discard_first_ns = atf__load_le64(atf__keep_chunk_at(sl, 0));
+        sl->discard_pending += old;
+    }
+    while (g < sl->keep_gap_count && sl->keep_gaps[g].index_seq <= seq)
+        atf__slot_keep_put_gap(s, sl, &sl->keep_gaps[g++]);
+    if (sl->discard_pending && sl->index_file.is_open) {
+        atf_gap d;
+        memset(&d, 0, sizeof d);
+        d.index_seq = sl->index_file.count;
+        d.index_lost = sl->discard_pending;
+        d.first_lost_ns = sl->discard_first_ns;
+        d.reason = ATF_GAP_DISCARDED;
+        atf__slot_write_gap(s, sl, &d);
+        sl->discard_pending = 0;
+    }
+    start = seq;
+    base = sl->index_file.count;
+    while (seq < sl->keep_hi) {
+        uint64_t at = seq - sl->keep_lo, in_chunk = at % ATF__KEEP_CHUNK_EVENTS;
+        uint64_t end = seq + (ATF__KEEP_CHUNK_EVENTS - in_chunk);
+        if (end > sl->keep_hi) end = sl->keep_hi;
+        if (g < sl->keep_gap_count && sl->keep_gaps[g].index_seq < end) end = sl->keep_gaps[g].index_seq;
+        atf__slot_append_run(s, sl, atf__keep_chunk_at(sl, (size_t)(at / ATF__KEEP_CHUNK_EVENTS)) +
+                                        (in_chunk << 5), end - seq);
+        seq = end;
+        while (g < sl->keep_gap_count && sl->keep_gaps[g].index_seq <= seq)
+            atf__slot_keep_put_gap(s, sl, &sl->keep_gaps[g++]);
+    }
+    atf__slot_keep_put_pauses(s, sl, start, base);
+    for (i = 0; i < sl->keep_count; i++) atf__keep_free(s, atf__keep_chunk_at(sl, i));
+    sl->keep_count = sl->keep_first = sl->keep_gap_count = 0;
+    sl->keep_lo = sl->keep_hi;
+    atf__keep_note_oldest(sl);
+}
+
+/* Frees the flight recorder's memory of a slot; returns the bytes of chunks it held. */
+ATF__PRIVATE uint64_t atf__slot_keep_drop(atf__slot *sl) {
+    uint64_t bytes = (uint64_t)sl->keep_count * ATF__KEEP_CHUNK_BYTES;
+    size_t i;
+    for (i = 0; i < sl->keep_count; i++) ATF_FREE(atf__keep_chunk_at(sl, i));
+    ATF_FREE(sl->keep);
+    ATF_FREE(sl->keep_gaps);
+    ATF_FREE(sl->keep_pauses);
+    sl->keep = NULL;
+    sl->keep_gaps = NULL;
+    sl->keep_pauses = NULL;
+    sl->keep_count = sl->keep_cap = sl->keep_gap_cap = sl->keep_gap_count = 0;
+    sl->keep_pause_cap = sl->keep_pause_count = 0;
+    return bytes;
+}
+
+/* At a slot's finalize: what it held is written already, or given up. */
+ATF__PRIVATE void atf__slot_keep_release(atf_session *s, atf__slot *sl) {
+    uint64_t bytes = atf__slot_keep_drop(sl);
+    atf__store_release_u64(&sl->keep_oldest_ns, UINT64_MAX);
+    if (!bytes) return;
+    atf__session_lock(s);
+    s->keep_held -= bytes;
+    atf__session_unlock(s);
+}
+
+/* Appends the events in [tail, end) straight from the ring (at most two runs), or holds
+ * them for the flight recorder. */
+ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t end) {
+    atf_ring *r = &sl->index_c;
+    while (r->pos < end) {
+        uint64_t first = r->pos & r->mask;
+        uint64_t n = end - r->pos < r->mask + 1 - first ? end - r->pos : r->mask + 1 - first;
+        const uint8_t *run = r->data + (first << 5);
+        if (s->keep_active) atf__slot_keep_events(s, sl, run, n);
+        else atf__slot_append_run(s, sl, run, n);
         r->pos += n;
     }
 }
@@ -6112,6 +6458,8 @@ ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     int sync = s->cfg.fsync_mode == ATF_FSYNC_CLOSE;
     if (sl->finalized) return;
     atf__slot_make_files(s, sl);
+    if (s->keep_active) atf__slot_keep_write(s, sl);
+    atf__slot_keep_release(s, sl);
     atf__slot_copy_counters(sl);
     atf__slot_settle_links(sl, sl->index_c.pos);
     if (sl->link_len) atf__slot_cut_detail(sl, &sl->links[sl->link_head]); /* never indexed */
@@ -6272,7 +6620,14 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
     atf__slot_make_files(s, sl);
     if (s->convert_ticks) atf__slot_convert(s, sl, head);
     if (sl->has_detail_ring) moved += atf__slot_drain_detail(s, sl, head, horizon, final);
-    moved += atf__slot_drain_index(s, sl, head, all || final);
+    if (s->keep_active) { /* a trigger asks for what is held: the ring's events too */
+        uint64_t gen = atf__load_acquire_u64(&s->persist_gen);
+        moved += atf__slot_drain_index(s, sl, head, all || final || gen != sl->keep_gen);
+        if (gen != sl->keep_gen && !closed) atf__slot_keep_write(s, sl);
+        sl->keep_gen = gen;
+    } else {
+        moved += atf__slot_drain_index(s, sl, head, all || final);
+    }
     atf__slot_copy_counters(sl);
     if (closed) atf__slot_finalize(s, sl);
     else atf__slot_publish(s, sl, 0);
@@ -6377,7 +6732,8 @@ ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_producer *w) {
     if (!sl->finalized && !sl->bound_lost) { /* the pushed event was stamped before it */
         p.index_seq = w->index.pos + 1;
         p.reason = ATF_PAUSE_SELF_DRAIN;
-        atf__slot_write_pause(s, sl, &p);
+        if (s->keep_active) atf__slot_keep_pause(sl, &p);
+        else atf__slot_write_pause(s, sl, &p);
         atf__slot_publish(s, sl, 0);
     }
     atf__slot_report(s, sl);
@@ -6399,6 +6755,7 @@ ATF__PRIVATE void atf__slot_stats(const atf__slot *sl, atf_thread_stats *out) {
     out->events_lost_io = sl->index_file.lost;
     out->events_stopped = sl->bound_lost;
     out->events_skipped = sl->skipped;
+    out->events_discarded = sl->discarded;
     out->events_pushed = sl->ring_pushed;
     out->events_queued = sl->ring_pushed - sl->index_c.pos;
     out->gaps = sl->gaps.written;
@@ -6593,6 +6950,8 @@ ATF__PRIVATE void atf__manifest_threads(atf__text *t, const atf__manifest_thread
         atf__text_key_u64(t, "events_lost_io", st->events_lost_io);
         if (st->events_stopped) atf__text_key_u64(t, "events_stopped", st->events_stopped);
         if (st->events_skipped) atf__text_key_u64(t, "events_skipped", st->events_skipped);
+        if (st->events_discarded)
+            atf__text_key_u64(t, "events_discarded", st->events_discarded);
         atf__text_key_u64(t, "gaps", st->gaps);
         atf__text_key_u64(t, "waits", st->waits);
         atf__text_key_u64(t, "timeouts", st->timeouts);
@@ -6687,6 +7046,8 @@ ATF__PRIVATE void atf__manifest_anchors(const atf_session *s, atf__text *t) {
 ATF__PRIVATE void atf__manifest_bounds(const atf_session *s, atf__text *t) {
     const atf__bound *b = &s->bound;
     if (s->cfg.max_bytes) atf__text_key_u64(t, "max_bytes", s->cfg.max_bytes);
+    if (s->cfg.keep_last_bytes) atf__text_key_u64(t, "keep_last_bytes", s->cfg.keep_last_bytes);
+    if (s->cfg.keep_last_ns) atf__text_key_u64(t, "keep_last_ns", s->cfg.keep_last_ns);
     if (s->cfg.max_duration_ns) atf__text_key_u64(t, "max_duration_ns", s->cfg.max_duration_ns);
     if (s->cfg.min_duration_ns) atf__text_key_u64(t, "min_duration_ns", s->cfg.min_duration_ns);
     if (b->reserve) atf__text_key_u64(t, "disk_reserve_bytes", b->reserve);
@@ -6890,6 +7251,7 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
     sl = (atf__slot *)ATF_MALLOC(sizeof *sl);
     if (!sl) return ATF_E_NOMEM;
     memset(sl, 0, sizeof *sl);
+    sl->keep_oldest_ns = UINT64_MAX; /* holds none */
     sl->thread_id = thread_id;
     atf__copy_utf8(sl->name, sizeof sl->name, name);
     sl->name_given = name && *name;
@@ -6992,6 +7354,7 @@ ATF__PRIVATE void atf__session_free(atf_session *s) {
         ATF_FREE(sl->detail_raw);
         ATF_FREE(sl->stage);
         ATF_FREE(sl->windows);
+        atf__slot_keep_drop(sl);
         atf__mutex_destroy(&sl->lock);
         ATF_FREE(sl);
     }
@@ -7113,6 +7476,8 @@ ATF__PRIVATE atf_result atf__session_config_check(const char *root, const atf_se
     else if (c->index_ring_events > ATF__RING_MAX_CAPACITY) bad = "config: index_ring_events too large";
     else if (c->detail_ring_bytes > ATF__RING_MAX_CAPACITY) bad = "config: detail_ring_bytes too large";
     else if (c->max_threads > ATF__MAX_THREADS) bad = "config: max_threads above 1048576";
+    else if ((c->keep_last_bytes || c->keep_last_ns) && c->detail_mode != ATF_DETAIL_OFF)
+        bad = "config: the flight recorder (keep_last_*) keeps index events only: detail off";
     return bad ? atf__error_set(e, ATF_E_ARG, root ? root : "", 0, bad) : ATF_OK;
 }
 
@@ -7176,6 +7541,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open_ex(atf_session **out, const
     }
     rc = atf__session_make_dirs(s, root, cfg ? cfg->session_name : NULL);
     if (rc == ATF_OK) atf__bound_open(s);
+    if (rc == ATF_OK) atf__keep_open(s);
     if (rc == ATF_OK)
         rc = atf__session_wall_anchor(s);
     if (rc == ATF_OK) rc = atf__manifest_write(s, 0);
@@ -7387,6 +7753,10 @@ ATFDEF ATF_NO_INSTRUMENT void atf_session_trigger(atf_session *s, uint64_t t_ns)
     uint64_t lo = t_ns > s->cfg.pre_roll_ns ? t_ns - s->cfg.pre_roll_ns : 0;
     uint64_t hi = t_ns + s->cfg.post_roll_ns < t_ns ? UINT64_MAX : t_ns + s->cfg.post_roll_ns;
     size_t bytes = (ATF__MAX_WINDOWS + 1) * sizeof(atf__window);
+    if (s->keep_active) { /* no detail, no windows: the drain writes what is held */
+        atf__atomic_inc_u64(&s->persist_gen);
+        return;
+    }
     atf__session_lock(s);
     if (!s->windows) {
         s->windows = (atf__window *)ATF_MALLOC(bytes);
@@ -9365,6 +9735,8 @@ ATF__PRIVATE atf_session *atf__session_from_manifest(const atf_session_reader *r
     s->cfg.overflow = strcmp(r->overflow, "drop") == 0 ? ATF_OVERFLOW_DROP : ATF_OVERFLOW_BLOCK;
     s->attach_failures = r->attach_failures;
     s->cfg.max_bytes = r->max_bytes;
+    s->cfg.keep_last_bytes = r->keep_last_bytes;
+    s->cfg.keep_last_ns = r->keep_last_ns;
     s->cfg.max_duration_ns = r->max_duration_ns;
     s->cfg.min_duration_ns = r->min_duration_ns;
     s->bound.reserve = r->disk_reserve_bytes;
@@ -9408,6 +9780,7 @@ ATF__PRIVATE void atf__recover_manifest_thread(const atf_session_thread *t, atf_
     st->events_lost_io = t->events_lost_io;
     st->events_stopped = t->events_stopped;
     st->events_skipped = t->events_skipped;
+    st->events_discarded = t->events_discarded;
     st->gaps = t->gaps;
     st->waits = t->waits;
     st->timeouts = t->timeouts;
@@ -10296,6 +10669,8 @@ ATF__PRIVATE int atf__session_reader_facts(atf_session_reader *r, const atf__jso
     atf__json_string(j, atf__json_get(j, root, "os"), r->os, sizeof r->os);
     atf__json_u64(j, atf__json_get(j, root, "attach_failures"), &r->attach_failures);
     atf__json_u64(j, atf__json_get(j, root, "max_bytes"), &r->max_bytes);
+    atf__json_u64(j, atf__json_get(j, root, "keep_last_bytes"), &r->keep_last_bytes);
+    atf__json_u64(j, atf__json_get(j, root, "keep_last_ns"), &r->keep_last_ns);
     atf__json_u64(j, atf__json_get(j, root, "max_duration_ns"), &r->max_duration_ns);
     atf__json_u64(j, atf__json_get(j, root, "min_duration_ns"), &r->min_duration_ns);
     atf__json_u64(j, atf__json_get(j, root, "disk_reserve_bytes"), &r->disk_reserve_bytes);
@@ -10382,6 +10757,7 @@ ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__threa
         atf__json_u64(&j, atf__json_get(&j, it, "events_lost_io"), &t->events_lost_io);
         atf__json_u64(&j, atf__json_get(&j, it, "events_stopped"), &t->events_stopped);
         atf__json_u64(&j, atf__json_get(&j, it, "events_skipped"), &t->events_skipped);
+        atf__json_u64(&j, atf__json_get(&j, it, "events_discarded"), &t->events_discarded);
         atf__json_u64(&j, atf__json_get(&j, it, "gaps"), &t->gaps);
         atf__json_u64(&j, atf__json_get(&j, it, "waits"), &t->waits);
         atf__json_u64(&j, atf__json_get(&j, it, "timeouts"), &t->timeouts);

@@ -550,7 +550,7 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     /* FILTERED: fib left out by ATF_TRACE_NOTRACE; HOOKS: the hooks alone; the two *_1
      * run fib(1), for the fixed cost of the filtered run */
     enum { PLAIN, OURS, FILTERED, HOOKS, PLAIN_1, FILTERED_1, UFTRACE_PG, UFTRACE_CYG, LTTNG,
-           PLAIN_T, OURS_T, BOUNDED, STOPPED, PAUSED, MIN_DURATION, RUNNERS };
+           PLAIN_T, OURS_T, BOUNDED, STOPPED, PAUSED, MIN_DURATION, KEEP_LAST, RUNNERS };
     const char *dir_env = getenv("ATF_BENCH_PROGS"), *n_env = getenv("ATF_BENCH_FIB_N");
     char dir[PATH_MAX], plain[PATH_MAX + 32], traced[PATH_MAX + 32], pg[PATH_MAX + 32];
     char cyg[PATH_MAX + 32], tmp[] = "/tmp/atf_bench_instrument_XXXXXX", trace_dir[128];
@@ -563,6 +563,7 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     static char bound_near[] = "ATF_TRACE_MAX_BYTES=1048576";
     static char start_paused[] = "ATF_TRACE_START_PAUSED=1";
     static char min_duration[] = "ATF_TRACE_MIN_DURATION_NS=1000000"; /* fib's calls: shorter */
+    static char keep_last[] = "ATF_TRACE_KEEP_LAST_BYTES=33554432"; /* the flight recorder */
     bi_runner run[RUNNERS];
     int enabled[RUNNERS], lttng_daemon = -1, valid, k;
     double calls, calls_t, ours, ours_cpu, tick_floor, floor;
@@ -634,7 +635,10 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     run[MIN_DURATION] = (bi_runner){.name = "min duration", .argv = {traced, nbuf},
                                     .trace_dir = modes_dir, .env = {min_duration},
                                     .cleanup = modes_dir};
+    run[KEEP_LAST] = (bi_runner){.name = "keep last", .argv = {traced, nbuf},
+                                 .trace_dir = modes_dir, .env = {keep_last}, .cleanup = modes_dir};
     enabled[BOUNDED] = enabled[STOPPED] = enabled[PAUSED] = enabled[MIN_DURATION] = 1;
+    enabled[KEEP_LAST] = 1;
     enabled[FILTERED] = enabled[PLAIN_1] = enabled[FILTERED_1] = 1;
     enabled[HOOKS] = access(cyg, X_OK) == 0;
     if (!enabled[HOOKS]) printf("  (no %s: the filtered-call floor skipped)\n", cyg);
@@ -696,6 +700,8 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
             { PAUSED, "instrument_paused_cpu_ns_per_call", "instrument_paused_vs_unbounded" },
             { MIN_DURATION, "instrument_min_duration_cpu_ns_per_call",
               "instrument_min_duration_vs_unbounded" },
+            { KEEP_LAST, "instrument_keep_last_cpu_ns_per_call", /* target <= 1.2 */
+              "instrument_keep_last_vs_unbounded" },
         };
         size_t m;
         for (m = 0; m < sizeof modes / sizeof modes[0]; m++) {

@@ -7,8 +7,8 @@
 # output and exit status as without the tracer, a trace that verifies and is cut at one
 # stamp for every thread, and says which bound stopped it (summary, manifest, atf info).
 # Then recording switched off and on by a signal (--start-paused, --toggle-signal) on a
-# program that signals itself at known points, and the SIZE and TIME values the options
-# take and refuse.
+# program that signals itself at known points, the flight recorder (--keep-last SIZE and
+# TIME, its snapshot signal), and the SIZE and TIME values the options take and refuse.
 # Ends with the line "record-bounds: N passed, M failed"; exits non-zero on failure.
 ATF=${ATF:-build/atf}
 BUILD=${BUILD:-build}
@@ -138,7 +138,7 @@ expect 0 "a program's own handler for the toggle signal" "$ATF" record --start-p
     --output "$TMP/switch_own" -- "$SWITCH" USR1 own
 check "a program's own handler: the program's output" cmp "$OUT" "$TMP/switch.plain"
 check "a program's own handler: said on stderr" \
-    grep -q '^atf_instrument: the program sets its own handler for signal [0-9]*, which switched recording' "$ERR"
+    grep -q '^atf_instrument: the program sets its own handler for signal [0-9]*, which switches recording' "$ERR"
 expect 2 "--toggle-signal NOPE: refused" "$ATF" record --toggle-signal NOPE -- "$SWITCH"
 # the toggle signal sent to atf record goes on to the program: busy runs paused until
 # record's own pid gets SIGUSR1 (sent once the program's session exists)
@@ -185,6 +185,77 @@ check "$label: in the manifest" grep -q '"min_duration_ns":10000000' "$TMP/info"
 "$ATF" stats "$p" >"$TMP/stats.txt" 2>/dev/null
 check "$label: atf stats says so" grep -q '^min duration: only calls of at least 10.000ms' "$TMP/stats.txt"
 
+# ---- --keep-last: the flight recorder ---------------------------------------------------------
+# busy 2 50 makes about a million events per thread; --keep-last 256K holds 8192 of them (32
+# bytes each), about a hundredth. busy's work is the same in every run, so each thread's
+# kept events must be the end of one thread of a complete trace: the same functions, kinds
+# and depths in the same order; and the events kept and discarded add up to the calls the
+# program counted.
+"$PROGS/busy" 2 50 >"$TMP/busy50.plain" 2>/dev/null
+events_of() { "$ATF" dump "$1" 2>/dev/null | awk 'NR > 1 { print $3, $4, $6 }'; }
+expect 0 "a complete trace to compare --keep-last with" "$ATF" record --output "$TMP/keep_full" -- "$BUSY" 2 50
+full=$(ls -d "$(session_of)"/pid_* | head -n 1)
+for t in "$full"/thread_*; do events_of "$t" >"$TMP/full.${t##*/}"; done
+label="--keep-last 256K"
+expect 0 "$label" "$ATF" record --keep-last 256K --output "$TMP/keep_size" -- "$BUSY" 2 50
+check "$label: the program's output" cmp "$OUT" "$TMP/busy50.plain"
+check "$label: the summary says so" grep -q '^atf record: the flight recorder kept the most recent events: [1-9]' "$ERR"
+p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+expect 0 "$label: verify" "$ATF" verify "$p"
+sum=$(grep -o '"events_\(written\|discarded\)":[0-9]*' "$p/manifest.json" | awk -F: '{ s += $2 } END { print s + 0 }')
+all=$(grep -o '"events_written":[0-9]*' "$full/manifest.json" | awk -F: '{ s += $2 } END { print s + 0 }')
+if [ "$sum" = "$all" ]; then pass; else fail "$label: $sum events kept and discarded, the complete trace has $all"; fi
+at_most "$label: du -sb of the session within 1.5x" "$(du -sb "$p" | cut -f1)" 393216
+for t in "$p"/thread_*; do
+    events_of "$t" >"$TMP/kept"
+    n=$(wc -l <"$TMP/kept")
+    found=0
+    for f in "$TMP"/full.thread_*; do tail -n "$n" "$f" | cmp -s - "$TMP/kept" && found=1; done
+    if [ "$found" = 1 ]; then pass; else fail "$label: ${t##*/}'s $n events are not the end of a thread"; fi
+done
+for n in $(grep -o '"events_written":[0-9]*' "$p/manifest.json" | cut -d: -f2); do
+    at_most "$label: a thread holds at most 256K of events, and a chunk" "$n" $((8192 + 2048))
+done
+"$ATF" info "$p" >"$TMP/info.txt" 2>/dev/null
+check "$label: atf info says so" grep -q '^keep_last: *262144 bytes' "$TMP/info.txt"
+"$ATF" stats "$p" >"$TMP/stats.txt" 2>/dev/null
+check "$label: atf stats names the calls begun before" grep -q 'returns of calls that began before the events kept' "$TMP/stats.txt"
+check "$label: no unbalanced input" sh -c "! grep -q 'without a matching call' '$TMP/stats.txt'"
+
+label="--keep-last 20ms"
+expect 0 "$label" "$ATF" record --keep-last 20ms --output "$TMP/keep_time" -- "$BUSY" 2 250
+check "$label: the program's output" cmp "$OUT" "$TMP/busy.plain"
+p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+expect 0 "$label: verify" "$ATF" verify "$p"
+"$ATF" stats --json "$p" >"$TMP/stats" 2>/dev/null
+sed -n 's/.*"start_ns":\([0-9]*\),"end_ns":\([0-9]*\),.*/\1 \2/p' "$TMP/stats" >"$TMP/spans"
+long=0
+# a thread's events span the last 20ms, less the start of them when the thread was kept
+# from making events then (waiting for its full ring to be written out, on a busy
+# machine: tests/test_bounds.c checks the exact count on stamps it chooses)
+while read -r a b; do
+    [ $((b - a)) -gt 1000000 ] || continue # main's thread: a few events
+    long=$((long + 1))
+    at_most "$label: a thread's span at most 20ms" $((b - a)) 20000000
+    at_most "$label: a thread's span at least 10ms" 10000000 $((b - a))
+done <"$TMP/spans"
+if [ "$long" = 2 ]; then pass; else fail "$label: $long threads kept 20ms, expected 2"; fi
+
+# the snapshot signal: switch_hooked sends itself USR2 twice, which would end it were the
+# tracer not listening; everything fits in 64K, so the trace holds every event
+label="--keep-last 64K, the program sends USR2"
+expect 0 "$label" "$ATF" record --keep-last 64K --output "$TMP/keep_snap" -- "$SWITCH" USR2
+check "$label: the program's output" cmp "$OUT" "$TMP/switch.plain"
+p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+expect 0 "$label: verify" "$ATF" verify "$p"
+check "$label: every event kept" grep -q '"events_written":362' "$p/manifest.json"
+label="--keep-last 64K, the program takes USR2 itself"
+expect 0 "$label" "$ATF" record --keep-last 64K --output "$TMP/keep_own" -- "$SWITCH" USR2 own
+check "$label: the tracer says so" grep -q '^atf_instrument: the program sets its own handler for signal [0-9]*, which writes what the flight recorder holds' "$ERR"
+expect 2 "--keep-last 5: refused (no unit)" "$ATF" record --keep-last 5x -- "$BUSY"
+expect 2 "--snapshot-signal without --keep-last: refused" "$ATF" record --snapshot-signal USR2 -- "$BUSY"
+expect 2 "--keep-last with the toggle signal's own: refused" "$ATF" record --keep-last 1M --start-paused --snapshot-signal USR1 -- "$BUSY"
+
 # ---- sizes and times ------------------------------------------------------------------------
 expect 2 "--max-size 32min: refused" "$ATF" record --max-size 32min -- "$BUSY"
 check "--max-size 32min: says it is no size" grep -q "^atf record: --max-size: '32min' is not a size" "$ERR"
@@ -200,5 +271,5 @@ check "--max-size 1.5G --duration 1.5min: not stopped" sh -c "! grep -q '^atf re
 check "--max-size 1.5G: 1610612736 bytes in the manifest" grep -q '"max_bytes":1610612736' "$TMP/info"
 check "--duration 1.5min: 90 s in the manifest" grep -q '"max_duration_ns":90000000000' "$TMP/info"
 
-rm -rf "$TMP"/max_* "$TMP"/duration "$TMP"/big "$TMP"/switch_* "$TMP"/forward "$TMP"/min
+rm -rf "$TMP"/max_* "$TMP"/duration "$TMP"/big "$TMP"/switch_* "$TMP"/forward "$TMP"/min "$TMP"/keep_*
 finish

@@ -4,7 +4,9 @@
  * "stopped" that counts every event after it; the files stay within max_bytes; the stop's
  * reason and stamp reach atf_session_stopped, the thread's stats and the manifest; the
  * disk guard is on by default and off with ATF_DISK_RESERVE_OFF. And events left out by
- * choice (atf_producer_skipped). */
+ * choice (atf_producer_skipped), and the flight recorder (keep_last_bytes, keep_last_ns):
+ * what a trigger and the close write are the most recent events, after a gap of reason
+ * "discarded" that counts the others. */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 #include "tests/harness.h"
@@ -292,6 +294,100 @@ static void test_skipped(void) {
     atf_session_reader_close(&r);
 }
 
+/* The flight recorder: one thread pushing `phases[k]` events (stamped 1000 + their number,
+ * a call and a return each in turn) then triggering, through a manual drain; the thread's
+ * file holds, for each phase, a gap of reason "discarded" counting what it does not keep,
+ * then the phase's most recent events. Returns the events kept of the last phase. */
+static uint64_t keep_run(const atf_session_config *cfg, const uint64_t *phases, size_t n,
+                         uint64_t *kept) {
+    atf_session_config c = *cfg;
+    atf_session *s = NULL;
+    atf_producer *w = NULL;
+    atf_session_reader r;
+    atf_thread_reader tr;
+    atf_index_event ev;
+    char session[1100], thread[1200];
+    uint64_t i = 0, end = 0, at = 0, discarded = 0;
+    size_t k;
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.index_ring_events = 4096;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root, &c));
+    if (!s) return 0;
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "keeping", &w));
+    for (k = 0; w && k < n; k++) {
+        for (end += phases[k]; i < end; i++) {
+            CHECK_RESULT(ATF_OK, i & 1 ? atf_producer_return(w, i - 1, 1000 + i)
+                                       : atf_producer_call(w, i, 1000 + i));
+            if ((i & 1023) == 1023) atf_session_pump(s);
+        }
+        if (k + 1 < n) atf_session_trigger(s, 0);
+        CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    }
+    snprintf(session, sizeof session, "%s", atf_session_path(s));
+    snprintf(thread, sizeof thread, "%s/thread_0", session);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, thread, NULL));
+    if (harness__failures_in_test) return 0;
+    CHECK_EQ(n, tr.gap_count);
+    for (k = 0, end = 0; k < n && k < tr.gap_count && !harness__failures_in_test; k++) {
+        uint64_t next = k + 1 < tr.gap_count ? tr.gaps[k + 1].index_seq : tr.index.event_count;
+        const atf_gap *g = &tr.gaps[k];
+        kept[k] = next - g->index_seq;
+        CHECK_EQ(at, g->index_seq);
+        CHECK_EQ(ATF_GAP_DISCARDED, g->reason);
+        CHECK_EQ(phases[k], g->index_lost + kept[k]); /* every event kept or counted */
+        CHECK_EQ(1000 + end, g->first_lost_ns);
+        end += phases[k];
+        for (i = 0; i < kept[k] && !harness__failures_in_test; i++) { /* the most recent */
+            CHECK_RESULT(ATF_OK, atf_index_reader_get(&tr.index, at + i, &ev));
+            CHECK_EQ(1000 + end - kept[k] + i, ev.timestamp_ns);
+        }
+        at = next;
+        discarded += g->index_lost;
+    }
+    atf_thread_reader_close(&tr);
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, session, NULL));
+    if (harness__failures_in_test) return 0;
+    CHECK_EQ(discarded, r.threads[0].events_discarded);
+    CHECK_EQ(c.keep_last_bytes ? c.keep_last_bytes : (uint64_t)1 << 30, r.keep_last_bytes);
+    CHECK_EQ(c.keep_last_ns, r.keep_last_ns);
+    atf_session_reader_close(&r);
+    return n ? kept[n - 1] : 0;
+}
+
+/* keep_last_bytes of four chunks: each write holds between three and four chunks' worth
+ * of the most recent events (2048 events of 32 bytes a chunk). */
+static void test_keep_last_bytes(void) {
+    atf_session_config c;
+    uint64_t phases[3] = { 50000, 30001, 20000 }, kept[3], k;
+    memset(&c, 0, sizeof c);
+    c.keep_last_bytes = 4 * 2048 * 32;
+    keep_run(&c, phases, 3, kept);
+    for (k = 0; k < 3 && !harness__failures_in_test; k++) CHECK(kept[k] > 3 * 2048 && kept[k] <= 4 * 2048);
+}
+
+/* keep_last_ns: exactly the events of the last keep_last_ns before the newest. */
+static void test_keep_last_ns(void) {
+    atf_session_config c;
+    uint64_t phases[2] = { 40000, 40000 }, kept[2];
+    memset(&c, 0, sizeof c);
+    c.keep_last_ns = 5000;
+    keep_run(&c, phases, 2, kept);
+    CHECK_EQ(5001, kept[0]);
+    CHECK_EQ(5001, kept[1]);
+}
+
+/* The flight recorder keeps index events only. */
+static void test_keep_last_refuses_detail(void) {
+    atf_session_config c;
+    atf_session *s = NULL;
+    memset(&c, 0, sizeof c);
+    c.keep_last_ns = 1000;
+    c.detail_mode = ATF_DETAIL_ALWAYS;
+    CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root, &c));
+    CHECK(s == NULL);
+}
+
 static void test_reason_names(void) {
     CHECK(strcmp("max size", atf_stop_reason_str(ATF_STOP_MAX_SIZE)) == 0);
     CHECK(strcmp("duration", atf_stop_reason_str(ATF_STOP_DURATION)) == 0);
@@ -299,6 +395,7 @@ static void test_reason_names(void) {
     CHECK(strcmp("", atf_stop_reason_str(ATF_STOP_NONE)) == 0);
     CHECK(strcmp("stopped", atf_gap_reason_str(ATF_GAP_STOPPED)) == 0);
     CHECK(strcmp("skipped", atf_gap_reason_str(ATF_GAP_SKIPPED)) == 0);
+    CHECK(strcmp("discarded", atf_gap_reason_str(ATF_GAP_DISCARDED)) == 0);
     CHECK_EQ(ATF_STOP_DISK_RESERVE, atf__stop_reason_code("disk reserve"));
     CHECK_EQ(ATF_STOP_NONE, atf__stop_reason_code("full"));
 }
@@ -313,6 +410,9 @@ static const test_case tests[] = {
     { "disk_guard_default", test_disk_guard_default },
     { "disk_guard_off", test_disk_guard_off },
     { "skipped", test_skipped },
+    { "keep_last_bytes", test_keep_last_bytes },
+    { "keep_last_ns", test_keep_last_ns },
+    { "keep_last_refuses_detail", test_keep_last_refuses_detail },
     { "reason_names", test_reason_names },
 };
 

@@ -324,6 +324,11 @@ static void info_bounds_text(const atf_session_reader *r) {
     if (r->max_duration_ns)
         cli_kv("max_duration", "%s", cli_fmt_dur(d, sizeof d, r->max_duration_ns));
     if (r->disk_reserve_bytes) cli_kv("disk_reserve", "%llu bytes", (cli_ull)r->disk_reserve_bytes);
+    if (r->keep_last_bytes)
+        cli_kv("keep_last", "%llu bytes%s%s (flight recorder: only the most recent events were "
+               "kept; the earlier ones are gaps of reason \"discarded\")",
+               (cli_ull)r->keep_last_bytes, r->keep_last_ns ? ", " : "",
+               r->keep_last_ns ? cli_fmt_dur(d, sizeof d, r->keep_last_ns) : "");
     if (r->stopped[0])
         cli_kv("stopped", "at the %s, at %llu ns (+%s): the events after it were not recorded",
                r->stopped, (cli_ull)r->stopped_at_ns,
@@ -596,9 +601,10 @@ static void info_session_json(const char *dir, const atf_session_reader *r,
                (cli_ull)tot->detail,
                (cli_ull)r->symbol_count, (cli_ull)info_unnamed(r));
     cli_printf(",\"max_bytes\":%llu,\"max_duration_ns\":%llu,\"disk_reserve_bytes\":%llu,"
-               "\"min_duration_ns\":%llu",
+               "\"min_duration_ns\":%llu,\"keep_last_bytes\":%llu,\"keep_last_ns\":%llu",
                (cli_ull)r->max_bytes, (cli_ull)r->max_duration_ns, (cli_ull)r->disk_reserve_bytes,
-               (cli_ull)r->min_duration_ns);
+               (cli_ull)r->min_duration_ns, (cli_ull)r->keep_last_bytes,
+               (cli_ull)r->keep_last_ns);
     info_json_str("stopped", r->stopped[0] ? r->stopped : NULL);
     if (r->stopped[0]) cli_printf(",\"stopped_at_ns\":%llu", (cli_ull)r->stopped_at_ns);
     info_json_str("cmdline", r->cmdline);

@@ -157,9 +157,10 @@ static int record_explain_untraced(const char *prog) {
 
 typedef struct record_options {
     const char *output, *overflow, *preload, *filter, *notrace, *layout, *toggle_signal;
-    const char *trigger_on, *trigger_off;
+    const char *trigger_on, *trigger_off, *keep_last, *snapshot_signal;
     uint64_t ring_events, depth;
     uint64_t max_size, duration, disk_reserve, min_duration;
+    uint64_t keep_bytes, keep_ns;    /* --keep-last as a size or as a time */
     int has_ring_events, has_depth, no_follow, has_max_size, has_duration, has_disk_reserve;
     int has_min_duration;
     int force, start_off;
@@ -211,7 +212,7 @@ static int record_signal_number(const char *v) {
     return *v && !*end && n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP ? (int)n : 0;
 }
 
-/* The toggle signal sent to record itself goes on to the program. */
+/* The toggle and snapshot signals sent to record itself go on to the program. */
 static volatile pid_t record_child;
 static void record_forward(int sig) {
     if (record_child > 0) kill(record_child, sig);
@@ -246,6 +247,12 @@ static void record_set_env(const record_options *o, const char *preload, const c
     unsetenv("ATF_TRACE_MAX_DURATION_NS");
     unsetenv("ATF_TRACE_DISK_RESERVE");
     unsetenv("ATF_TRACE_MIN_DURATION_NS");
+    unsetenv("ATF_TRACE_KEEP_LAST_BYTES");
+    unsetenv("ATF_TRACE_KEEP_LAST_NS");
+    unsetenv("ATF_TRACE_SNAPSHOT_SIGNAL");
+    if (o->keep_bytes) record_setenv_u64("ATF_TRACE_KEEP_LAST_BYTES", o->keep_bytes);
+    if (o->keep_ns) record_setenv_u64("ATF_TRACE_KEEP_LAST_NS", o->keep_ns);
+    if (o->snapshot_signal) setenv("ATF_TRACE_SNAPSHOT_SIGNAL", o->snapshot_signal, 1);
     if (o->has_min_duration) record_setenv_u64("ATF_TRACE_MIN_DURATION_NS", o->min_duration);
     if (o->has_max_size) record_setenv_u64("ATF_TRACE_MAX_BYTES", o->max_size);
     if (o->has_duration) record_setenv_u64("ATF_TRACE_MAX_DURATION_NS", o->duration);
@@ -265,7 +272,8 @@ static void record_set_env(const record_options *o, const char *preload, const c
  * RECORD_EXIT_* statuses when it could not run. */
 static int record_run(const record_options *o, const char *preload, const char *name, char **argv) {
     void (*old_int)(int), (*old_quit)(int), (*old_toggle)(int) = SIG_DFL;
-    int toggle = 0;
+    void (*old_snapshot)(int) = SIG_DFL;
+    int toggle = 0, snapshot = 0;
     int status;
     pid_t pid, got;
     fflush(NULL);
@@ -292,9 +300,18 @@ static int record_run(const record_options *o, const char *preload, const char *
         toggle = record_signal_number(o->toggle_signal);
         old_toggle = signal(toggle, record_forward);
     }
+    if (o->snapshot_signal) {
+        fprintf(cli_err(), "atf record: the flight recorder keeps the last %s; kill -%s %d "
+                           "writes what it holds now (sent to record, it goes on to the "
+                           "program)\n", o->keep_last, o->snapshot_signal, (int)pid);
+        record_child = pid;
+        snapshot = record_signal_number(o->snapshot_signal);
+        old_snapshot = signal(snapshot, record_forward);
+    }
     do got = waitpid(pid, &status, 0);
     while (got < 0 && errno == EINTR);
     if (toggle) signal(toggle, old_toggle);
+    if (snapshot) signal(snapshot, old_snapshot);
     signal(SIGINT, old_int);
     signal(SIGQUIT, old_quit);
     if (got < 0) {
@@ -312,6 +329,7 @@ typedef struct record_totals {
     uint64_t events, lost, first_ns, last_ns;
     uint64_t not_recorded;           /* events after a bound stopped recording */
     uint64_t skipped;                /* events left out while recording was off */
+    uint64_t discarded;              /* events the flight recorder discarded */
     char stopped[16];                /* which bound stopped the first process it stopped */
     uint64_t stopped_at_ns;          /*   and from when */
     uint64_t paused_ns;              /* threads draining their own full rings */
@@ -339,6 +357,7 @@ static void record_add_process(record_totals *t, const atf_session_reader *r) {
         t->lost += th->events_dropped + th->events_lost_io;
         t->not_recorded += th->events_stopped;
         t->skipped += th->events_skipped;
+        t->discarded += th->events_discarded;
         t->paused_ns += th->paused_ns;
     }
     if (r->stopped[0] && (!t->stopped[0] || r->stopped_at_ns < t->stopped_at_ns)) {
@@ -447,6 +466,10 @@ static int record_summarize(const char *dir, int status, uint32_t layout, const 
     if (t.skipped)
         fprintf(cli_err(), "atf record: %llu events left out while recording was off (each "
                            "thread's gap of reason \"skipped\")\n", (cli_ull)t.skipped);
+    if (t.discarded)
+        fprintf(cli_err(), "atf record: the flight recorder kept the most recent events: %llu "
+                           "earlier ones discarded (each thread's gap of reason "
+                           "\"discarded\")\n", (cli_ull)t.discarded);
     if (t.paused_ns)
         fprintf(cli_err(), "atf record: threads paused %s in all writing their own full rings "
                            "(recorded in pauses.atf: the tools leave it out of the functions' "
@@ -462,6 +485,28 @@ static int record_summarize(const char *dir, int status, uint32_t layout, const 
         fprintf(cli_err(), "atf record: no events (was the program built with "
                            "-finstrument-functions?)\n");
     return status;
+}
+
+/* --keep-last SIZE|TIME (a size has K, M or G, a time ns, us, ms, s or min) and its
+ * --snapshot-signal (USR2 by default). */
+static int record_keep_last(const cli_command *cmd, record_options *o) {
+    if (!o->keep_last) {
+        if (o->snapshot_signal) return cli_usage_error(cmd, "--snapshot-signal needs --keep-last");
+        return CLI_CONTINUE;
+    }
+    if (cli_parse_size(o->keep_last, &o->keep_bytes) && cli_parse_duration(o->keep_last, &o->keep_ns))
+        return cli_usage_error(cmd, "--keep-last: '%s' is neither a size (\"64M\") nor a time "
+                                    "(\"2s\")", o->keep_last);
+    if (!o->keep_bytes && !o->keep_ns)
+        return cli_usage_error(cmd, "--keep-last must be more than 0");
+    if (!o->snapshot_signal) o->snapshot_signal = "USR2";
+    if (!record_signal_number(o->snapshot_signal))
+        return cli_usage_error(cmd, "--snapshot-signal: '%s' is no signal a program can be "
+                                    "sent (USR1, USR2, HUP, ... or a number)", o->snapshot_signal);
+    if (o->toggle_signal && record_signal_number(o->toggle_signal) ==
+                                record_signal_number(o->snapshot_signal))
+        return cli_usage_error(cmd, "--toggle-signal and --snapshot-signal are the same signal");
+    return CLI_CONTINUE;
 }
 
 int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
@@ -489,6 +534,8 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
         { "--toggle-signal", NULL, CLI_OPT_STR, &o.toggle_signal },
         { "--trigger-on", NULL, CLI_OPT_STR, &o.trigger_on },
         { "--trigger-off", NULL, CLI_OPT_STR, &o.trigger_off },
+        { "--keep-last", NULL, CLI_OPT_STR, &o.keep_last },
+        { "--snapshot-signal", NULL, CLI_OPT_STR, &o.snapshot_signal },
     };
     memset(&o, 0, sizeof o);
     o.output = "traces";
@@ -507,6 +554,7 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     if (o.toggle_signal && !record_signal_number(o.toggle_signal))
         return cli_usage_error(cmd, "--toggle-signal: '%s' is no signal a program can be "
                                     "sent (USR1, USR2, HUP, ... or a number)", o.toggle_signal);
+    if ((rc = record_keep_last(cmd, &o)) != CLI_CONTINUE) return rc;
     if ((o.has_max_size && o.max_size == 0) || (o.has_duration && o.duration == 0))
         return cli_usage_error(cmd, "%s must be more than 0", o.has_duration && o.duration == 0
                                                                  ? "--duration" : "--max-size");

@@ -98,7 +98,7 @@ static size_t stats_thread_count(const cli_trace *s) {
 static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace *s,
                           size_t limit, const char *key) {
     size_t i, n = limit && limit < st->count ? limit : st->count;
-    uint64_t unmatched = 0, unwound = 0, cut_short = 0, too_deep = 0;
+    uint64_t unmatched = 0, unwound = 0, cut_short = 0, too_deep = 0, begun_before = 0;
     uint64_t gaps = 0, lost = 0, not_recorded = 0, cut = 0, gap_threads = 0;
     uint64_t paused = 0, pauses = 0;
     uint64_t paused_threads = 0, untimed = 0, untimed_threads = 0;
@@ -133,6 +133,7 @@ static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace
         cli_text(t->name);
         cli_print(t->missing ? "(missing)\n" : "\n");
         unmatched += wt->unmatched;
+        begun_before += wt->begun_before;
         unwound += wt->unwound;
         cut_short += wt->cut_short;
         too_deep += wt->too_deep;
@@ -155,8 +156,9 @@ static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace
                          "is paired across a gap)\n",
                       (cli_ull)gaps, (cli_ull)gap_threads, gap_threads == 1 ? "" : "s", (cli_ull)lost);
     if (not_recorded)
-        cli_printf("\nnot recorded: %llu events, by choice (recording was off, or a bound "
-                   "stopped it: atf info says which)\n", (cli_ull)not_recorded);
+        cli_printf("\nnot recorded: %llu events, by choice (recording was off, a bound "
+                   "stopped it, or the flight recorder kept later ones: atf info says "
+                   "which)\n", (cli_ull)not_recorded);
     if (s->reader.min_duration_ns)
         cli_printf("\nmin duration: only calls of at least %s and their callers were recorded "
                    "(the time of the others is in their callers' self time)\n",
@@ -171,6 +173,9 @@ static void stats_text(const profile_fns *st, const walk_ctx *w, const cli_trace
                    "missing or damaged): inside the times of the functions then running\n",
                    pauses ? "" : "\n", cli_fmt_dur(a, sizeof a, untimed),
                    (cli_ull)untimed_threads, untimed_threads == 1 ? "" : "s");
+    if (begun_before)
+        cli_printf("\n%llu returns of calls that began before the events kept (the flight "
+                   "recorder discarded their start)\n", (cli_ull)begun_before);
     if (unmatched || unwound || cut_short || too_deep || cut) {
         cli_print("\nunbalanced input:\n");
         if (unmatched)

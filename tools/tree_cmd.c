@@ -166,8 +166,12 @@ static void tree_thread_footer(const walk_thread *wt) {
         cli_printf("(%llu gap%s met, %llu frames cut by a gap)\n", (cli_ull)wt->gaps,
                    wt->gaps == 1 ? "" : "s", (cli_ull)wt->cut_by_gap);
     if (wt->not_recorded)
-        cli_printf("(%llu events not recorded, by choice: recording was off, or a bound "
-                   "stopped it)\n", (cli_ull)wt->not_recorded);
+        cli_printf("(%llu events not recorded, by choice: recording was off, a bound "
+                   "stopped it, or the flight recorder kept later ones)\n",
+                   (cli_ull)wt->not_recorded);
+    if (wt->begun_before)
+        cli_printf("(%llu returns of calls that began before the events kept)\n",
+                   (cli_ull)wt->begun_before);
 }
 
 /* Every selected thread's tree, one after the other. */

@@ -222,10 +222,11 @@ static int verify_counts(const char *dir, const atf_session_thread *t) {
                               t->reader.gap_count, t->gaps);
         n += verify_count(dir, t->slot,
                               "events_dropped + events_lost_io + events_stopped + "
-                              "events_skipped of a thread disagrees with the events lost in "
-                              "its gaps.atf",
-                              t->reader.events_lost, t->events_dropped + t->events_lost_io +
-                                                         t->events_stopped + t->events_skipped);
+                              "events_skipped + events_discarded of a thread disagrees with "
+                              "the events lost in its gaps.atf",
+                              t->reader.events_lost,
+                              t->events_dropped + t->events_lost_io + t->events_stopped +
+                                  t->events_skipped + t->events_discarded);
     }
     return n;
 }

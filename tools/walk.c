@@ -239,6 +239,10 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
             return;
         }
         if (!walk_fidset_has(&t->active, fid)) {
+            if (t->after_discard) {
+                t->begun_before++;
+                return;
+            }
             t->unmatched++;
             if (w->unmatched && walk_shown(w, t))
                 w->unmatched(w->ctx, ti, fid, ts, t->depth);
@@ -253,7 +257,8 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
 }
 
 int walk_gap_by_choice(const atf_gap *g) {
-    return g->reason == ATF_GAP_STOPPED || g->reason == ATF_GAP_SKIPPED;
+    return g->reason == ATF_GAP_STOPPED || g->reason == ATF_GAP_SKIPPED ||
+           g->reason == ATF_GAP_DISCARDED;
 }
 
 const char *walk_gap_verb(const atf_gap *g) {
@@ -279,6 +284,7 @@ static void walk_gap(walk_ctx *w, size_t ti, const atf_gap *g, uint64_t next_ts)
     walk_thread *t = &w->threads[ti];
     uint64_t at = g->first_lost_ns;
     int stop = walk_gap_by_choice(g); /* not recorded by choice: no loss */
+    t->after_discard = g->reason == ATF_GAP_DISCARDED;
     if (stop) {
         t->not_recorded += g->index_lost;
     } else {

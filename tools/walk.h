@@ -107,6 +107,9 @@ typedef struct walk_thread {
     walk_fidset active;          /* the functions that have a frame on the stack */
     uint64_t events, first_ns, last_ns;
     uint64_t unmatched;          /* returns with no matching call, ignored */
+    uint64_t begun_before;       /* of those, after events the flight recorder discarded:
+                                    the ends of calls that began before the kept events */
+    int after_discard;           /*   such a gap was met */
     uint64_t unwound;            /* frames closed by the return of an outer frame */
     uint64_t cut_short;          /* frames open at the thread's end, closed when its
                                     process was last seen (WALK_LEAVE_CUT) */

@@ -105,6 +105,12 @@
  *                          (a stop leaves the program running and each thread's files
  *                          ending with a gap that says why; plain numbers: `atf record`
  *                          takes --max-size 512M, --duration 10s, --disk-reserve 2G)
+ *   ATF_TRACE_KEEP_LAST_BYTES  flight recorder: hold the events in memory, at most this
+ *                          many bytes of them, and write each thread's most recent ones
+ *                          at its end, at exit and on the snapshot signal
+ *   ATF_TRACE_KEEP_LAST_NS     flight recorder: keep each thread's last this many ns
+ *   ATF_TRACE_SNAPSHOT_SIGNAL  the signal that writes what the flight recorder holds
+ *                          (default USR2 when it runs; 0: none)
  *
  * Linux (ELF, glibc or musl), x86-64 and arm64, gcc and clang. Every function here is
  * no_instrument_function, and so is everything of atf.h a hook reaches.
@@ -1527,6 +1533,8 @@ NOI static void inst_bounds(atf_session_config *cfg) {
     cfg->max_bytes = inst_env_u64("ATF_TRACE_MAX_BYTES", 0);
     cfg->max_duration_ns = inst_env_u64("ATF_TRACE_MAX_DURATION_NS", 0);
     cfg->disk_reserve = reserve == 0 ? ATF_DISK_RESERVE_OFF : reserve == UINT64_MAX ? 0 : reserve;
+    cfg->keep_last_bytes = inst_env_u64("ATF_TRACE_KEEP_LAST_BYTES", 0);
+    cfg->keep_last_ns = inst_env_u64("ATF_TRACE_KEEP_LAST_NS", 0);
 }
 
 /* ---- switching recording on and off --------------------------------------------- */
@@ -1563,13 +1571,31 @@ NOI static inst_handler inst_real_signal(int sig, inst_handler handler) {
     return real(sig, handler);
 }
 
-static int inst_toggle_sig;                     /* ATF_TRACE_TOGGLE_SIGNAL, 0 = none */
-static int inst_toggle_taken;                   /* the program set its own handler for it */
-
 NOI static void inst_on_toggle(int sig) {
     (void)sig;
     __atomic_add_fetch(&inst_switch, 1u, __ATOMIC_RELAXED);
 }
+
+/* The flight recorder's snapshot: atf_session_trigger is one atomic add then. */
+NOI static void inst_on_snapshot(int sig) {
+    atf_session *s = __atomic_load_n(&inst_session, __ATOMIC_ACQUIRE);
+    (void)sig;
+    if (s) atf_session_trigger(s, 0);
+}
+
+/* The signals the tracer listens to, each named by an environment variable. */
+typedef struct inst_listener {
+    const char *env, *does, *option;
+    inst_handler on;
+    int sig;                                    /* 0 = none */
+    int taken;                                  /* the program set its own handler for it */
+} inst_listener;
+static inst_listener inst_listeners[] = {
+    { "ATF_TRACE_TOGGLE_SIGNAL", "switches recording", "--toggle-signal", inst_on_toggle, 0, 0 },
+    { "ATF_TRACE_SNAPSHOT_SIGNAL", "writes what the flight recorder holds", "--snapshot-signal",
+      inst_on_snapshot, 0, 0 },
+};
+#define INST_LISTENERS (sizeof inst_listeners / sizeof inst_listeners[0])
 
 /* A signal by number, or by name with or without "SIG" ("USR1", "SIGUSR1"); 0 when
  * none. */
@@ -1589,47 +1615,59 @@ NOI static int inst_signal_number(const char *v) {
     return *v && !*end && n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP ? (int)n : 0;
 }
 
-/* ATF_TRACE_START_PAUSED=1: recording starts switched off. ATF_TRACE_TOGGLE_SIGNAL: the
- * signal that switches it (a handler installed now; a program that sets its own later is
- * told, and wins). */
-NOI static void inst_switch_setup(void) {
-    const char *off = getenv("ATF_TRACE_START_PAUSED"), *sig = getenv("ATF_TRACE_TOGGLE_SIGNAL");
+/* Installs the handler of listener l for the signal its variable names (`fallback` when
+ * unset; "0": none). A program that sets its own later is told, and wins. */
+NOI static void inst_listen(inst_listener *l, const char *fallback) {
+    const char *v = getenv(l->env);
     struct sigaction sa;
-    /* a trigger that switches recording on: off until it does */
-    if ((off && strcmp(off, "1") == 0) || inst_trigger_on.n) inst_switch = 1;
-    if (!sig || !sig[0]) return;
-    if (!(inst_toggle_sig = inst_signal_number(sig))) {
-        fprintf(stderr, "atf_instrument: ATF_TRACE_TOGGLE_SIGNAL=%s is no signal; recording "
-                        "cannot be switched\n", sig);
+    if (!v || !v[0]) v = fallback;
+    if (!v || strcmp(v, "0") == 0) return;
+    if (!(l->sig = inst_signal_number(v))) {
+        fprintf(stderr, "atf_instrument: %s=%s is no signal; none %s\n", l->env, v, l->does);
         return;
     }
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = inst_on_toggle;
+    sa.sa_handler = l->on;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (inst_real_sigaction(inst_toggle_sig, &sa, NULL) != 0) inst_toggle_sig = 0;
+    if (inst_real_sigaction(l->sig, &sa, NULL) != 0) l->sig = 0;
 }
 
-/* The program sets a handler for signal `sig`: when it is the toggle signal, says once
- * that recording can no longer be switched with it. */
+/* ATF_TRACE_START_PAUSED=1: recording starts switched off; ATF_TRACE_TOGGLE_SIGNAL
+ * switches it. ATF_TRACE_SNAPSHOT_SIGNAL (USR2 by default) writes what the flight
+ * recorder holds, when it runs. */
+NOI static void inst_switch_setup(const atf_session_config *cfg) {
+    const char *off = getenv("ATF_TRACE_START_PAUSED");
+    /* a trigger that switches recording on: off until it does */
+    if ((off && strcmp(off, "1") == 0) || inst_trigger_on.n) inst_switch = 1;
+    inst_listen(&inst_listeners[0], NULL);
+    if (cfg->keep_last_bytes || cfg->keep_last_ns) inst_listen(&inst_listeners[1], "USR2");
+}
+
+/* The program sets a handler for signal `sig`: when the tracer listens to it, says once
+ * that it no longer does what it did. */
 NOI static void inst_signal_taken(int sig) {
-    if (!inst_toggle_sig || sig != inst_toggle_sig || inst_toggle_taken) return;
-    inst_toggle_taken = 1;
-    fprintf(stderr, "atf_instrument: the program sets its own handler for signal %d, which "
-                    "switched recording: it no longer does (atf record --toggle-signal "
-                    "chooses another)\n", sig);
+    size_t i;
+    for (i = 0; i < INST_LISTENERS; i++) {
+        inst_listener *l = &inst_listeners[i];
+        if (!l->sig || sig != l->sig || l->taken) continue;
+        l->taken = 1;
+        fprintf(stderr, "atf_instrument: the program sets its own handler for signal %d, "
+                        "which %s: it no longer does (atf record %s chooses another)\n",
+                sig, l->does, l->option);
+    }
 }
 
 INST_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) NOI;
 INST_EXPORT inst_handler signal(int sig, inst_handler handler) NOI;
 
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-    if (act && sig == inst_toggle_sig) inst_signal_taken(sig);
+    if (act) inst_signal_taken(sig);
     return inst_real_sigaction(sig, act, old);
 }
 
 inst_handler signal(int sig, inst_handler handler) {
-    if (sig == inst_toggle_sig) inst_signal_taken(sig);
+    inst_signal_taken(sig);
     return inst_real_signal(sig, handler);
 }
 
@@ -1845,7 +1883,7 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
     }
     inst_fns->bits = 12;
     inst_filters_setup();
-    inst_switch_setup();
+    inst_switch_setup(cfg);
     inst_rescan(); /* module 0: the executable */
     if (pthread_key_create(&inst_key, inst_thread_exit) != 0 ||
         pthread_atfork(NULL, NULL, inst_atfork_child) != 0) {
