@@ -1054,10 +1054,10 @@ typedef struct atf_session_config {
                                     calls at least this long and their callers (0: all) */
     uint64_t keep_last_bytes;    /* flight recorder (either keep_last field set; not with
                                     detail): index events are held in memory, the session
-                                    holding at most this many bytes of them, and each
-                                    thread's most recent ones are written when it ends, at
-                                    close and at each atf_session_trigger; the events
-                                    discarded before them are a gap of reason
+                                    holding at most this many bytes of them (those of
+                                    ended threads too), and the most recent ones are
+                                    written at close and at each atf_session_trigger;
+                                    the events discarded before them are a gap of reason
                                     ATF_GAP_DISCARDED. 0 with keep_last_ns: 1 GiB */
     uint64_t keep_last_ns;       /* flight recorder: keep the events of each thread's last
                                     this long (within keep_last_bytes); 0: by size only */
@@ -5211,6 +5211,9 @@ typedef struct atf__slot {
     uint64_t ring_dropped;       /* copies of the rings' producer counters, taken by the */
     uint64_t ring_detail_dropped; /*  drain (the ring memory goes at finalize) */
     uint64_t ring_pushed, ring_waits, ring_timeouts;
+    uint64_t ring_gap_detail_lost;  /*   and its open gap: detail lost, reason, first stamp */
+    uint32_t ring_gap_reason;
+    uint64_t ring_gap_first;
     uint64_t paused_ns;          /* the producer's self-drains */
     uint8_t *stage;              /* staging buffer for detail records */
     size_t stage_cap;
@@ -5228,6 +5231,8 @@ typedef struct atf__slot {
     uint32_t thread_id, slot;
     int files_made;              /* the drain made thread_<slot>/ and index.atf (or failed) */
     int finalized, has_detail_ring;
+    int retired;                 /* flight recorder: the thread ended and its ring memory
+                                    went; what it holds waits for a write (10.9) */
     int detail_stopped;          /* detail.atf takes no more records (numbering untrusted) */
     int error_reported;          /* error handed to the session */
     atf_error error;             /* first error of this slot's files */
@@ -6000,9 +6005,8 @@ ATF__PRIVATE void atf__slot_take_gap(atf_session *s, atf__slot *sl, const atf_ga
 /* At finalize: what the producer dropped after its last published gap record, what
  * index.atf could not take, and gap records it could not place, as one gap at the end. */
 ATF__PRIVATE void atf__slot_end_gap(atf_session *s, atf__slot *sl) {
-    atf_ring_header *h = sl->index_c.shared;
     uint64_t lost = sl->ring_dropped + sl->index_file.lost + sl->bound_lost;
-    uint64_t detail = atf__load_acquire_u64(&h->gap_detail_lost);
+    uint64_t detail = sl->ring_gap_detail_lost; /* as the last atf__slot_copy_counters read */
     atf_gap g;
     if (lost <= sl->gaps_index_lost || !sl->files_made) return;
     memset(&g, 0, sizeof g);
@@ -6015,9 +6019,8 @@ ATF__PRIVATE void atf__slot_end_gap(atf_session *s, atf__slot *sl) {
         g.reason = ATF_GAP_STOPPED;
         g.first_lost_ns = sl->bound_first_ns;
     } else { /* only the open gap: its reason and first stamp are known */
-        g.reason = atf__load_acquire_u32(&h->gap_reason);
-        if (g.reason != ATF_GAP_TIMEOUT) g.reason = ATF_GAP_DROPPED;
-        g.first_lost_ns = atf__slot_stamp_ns(s, sl, atf__load_acquire_u64(&h->gap_first_ns));
+        g.reason = sl->ring_gap_reason == ATF_GAP_TIMEOUT ? ATF_GAP_TIMEOUT : ATF_GAP_DROPPED;
+        g.first_lost_ns = atf__slot_stamp_ns(s, sl, sl->ring_gap_first);
     }
     atf__slot_write_gap(s, sl, &g);
 }
@@ -6095,12 +6098,13 @@ ATF__PRIVATE void atf__slot_append_run(atf_session *s, atf__slot *sl, const uint
 /* The flight recorder (keep_last_bytes, keep_last_ns). The drain moves each thread's
  * events out of its ring into chunks of memory instead of index.atf; when the session
  * holds its budget, the chunk whose newest event is the oldest of all (this thread's, or
- * another's whose lock is free) is discarded and reused, so that the session keeps the
- * most recent events of every thread. What a thread holds is written when it ends, at
- * close and after each atf_session_trigger: the ring's gaps that fell before the held
- * events, a gap of reason ATF_GAP_DISCARDED counting the events discarded since the last
- * write, then the held events with the ring's gaps among them where they fell. Nothing
- * else is written, so a crash loses what is held, never what was written. */
+ * another's whose lock is free; an ended thread's too) is discarded and reused, so that
+ * the session keeps its most recent events, whichever threads made them. What a thread
+ * holds is written at close and after each atf_session_trigger: the ring's gaps that fell
+ * before the held events, a gap of reason ATF_GAP_DISCARDED counting the events discarded
+ * since the last write, then the held events with the ring's gaps and pauses among them
+ * where they fell. Nothing else is written, so a crash loses what is held, never what
+ * was written. */
 #define ATF__KEEP_CHUNK_EVENTS 2048u
 ATF__PRIVATE int atf__slot_trylock(atf__slot *sl); /* (10.7) */
 ATF__PRIVATE void atf__slot_unlock(atf__slot *sl);
@@ -6140,6 +6144,19 @@ ATF__PRIVATE uint8_t *atf__keep_evict(atf__slot *sl) {
     return chunk;
 }
 
+/* Discards what a retired slot holds in its one chunk (partly filled: its newest). */
+ATF__PRIVATE uint8_t *atf__keep_evict_last(atf__slot *sl) {
+    uint8_t *chunk = atf__keep_chunk_at(sl, 0);
+    uint64_t n = sl->keep_hi - sl->keep_lo;
+    if (n && !sl->discard_pending) sl->discard_first_ns = atf__load_le64(chunk);
+    sl->discard_pending += n;
+    sl->keep_lo = sl->keep_hi;
+    sl->keep_first = 0;
+    sl->keep_count = 0;
+    atf__keep_note_oldest(sl);
+    return chunk;
+}
+
 ATF__PRIVATE void atf__keep_free(atf_session *s, uint8_t *chunk) {
     ATF_FREE(chunk);
     atf__session_lock(s);
@@ -6164,6 +6181,7 @@ ATF__PRIVATE uint8_t *atf__keep_take_oldest(atf_session *s, atf__slot *self) {
     }
     if (!victim || !atf__slot_trylock(victim)) return NULL;
     if (victim->keep_count > 1 && !victim->finalized) chunk = atf__keep_evict(victim);
+    else if (victim->keep_count == 1 && victim->retired) chunk = atf__keep_evict_last(victim);
     atf__slot_unlock(victim);
     return chunk;
 }
@@ -6448,6 +6466,9 @@ ATF__PRIVATE void atf__slot_copy_counters(atf__slot *sl) {
     sl->ring_pushed = atf__load_acquire_u64(&h->head);
     sl->ring_waits = atf__load_acquire_u64(&h->waits);
     sl->ring_timeouts = atf__load_acquire_u64(&h->timeouts);
+    sl->ring_gap_detail_lost = atf__load_acquire_u64(&h->gap_detail_lost);
+    sl->ring_gap_reason = atf__load_acquire_u32(&h->gap_reason);
+    sl->ring_gap_first = atf__load_acquire_u64(&h->gap_first_ns);
     if (sl->has_detail_ring)
         sl->ring_detail_dropped = atf__load_acquire_u64(&sl->detail_c.shared->dropped);
 }
@@ -6460,7 +6481,7 @@ ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     atf__slot_make_files(s, sl);
     if (s->keep_active) atf__slot_keep_write(s, sl);
     atf__slot_keep_release(s, sl);
-    atf__slot_copy_counters(sl);
+    if (!sl->retired) atf__slot_copy_counters(sl); /* (a retired slot's ring is gone) */
     atf__slot_settle_links(sl, sl->index_c.pos);
     if (sl->link_len) atf__slot_cut_detail(sl, &sl->links[sl->link_head]); /* never indexed */
     if (sl->detail_file.is_open && sl->detail_file.count == 0 && !sl->detail_file.dirty) {
@@ -6604,10 +6625,39 @@ ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head
 }
 
 /* One slot: detail first (up to the index head read now), then the index events. */
+/* A flight-recorder thread that ended, its ring drained into what it holds: the ring's
+ * figures copied and its memory let go, what it holds kept until a trigger or the close
+ * writes it (meanwhile newer events of other threads may discard it, as the live ones'),
+ * so that a thread's end writes nothing and the session keeps its most recent events,
+ * whichever threads made them. */
+ATF__PRIVATE void atf__slot_retire(atf_session *s, atf__slot *sl) {
+    atf__slot_copy_counters(sl);
+    if (sl->index_raw) {
+        ATF_FREE(sl->index_raw);
+        ATF_FREE(sl->detail_raw);
+        sl->index_raw = sl->detail_raw = NULL;
+    }
+    sl->retired = 1;
+    atf__slot_publish(s, sl, 1);
+}
+
+/* A retired slot's pass: it writes what it holds when a trigger asked. */
+ATF__PRIVATE uint64_t atf__slot_drain_retired(atf_session *s, atf__slot *sl) {
+    uint64_t gen = atf__load_acquire_u64(&s->persist_gen);
+    if (gen == sl->keep_gen) return 0;
+    sl->keep_gen = gen;
+    atf__slot_keep_write(s, sl);
+    atf__slot_publish(s, sl, 1);
+    return 0;
+}
+
 ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t horizon, int all,
                                       int final) {
-    int closed = atf__load_acquire_u64(&sl->index_c.shared->closed) != 0;
-    uint64_t head = atf__load_acquire_u64(&sl->index_c.shared->head), moved = 0;
+    int closed;
+    uint64_t head, moved = 0;
+    if (sl->retired) return atf__slot_drain_retired(s, sl);
+    closed = atf__load_acquire_u64(&sl->index_c.shared->closed) != 0;
+    head = atf__load_acquire_u64(&sl->index_c.shared->head);
     atf__slot_sync(s, sl); /* the stamps of a gap at finalize need the map too */
     if (head - sl->index_c.pos > sl->index_c.mask + 1) { /* impossible from a sane producer */
         atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, 0,
@@ -6629,7 +6679,8 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
         moved += atf__slot_drain_index(s, sl, head, all || final);
     }
     atf__slot_copy_counters(sl);
-    if (closed) atf__slot_finalize(s, sl);
+    if (closed && s->keep_active) atf__slot_retire(s, sl);
+    else if (closed) atf__slot_finalize(s, sl);
     else atf__slot_publish(s, sl, 0);
     return moved;
 }
@@ -7594,7 +7645,8 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_close_ex(atf_session *s, atf_err
 #endif
     count = atf__load_acquire_u64(&s->slot_count);
     for (i = 0; i < count; i++)
-        if (!s->slots[i]->finalized) atf__producer_close_rings(&s->slots[i]->writer);
+        if (!s->slots[i]->finalized && !s->slots[i]->retired)
+            atf__producer_close_rings(&s->slots[i]->writer);
     atf__session_drain(s, 1, 1, 1);
     for (i = 0; i < count; i++) {
         atf__slot *sl = s->slots[i];
@@ -8014,7 +8066,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_thread_stats(atf_session *s, uin
     if (slot >= atf_session_thread_count(s)) return ATF_E_RANGE;
     sl = s->slots[slot];
     atf__slot_lock(sl);
-    if (!sl->finalized) atf__slot_copy_counters(sl); /* live */
+    if (!sl->finalized && !sl->retired) atf__slot_copy_counters(sl); /* live */
     atf__slot_stats(sl, out);
     atf__slot_unlock(sl);
     return ATF_OK;
@@ -9766,8 +9818,19 @@ ATF__PRIVATE atf_session *atf__session_from_manifest(const atf_session_reader *r
     return NULL;
 }
 
+/* The events a thread's gaps of one reason account for. */
+ATF__PRIVATE uint64_t atf__gaps_lost(const atf_thread_reader *tr, uint32_t reason) {
+    uint64_t n = 0;
+    size_t i;
+    for (i = 0; i < tr->gap_count; i++)
+        if (tr->gaps[i].reason == reason) n += tr->gaps[i].index_lost;
+    return n;
+}
+
 /* A thread as the manifest is to list it: the counts of its files when they opened (what
- * recovery left), the manifest's own figures for everything the files cannot tell. */
+ * recovery left), the manifest's own figures for everything the files cannot tell. The
+ * events left out by choice before events that were written are in gaps.atf before them:
+ * counted from there. */
 ATF__PRIVATE void atf__recover_manifest_thread(const atf_session_thread *t, atf__manifest_thread *m) {
     atf_thread_stats *st = &m->st;
     memset(m, 0, sizeof *m);
@@ -9791,6 +9854,8 @@ ATF__PRIVATE void atf__recover_manifest_thread(const atf_session_thread *t, atf_
     st->events_written = t->reader.index.event_count;
     st->detail_written = t->reader.has_detail ? t->reader.detail.event_count : 0;
     st->gaps = t->reader.gap_count;
+    st->events_skipped = atf__gaps_lost(&t->reader, ATF_GAP_SKIPPED);
+    st->events_discarded = atf__gaps_lost(&t->reader, ATF_GAP_DISCARDED);
     st->finalized = t->reader.index.counted == ATF_COUNT_FINALIZED &&
                     (!t->reader.has_detail || t->reader.detail.counted == ATF_COUNT_FINALIZED);
     m->has_time = st->events_written != 0;

@@ -230,16 +230,15 @@ expect 0 "$label: verify" "$ATF" verify "$p"
 "$ATF" stats --json "$p" >"$TMP/stats" 2>/dev/null
 sed -n 's/.*"start_ns":\([0-9]*\),"end_ns":\([0-9]*\),.*/\1 \2/p' "$TMP/stats" >"$TMP/spans"
 long=0
-# a thread's events span the last 20ms, less the start of them when the thread was kept
-# from making events then (waiting for its full ring to be written out, on a busy
-# machine: tests/test_bounds.c checks the exact count on stamps it chooses)
+# a thread's events span at most the last 20ms (less when the thread made none at their
+# start: it waits for its full ring to be moved out, a long while on a busy machine;
+# tests/test_bounds.c checks the exact count on stamps it chooses)
 while read -r a b; do
-    [ $((b - a)) -gt 1000000 ] || continue # main's thread: a few events
+    [ $((b - a)) -gt 0 ] || continue # main's thread: a few events
     long=$((long + 1))
     at_most "$label: a thread's span at most 20ms" $((b - a)) 20000000
-    at_most "$label: a thread's span at least 10ms" 10000000 $((b - a))
 done <"$TMP/spans"
-if [ "$long" = 2 ]; then pass; else fail "$label: $long threads kept 20ms, expected 2"; fi
+if [ "$long" = 2 ]; then pass; else fail "$label: $long threads kept events, expected 2"; fi
 
 # the snapshot signal: switch_hooked sends itself USR2 twice, which would end it were the
 # tracer not listening; everything fits in 64K, so the trace holds every event

@@ -4,7 +4,8 @@
  * windowed; 1 to 4 threads; --overflow block or drop in turn; in one run of six trials
  * out of three, index rings smaller than a thread's events, so that a full ring makes
  * the thread drain it itself (block) or drop events (drop); one trial in four with a
- * --max-size that stops recording part of the way) and kills it once the files
+ * --max-size that stops recording part of the way, one in four with a --keep-last flight
+ * recorder writing its most recent events at each trigger) and kills it once the files
  * hold a chosen share of the events (or right after the start, or once the manifest says
  * closed), after a small random delay. The settings and the moment are a function of the
  * trial number and CRASH_SEED; where the kill lands also depends on the machine, which
@@ -15,13 +16,15 @@
  *     a gap-free prefix when nothing can be dropped (block, or a ring that holds every
  *     event: then there is no gaps.atf either), else a subsequence (dropped events take
  *     no place in index.atf) placed exactly by gaps.atf (and, with --max-size, one gap of
- *     reason "stopped" at the end for the events after the cut): persisted event j is produced
+ *     reason "stopped" at the end for the events after the cut, with --keep-last gaps of
+ *     reason "discarded" before each write): persisted event j is produced
  *     event j + the index_lost of the gaps at or before j, each gap's detail_lost is the
  *     detail events among those it lost and its first stamp lies between its neighbours';
  *     detail records carry the payload of the event they name, links on disk resolve,
  *     timestamps never decrease;
  *   - manifest.json is valid JSON; once closed, for every thread events_written = the
- *     events in index.atf, events_written + events_dropped + events_stopped = produced,
+ *     events in index.atf, events_written + events_dropped + events_stopped +
+ *     events_discarded = produced,
  *     the event bytes within --max-size and its slack (events_dropped = 0
  *     with block), the gaps account for every dropped event (a crash may lose only the
  *     gap at the end), detail_written = the records in detail.atf, detail_written +
@@ -136,6 +139,7 @@ typedef struct trial_cfg {
     uint64_t events, ring, detail_every, seed;
     uint64_t pre_ms, post_ms, trigger_ms;
     uint64_t max_bytes;                  /* --max-size, 0: none */
+    uint64_t keep_bytes;                 /* --keep-last, 0: none */
 } trial_cfg;
 
 static const char *detail_name(uint32_t mode) {
@@ -168,21 +172,28 @@ static int no_drop(const trial_cfg *cfg) {
     return cfg->overflow == ATF_OVERFLOW_BLOCK || ring_slots(cfg) >= cfg->events;
 }
 
+/* Persisted event j is produced event j: nothing dropped, nothing discarded by the flight
+ * recorder. */
+static int dense(const trial_cfg *cfg) {
+    return no_drop(cfg) && !cfg->keep_bytes;
+}
+
 static void print_cfg(const trial_cfg *cfg) {
     printf("    atf gen --threads %u --events %llu --layout %s --detail %s --detail-every %llu "
            "--pre-roll-ms %llu --post-roll-ms %llu --trigger-every-ms %llu --ring-events %llu "
-           "--overflow %s --seed %llu --max-size %llu\n", cfg->threads,
+           "--overflow %s --seed %llu --max-size %llu --keep-last %llu\n", cfg->threads,
            (unsigned long long)cfg->events, layout_name(cfg->layout), detail_name(cfg->detail),
            (unsigned long long)cfg->detail_every, (unsigned long long)cfg->pre_ms,
            (unsigned long long)cfg->post_ms, (unsigned long long)cfg->trigger_ms,
            (unsigned long long)cfg->ring, overflow_name(cfg->overflow),
-           (unsigned long long)cfg->seed, (unsigned long long)cfg->max_bytes);
+           (unsigned long long)cfg->seed, (unsigned long long)cfg->max_bytes,
+           (unsigned long long)cfg->keep_bytes);
 }
 
 /* Starts `atf gen` for cfg under root and reads the pid_* directory it prints. The
  * child's pid, or -1 (then nothing runs). */
 static pid_t gen_start(const trial_cfg *cfg, const char *root, char *dir, size_t cap) {
-    char a[11][32];
+    char a[12][32];
     int fds[2];
     size_t n = 0;
     pid_t pid;
@@ -197,6 +208,7 @@ static pid_t gen_start(const trial_cfg *cfg, const char *root, char *dir, size_t
     snprintf(a[8], sizeof a[8], "%llu", (unsigned long long)cfg->ring);
     snprintf(a[9], sizeof a[9], "%llu", (unsigned long long)cfg->seed);
     snprintf(a[10], sizeof a[10], "%llu", (unsigned long long)cfg->max_bytes); /* 0: none */
+    snprintf(a[11], sizeof a[11], "%llu", (unsigned long long)cfg->keep_bytes); /* 0: none */
     if (pipe(fds) != 0) return -1;
     fflush(stdout);
     pid = fork();
@@ -209,7 +221,8 @@ static pid_t gen_start(const trial_cfg *cfg, const char *root, char *dir, size_t
         execl(atf_command(), "atf", "gen", "--threads", a[0], "--events", a[1], "--layout", a[2],
               "--detail", a[3], "--detail-every", a[4], "--pre-roll-ms", a[5], "--post-roll-ms",
               a[6], "--trigger-every-ms", a[7], "--ring-events", a[8], "--overflow",
-              overflow_name(cfg->overflow), "--seed", a[9], "--max-size", a[10], root,
+              overflow_name(cfg->overflow), "--seed", a[9], "--max-size", a[10], "--keep-last",
+              a[11], root,
               (char *)NULL);
         _exit(127);
     }
@@ -344,6 +357,7 @@ typedef struct thread_seen {
     uint64_t skipped;            /* produced events before the last persisted one, absent */
     uint64_t gaps, lost;         /* gap records in gaps.atf, the index events they lost */
     int stopped;                 /* its files end with a gap of reason "stopped" */
+    uint64_t discarded;          /* events in its gaps of reason "discarded" */
 } thread_seen;
 
 /* 1 when dir holds nothing, or only index.atf.tmp. */
@@ -399,7 +413,7 @@ static void check_gaps(checker *c, const char *dir, const trial_cfg *cfg, const 
     size_t g = 0;
     char a[160], b[160], path[1300];
     snprintf(path, sizeof path, "%s/gaps.atf", dir);
-    if (no_drop(cfg) && !cfg->max_bytes) {
+    if (dense(cfg) && !cfg->max_bytes) {
         if (tr->gap_count || path_exists(path))
             bad(c, dir, "gaps.atf (%llu gaps) where nothing can be dropped (--overflow %s)",
                 (unsigned long long)tr->gap_count, overflow_name(cfg->overflow));
@@ -411,9 +425,13 @@ static void check_gaps(checker *c, const char *dir, const trial_cfg *cfg, const 
         for (; g < tr->gap_count && tr->gaps[g].index_seq == j; g++) {
             const atf_gap *gp = &tr->gaps[g];
             uint64_t start = j + lost, k, detail = 0;
-            /* drops where they can happen; a bound's stop at the end, after every event */
-            if (gp->reason == ATF_GAP_STOPPED ? !cfg->max_bytes || j != p
-                                              : gp->reason != ATF_GAP_DROPPED || no_drop(cfg))
+            /* drops where they can happen; a bound's stop at the end, after every event;
+             * the flight recorder's discards before the events of each write */
+            int expected = gp->reason == ATF_GAP_STOPPED     ? cfg->max_bytes && j == p
+                           : gp->reason == ATF_GAP_DISCARDED ? cfg->keep_bytes != 0
+                                                             : gp->reason == ATF_GAP_DROPPED &&
+                                                                   !no_drop(cfg);
+            if (!expected)
                 bad(c, dir, "gap %zu (before index event %llu): reason %s", g,
                     (unsigned long long)j, atf_gap_reason_str(gp->reason));
             if (gp->index_lost > m->n - start) {
@@ -541,15 +559,18 @@ static void check_thread(checker *c, const char *dir, const trial_cfg *cfg, cons
     out->gaps = tr.gap_count;
     out->lost = tr.events_lost;
     out->stopped = tr.gap_count && tr.gaps[tr.gap_count - 1].reason == ATF_GAP_STOPPED;
+    for (j = 0; j < tr.gap_count; j++)
+        if (tr.gaps[j].reason == ATF_GAP_DISCARDED) out->discarded += tr.gaps[j].index_lost;
     /* The persisted events, matched in order to the produced ones (the leftmost match is
-     * a match whenever any is). Without drops, event j must be produced event j. */
+     * a match whenever any is). Without drops or discards, event j must be produced
+     * event j. */
     for (i = 0, j = 0; i < m->n && j < p; i++) {
         const atf_detail_event *de = evs[j].detail_seq < d ? &des[evs[j].detail_seq] : NULL;
         if (event_matches(cfg, m, &evs[j], de, &m->ev[i])) {
             map[j++] = i;
             continue;
         }
-        if (no_drop(cfg)) {
+        if (dense(cfg)) {
             describe(a, sizeof a, &evs[j]);
             describe_model(b, sizeof b, &m->ev[j]);
             bad(c, dir, "index event %llu is not the event produced in that place (no event "
@@ -560,7 +581,7 @@ static void check_thread(checker *c, const char *dir, const trial_cfg *cfg, cons
         out->skipped++;
     }
     mapped = j == p;
-    if (!mapped && !no_drop(cfg)) {
+    if (!mapped && !dense(cfg)) {
         describe(a, sizeof a, &evs[j]);
         bad(c, dir, "index event %llu (%s) and those after it are not in the order produced",
             (unsigned long long)j, a);
@@ -597,7 +618,7 @@ static void check_thread(checker *c, const char *dir, const trial_cfg *cfg, cons
             if (recovered)
                 bad(c, dir, "detail record %llu names index event %llu past the end (%llu)",
                     (unsigned long long)j, (unsigned long long)s, (unsigned long long)p);
-            if (no_drop(cfg) && s < m->n) x = &m->ev[s];
+            if (dense(cfg) && s < m->n) x = &m->ev[s];
         }
         if (x && !x->has_detail) {
             bad(c, dir, "detail record %llu: produced event of index event %llu has no detail",
@@ -702,7 +723,7 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
         const thread_seen *t = &out->t[k];
         const model *m = &models[k];
         uint64_t written = 0, dropped = 0, dwritten = 0, ddropped = 0, lost = 0, gaps = 0;
-        uint64_t stopped = 0;
+        uint64_t stopped = 0, discarded = 0;
         int counts;
         if (!obj) {
             if (out->closed) bad(c, path, "closed, but thread %u is not listed", k);
@@ -722,6 +743,10 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
         if (stopped && !cfg->max_bytes)
             bad(c, path, "thread %u: events_stopped %llu with no bound", k,
                 (unsigned long long)stopped);
+        manifest_u64(obj, "events_discarded", &discarded); /* written only when not 0 */
+        if (discarded && !cfg->keep_bytes)
+            bad(c, path, "thread %u: events_discarded %llu with no flight recorder", k,
+                (unsigned long long)discarded);
         if (out->closed) {
             /* the figures of a closed session are exact */
             if (!t->present || t->unborn) bad(c, path, "closed, but thread_%u has no index.atf", k);
@@ -729,10 +754,11 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
             if (written != t->events)
                 bad(c, path, "thread %u: events_written %llu, index.atf holds %llu", k,
                     (unsigned long long)written, (unsigned long long)t->events);
-            if (written + dropped + stopped != m->n)
+            if (written + dropped + stopped + discarded != m->n)
                 bad(c, path, "thread %u: events_written %llu + events_dropped %llu + "
-                    "events_stopped %llu != %llu produced", k, (unsigned long long)written,
-                    (unsigned long long)dropped, (unsigned long long)stopped,
+                    "events_stopped %llu + events_discarded %llu != %llu produced", k,
+                    (unsigned long long)written, (unsigned long long)dropped,
+                    (unsigned long long)stopped, (unsigned long long)discarded,
                     (unsigned long long)m->n);
             if (no_drop(cfg) && dropped)
                 bad(c, path, "thread %u: %llu events dropped with --overflow %s and a ring of "
@@ -740,7 +766,7 @@ static void check_session(checker *c, const char *dir, const trial_cfg *cfg, con
                     overflow_name(cfg->overflow), (unsigned long long)ring_slots(cfg),
                     (unsigned long long)m->n);
             /* a closed session has every gap, the one at the end included */
-            if (t->lost != dropped + stopped || t->events + t->lost != m->n)
+            if (t->lost != dropped + stopped + discarded || t->events + t->lost != m->n)
                 bad(c, path, "thread %u: %llu events dropped, %llu written; gaps.atf accounts "
                     "for %llu lost in %llu gaps, %llu produced", k, (unsigned long long)dropped,
                     (unsigned long long)t->events, (unsigned long long)t->lost,
@@ -822,6 +848,7 @@ typedef struct totals {
     uint64_t block, drop;        /* trials by overflow policy */
     uint64_t gaps, lost;         /* gaps in gaps.atf and the events they lost (drop) */
     uint64_t stopped;            /* threads stopped by --max-size */
+    uint64_t discarded;          /* events the flight recorder discarded (--keep-last) */
 } totals;
 
 static int build_models(model *models, const trial_cfg *cfg) {
@@ -863,6 +890,7 @@ static int run_trial(const char *name, const char *root, const trial_cfg *cfg,
     t0 = seconds();
     if (plan->when == KILL_WHILE_WRITING) {
         uint64_t base = cfg->threads * (no_drop(cfg) ? cfg->events : ring_slots(cfg));
+        if (cfg->keep_bytes) base = cfg->keep_bytes / 32; /* what one write puts on disk */
         uint64_t target = base * plan->permille / 1000u;
         while (!reaped && events_on_disk(dir, cfg->threads) < target && seconds() - t0 < HANG_S) {
             reaped = waitpid(pid, &status, WNOHANG) == pid;
@@ -923,6 +951,7 @@ static int run_trial(const char *name, const char *root, const trial_cfg *cfg,
             tt->gaps += pre.t[k].gaps;
             tt->lost += pre.t[k].lost;
             tt->stopped += (uint64_t)pre.t[k].stopped;
+            tt->discarded += pre.t[k].discarded;
         }
     }
     if (c.errors) {
@@ -1247,6 +1276,12 @@ static void test_sigkill_trials(void) {
             cfg.max_bytes = cfg.threads * cfg.events * (1 + rng_below(8));
             cfg.detail = ATF_DETAIL_OFF;
         }
+        /* one in four keeps only its most recent events: 64 KiB to 512 KiB of them (2048
+         * to 16384), written at each trigger; index events only */
+        if (trial % 4 == 1) {
+            cfg.keep_bytes = (uint64_t)65536 << rng_below(4);
+            cfg.detail = ATF_DETAIL_OFF;
+        }
         /* 10% right after the start, 75% once a share of the events is on disk, 15% once
          * the manifest says closed; each after a random delay */
         r = rng_below(100);
@@ -1262,14 +1297,15 @@ static void test_sigkill_trials(void) {
            "killed while recording, %llu killed after close, %llu killed before any file; %llu "
            "events checked, %llu files recovered (%llu thread directories without index.atf), "
            "%llu events absent (dropped) before a persisted one, %llu gaps placing %llu lost "
-           "events, %llu threads stopped by --max-size; %.1f s\n",
+           "events, %llu threads stopped by --max-size, %llu events discarded by --keep-last; "
+           "%.1f s\n",
            (unsigned long long)tt.trials, failed, (unsigned long long)tt.block,
            (unsigned long long)tt.drop, (unsigned long long)tt.recording,
            (unsigned long long)tt.after_close, (unsigned long long)tt.before_file,
            (unsigned long long)tt.events, (unsigned long long)tt.files_recovered,
            (unsigned long long)tt.unborn, (unsigned long long)tt.skipped,
            (unsigned long long)tt.gaps, (unsigned long long)tt.lost,
-           (unsigned long long)tt.stopped, seconds() - t0);
+           (unsigned long long)tt.stopped, (unsigned long long)tt.discarded, seconds() - t0);
     CHECK_EQ(n, tt.trials);
     CHECK_EQ(0, failed);
     if (!failed) rm_rf(base);

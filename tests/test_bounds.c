@@ -12,6 +12,7 @@
 #include "tests/harness.h"
 #include "tests/rec_util.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
 
 static char root[256];
@@ -377,6 +378,61 @@ static void test_keep_last_ns(void) {
     CHECK_EQ(5001, kept[1]);
 }
 
+/* A thread that pushes 8192 events (stamped 1000 + their number) and ends. */
+static void *keep_early_main(void *arg) {
+    atf_session *s = (atf_session *)arg;
+    atf_producer *w = NULL;
+    uint64_t i;
+    if (atf_session_attach(s, "early", &w) != ATF_OK || !w) return NULL;
+    for (i = 0; i < 8192; i++) {
+        if (i & 1) atf_producer_return(w, i - 1, 1000 + i);
+        else atf_producer_call(w, i, 1000 + i);
+    }
+    atf_session_detach(s);
+    return NULL;
+}
+
+/* The session keeps its most recent events whichever thread made them: a thread that
+ * ended holds its events until newer ones of another thread need the room, and then
+ * they go, the last of its chunks too. */
+static void test_keep_last_ended_thread(void) {
+    atf_session_config c;
+    atf_session *s = NULL;
+    atf_producer *w = NULL;
+    atf_session_reader r;
+    pthread_t t;
+    uint64_t i;
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.index_ring_events = 8192;
+    c.keep_last_bytes = 4 * 2048 * 32;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root, &c));
+    if (!s) return;
+    CHECK_EQ(0, pthread_create(&t, NULL, keep_early_main, s));
+    pthread_join(t, NULL);
+    CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* all 8192 held: the budget */
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "late", &w));
+    for (i = 0; w && i < 30000; i++) {
+        CHECK_RESULT(ATF_OK, atf_producer_call(w, i, 100000 + i));
+        if ((i & 1023) == 1023) atf_session_pump(s);
+    }
+    {
+        char session[1100];
+        snprintf(session, sizeof session, "%s", atf_session_path(s));
+        CHECK_RESULT(ATF_OK, atf_session_close(s));
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, session, NULL));
+    }
+    if (harness__failures_in_test) return;
+    CHECK_EQ(2, r.thread_count);
+    if (r.thread_count == 2) {
+        CHECK_EQ(0, r.threads[0].events_written); /* the ended thread's: all older */
+        CHECK_EQ(8192, r.threads[0].events_discarded);
+        CHECK(r.threads[1].events_written > 3 * 2048 && r.threads[1].events_written <= 4 * 2048);
+        CHECK_EQ(30000, r.threads[1].events_written + r.threads[1].events_discarded);
+    }
+    atf_session_reader_close(&r);
+}
+
 /* The flight recorder keeps index events only. */
 static void test_keep_last_refuses_detail(void) {
     atf_session_config c;
@@ -412,6 +468,7 @@ static const test_case tests[] = {
     { "skipped", test_skipped },
     { "keep_last_bytes", test_keep_last_bytes },
     { "keep_last_ns", test_keep_last_ns },
+    { "keep_last_ended_thread", test_keep_last_ended_thread },
     { "keep_last_refuses_detail", test_keep_last_refuses_detail },
     { "reason_names", test_reason_names },
 };

@@ -23,6 +23,7 @@ typedef struct gen_config {
     uint64_t threads, events, detail_every, pre_roll_ms, post_roll_ms;
     uint32_t layout;
     uint64_t trigger_every_ms, ring_events, seed;
+    int keep;                    /* --keep-last given */
     uint32_t detail_mode, overflow;
 } gen_config;
 
@@ -111,12 +112,12 @@ static void gen_summary(atf_session *s, const gen_config *cfg, uint64_t elapsed_
             (cli_ull)dwritten, (cli_ull)ddropped);
 }
 
-/* Windowed detail: a trigger just before the threads are released (so that even a run
- * shorter than the post-roll has its window), then one every trigger_every_ms until they
- * are all done. */
+/* Windowed detail (and the flight recorder, whose triggers write what it holds): a trigger
+ * just before the threads are released (so that even a run shorter than the post-roll has
+ * its window), then one every trigger_every_ms until they are all done. */
 static void gen_run(gen_shared *sh, const gen_config *cfg) {
     uint64_t period = cfg->trigger_every_ms * 1000000u, next = 0;
-    int windowed = cfg->detail_mode == ATF_DETAIL_WINDOWED && period > 0;
+    int windowed = (cfg->detail_mode == ATF_DETAIL_WINDOWED || cfg->keep) && period > 0;
     if (windowed) {
         next = atf_now_ns();
         atf_session_trigger(sh->session, next);
@@ -157,7 +158,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     atf_error open_error;
     atf_error err;
     const char *detail_text = "off", *overflow_text = "block", *layout_text = "1";
-    uint64_t max_bytes = 0;
+    uint64_t max_bytes = 0, keep_bytes = 0;
     const cli_flag flags[] = {
         { "--threads", NULL, CLI_OPT_U64, &cfg.threads },
         { "--events", NULL, CLI_OPT_U64, &cfg.events },
@@ -171,6 +172,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
         { "--overflow", NULL, CLI_OPT_STR, &overflow_text },
         { "--seed", NULL, CLI_OPT_U64, &cfg.seed },
         { "--max-size", NULL, CLI_OPT_SIZE, &max_bytes },
+        { "--keep-last", NULL, CLI_OPT_SIZE, &keep_bytes },
     };
     uint64_t start, limit_ms = UINT64_MAX / 1000000u;
     uint32_t k, j;
@@ -193,6 +195,9 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
         return cli_usage_error(cmd, "--threads must be 1 to %d", GEN_MAX_THREADS);
     if (cfg.detail_every < 1) return cli_usage_error(cmd, "--detail-every must be 1 or more");
     if ((rc = cli_parse_layout(cmd, layout_text, &cfg.layout)) != CLI_CONTINUE) return rc;
+    cfg.keep = keep_bytes != 0;
+    if (cfg.keep && cfg.detail_mode != ATF_DETAIL_OFF)
+        return cli_usage_error(cmd, "--keep-last keeps index events only: --detail off");
     if (cfg.layout == ATF_LAYOUT_PACKED && cfg.detail_mode == ATF_DETAIL_WINDOWED)
         return cli_usage_error(cmd, "--detail windowed patches links into index.atf: --layout 1 or 2");
     if (cfg.pre_roll_ms > limit_ms || cfg.post_roll_ms > limit_ms ||
@@ -210,6 +215,7 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     sc.overflow = cfg.overflow;
     sc.max_threads = (uint32_t)cfg.threads;
     sc.max_bytes = max_bytes;
+    sc.keep_last_bytes = keep_bytes;
     memset(&sh, 0, sizeof sh);
     sh.cfg = &cfg;
     result = atf_session_open_ex(&sh.session, argv[1], &sc, &open_error);

@@ -106,8 +106,8 @@
  *                          ending with a gap that says why; plain numbers: `atf record`
  *                          takes --max-size 512M, --duration 10s, --disk-reserve 2G)
  *   ATF_TRACE_KEEP_LAST_BYTES  flight recorder: hold the events in memory, at most this
- *                          many bytes of them, and write each thread's most recent ones
- *                          at its end, at exit and on the snapshot signal
+ *                          many bytes of them, and write the most recent ones at exit
+ *                          and on the snapshot signal
  *   ATF_TRACE_KEEP_LAST_NS     flight recorder: keep each thread's last this many ns
  *   ATF_TRACE_SNAPSHOT_SIGNAL  the signal that writes what the flight recorder holds
  *                          (default USR2 when it runs; 0: none)
