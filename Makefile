@@ -54,6 +54,12 @@ $(BUILD)/obj/tools/%.o: tools/%.c atf.h $(wildcard tools/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
+# atf report's page: tools/report.html (HTML, CSS and script by hand) as C strings in
+# tools/report_page.h, committed, so that any build compiles it as it is; remade here when
+# the page changes (tests/report_checks.sh checks that the two agree)
+tools/report_page.h: tools/report.html tools/report_page.sh
+	sh tools/report_page.sh tools/report.html > $@.tmp && mv $@.tmp $@
+
 # a program links the objects among its prerequisites (the implementation, where it uses it)
 $(LINKED_TESTS:%=$(BUILD)/tests/%) $(LINKED_EXAMPLES:%=$(BUILD)/examples/%): $(IMPL_OBJ)
 
