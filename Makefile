@@ -99,7 +99,7 @@ test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUI
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
 	  tests/cli_checks.sh tests/window_checks.sh tests/examples_check.sh tests/doc_blocks.sh \
 	  tests/cmake_check.sh tests/instrument_checks.sh tests/bounds_checks.sh tests/names_checks.sh \
-	  tests/profile_checks.sh
+	  tests/profile_checks.sh tests/report_checks.sh
 
 # tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
 # the windows of the atf command are compared with); window_probe runs the command's walk
@@ -266,6 +266,13 @@ $(PROGS_BIN)/frames_hooked: $(PROGS)/frames.c
 $(PROGS_BIN)/pipeline_hooked: $(PROGS)/pipeline.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
+
+# `make test-browser`: atf report's page in headless Chromium (Debian's chromium; .ci/run
+# installs it), its self-test and no request leaving it (tests/report_browser.sh);
+# screenshots into $(BUILD)/report.png and $(BUILD)/report_base.png
+.PHONY: test-browser
+test-browser: $(BUILD)/atf $(INSTR_SO) $(PROGS_BIN)/pipeline_hooked
+	@BUILD="$(BUILD)" ATF="$(BUILD)/atf" tests/run_all.sh tests/report_browser.sh
 
 $(PROGS_BIN)/exits_hooked: $(PROGS)/exits.c
 	@mkdir -p $(dir $@)

@@ -6,9 +6,10 @@
  * The page is tools/report.html (its HTML, CSS and script, written by hand), compiled in
  * as tools/report_page.h (tools/report_page.sh makes it: a C string per line). Its line
  * "ATF_REPORT_DATA" becomes the report's data: one JSON object in a
- * <script type="application/json"> element, every '<', '>', '&' and '/' of its strings
- * escaped, so that no name can end the element or form a URL; the page's script reads
- * it with JSON.parse and builds the DOM with textContent only.
+ * <script type="application/json"> element, every '<', '>', '&', '/', ':', '=', '(' and
+ * '@' of its strings escaped (report_str_max), so that no name can end the element or
+ * read as a URL; the page's script reads it with JSON.parse and builds the DOM with
+ * textContent only.
  *
  * The data are aggregates, never events, within byte budgets whatever the trace:
  *   - the flame graph: the call paths (profile.c) in two walks, the first filling a
@@ -47,8 +48,10 @@ enum {
 
 /* ==== strings: JSON that cannot end its script element =============================== */
 /* s, cut to max bytes on a character (an ellipsis where it was cut), as a JSON string with
- * '<', '>', '&' and '/' as \uXXXX, to the output; returns the bytes written (0 when out
- * of memory: then "" is written). */
+ * '<', '>', '&', '/', ':', '=', '(' and '@' as \uXXXX (so that no text of the data can end
+ * its element, nor read as a URL, an attribute or a style's import, even to a search of
+ * the file), to the output; returns the bytes written (0 when out of memory: then "" is
+ * written). */
 static size_t report_str_max(const char *s, size_t max) {
     size_t len = strlen(s), n, i, k = 0;
     char *clean, *esc, *out;
@@ -71,7 +74,8 @@ static size_t report_str_max(const char *s, size_t max) {
     n = cli_json_escape(clean, n, esc);
     for (i = 0; i < n; i++) {
         char c = esc[i];
-        if (c == '<' || c == '>' || c == '&' || c == '/') {
+        if (c == '<' || c == '>' || c == '&' || c == '/' || c == ':' || c == '=' || c == '(' ||
+            c == '@') {
             snprintf(out + k, 7, "\\u%04x", (unsigned)c);
             k += 6;
         } else {

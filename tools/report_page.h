@@ -13,7 +13,7 @@ static const char *const report_page[] = {
     "<!--\n",
     "  The page of `atf report` (tools/report_cmd.c writes its data where the line\n",
     "  ATF_REPORT_DATA stands; tools/report_page.sh turns this file into tools/report_page.h).\n",
-    "  Everything is in this one file: no URL, nothing fetched (the Content-Security-Policy\n",
+    "  Everything is in this page: no URL, nothing fetched (the Content-Security-Policy\n",
     "  above forbids it). The script reads the data with JSON.parse and builds the page with\n",
     "  textContent only, so that no function name is ever read as HTML.\n",
     "-->\n",
