@@ -369,7 +369,7 @@ static uint64_t profile_sketch_get(const profile_sketch *k, uint64_t h) {
 }
 
 /* ==== collecting ===================================================================== */
-enum { PROFILE_PRUNED = UINT32_MAX };   /* a depth of the stack whose path has no node */
+#define PROFILE_PRUNED UINT32_MAX       /* a depth of the stack whose path has no node */
 
 typedef struct profile_walk {
     const cli_trace *src;

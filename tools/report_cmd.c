@@ -109,7 +109,7 @@ static uint32_t report_name(report_names *n, const char *s) {
     uint32_t id = profile_name_id(&n->set, s);
     if (id != UINT32_MAX && n->set.count > before) {
         size_t len = strlen(s);
-        n->bytes += (len < REPORT_NAME_MAX ? len : REPORT_NAME_MAX) * 6 + 8;
+        n->bytes += (len < (size_t)REPORT_NAME_MAX ? len : (size_t)REPORT_NAME_MAX) * 6 + 8;
     }
     return id;
 }
@@ -241,7 +241,7 @@ static void report_busiest(const cli_trace *t, uint64_t first, uint64_t last, cl
         const atf_index_reader *r = &t->reader.threads[i].reader.index;
         uint64_t n, s, samples;
         if (!cli_trace_selected(t, i) || (n = r->event_count) == 0) continue;
-        samples = n < REPORT_SAMPLES ? n : REPORT_SAMPLES;
+        samples = n < (uint64_t)REPORT_SAMPLES ? n : (uint64_t)REPORT_SAMPLES;
         for (s = 0; s < samples; s++) {
             atf_index_event ev;
             if (atf_index_reader_get(r, s * n / samples, &ev) != ATF_OK) continue;
