@@ -33,9 +33,9 @@
 
 enum {
     REPORT_TOP_DEFAULT = 500,            /* rows of the function table */
-    REPORT_FLAME_BYTES = 2200000,        /* of the flame graph's nodes and names */
-    REPORT_TABLE_BYTES = 600000,         /* of the function table */
-    REPORT_TIMELINE_BYTES = 1400000,     /* of the timeline's slices, names and marks */
+    REPORT_FLAME_BYTES = 2000000,        /* of the flame graph's nodes and names */
+    REPORT_TABLE_BYTES = 500000,         /* of the function table */
+    REPORT_TIMELINE_BYTES = 1200000,     /* of the timeline's slices, names and marks */
     REPORT_SLICES_MAX = 20000,           /* slices kept while walking the window */
     REPORT_MARKS_MAX = 2000,             /* gaps and pauses on the timeline */
     REPORT_NAME_MAX = 240,               /* bytes of a name kept (cut on a character) */
