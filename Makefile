@@ -54,6 +54,12 @@ $(BUILD)/obj/tools/%.o: tools/%.c atf.h $(wildcard tools/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
+# atf report's page: tools/report.html (HTML, CSS and script by hand) as C strings in
+# tools/report_page.h, committed, so that any build compiles it as it is; remade here when
+# the page changes (tests/report_checks.sh checks that the two agree)
+tools/report_page.h: tools/report.html tools/report_page.sh
+	sh tools/report_page.sh tools/report.html > $@.tmp && mv $@.tmp $@
+
 # a program links the objects among its prerequisites (the implementation, where it uses it)
 $(LINKED_TESTS:%=$(BUILD)/tests/%) $(LINKED_EXAMPLES:%=$(BUILD)/examples/%): $(IMPL_OBJ)
 
@@ -93,7 +99,7 @@ test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUI
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
 	  tests/cli_checks.sh tests/window_checks.sh tests/examples_check.sh tests/doc_blocks.sh \
 	  tests/cmake_check.sh tests/instrument_checks.sh tests/bounds_checks.sh tests/names_checks.sh \
-	  tests/profile_checks.sh
+	  tests/profile_checks.sh tests/report_checks.sh
 
 # tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
 # the windows of the atf command are compared with); window_probe runs the command's walk
@@ -260,6 +266,13 @@ $(PROGS_BIN)/frames_hooked: $(PROGS)/frames.c
 $(PROGS_BIN)/pipeline_hooked: $(PROGS)/pipeline.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
+
+# `make test-browser`: atf report's page in headless Chromium (Debian's chromium; .ci/run
+# installs it), its self-test and no request leaving it (tests/report_browser.sh);
+# screenshots into $(BUILD)/report.png and $(BUILD)/report_base.png
+.PHONY: test-browser
+test-browser: $(BUILD)/atf $(INSTR_SO) $(PROGS_BIN)/pipeline_hooked
+	@BUILD="$(BUILD)" ATF="$(BUILD)/atf" tests/run_all.sh tests/report_browser.sh
 
 $(PROGS_BIN)/exits_hooked: $(PROGS)/exits.c
 	@mkdir -p $(dir $@)

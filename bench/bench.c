@@ -508,6 +508,8 @@ static const target targets[] = {
     {"crc32c_hw_gbps_64k", "crc32c_isal_gbps_64k", "crc32c_hw_vs_isal", NULL, 0, 1.0},
     {"crc32c_sw_gbps_64k", NULL, "crc32c_sw_64k_vs_target_2_5", NULL, 0, 1.0},
     {"index_scan_gbps", "mem_read_gbps", "index_scan_vs_mem_read", NULL, 0, 0.8},
+    {"export_report_s", "export_tree_s", "export_report_vs_tree", NULL, 1, 1.2},
+    {"export_report_html_bytes", NULL, "export_report_html_vs_5mb", NULL, 1, 1.0},
 };
 
 static int figure_has(const char *name) {

@@ -15,7 +15,12 @@
  *   export_parquet_mevents_per_s     atf export --format parquet -o /dev/null (the slices
  *                                    table; events of the session per second, as above)
  *   export_parquet_slices_vs_index_bytes  the slices table's file size over the bytes of
- *                                    the session's index.atf files (the same events) */
+ *                                    the session's index.atf files (the same events)
+ *   export_tree_s                    seconds of atf tree (to /dev/null)
+ *   export_report_s                  seconds of atf report -o (a file under /tmp)
+ *   export_report_vs_tree            their ratio (target: at most 1.2)
+ *   export_report_html_bytes         the size of that report.html
+ *   export_report_html_vs_5mb        that size over 5 MB (target: at most 1) */
 #ifndef ATF_BENCH_EXPORT_H
 #define ATF_BENCH_EXPORT_H
 
@@ -193,6 +198,23 @@ static double bx_parquet_size_ratio(const char *root, const char *dir) {
     return index_bytes ? (double)cli_file_size(out) / (double)index_bytes : -1;
 }
 
+/* atf report against atf tree on the session: their times, ratio and the page's size. */
+static void bx_report_vs_tree(void (*report)(const char *name, double value), const char *root,
+                              char *dir) {
+    char html[400];
+    char *tree_argv[] = {(char *)"tree", dir, NULL};
+    char *report_argv[] = {(char *)"report", (char *)"-o", html, dir, NULL};
+    double tree, page;
+    snprintf(html, sizeof html, "%s/report.html", root);
+    if ((tree = bx_time_command(cli_main, 2, tree_argv)) > 0) report("export_tree_s", tree);
+    if ((page = bx_time_command(cli_main, 4, report_argv)) > 0) {
+        report("export_report_s", page);
+        if (tree > 0) report("export_report_vs_tree", page / tree);
+        report("export_report_html_bytes", (double)cli_file_size(html));
+        report("export_report_html_vs_5mb", (double)cli_file_size(html) / 5e6);
+    }
+}
+
 static void bench_export(void (*report)(const char *name, double value)) {
     char root[256], dir[1024], cmd[400];
     char *stats_argv[] = {(char *)"stats", dir, NULL};
@@ -219,6 +241,7 @@ static void bench_export(void (*report)(const char *name, double value)) {
             report("export_parquet_mevents_per_s", (double)events / t / 1e6);
         if ((t = bx_parquet_size_ratio(root, dir)) > 0)
             report("export_parquet_slices_vs_index_bytes", t);
+        bx_report_vs_tree(report, root, dir);
     }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0) fprintf(stderr, "bench_export: could not remove %s\n", root);

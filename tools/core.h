@@ -12,10 +12,12 @@
  *   facts.h, facts.c  what info and verify judge about one file (recovery, CRC, footer)
  *   walk.h, walk.c    call/return pairing per thread, shared by stats, tree, export, diff
  *   profile.h, profile.c  per function and per call path figures from the walk, shared
- *                     by stats, export (folded stacks) and diff
+ *                     by stats, export (folded stacks), diff and report
  *   info_cmd.c        info     dump_cmd.c    dump      verify_cmd.c  verify
  *   stats_cmd.c       stats    tree_cmd.c    tree      export_cmd.c  export
  *   diff_cmd.c        diff     pack_cmd.c    pack, unpack
+ *   report_cmd.c      report (its page: report.html, compiled in as report_page.h,
+ *                     which report_page.sh makes from it)
  *   gen_cmd.c         gen      recover_cmd.c recover   ktrace_cmd.c  ktrace
  *   record_cmd.c      record
  *   gen_model.h       what gen records (crash trials regenerate it)
@@ -76,6 +78,7 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_pack(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_unpack(const cli_command *cmd, int argc, char **argv);
 int cli_cmd_diff(const cli_command *cmd, int argc, char **argv);
+int cli_cmd_report(const cli_command *cmd, int argc, char **argv);
 
 /* What an option takes. A value is the next argument or follows '=' ("--from=5"). */
 typedef enum cli_opt_kind {

@@ -17,40 +17,14 @@
 
 enum { DIFF_TOP_DEFAULT = 20 };
 
-/* One function of A or B: the figures of every id of that name. */
-typedef struct diff_fn {
-    uint32_t name;                  /* an id of the paths' names */
-    uint64_t calls[PROFILE_SIDES], total_ns[PROFILE_SIDES], self_ns[PROFILE_SIDES];
-} diff_fn;
+typedef profile_named diff_fn;      /* one function of A or B: every id of that name */
 
 typedef struct diff_state {
     profile_paths paths;            /* both sides; its names name the functions too */
-    walk_map rows;                  /* name id -> position in fns */
-    diff_fn *fns;
-    size_t count, cap;
+    profile_by_name byname;         /* the functions */
     uint32_t *order;                /* the paths (nodes) shown, in order */
     size_t path_count;
 } diff_state;
-
-/* The row of name id; NULL when out of memory. */
-static diff_fn *diff_row(diff_state *d, uint32_t name) {
-    int is_new;
-    uint64_t *pos;
-    if (d->count == d->cap) { /* room first: a name mapped is always a row */
-        size_t cap = d->cap ? d->cap * 2 : 64;
-        diff_fn *fns = (diff_fn *)realloc(d->fns, cap * sizeof *fns);
-        if (!fns) return NULL;
-        d->fns = fns;
-        d->cap = cap;
-    }
-    if ((pos = walk_map_put(&d->rows, name, &is_new)) == NULL) return NULL;
-    if (is_new) {
-        *pos = d->count;
-        memset(&d->fns[d->count], 0, sizeof d->fns[d->count]);
-        d->fns[d->count++].name = name;
-    }
-    return &d->fns[*pos];
-}
 
 /* Walks trace t into side `side` of d. */
 static atf_result diff_collect(diff_state *d, cli_trace *t, size_t side, profile_frame_mode mode,
@@ -59,25 +33,13 @@ static atf_result diff_collect(diff_state *d, cli_trace *t, size_t side, profile
     walk_ctx w;
     cli_progress p;
     atf_result rc;
-    size_t i;
     memset(&fns, 0, sizeof fns);
     cli_progress_init(&p, what, cli_trace_events(t), NULL);
     rc = profile_collect(t, &w, &fns, &d->paths, side, mode, &p);
     cli_progress_end(&p);
     walk_deinit(&w);
     profile_fns_name(&fns, t);
-    for (i = 0; i < fns.count && rc == ATF_OK; i++) {
-        const profile_fn *f = &fns.fns[i];
-        uint32_t name = profile_name_id(&d->paths.names, f->name);
-        diff_fn *row = name == UINT32_MAX ? NULL : diff_row(d, name);
-        if (!row) {
-            rc = ATF_E_NOMEM;
-            break;
-        }
-        row->calls[side] += f->calls;
-        row->total_ns[side] += f->total_ns;
-        row->self_ns[side] += f->self_ns;
-    }
+    if (rc == ATF_OK) rc = profile_by_name_add(&d->byname, &d->paths.names, &fns, side);
     profile_fns_free(&fns);
     return rc;
 }
@@ -111,22 +73,22 @@ static int diff_by_total_change(const void *x, const void *y) {
     return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
 }
 
-/* Sorts the functions (into d->fns) and the paths that hold calls (into d->order). */
+/* Sorts the functions (into d->byname.items) and the paths that hold calls (into d->order). */
 static atf_result diff_sort(diff_state *d) {
-    diff_sorted *s = (diff_sorted *)malloc((d->count + 1) * sizeof *s);
-    diff_fn *fns = (diff_fn *)malloc((d->count + 1) * sizeof *fns);
+    diff_sorted *s = (diff_sorted *)malloc((d->byname.count + 1) * sizeof *s);
+    diff_fn *fns = (diff_fn *)malloc((d->byname.count + 1) * sizeof *fns);
     diff_path *paths = NULL;
     uint32_t *order = NULL;
     size_t i, n = 0;
     atf_result rc = ATF_E_NOMEM;
     if (!s || !fns || profile_paths_order(&d->paths, &order) != ATF_OK) goto done;
-    for (i = 0; i < d->count; i++) {
-        s[i].fn = &d->fns[i];
-        s[i].name = d->paths.names.items[d->fns[i].name].text;
+    for (i = 0; i < d->byname.count; i++) {
+        s[i].fn = &d->byname.items[i];
+        s[i].name = d->paths.names.items[d->byname.items[i].name].text;
     }
-    qsort(s, d->count, sizeof *s, diff_by_self_change);
-    for (i = 0; i < d->count; i++) fns[i] = *s[i].fn;
-    if (d->count) memcpy(d->fns, fns, d->count * sizeof *fns);
+    qsort(s, d->byname.count, sizeof *s, diff_by_self_change);
+    for (i = 0; i < d->byname.count; i++) fns[i] = *s[i].fn;
+    if (d->byname.count) memcpy(d->byname.items, fns, d->byname.count * sizeof *fns);
     if ((paths = (diff_path *)malloc((d->paths.count + 1) * sizeof *paths)) == NULL) goto done;
     for (i = 0; i + 1 < d->paths.count; i++) {
         const profile_node *p = &d->paths.nodes[order[i]];
@@ -189,7 +151,7 @@ static const char *diff_fmt_ratio(char *buf, size_t cap, const uint64_t *calls,
 }
 
 static void diff_text(const diff_state *d, const char *a, const char *b, size_t top) {
-    size_t i, nf = top && top < d->count ? top : d->count;
+    size_t i, nf = top && top < d->byname.count ? top : d->byname.count;
     size_t np = top && top < d->path_count ? top : d->path_count;
     uint64_t outer[PROFILE_SIDES];
     char c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], c7[32];
@@ -203,14 +165,14 @@ static void diff_text(const diff_state *d, const char *a, const char *b, size_t 
     cli_printf("\noutermost calls: %s -> %s (%s", cli_fmt_dur(c1, sizeof c1, outer[0]),
                cli_fmt_dur(c2, sizeof c2, outer[1]), diff_fmt_dur(c3, sizeof c3, outer));
     if (outer[0]) cli_printf(", %.2fx", (double)outer[1] / (double)outer[0]);
-    cli_printf(")\n\nfunctions: %llu in a or b", (cli_ull)d->count);
-    if (nf < d->count) cli_printf(" (first %llu shown)", (cli_ull)nf);
+    cli_printf(")\n\nfunctions: %llu in a or b", (cli_ull)d->byname.count);
+    if (nf < d->byname.count) cli_printf(" (first %llu shown)", (cli_ull)nf);
     cli_print(", by the change in self time\n");
     cli_printf("%10s %10s %9s %11s %11s %12s %8s %11s %11s  %s\n", "calls_a", "calls_b",
                "+/-calls", "self_a", "self_b", "+/-self", "self b/a", "total_a", "total_b",
                "function");
     for (i = 0; i < nf; i++) {
-        const diff_fn *f = &d->fns[i];
+        const diff_fn *f = &d->byname.items[i];
         cli_printf("%10llu %10llu %9s %11s %11s %12s %8s %11s %11s  ", (cli_ull)f->calls[0],
                    (cli_ull)f->calls[1], diff_fmt_count(c1, sizeof c1, f->calls),
                    cli_fmt_dur(c2, sizeof c2, f->self_ns[0]),
@@ -258,7 +220,7 @@ static void diff_json_ratio(const char *key, const uint64_t *ns) {
 }
 
 static atf_result diff_json(const diff_state *d, const char *a, const char *b, size_t top) {
-    size_t i, nf = top && top < d->count ? top : d->count;
+    size_t i, nf = top && top < d->byname.count ? top : d->byname.count;
     size_t np = top && top < d->path_count ? top : d->path_count;
     uint64_t outer[PROFILE_SIDES];
     profile_text t;
@@ -271,7 +233,7 @@ static atf_result diff_json(const diff_state *d, const char *a, const char *b, s
     diff_json_pair("total_ns", outer);
     cli_print(",\n\"functions\":[");
     for (i = 0; i < nf; i++) {
-        const diff_fn *f = &d->fns[i];
+        const diff_fn *f = &d->byname.items[i];
         cli_print(i ? ",\n{\"name\":" : "\n{\"name\":");
         cli_json_str(d->paths.names.items[f->name].text);
         diff_json_pair("calls", f->calls);
@@ -304,8 +266,7 @@ static atf_result diff_json(const diff_state *d, const char *a, const char *b, s
 /* ==== the command ==================================================================== */
 static void diff_free(diff_state *d) {
     profile_paths_free(&d->paths);
-    walk_map_free(&d->rows);
-    free(d->fns);
+    profile_by_name_free(&d->byname);
     free(d->order);
     memset(d, 0, sizeof *d);
 }

@@ -21,6 +21,7 @@
 #include "parquet.c"
 #include "export_cmd.c"
 #include "diff_cmd.c"
+#include "report_cmd.c"
 #include "gen_cmd.c"
 #include "recover_cmd.c"
 #include "pack_cmd.c"

@@ -614,6 +614,47 @@ static const cli_command cli_commands[] = {
       "damaged threads are named on stderr (\"atf: thread_N: FILE: offset N: what\") after\n"
       "the comparison of the rest, and the exit status is 1.\n"
       "Exit status: 0 ok, 1 a trace cannot be read or is damaged, 2 usage error.\n" },
+    { "report", cli_cmd_report, "one HTML file: flame graph, function table, timeline, facts",
+      "usage: atf report -o OUT [--base B] [--top N] [--prune PCT]\n"
+      "                  [--thread-frame name|tid|none] [--from T] [--to T]\n"
+      "                  [--thread N]... [--pid N] [--function F]... PATH\n"
+      "\n"
+      "Writes OUT (report.html): one self-contained HTML page that opens from disk in\n"
+      "any browser. It holds no URL and fetches nothing (its Content-Security-Policy\n"
+      "forbids it), and it embeds figures, not events: under 5 MB whatever the trace.\n"
+      "  flame graph  the merged call tree of the process (an icicle: callers above),\n"
+      "               by total time, under each thread's frame (--thread-frame as atf\n"
+      "               export --format folded has it); click to zoom, search by name;\n"
+      "               hover: the path's calls, total, self and average, the function's\n"
+      "               min/avg/max. Paths under PCT of the time each are left out with\n"
+      "               what they call, shown as hatched (pruned) boxes\n"
+      "  functions    the first N by self time, as atf stats has them; sortable\n"
+      "  timeline     the threads' calls in a window: --from/--to (as atf stats takes\n"
+      "               them), by default the busiest 2 ms (the report says which); its\n"
+      "               longest calls when there are more than fit, each clickable for its\n"
+      "               times and its detail record; gaps and the recorder's pauses\n"
+      "  session      command line, process, clock, anchors, threads with their names,\n"
+      "               events, drops, gaps (events lost), pauses and unbalanced input\n"
+      "Times are counted as atf stats counts them (the recorder's pauses left out, nothing\n"
+      "paired across a gap); --from/--to choose the timeline's window only.\n"
+      "\n"
+      "  -o OUT          the HTML file to write (needed)\n"
+      "  --base B        a differential flame graph: each frame coloured by the change of\n"
+      "                  its self (or total) time from trace B to PATH (red: more in PATH,\n"
+      "                  blue: less), paths and functions matched by name as atf diff\n"
+      "                  matches them; and atf diff's function table. B: a PATH as below\n"
+      "  --top N         rows of the function tables (default 500; 0: all that fit)\n"
+      "  --prune PCT     leave out paths under PCT percent of the time (default 0.1)\n"
+      "  --thread-frame M  name (default), tid or none: see atf export --help\n"
+      CLI_VIEW_WINDOW_TEXT
+      CLI_VIEW_THREAD_TEXT
+      CLI_VIEW_PID_TEXT
+      CLI_VIEW_FUNCTION_TEXT
+      "\n"
+      "Open OUT#selftest to have the page check itself (the result is written into it).\n"
+      CLI_TRACE_PATH_TEXT
+      "Exit status: 0 ok, 1 a trace cannot be read or is damaged or OUT cannot be\n"
+      "written, 2 usage error.\n" },
     { "help", cli_cmd_help, "show the help of atf or of one command",
       "usage: atf help [COMMAND]\n" },
 };

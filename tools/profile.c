@@ -129,6 +129,49 @@ static profile_fn *profile_fns_put(profile_fns *f, uint64_t fid) {
     return &f->fns[*pos];
 }
 
+/* ==== per function name ============================================================== */
+/* The row of name id; NULL when out of memory. */
+static profile_named *profile_named_row(profile_by_name *b, uint32_t name) {
+    int is_new;
+    uint64_t *pos;
+    if (b->count == b->cap) { /* room first: a name mapped is always a row */
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        profile_named *items = (profile_named *)realloc(b->items, cap * sizeof *items);
+        if (!items) return NULL;
+        b->items = items;
+        b->cap = cap;
+    }
+    if ((pos = walk_map_put(&b->rows, name, &is_new)) == NULL) return NULL;
+    if (is_new) {
+        *pos = b->count;
+        memset(&b->items[b->count], 0, sizeof b->items[b->count]);
+        b->items[b->count++].name = name;
+    }
+    return &b->items[*pos];
+}
+
+atf_result profile_by_name_add(profile_by_name *b, profile_names *names, const profile_fns *f,
+                               size_t side) {
+    size_t i;
+    if (side >= PROFILE_SIDES) side = PROFILE_SIDES - 1;
+    for (i = 0; i < f->count; i++) {
+        const profile_fn *fn = &f->fns[i];
+        uint32_t name = profile_name_id(names, fn->name);
+        profile_named *row = name == UINT32_MAX ? NULL : profile_named_row(b, name);
+        if (!row) return ATF_E_NOMEM;
+        row->calls[side] += fn->calls;
+        row->total_ns[side] += fn->total_ns;
+        row->self_ns[side] += fn->self_ns;
+    }
+    return ATF_OK;
+}
+
+void profile_by_name_free(profile_by_name *b) {
+    walk_map_free(&b->rows);
+    free(b->items);
+    memset(b, 0, sizeof *b);
+}
+
 /* ==== per call path ================================================================== */
 void profile_paths_free(profile_paths *p) {
     profile_names_free(&p->names);
@@ -149,18 +192,22 @@ static int profile_paths_grow(profile_paths *p) {
     return 1;
 }
 
+/* The root, added when p has no node yet: 1, else 0 (out of memory). */
+static int profile_root(profile_paths *p) {
+    if (p->count) return 1;
+    if (!profile_paths_grow(p)) return 0;
+    memset(&p->nodes[PROFILE_ROOT], 0, sizeof p->nodes[PROFILE_ROOT]);
+    p->count = 1;
+    return 1;
+}
+
 /* The node of name under parent, added when new (the root first); UINT32_MAX when out of
  * memory. */
 static uint32_t profile_child(profile_paths *p, uint32_t parent, uint32_t name) {
     int is_new;
     uint64_t *pos;
     profile_node *n;
-    if (p->count == 0) {
-        if (!profile_paths_grow(p)) return UINT32_MAX;
-        memset(&p->nodes[PROFILE_ROOT], 0, sizeof p->nodes[PROFILE_ROOT]);
-        p->count = 1;
-    }
-    if (!profile_paths_grow(p)) return UINT32_MAX; /* room first: a key mapped is a node */
+    if (!profile_root(p) || !profile_paths_grow(p)) return UINT32_MAX; /* room first: a key mapped is a node */
     if ((pos = walk_map_put(&p->children, (uint64_t)parent << 32 | name, &is_new)) == NULL)
         return UINT32_MAX;
     if (!is_new) return (uint32_t)*pos;
@@ -279,17 +326,65 @@ int profile_path_text(const profile_paths *p, uint32_t node, profile_text *t) {
     return 1;
 }
 
+/* ==== pruning: the sketch ============================================================= */
+atf_result profile_sketch_init(profile_sketch *k, unsigned bits) {
+    memset(k, 0, sizeof *k);
+    if (bits < 4 || bits > 28) bits = 20;
+    k->mask = ((size_t)1 << bits) - 1;
+    k->cells = (uint64_t *)calloc(PROFILE_SKETCH_ROWS * (k->mask + 1), sizeof *k->cells);
+    return k->cells ? ATF_OK : ATF_E_NOMEM;
+}
+
+void profile_sketch_free(profile_sketch *k) {
+    free(k->cells);
+    memset(k, 0, sizeof *k);
+}
+
+/* Mixes 64 bits (MurmurHash3's finalizer). */
+static uint64_t profile_mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* The hash of a path: that of its parent's path and of its last frame's text. */
+static uint64_t profile_path_hash(uint64_t parent, uint64_t frame) {
+    return profile_mix(parent * 0x9E3779B97F4A7C15ull + frame);
+}
+
+/* The counter of path hash h in row r of k. */
+static uint64_t *profile_sketch_cell(const profile_sketch *k, size_t r, uint64_t h) {
+    uint64_t x = r ? profile_mix(h ^ 0x5bd1e9955bd1e995ull) : h;
+    return &k->cells[r * (k->mask + 1) + ((size_t)x & k->mask)];
+}
+
+static uint64_t profile_sketch_get(const profile_sketch *k, uint64_t h) {
+    uint64_t v = *profile_sketch_cell(k, 0, h), w;
+    size_t r;
+    for (r = 1; r < PROFILE_SKETCH_ROWS; r++)
+        if ((w = *profile_sketch_cell(k, r, h)) < v) v = w;
+    return v;
+}
+
 /* ==== collecting ===================================================================== */
+#define PROFILE_PRUNED UINT32_MAX       /* a depth of the stack whose path has no node */
+
 typedef struct profile_walk {
     const cli_trace *src;
     const walk_ctx *walk;
     profile_fns *fns;               /* optional */
     profile_paths *paths;           /* optional */
+    profile_sketch *sketch;         /* optional: fill it (profile_sketch_collect) */
     size_t side;
     walk_map fid_names;             /* fid -> name id in paths (ids are this trace's) */
+    walk_map fid_hashes;            /* fid -> the hash of its frame's text */
     uint32_t *stack;                /* the node of each depth in the thread (or subtree) */
+    uint64_t *hashes;               /* the path hash of each depth (sketch, pruning) */
     size_t cap;
     uint32_t base;                  /* the parent of the thread's outermost calls */
+    uint64_t base_hash;             /*   and its path hash */
     int nomem;
 } profile_walk;
 
@@ -311,25 +406,73 @@ static uint32_t profile_fid_name(profile_walk *pw, uint64_t fid) {
     return (uint32_t)*v;
 }
 
+/* The hash of fid's frame text (the same in every trace that names it so); 0 with nomem
+ * set when out of memory. */
+static uint64_t profile_fid_hash(profile_walk *pw, uint64_t fid) {
+    int is_new;
+    uint64_t *v = walk_map_put(&pw->fid_hashes, fid, &is_new);
+    if (!v) {
+        pw->nomem = 1;
+        return 0;
+    }
+    if (is_new) {
+        char hex[24];
+        char *frame = profile_frame_text(cli_trace_name(pw->src, fid, hex, sizeof hex));
+        if (!frame) {
+            pw->nomem = 1;
+            return 0;
+        }
+        *v = profile_hash(frame);
+        free(frame);
+    }
+    return *v;
+}
+
+/* Room for depth d on the stacks: 1, else 0 with nomem set. */
+static int profile_room(profile_walk *pw, size_t d) {
+    size_t cap = pw->cap ? pw->cap * 2 : 64;
+    uint32_t *s;
+    uint64_t *h;
+    if (d < pw->cap) return 1;
+    while (cap <= d) cap *= 2;
+    s = (uint32_t *)realloc(pw->stack, cap * sizeof *s);
+    if (s) pw->stack = s;
+    h = s ? (uint64_t *)realloc(pw->hashes, cap * sizeof *h) : NULL;
+    if (!h) {
+        pw->nomem = 1;
+        return 0;
+    }
+    pw->hashes = h;
+    pw->cap = cap;
+    return 1;
+}
+
 static void profile_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth) {
     profile_walk *pw = (profile_walk *)ctx;
     size_t d = walk_depth_in_subtree(pw->walk, ti, depth);
-    uint32_t name, node;
+    uint32_t name, node, parent;
+    const profile_sketch *prune = pw->paths ? pw->paths->prune : NULL;
     (void)ts;
-    if (pw->nomem) return;
-    if (d >= pw->cap) {
-        size_t cap = pw->cap ? pw->cap * 2 : 64;
-        uint32_t *s;
-        while (cap <= d) cap *= 2;
-        if ((s = (uint32_t *)realloc(pw->stack, cap * sizeof *s)) == NULL) {
-            pw->nomem = 1;
+    if (pw->nomem || !profile_room(pw, d)) return;
+    parent = d ? pw->stack[d - 1] : pw->base;
+    if (pw->sketch || prune) {
+        if (parent == PROFILE_PRUNED) { /* left out with its caller */
+            pw->stack[d] = PROFILE_PRUNED;
             return;
         }
-        pw->stack = s;
-        pw->cap = cap;
+        pw->hashes[d] = profile_path_hash(d ? pw->hashes[d - 1] : pw->base_hash,
+                                          profile_fid_hash(pw, fid));
+        if (prune && profile_sketch_get(prune, pw->hashes[d]) < pw->paths->prune_ns) {
+            pw->stack[d] = PROFILE_PRUNED;
+            return;
+        }
+    }
+    if (!pw->paths) {
+        pw->stack[d] = 0; /* a path of the sketch */
+        return;
     }
     if ((name = profile_fid_name(pw, fid)) == UINT32_MAX ||
-        (node = profile_child(pw->paths, d ? pw->stack[d - 1] : pw->base, name)) == UINT32_MAX) {
+        (node = profile_child(pw->paths, parent, name)) == UINT32_MAX) {
         pw->nomem = 1;
         return;
     }
@@ -340,6 +483,7 @@ static void profile_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t en
                           size_t depth, int how, int outermost) {
     profile_walk *pw = (profile_walk *)ctx;
     uint64_t dur = walk_frame_ns(f, end_ns), self = walk_frame_self_ns(f, end_ns);
+    size_t d = walk_depth_in_subtree(pw->walk, ti, depth);
     (void)how;
     if (pw->nomem) return;
     if (pw->fns) {
@@ -355,27 +499,50 @@ static void profile_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t en
         if (dur < fn->min_ns) fn->min_ns = dur;
         if (dur > fn->max_ns) fn->max_ns = dur;
     }
+    if (pw->sketch) {
+        size_t r;
+        if (pw->stack[d] == PROFILE_PRUNED) return;
+        for (r = 0; r < PROFILE_SKETCH_ROWS; r++) *profile_sketch_cell(pw->sketch, r, pw->hashes[d]) += dur;
+        if (d == 0) pw->sketch->outer_ns[pw->side] += dur;
+    }
     if (pw->paths) {
-        profile_node *n = &pw->paths->nodes[pw->stack[walk_depth_in_subtree(pw->walk, ti, depth)]];
+        profile_node *n;
+        if (d == 0) { /* an outermost call: its thread's frame and the root count it */
+            profile_node *root = &pw->paths->nodes[PROFILE_ROOT];
+            root->calls[pw->side]++;
+            root->total_ns[pw->side] += dur;
+            if (pw->base != PROFILE_ROOT) {
+                pw->paths->nodes[pw->base].calls[pw->side]++;
+                pw->paths->nodes[pw->base].total_ns[pw->side] += dur;
+            }
+        }
+        if (pw->stack[d] == PROFILE_PRUNED) return;
+        n = &pw->paths->nodes[pw->stack[d]];
         n->calls[pw->side]++;
         n->total_ns[pw->side] += dur;
         n->self_ns[pw->side] += self;
     }
 }
 
+/* The text of the frame thread i's paths hang under (mode NAME or TID) into text. */
+static void profile_thread_text(const cli_trace *s, size_t i, profile_frame_mode mode,
+                                char *text, size_t cap) {
+    const atf_session_thread *t = &s->reader.threads[i];
+    char name[80];
+    cli_thread_name(t, name, sizeof name);
+    if (mode == PROFILE_FRAME_TID)
+        snprintf(text, cap, "%s-%llu/%u", name, (cli_ull)cli_trace_pid(s), cli_thread_tid(t));
+    else
+        snprintf(text, cap, "%s", name);
+}
+
 /* The frame thread i's paths hang under (mode NAME or TID); UINT32_MAX when out of
  * memory. */
 static uint32_t profile_thread_node(profile_paths *p, const cli_trace *s, size_t i,
                                     profile_frame_mode mode) {
-    const atf_session_thread *t = &s->reader.threads[i];
-    char name[80], text[128];
+    char text[128];
     uint32_t id, node;
-    cli_thread_name(t, name, sizeof name);
-    if (mode == PROFILE_FRAME_TID)
-        snprintf(text, sizeof text, "%s-%llu/%u", name, (cli_ull)cli_trace_pid(s),
-                 cli_thread_tid(t));
-    else
-        snprintf(text, sizeof text, "%s", name);
+    profile_thread_text(s, i, mode, text, sizeof text);
     if ((id = profile_frame_id(&p->names, text)) == UINT32_MAX ||
         (node = profile_child(p, PROFILE_ROOT, id)) == UINT32_MAX)
         return UINT32_MAX;
@@ -383,8 +550,26 @@ static uint32_t profile_thread_node(profile_paths *p, const cli_trace *s, size_t
     return node;
 }
 
-atf_result profile_collect(cli_trace *s, walk_ctx *w, profile_fns *fns, profile_paths *paths,
-                           size_t side, profile_frame_mode mode, cli_progress *p) {
+/* The path hash of thread i's frame (0: none, mode NONE); nomem set when out of memory. */
+static uint64_t profile_thread_hash(profile_walk *pw, const cli_trace *s, size_t i,
+                                    profile_frame_mode mode) {
+    char text[128], *frame;
+    uint64_t h;
+    if (mode == PROFILE_FRAME_NONE) return 0;
+    profile_thread_text(s, i, mode, text, sizeof text);
+    if ((frame = profile_frame_text(text)) == NULL) {
+        pw->nomem = 1;
+        return 0;
+    }
+    h = profile_path_hash(0, profile_hash(frame));
+    free(frame);
+    return h;
+}
+
+/* The walk of profile_collect and profile_sketch_collect. */
+static atf_result profile_run(cli_trace *s, walk_ctx *w, profile_fns *fns, profile_paths *paths,
+                              profile_sketch *sketch, size_t side, profile_frame_mode mode,
+                              cli_progress *p) {
     profile_walk pw;
     atf_result rc = ATF_OK;
     size_t i;
@@ -393,11 +578,13 @@ atf_result profile_collect(cli_trace *s, walk_ctx *w, profile_fns *fns, profile_
     pw.walk = w;
     pw.fns = fns;
     pw.paths = paths;
+    pw.sketch = sketch;
     pw.side = side < PROFILE_SIDES ? side : PROFILE_SIDES - 1;
     if (!walk_init(w, s->reader.thread_count)) return ATF_E_NOMEM;
     w->ctx = &pw;
     w->leave = profile_leave;
-    if (paths) w->enter = profile_enter;
+    if (paths || sketch) w->enter = profile_enter;
+    if (paths && !profile_root(paths)) pw.nomem = 1;
     for (i = 0; i < s->reader.thread_count && rc == ATF_OK && !pw.nomem; i++) {
         if (!cli_trace_selected(s, i)) continue;
         pw.base = PROFILE_ROOT;
@@ -406,10 +593,25 @@ atf_result profile_collect(cli_trace *s, walk_ctx *w, profile_fns *fns, profile_
             pw.nomem = 1;
             break;
         }
+        pw.base_hash = profile_thread_hash(&pw, s, i, mode);
+        if (pw.nomem) break;
         rc = walk_run(w, s, &s->reader.threads[i].slot, p);
     }
     walk_map_free(&pw.fid_names);
+    walk_map_free(&pw.fid_hashes);
     free(pw.stack);
+    free(pw.hashes);
     w->ctx = NULL;
     return rc == ATF_OK && pw.nomem ? ATF_E_NOMEM : rc;
+}
+
+atf_result profile_collect(cli_trace *s, walk_ctx *w, profile_fns *fns, profile_paths *paths,
+                           size_t side, profile_frame_mode mode, cli_progress *p) {
+    return profile_run(s, w, fns, paths, NULL, side, mode, p);
+}
+
+atf_result profile_sketch_collect(cli_trace *s, walk_ctx *w, profile_fns *fns,
+                                  profile_sketch *k, size_t side, profile_frame_mode mode,
+                                  cli_progress *p) {
+    return profile_run(s, w, fns, NULL, k, side, mode, p);
 }

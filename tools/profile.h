@@ -17,6 +17,17 @@
  *     holds the figures of PROFILE_SIDES sides (diff's A and B; one side elsewhere).
  *     Each thread's paths may hang under a frame of their own that names the thread
  *     (profile_frame_mode): then threads of one name share their paths, or (TID) none do.
+ *     A thread's frame, and the root, count the outermost calls under them (calls and
+ *     total time; no self time): every thread's of that frame, every thread's.
+ *   - optionally pruned (atf report): a picture needs only the paths whose total is a
+ *     visible share of the whole, and a trace whose every call takes a path of its own
+ *     would cost a node per call. A first walk adds each call's time to a sketch keyed by
+ *     its path (profile_sketch_collect); the second makes a node only for a path whose
+ *     time in the sketch reaches a bound (paths.prune, prune_ns), and leaves every other
+ *     call out with all it calls. The sketch never counts a path short, so every path
+ *     at or above the bound is kept, with its exact figures (a few below it may be kept
+ *     too); a kept node's children then add up to less than its total less its self
+ *     time: the difference is the time of the paths left out under it.
  * Memory: O(distinct functions + distinct paths); nothing grows with the events. */
 #ifndef ATF_TOOLS_PROFILE_H
 #define ATF_TOOLS_PROFILE_H
@@ -65,8 +76,29 @@ const profile_fn *profile_fns_find(const profile_fns *f, uint64_t fid);
 void profile_fns_name(profile_fns *f, const cli_trace *t);
 void profile_fns_free(profile_fns *f);
 
-/* ==== per call path ================================================================== */
 enum { PROFILE_SIDES = 2 };
+
+/* ==== per function name ============================================================== */
+/* The functions of one or two traces (diff's A and B) by name: ids that share a name add
+ * up (their totals too), and a function of one side only has zeros in the other. */
+typedef struct profile_named {
+    uint32_t name;                  /* an id of the names the rows were added with */
+    uint64_t calls[PROFILE_SIDES], total_ns[PROFILE_SIDES], self_ns[PROFILE_SIDES];
+} profile_named;
+
+typedef struct profile_by_name {    /* zeroed before the first add */
+    walk_map rows;                  /* name id -> position in items */
+    profile_named *items;
+    size_t count, cap;
+} profile_by_name;
+
+/* Adds the functions of f (named by profile_fns_name) to side `side` of b, their names
+ * to names. ATF_E_NOMEM when out of memory. */
+atf_result profile_by_name_add(profile_by_name *b, profile_names *names, const profile_fns *f,
+                               size_t side);
+void profile_by_name_free(profile_by_name *b);
+
+/* ==== per call path ================================================================== */
 enum { PROFILE_ROOT = 0 };          /* node 0: above every path, no frame of its own */
 
 typedef struct profile_node {
@@ -75,11 +107,27 @@ typedef struct profile_node {
     uint64_t calls[PROFILE_SIDES], total_ns[PROFILE_SIDES], self_ns[PROFILE_SIDES];
 } profile_node;
 
+/* A count-min sketch of the time of every call path (two rows of counters, each path
+ * hashed to one counter per row; its time is at most the smaller of the two). */
+enum { PROFILE_SKETCH_ROWS = 2 };
+
+typedef struct profile_sketch {
+    uint64_t *cells;                /* PROFILE_SKETCH_ROWS rows of mask + 1 counters */
+    size_t mask;                    /* a power of two less 1 */
+    uint64_t outer_ns[PROFILE_SIDES]; /* the time of the outermost calls, per side */
+} profile_sketch;
+
+/* A sketch of 2^bits counters per row: ATF_OK or ATF_E_NOMEM. */
+atf_result profile_sketch_init(profile_sketch *k, unsigned bits);
+void profile_sketch_free(profile_sketch *k);
+
 typedef struct profile_paths {      /* zeroed before the first collect */
     profile_names names;
     profile_node *nodes;            /* [PROFILE_ROOT] is the root once a node is added */
     size_t count, cap;
     walk_map children;              /* parent << 32 | name -> node */
+    const profile_sketch *prune;    /* optional: only the paths whose time in it reaches */
+    uint64_t prune_ns;              /*   prune_ns get a node (see the top) */
 } profile_paths;
 
 void profile_paths_free(profile_paths *p);
@@ -117,5 +165,11 @@ int profile_path_text(const profile_paths *p, uint32_t node, profile_text *t);
  * walk_deinit it afterwards, also on failure. ATF_E_NOMEM when out of memory. */
 atf_result profile_collect(cli_trace *s, walk_ctx *w, profile_fns *fns, profile_paths *paths,
                            size_t side, profile_frame_mode mode, cli_progress *p);
+/* The same walk adding every call's time to the sketch k under its path (as profile_collect
+ * would name it in that mode), and the time of the outermost calls to k->outer_ns[side];
+ * fns as above (optional). */
+atf_result profile_sketch_collect(cli_trace *s, walk_ctx *w, profile_fns *fns,
+                                  profile_sketch *k, size_t side, profile_frame_mode mode,
+                                  cli_progress *p);
 
 #endif /* ATF_TOOLS_PROFILE_H */
