@@ -395,6 +395,7 @@ atf_result profile_collect(cli_trace *s, walk_ctx *w, profile_fns *fns, profile_
     pw.paths = paths;
     pw.side = side < PROFILE_SIDES ? side : PROFILE_SIDES - 1;
     if (!walk_init(w, s->reader.thread_count)) return ATF_E_NOMEM;
+    w->by_name = cli_trace_by_name(s); /* template instances as one (--demangle short) */
     w->ctx = &pw;
     w->leave = profile_leave;
     if (paths) w->enter = profile_enter;
