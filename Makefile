@@ -68,6 +68,9 @@ $(BUILD)/tests/test_instrument: CFLAGS_ALL += -finstrument-functions
 $(BUILD)/tests/test_export: $(TOOLS_SRC) $(wildcard tools/*.h)
 $(BUILD)/tests/test_symbolize: $(TOOLS_SRC) $(wildcard tools/*.h)
 
+# the C++ names (tools/demangle.c): its harness compiles the demangler in
+$(BUILD)/tests/test_demangle: tools/demangle.c tools/demangle.h
+
 # Parquet (tools/parquet.c): its harness compiles the writer in, parquet_gen links it.
 # `make test-parquet` has DuckDB read generated files and exported sessions; it installs
 # @duckdb/node-api from npm into $(BUILD)/npm (once), so it stays out of `make test`.

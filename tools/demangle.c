@@ -116,10 +116,11 @@ DEMANGLE__FN int demangle__ident(char c) {
  * symbol ("operator<<=", "operator()", "operator\"\""), or the keyword alone when a
  * word follows (a conversion, new, delete); 0 when no keyword "operator" is there. */
 DEMANGLE__FN size_t demangle__operator(const char *s, size_t i) {
-    /* longest first: a symbol is the longest of these its text starts with */
+    /* longest first: a symbol is the longest of these its text starts with (a literal
+       operator's "\"\" " with the space before its suffix: operator"" _km) */
     static const char *const ops[] = {
         "->*", "<<=", ">>=", "<=>", "()", "[]", "->", "<<", ">>", "<=", ">=", "==", "!=",
-        "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "\"\"",
+        "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "\"\" ", "\"\"",
         "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", "~", "!", "=", ","
     };
     size_t k;
@@ -201,7 +202,8 @@ DEMANGLE__FN int demangle__enclosing(const char *s, size_t j, size_t *next) {
 
 DEMANGLE__API size_t demangle_shorten(const char *full, char *dst, size_t cap) {
     demangle__out o;
-    size_t i = 0, base = 0, k, op, end;
+    size_t i = 0, base = 0, k, op, end, word = 0; /* word: where the text since the last
+                                                    space starts */
     int after_decltype = 0;
     o.dst = dst;
     o.n = 0;
@@ -210,7 +212,7 @@ DEMANGLE__API size_t demangle_shorten(const char *full, char *dst, size_t cap) {
         size_t n = strlen(demangle__prefixes[k]);
         if (strncmp(full, demangle__prefixes[k], n) == 0) {
             demangle__put(&o, full, n);
-            i = base = o.n;
+            i = word = base = o.n;
             break;
         }
     }
@@ -273,9 +275,9 @@ DEMANGLE__API size_t demangle_shorten(const char *full, char *dst, size_t cap) {
         case ' ':
             if (full[i + 1] == '[') goto done; /* " [clone .cold]" */
             /* what came before was a return type (or "decltype") */
-            after_decltype = o.n - base == 8 && strncmp(o.dst + base, "decltype", 8) == 0;
+            after_decltype = i - word == 8 && strncmp(full + word, "decltype", 8) == 0;
             o.n = base;
-            i++;
+            word = ++i;
             break;
         case ')':
             goto done;
