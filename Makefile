@@ -96,7 +96,7 @@ test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUI
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
 	  tests/cli_checks.sh tests/window_checks.sh tests/examples_check.sh tests/doc_blocks.sh \
 	  tests/cmake_check.sh tests/instrument_checks.sh tests/bounds_checks.sh tests/names_checks.sh \
-	  tests/profile_checks.sh
+	  tests/profile_checks.sh tests/demangle_checks.sh
 
 # tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
 # the windows of the atf command are compared with); window_probe runs the command's walk
@@ -259,6 +259,14 @@ $(PROGS_BIN)/longjmp_hooked: $(PROGS)/longjmp.c
 $(PROGS_BIN)/frames_hooked: $(PROGS)/frames.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
+
+# names.cpp: C++ names (namespaces, templates, operators, a lambda) for
+# tests/demangle_checks.sh, built with the C++ compiler and the hooks, linked with no tracer
+test-programs: $(PROGS_BIN)/names_hooked
+
+$(PROGS_BIN)/names_hooked: $(PROGS)/names.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++11 $(OPT) -Wall -Wextra -Werror $(CFLAGS) -finstrument-functions -o $@ $<
 
 $(PROGS_BIN)/pipeline_hooked: $(PROGS)/pipeline.c
 	@mkdir -p $(dir $@)

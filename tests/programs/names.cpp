@@ -1,14 +1,14 @@
 // names.cpp - C++ names for the demangling checks (tests/demangle_checks.sh): a namespace,
 // a class template and a function template with two instances each, an operator<, an
 // operator[] and an operator(), a conversion operator, an anonymous namespace, a lambda, a
-// function returning a function pointer, one whose name carries an ABI tag
+// function template returning a function pointer, one whose name carries an ABI tag
 // ([abi:cxx11]), a member of a local class. One thread, no exceptions; every call count
 // below is fixed:
 //   main 1, work::eval 3 (1 overload taking a vector, called 2 times, and 1 taking an int),
 //   work::sum<int> 2, work::sum<double> 2, work::Grid<int>::operator[] 8 and
 //   work::Grid<double>::operator[] 8 (4 per sum call), work::Grid<int>::operator() 1,
 //   work::operator< 3, work::Pt::operator bool 3, (anonymous namespace)::helper 2,
-//   main::{lambda(int)#1}::operator() 2, work::pick 1, work::twice 1, work::label 1,
+//   main::{lambda(int)#1}::operator() 2, work::pick<int> 1, work::twice 1, work::label 1,
 //   work::outer 1, work::outer(int)::Local::run 1.
 // SPDX-License-Identifier: MIT
 #include <cstdio>
@@ -57,7 +57,8 @@ NOINLINE long eval(int k) { return k * 3; }
 
 NOINLINE int twice(int x) { return 2 * x; }
 
-NOINLINE int (*pick(int which))(int) { return which ? twice : nullptr; }
+// a template: its symbol carries its return type, a function pointer
+template <typename T> NOINLINE T (*pick(int which))(T) { return which ? twice : nullptr; }
 
 NOINLINE std::string label(int n) { return std::string(static_cast<std::size_t>(n), 'x'); }
 
@@ -87,7 +88,7 @@ int main() {
     n += helper(1) + helper(2);
     bump(1);
     bump(2);
-    n += work::pick(1)(3);
+    n += work::pick<int>(1)(3);
     n += static_cast<int>(work::label(3).size());
     n += work::outer(5);
     {
