@@ -434,7 +434,7 @@ if grep -q ' $' "$OUT"; then fail "dump session table: a line ends with spaces";
 MERGE_CHECK='
 import json, sys
 want_threads, want_each = int(sys.argv[1]), int(sys.argv[2])
-keys_want = ["seq", "ts", "fid", "kind", "tid", "depth", "detail_seq", "thread", "name"]
+keys_want = ["seq", "ts", "fid", "kind", "tid", "depth", "detail_seq", "thread", "name", "mangled"]
 prev, seqs, stacks = None, {}, {}
 for n, line in enumerate(sys.stdin, 1):
     pairs = json.loads(line, object_pairs_hook=lambda p: p)
