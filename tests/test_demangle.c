@@ -77,7 +77,8 @@ static void test_full_names_as_cxxfilt(void) {
         n++;
         if (!got || strcmp(got, want) != 0) {
             if (differ++ < SHOW_MAX)
-                printf("  %s:\n    expected %s\n    found    %s\n", sym, want, got ? got : "(none)");
+                printf("  %s:\n    expected %s\n    found    %s\n", sym, want,
+                       got ? got : "(none)");
         }
         free(got);
     }
@@ -100,7 +101,8 @@ static void test_short_forms(void) {
     while (next_pair(f, line, sizeof line, &full, &want)) {
         size_t len = demangle_shorten(full, got, sizeof got), cap;
         n++;
-        if (strcmp(got, want) != 0) printf("  %s:\n    expected %s\n    found    %s\n", full, want, got);
+        if (strcmp(got, want) != 0)
+            printf("  %s:\n    expected %s\n    found    %s\n", full, want, got);
         CHECK(strcmp(got, want) == 0);
         CHECK_EQ(strlen(want), len);
         for (cap = 1; cap < strlen(want) + 1; cap += 3) { /* cut: a prefix, NUL ended */
@@ -110,7 +112,8 @@ static void test_short_forms(void) {
             CHECK_EQ(cap - 1, len);
             CHECK_EQ(0, small[cap - 1]);
             CHECK_EQ('x', small[cap]);
-            if (strncmp(small, want, cap - 1) != 0) printf("  cut %u: %s -> %s\n", (unsigned)cap, full, small);
+            if (strncmp(small, want, cap - 1) != 0)
+                printf("  cut at %u: %s -> %s\n", (unsigned)cap, full, small);
             CHECK(strncmp(small, want, cap - 1) == 0);
         }
     }
@@ -135,8 +138,8 @@ static void test_short_forms_of_the_sample(void) {
             if (strncmp(got + i, "(anonymous namespace)", 21) == 0) i += 20;
             else if (got[i] == '{') depth++;
             else if (got[i] == '}') depth--;
-            else if (strncmp(got + i, "operator", 8) == 0 && (got[i + 8] == ' ' || got[i + 8] == '(' ||
-                     got[i + 8] == '<')) break; /* an operator's own name follows */
+            else if (strncmp(got + i, "operator", 8) == 0 && strchr(" (<", got[i + 8]))
+                break; /* an operator's own name follows */
             else if (!depth && (got[i] == '(' || got[i] == '<')) ok = 0;
         }
         if (!ok && bad++ < SHOW_MAX) printf("  %s: short form %s\n", full, got);

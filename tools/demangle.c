@@ -120,8 +120,8 @@ DEMANGLE__FN size_t demangle__operator(const char *s, size_t i) {
        operator's "\"\" " with the space before its suffix: operator"" _km) */
     static const char *const ops[] = {
         "->*", "<<=", ">>=", "<=>", "()", "[]", "->", "<<", ">>", "<=", ">=", "==", "!=",
-        "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "\"\" ", "\"\"",
-        "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", "~", "!", "=", ","
+        "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+        "\"\" ", "\"\"", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", "~", "!", "=", ","
     };
     size_t k;
     if (strncmp(s + i, "operator", 8) != 0 || (i && demangle__ident(s[i - 1])) ||
@@ -241,6 +241,7 @@ DEMANGLE__API size_t demangle_shorten(const char *full, char *dst, size_t cap) {
                 /* "void (*f(int))(int)": a return type's declarator, the name inside */
                 o.n = base;
                 for (i++; full[i] == '*' || full[i] == '&' || full[i] == ' '; i++) {}
+                word = i;
             } else if (after_decltype) { /* "decltype (...) f(...)": the return type */
                 i = demangle__group_end(full, i);
                 after_decltype = 0;

@@ -59,9 +59,9 @@ DEMANGLE_DEF int demangle_runtime(int may_load);
  * of memory. Uses only a runtime demangle_runtime found. */
 DEMANGLE_DEF char *demangle_alloc(const char *name, demangle_mode mode);
 
-/* The short form of a demangled name into dst (not full itself; at most cap - 1 bytes and
- * a NUL; cap > 0):
- * never longer than full; full itself when no name can be told in it. Its length. */
+/* The short form of the demangled name full into dst (not full itself; cap > 0): at most
+ * cap - 1 bytes and a NUL, never longer than full; full itself when no name can be told
+ * in it. Returns its length. */
 DEMANGLE_DEF size_t demangle_shorten(const char *full, char *dst, size_t cap);
 
 /* A function's three names: its symbol, and when that demangles, the full and the short
