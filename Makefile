@@ -74,6 +74,9 @@ $(BUILD)/tests/test_instrument: CFLAGS_ALL += -finstrument-functions
 $(BUILD)/tests/test_export: $(TOOLS_SRC) $(wildcard tools/*.h)
 $(BUILD)/tests/test_symbolize: $(TOOLS_SRC) $(wildcard tools/*.h)
 
+# the C++ names (tools/demangle.c): its harness compiles the demangler in
+$(BUILD)/tests/test_demangle: tools/demangle.c tools/demangle.h
+
 # Parquet (tools/parquet.c): its harness compiles the writer in, parquet_gen links it.
 # `make test-parquet` has DuckDB read generated files and exported sessions; it installs
 # @duckdb/node-api from npm into $(BUILD)/npm (once), so it stays out of `make test`.
@@ -99,7 +102,7 @@ test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUI
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
 	  tests/cli_checks.sh tests/window_checks.sh tests/examples_check.sh tests/doc_blocks.sh \
 	  tests/cmake_check.sh tests/instrument_checks.sh tests/bounds_checks.sh tests/names_checks.sh \
-	  tests/profile_checks.sh tests/report_checks.sh
+	  tests/profile_checks.sh tests/report_checks.sh tests/demangle_checks.sh
 
 # tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
 # the windows of the atf command are compared with); window_probe runs the command's walk
@@ -163,7 +166,7 @@ PROGS     := tests/programs
 PROGS_BIN := $(BUILD)/programs
 
 # -fno-instrument-functions: the tracer stays unhooked even when CFLAGS asks for hooks
-$(INSTR_OBJ): $(INSTR)/atf_instrument.c atf.h
+$(INSTR_OBJ): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -c -o $@ $<
 
@@ -171,7 +174,7 @@ $(INSTR_OBJ): $(INSTR)/atf_instrument.c atf.h
 # under): any program built with -finstrument-functions is traced without relinking.
 INSTR_SO := $(BUILD)/libatf_instrument.so
 all: $(INSTR_SO)
-$(INSTR_SO): $(INSTR)/atf_instrument.c atf.h
+$(INSTR_SO): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -fPIC -shared -o $@ $< -ldl $(LDLIBS_ALL)
 
@@ -262,6 +265,14 @@ $(PROGS_BIN)/longjmp_hooked: $(PROGS)/longjmp.c
 $(PROGS_BIN)/frames_hooked: $(PROGS)/frames.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
+
+# names.cpp: C++ names (namespaces, templates, operators, a lambda) for
+# tests/demangle_checks.sh, built with the C++ compiler and the hooks, linked with no tracer
+test-programs: $(PROGS_BIN)/names_hooked
+
+$(PROGS_BIN)/names_hooked: $(PROGS)/names.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++11 $(OPT) -Wall -Wextra -Werror $(CFLAGS) -finstrument-functions -o $@ $<
 
 $(PROGS_BIN)/pipeline_hooked: $(PROGS)/pipeline.c
 	@mkdir -p $(dir $@)

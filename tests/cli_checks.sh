@@ -419,7 +419,7 @@ expect 0 "verify --strict session" "$ATF" verify --strict "$S1"
 expect 0 "dump --json session" "$ATF" dump --json "$S1"
 out_lines "dump --json session" 6000
 cp "$OUT" "$SD/plain.json"
-out_has "dump --json session" '^\{"seq":0,"ts":[0-9]+,"fid":"0x000000000000000[1-8]","kind":"call","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0,"name":"gen_[a-z]+"\}$'
+out_has "dump --json session" '^\{"seq":0,"ts":[0-9]+,"fid":"0x000000000000000[1-8]","kind":"call","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0,"name":"gen_[a-z]+","mangled":"gen_[a-z]+"\}$'
 expect 0 "dump session table" "$ATF" dump "$S1"
 out_lines "dump session table" 6001
 out_has "dump session table" "^thread +seq +ts +fid +kind +tid +depth +detail +name$"
@@ -434,7 +434,7 @@ if grep -q ' $' "$OUT"; then fail "dump session table: a line ends with spaces";
 MERGE_CHECK='
 import json, sys
 want_threads, want_each = int(sys.argv[1]), int(sys.argv[2])
-keys_want = ["seq", "ts", "fid", "kind", "tid", "depth", "detail_seq", "thread", "name"]
+keys_want = ["seq", "ts", "fid", "kind", "tid", "depth", "detail_seq", "thread", "name", "mangled"]
 prev, seqs, stacks = None, {}, {}
 for n, line in enumerate(sys.stdin, 1):
     pairs = json.loads(line, object_pairs_hook=lambda p: p)
@@ -467,7 +467,7 @@ out_lines "dump session --limit" 10
 if head -n 10 "$SD/plain.json" | cmp -s - "$OUT"; then pass; else fail "dump session --limit: not the first 10 merged events"; fi
 expect 0 "dump session --thread" "$ATF" dump --json --thread 1 "$S1"
 out_lines "dump session --thread" 2000
-if grep -v '"thread":1,"name":"[^"]*"}$' "$OUT" | grep -q .; then fail "dump session --thread 1: other threads"; else pass; fi
+if grep -v '"thread":1,"name":"[^"]*","mangled":"[^"]*"}$' "$OUT" | grep -q .; then fail "dump session --thread 1: other threads"; else pass; fi
 expect 0 "dump session --thread twice" "$ATF" dump --json --thread 0 --thread 2 "$S1"
 out_lines "dump session --thread twice" 4000
 if grep -q '"thread":1}$' "$OUT"; then fail "dump session --thread 0 --thread 2: thread 1"; else pass; fi
@@ -517,7 +517,7 @@ out_has "info hello session" "^symbols: +2$"
 out_has "info hello session" "^ +0 +[0-9]+ +8 +0 +0 +0 +0 +no +finalized,crc-ok +- +-$"
 expect 0 "dump hello session" "$ATF" dump --json "$H"
 out_lines "dump hello session" 8
-out_has "dump hello session" '^\{"seq":7,"ts":[0-9]+,"fid":"0x0000000000000001","kind":"return","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0,"name":"[^"]+"\}$'
+out_has "dump hello session" '^\{"seq":7,"ts":[0-9]+,"fid":"0x0000000000000001","kind":"return","tid":[0-9]+,"depth":0,"detail_seq":null,"thread":0,"name":"[^"]+","mangled":"[^"]+"\}$'
 if [ -n "$PY" ]; then
     if python3 -c "$MERGE_CHECK" 1 8 <"$OUT" >"$ERR" 2>&1; then pass; else fail "hello merged dump: $(tail -n 1 "$ERR")"; fi
 fi
@@ -557,7 +557,7 @@ expect 0 "verify --strict layout 2 session" "$ATF" verify --strict "$S"
 expect 0 "info layout 2 session" "$ATF" info "$S"
 out_has "info layout 2 session" "^layout: +2 "
 expect 0 "dump layout 2 session" "$ATF" dump --json --limit 1 "$S"
-out_has "dump layout 2 session" '"tid":null,"depth":null,"detail_seq":0,"thread":[01],"name":"gen_[a-z]+"\}$'
+out_has "dump layout 2 session" '"tid":null,"depth":null,"detail_seq":0,"thread":[01],"name":"gen_[a-z]+","mangled":"gen_[a-z]+"\}$'
 gen_session drops --threads 2 --events 300000 --ring-events 64 --detail always --overflow drop
 expect 0 "verify --strict session with drops" "$ATF" verify --strict "$S"
 manifest_check "manifest with drops" "$COUNTS
@@ -810,7 +810,7 @@ out_has "info session_* directory" "^session: +$S1$"
 expect 0 "stats session_* directory" "$ATF" stats "$R1"
 out_has "stats session_* directory" "^functions: 8, "
 expect 0 "dump session_* directory" "$ATF" dump --json --limit 1 "$R1"
-out_has "dump session_* directory" '"thread":[0-2],"name":"gen_[a-z]+"\}$'
+out_has "dump session_* directory" '"thread":[0-2],"name":"gen_[a-z]+","mangled":"gen_[a-z]+"\}$'
 cp -r "$S1" "$R1/pid_1"
 expect 0 "verify session_* directory of two" "$ATF" verify "$R1"
 out_has "verify session_* directory of two" "^OK $R1/pid_1 \(session: "

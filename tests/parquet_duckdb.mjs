@@ -210,7 +210,8 @@ function checkPerFunction(what, got, key) {
 async function checkAtfSlices() {
   checkTypes('atf slices', await rows(`DESCRIBE SELECT * FROM ${src}`), {
     pid: 'BIGINT', tid: 'BIGINT', thread_slot: 'BIGINT', thread_name: 'VARCHAR',
-    function_id: 'BIGINT', fid: 'VARCHAR', name: 'VARCHAR', module: 'VARCHAR', depth: 'INTEGER',
+    function_id: 'BIGINT', fid: 'VARCHAR', name: 'VARCHAR', mangled: 'VARCHAR',
+    module: 'VARCHAR', depth: 'INTEGER',
     start_ns: 'BIGINT', end_ns: 'BIGINT', dur_ns: 'BIGINT', self_ns: 'BIGINT',
     ended_by: 'VARCHAR', has_detail: 'INTEGER', paused_ns: 'BIGINT',
     start_wall: 'TIMESTAMP WITH TIME ZONE', end_wall: 'TIMESTAMP WITH TIME ZONE',
@@ -266,8 +267,8 @@ async function checkAtfNoWall() {
 async function checkAtfEvents() {
   checkTypes('atf events', await rows(`DESCRIBE SELECT * FROM ${src}`), {
     pid: 'BIGINT', thread_slot: 'BIGINT', seq: 'BIGINT', ts_ns: 'BIGINT',
-    function_id: 'BIGINT', fid: 'VARCHAR', name: 'VARCHAR', kind: 'VARCHAR', depth: 'BIGINT',
-    detail_seq: 'BIGINT', ts_wall: 'TIMESTAMP WITH TIME ZONE',
+    function_id: 'BIGINT', fid: 'VARCHAR', name: 'VARCHAR', mangled: 'VARCHAR', kind: 'VARCHAR',
+    depth: 'BIGINT', detail_seq: 'BIGINT', ts_wall: 'TIMESTAMP WITH TIME ZONE',
   });
   const events = expected.stats.threads.reduce((n, t) => n + BigInt(t.events), 0n);
   const [total] = await rows(`SELECT count(*)::VARCHAR AS n FROM ${src}`);

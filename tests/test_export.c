@@ -2473,19 +2473,20 @@ static void test_random_events(void) {
  * the walk's and has_detail equal to its call event's; every event row against the merged
  * session's event at the same position. */
 static const char *const pq_slice_columns[] = {
-    "pid", "tid", "thread_slot", "thread_name", "function_id", "fid", "name", "module",
-    "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by", "has_detail", "paused_ns",
+    "pid", "tid", "thread_slot", "thread_name", "function_id", "fid", "name", "mangled",
+    "module", "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "ended_by", "has_detail", "paused_ns",
     "start_wall", "end_wall"
 };
 static const char *const pq_event_columns[] = {
-    "pid", "thread_slot", "seq", "ts_ns", "function_id", "fid", "name", "kind", "depth",
-    "detail_seq", "ts_wall"
+    "pid", "thread_slot", "seq", "ts_ns", "function_id", "fid", "name", "mangled", "kind",
+    "depth", "detail_seq", "ts_wall"
 };
 static const char *const pq_endings[] = { "return", "unwound", "cut", "gap" };
 enum { PQ_LOGICAL_TIMESTAMP_FIELD = 8, PQ_LOGICAL_INTEGER_FIELD = 10, PQ_NANOS_FIELD = 3,
-       PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 18, PQ_HAS_DETAIL = 14,
-       PQ_PAUSED = 15, PQ_START_WALL = 16, PQ_END_WALL = 17, PQ_EVENT_COLUMNS = 11,
-       PQ_TS_WALL = 10 };
+       PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 19, PQ_MODULE = 8, PQ_DEPTH = 9, PQ_START = 10,
+       PQ_END = 11, PQ_DUR = 12, PQ_SELF = 13, PQ_ENDED_BY = 14, PQ_HAS_DETAIL = 15,
+       PQ_PAUSED = 16, PQ_START_WALL = 17, PQ_END_WALL = 18, PQ_EVENT_COLUMNS = 12,
+       PQ_KIND = 8, PQ_EV_DEPTH = 9, PQ_DETAIL_SEQ = 10, PQ_TS_WALL = 11 };
 
 /* Exports `table` of dir to a file beside it and decodes it: 1, else 0 after a failure. */
 static int pq_export(const char *dir, const char *table, pqd_file *f) {
@@ -2508,7 +2509,8 @@ static int pq_is(pqd_bytes b, const char *s) {
 
 /* The columns' names; the times of the trace clock (from time_col on, `times` of them)
  * plain INT64 nanoseconds, which count from no date; the wall clock's (from wall_col on)
- * TIMESTAMP(NANOS) adjusted to UTC and OPTIONAL; every other column REQUIRED. */
+ * TIMESTAMP(NANOS) adjusted to UTC and OPTIONAL; mangled OPTIONAL; every other column
+ * REQUIRED. */
 static void pq_check_columns(const pqd_file *f, const char *const *names, size_t n,
                              size_t time_col, size_t times, size_t wall_col) {
     size_t i;
@@ -2516,7 +2518,7 @@ static void pq_check_columns(const pqd_file *f, const char *const *names, size_t
     for (i = 0; i < n && i < f->ncols; i++) {
         const pqd_column *c = &f->cols[i];
         CHECK(strcmp(names[i], c->name) == 0);
-        CHECK_EQ(i >= wall_col, c->repetition);
+        CHECK_EQ(i >= wall_col || strcmp(names[i], "mangled") == 0, c->repetition);
         if (i >= time_col && i < time_col + times) {
             CHECK_EQ(PQ_LOGICAL_INTEGER_FIELD, c->logical);
             CHECK_EQ(64, c->int_bits);
@@ -2551,16 +2553,21 @@ static void pq_check_wall(const pqd_file *f, const cli_trace *src, size_t col, s
     }
 }
 
-/* The function columns of a row (function_id, fid, name at col_id, +1, +2) name fid. */
+/* The function columns of a row (function_id, fid, name, mangled at col_id, +1, +2, +3)
+ * name fid: its name as the tools show it, its symbol (null when it has none). */
 static void pq_check_function(const pqd_file *f, const cli_trace *src, size_t row,
                               size_t col_id) {
     uint64_t fid = (uint64_t)f->ints[col_id][row];
+    const char *sym;
     char hex[24], name[4096];
     size_t n = cli_utf8_clean(cli_trace_name(src, fid, hex, sizeof hex), name, sizeof name - 1);
     name[n] = '\0';
     snprintf(hex, sizeof hex, "0x%016llx", (cli_ull)fid);
     CHECK(pq_is(f->bytes[col_id + 1][row], hex));
     CHECK(pq_is(f->bytes[col_id + 2][row], name));
+    sym = cli_trace_symbol(src, fid);
+    CHECK_EQ(sym == NULL, f->nulls[col_id + 3][row]);
+    if (sym) CHECK(pq_is(f->bytes[col_id + 3][row], sym));
 }
 
 static const atf_session_thread *pq_thread(const cli_trace *src, int64_t slot) {
@@ -2652,7 +2659,8 @@ static void pq_check_has_detail(const pqd_file *f, size_t r, const pq_call *call
     int64_t has = f->ints[PQ_HAS_DETAIL][r];
     size_t i, with = 0, without = 0;
     for (i = 0; i < n; i++) {
-        if ((int64_t)calls[i].slot != f->ints[2][r] || (int64_t)calls[i].ts != f->ints[9][r] ||
+        if ((int64_t)calls[i].slot != f->ints[2][r] ||
+            (int64_t)calls[i].ts != f->ints[PQ_START][r] ||
             (int64_t)calls[i].fid != f->ints[4][r])
             continue;
         if (calls[i].detail_seq != ATF_NO_DETAIL) with++;
@@ -2679,7 +2687,7 @@ static int64_t pq_check_slices(const char *dir) {
     size_t i, k;
     memset(&sums, 0, sizeof sums);
     if (!pq_export(dir, "slices", &f)) return -1;
-    pq_check_columns(&f, pq_slice_columns, PQ_SLICE_COLUMNS, 9, 2, PQ_START_WALL);
+    pq_check_columns(&f, pq_slice_columns, PQ_SLICE_COLUMNS, PQ_START, 2, PQ_START_WALL);
     if (f.ncols != PQ_SLICE_COLUMNS || !collect(dir, &src, &st, &w)) {
         pqd_close(&f);
         return -1;
@@ -2692,7 +2700,7 @@ static int64_t pq_check_slices(const char *dir) {
     for (row = 0; row < f.num_rows; row++) {
         size_t r = (size_t)row;
         const atf_session_thread *t = pq_thread(&src, f.ints[2][r]);
-        int64_t start = f.ints[9][r], end = f.ints[10][r], dur = f.ints[11][r];
+        int64_t start = f.ints[PQ_START][r], end = f.ints[PQ_END][r], dur = f.ints[PQ_DUR][r];
         char tname[80];
         CHECK(t != NULL);
         if (!t) break;
@@ -2702,19 +2710,19 @@ static int64_t pq_check_slices(const char *dir) {
         CHECK_EQ((int64_t)cli_thread_tid(t), f.ints[1][r]);
         CHECK(pq_is(f.bytes[3][r], tname));
         pq_check_function(&f, &src, r, 4);
-        CHECK(pq_is(f.bytes[7][r], "")); /* these sessions register no module */
-        CHECK(f.ints[8][r] >= 0 && f.ints[8][r] < (int64_t)WALK_MAX_DEPTH);
+        CHECK(pq_is(f.bytes[PQ_MODULE][r], "")); /* these sessions register no module */
+        CHECK(f.ints[PQ_DEPTH][r] >= 0 && f.ints[PQ_DEPTH][r] < (int64_t)WALK_MAX_DEPTH);
         CHECK(start <= end && (uint64_t)start >= t->reader.index.header.time_start_ns);
         CHECK_EQ(end - start, dur);
         pq_check_wall(&f, &src, PQ_START_WALL, r, start);
         pq_check_wall(&f, &src, PQ_END_WALL, r, end);
         /* the recorder's pauses inside the frame: in dur_ns, left out of self_ns */
         CHECK(f.ints[PQ_PAUSED][r] >= 0 && f.ints[PQ_PAUSED][r] <= dur);
-        CHECK(f.ints[12][r] >= 0 && f.ints[12][r] <= dur - f.ints[PQ_PAUSED][r]);
-        for (k = 0; k < 4 && !pq_is(f.bytes[13][r], pq_endings[k]); k++) {}
+        CHECK(f.ints[PQ_SELF][r] >= 0 && f.ints[PQ_SELF][r] <= dur - f.ints[PQ_PAUSED][r]);
+        for (k = 0; k < 4 && !pq_is(f.bytes[PQ_ENDED_BY][r], pq_endings[k]); k++) {}
         CHECK(k < 4);
         if (k < 4) ended[k]++;
-        pq_add(&sums, (uint64_t)f.ints[4][r], (uint64_t)f.ints[12][r]);
+        pq_add(&sums, (uint64_t)f.ints[4][r], (uint64_t)f.ints[PQ_SELF][r]);
         pq_check_has_detail(&f, r, calls, ncalls);
         detailed += f.ints[PQ_HAS_DETAIL][r];
     }
@@ -2762,10 +2770,10 @@ static void pq_check_events(const char *dir) {
         CHECK_EQ((int64_t)it.event.timestamp_ns, f.ints[3][r]);
         CHECK_EQ((int64_t)it.event.function_id, f.ints[4][r]);
         pq_check_function(&f, &src, r, 4);
-        CHECK(pq_is(f.bytes[7][r], atf_event_kind_str(it.event.kind)));
-        CHECK_EQ((int64_t)it.event.call_depth, f.ints[8][r]);
+        CHECK(pq_is(f.bytes[PQ_KIND][r], atf_event_kind_str(it.event.kind)));
+        CHECK_EQ((int64_t)it.event.call_depth, f.ints[PQ_EV_DEPTH][r]);
         CHECK_EQ(it.event.detail_seq == ATF_NO_DETAIL ? -1 : (int64_t)it.event.detail_seq,
-                 f.ints[9][r]);
+                 f.ints[PQ_DETAIL_SEQ][r]);
         pq_check_wall(&f, &src, PQ_TS_WALL, r, (int64_t)it.event.timestamp_ns);
         r++;
     }
@@ -3476,7 +3484,7 @@ static uint64_t stats_total_of(const run_result *o, uint64_t fid) {
 /* The rows of a slices table whose ended_by is `how`. */
 static size_t pq_count_ended(const pqd_file *f, const char *how) {
     size_t r, n = 0;
-    for (r = 0; r < (size_t)f->num_rows; r++) n += (size_t)pq_is(f->bytes[13][r], how);
+    for (r = 0; r < (size_t)f->num_rows; r++) n += (size_t)pq_is(f->bytes[PQ_ENDED_BY][r], how);
     return n;
 }
 
@@ -3545,7 +3553,7 @@ static void test_cut_short(void) {
         size_t k;
         CHECK_EQ(3, pq_count_ended(&f, "cut"));
         for (k = 0; k < (size_t)f.num_rows; k++)
-            if (pq_is(f.bytes[6][k], "main")) CHECK_EQ(1000, f.ints[11][k]);
+            if (pq_is(f.bytes[6][k], "main")) CHECK_EQ(1000, f.ints[PQ_DUR][k]);
         pqd_close(&f);
     }
     check_cut_marks(r.dir, 3);

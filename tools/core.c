@@ -262,7 +262,8 @@ int cli_parse_view_args(const cli_command *cmd, int argc, char **argv, const cli
 int cli_parse_view_ops(const cli_command *cmd, int argc, char **argv, const cli_flag *flags,
                        size_t nflags, cli_view *v, unsigned takes, int ops) {
     enum { CLI_OWN_FLAGS_MAX = 24 }; /* a command has a handful; more are not seen */
-    cli_flag all[CLI_OWN_FLAGS_MAX + 6];
+    cli_flag all[CLI_OWN_FLAGS_MAX + 7];
+    const char *demangle = NULL;
     size_t n = 0, i;
     int nops = 0, status;
     memset(v, 0, sizeof *v);
@@ -289,8 +290,14 @@ int cli_parse_view_ops(const cli_command *cmd, int argc, char **argv, const cli_
         cli_flag f = { "--clock", NULL, CLI_OPT_STR, &v->clock };
         all[n++] = f;
     }
+    {
+        cli_flag f = { "--demangle", NULL, CLI_OPT_STR, &demangle };
+        all[n++] = f;
+    }
     status = cli_parse_args(cmd, argc, argv, all, n, ops, ops, &nops);
     if (status != CLI_CONTINUE) return status;
+    if (demangle && !demangle_parse_mode(demangle, &v->demangle))
+        return cli_usage_error(cmd, "--demangle: '%s' is none of full, short, none", demangle);
     if ((status = cli_check_time(cmd, "--from", v->from)) != CLI_CONTINUE ||
         (status = cli_check_time(cmd, "--to", v->to)) != CLI_CONTINUE)
         return status;
@@ -1100,11 +1107,19 @@ size_t cli_opened_threads(const atf_session_reader *r) {
 int cli_trace_is_session(const cli_trace *t) { return t->whole_session; }
 
 void cli_trace_close(cli_trace *t) {
+    size_t k;
+    if (t->shown)
+        for (k = 0; k < t->reader.symbol_count; k++)
+            if (t->shown[k] != t->reader.symbols[k].name) free(t->shown[k]);
     atf_session_reader_close(&t->reader);
     free(t->slots);
     free(t->fids);
+    free(t->shown);
+    free(t->alias);
     t->slots = NULL;
     t->fids = NULL;
+    t->shown = NULL;
+    t->alias = NULL;
 }
 
 int cli_trace_wanted(const cli_trace *t, uint32_t slot) {
@@ -1172,19 +1187,105 @@ int cli_trace_focus(const cli_trace *t, uint64_t fid) {
     return lo < t->fid_count && t->fids[lo] == fid;
 }
 
+/* ==== names: demangled as --demangle says (demangle.h) ================================ */
+/* The position of fid among the reader's symbols (sorted by id), or SIZE_MAX. */
+static size_t cli_symbol_index(const atf_session_reader *r, uint64_t fid) {
+    size_t lo = 0, hi = r->symbol_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->symbols[mid].function_id < fid) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < r->symbol_count && r->symbols[lo].function_id == fid ? lo : SIZE_MAX;
+}
+
+/* Whether symbol k of r is named f: its symbol, full or short name (demangle.h). */
+static int cli_symbol_is(const atf_session_reader *r, size_t k, const char *f) {
+    demangle_forms forms;
+    int is;
+    if (!r->symbols[k].name || !r->symbols[k].name[0]) return 0;
+    if (strcmp(r->symbols[k].name, f) == 0) return 1;
+    if (!demangle_is_mangled(r->symbols[k].name) || !demangle_runtime(1)) return 0;
+    demangle_forms_make(&forms, r->symbols[k].name);
+    is = demangle_forms_match(&forms, f, NULL);
+    demangle_forms_free(&forms);
+    return is;
+}
+
 int cli_trace_names_function(const cli_trace *t, const char *f) {
     uint64_t id;
     size_t k;
     for (k = 0; k < t->reader.symbol_count; k++)
-        if (t->reader.symbols[k].name && strcmp(t->reader.symbols[k].name, f) == 0) return 1;
+        if (cli_symbol_is(&t->reader, k, f)) return 1;
     return cli_parse_hex_id(f, &id);
 }
 
+/* Symbol k's name as shown: made once (the symbol itself when it does not demangle). */
+static const char *cli_symbol_shown(const cli_trace *t, size_t k) {
+    const char *sym = t->reader.symbols[k].name;
+    char *d;
+    if (t->demangle == DEMANGLE_NONE || !t->shown || !demangle_is_mangled(sym)) return sym;
+    if (t->shown[k]) return t->shown[k];
+    d = demangle_runtime(1) ? demangle_alloc(sym, t->demangle) : NULL;
+    t->shown[k] = d ? d : (char *)(uintptr_t)sym; /* the symbol itself: never freed */
+    return t->shown[k];
+}
+
+const char *cli_trace_symbol(const cli_trace *t, uint64_t fid) {
+    size_t k = cli_symbol_index(&t->reader, fid);
+    const char *n = k == SIZE_MAX ? NULL : t->reader.symbols[k].name;
+    return n && *n ? n : NULL;
+}
+
 const char *cli_trace_name(const cli_trace *t, uint64_t fid, char *hex, size_t cap) {
-    const char *n = atf_session_reader_symbol(&t->reader, fid);
-    if (n && *n) return n;
+    size_t k = cli_symbol_index(&t->reader, fid);
+    const char *n = k == SIZE_MAX ? NULL : t->reader.symbols[k].name;
+    if (n && *n) return cli_symbol_shown(t, k);
     snprintf(hex, cap, "0x%016llx", (cli_ull)fid);
     return hex;
+}
+
+typedef struct cli_named {
+    const char *name;
+    size_t k;
+} cli_named;
+
+static int cli_named_cmp(const void *a, const void *b) {
+    const cli_named *x = (const cli_named *)a, *y = (const cli_named *)b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->k > y->k) - (x->k < y->k);
+}
+
+int cli_trace_by_name(cli_trace *t) {
+    const atf_session_reader *r = &t->reader;
+    cli_named *v;
+    size_t i, j, n = 0;
+    int shared = 0;
+    if (t->alias) return 1;
+    if (t->demangle != DEMANGLE_SHORT || r->symbol_count < 2) return 0;
+    if ((v = (cli_named *)malloc(r->symbol_count * sizeof *v)) == NULL) return 0;
+    for (i = 0; i < r->symbol_count; i++) {
+        if (!r->symbols[i].name || !r->symbols[i].name[0]) continue;
+        v[n].name = cli_symbol_shown(t, i);
+        v[n++].k = i;
+    }
+    qsort(v, n, sizeof *v, cli_named_cmp);
+    for (i = 1; i < n && !shared; i++) shared = strcmp(v[i - 1].name, v[i].name) == 0;
+    if (shared && (t->alias = (uint64_t *)malloc(r->symbol_count * sizeof *t->alias)) != NULL) {
+        for (i = 0; i < r->symbol_count; i++) t->alias[i] = r->symbols[i].function_id;
+        for (i = 0; i < n; i = j) { /* a run of one name: ids ascend with k */
+            for (j = i + 1; j < n && strcmp(v[i].name, v[j].name) == 0; j++)
+                t->alias[v[j].k] = r->symbols[v[i].k].function_id;
+        }
+    }
+    free(v);
+    return t->alias != NULL;
+}
+
+uint64_t cli_trace_alias(const cli_trace *t, uint64_t fid) {
+    size_t k;
+    if (!t->alias || (k = cli_symbol_index(&t->reader, fid)) == SIZE_MAX) return fid;
+    return t->alias[k];
 }
 
 /* ==== a trace seen through a view ===================================================== */
@@ -1284,7 +1385,7 @@ static int cli_trace_apply_functions(const cli_command *cmd, cli_trace *t, const
         const char *f = v->functions.items[i];
         size_t before = n;
         for (k = 0; k < r->symbol_count; k++)
-            if (r->symbols[k].name && strcmp(r->symbols[k].name, f) == 0) t->fids[n++] = r->symbols[k].function_id;
+            if (cli_symbol_is(r, k, f)) t->fids[n++] = r->symbols[k].function_id;
         if (n == before && cli_parse_hex_id(f, &t->fids[n])) n++;
         if (n == before && v->functions_lenient) continue; /* selects nothing here */
         if (n == before)
@@ -1395,6 +1496,9 @@ int cli_trace_open_view(const cli_command *cmd, cli_trace *t, const char *path,
     if (status == CLI_EXIT_OK) {
         sym_name_functions(&t->reader, cli_err()); /* before names */
         cli_trace_apply_wall(t);
+        t->demangle = v ? v->demangle : DEMANGLE_FULL;
+        if (t->reader.symbol_count) /* NULL when out of memory: names stay symbols */
+            t->shown = (char **)calloc(t->reader.symbol_count, sizeof *t->shown);
     }
     pid_known = t->pid != 0;
     if (!pid_known) t->pid = 1;

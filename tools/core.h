@@ -9,6 +9,8 @@
  *                     JSON string escaper), progress on a terminal, error lines, PATH
  *                     kinds and opening a trace with its damage reported
  *   main.c            the command table, help, main()
+ *   demangle.h, demangle.c  C++ names demangled (full, short) and matched: the tree's
+ *                     one demangler, which the tracer compiles in too
  *   facts.h, facts.c  what info and verify judge about one file (recovery, CRC, footer)
  *   walk.h, walk.c    call/return pairing per thread, shared by stats, tree, export, diff
  *   profile.h, profile.c  per function and per call path figures from the walk, shared
@@ -34,6 +36,7 @@
 #define ATF_TOOLS_CORE_H
 
 #include "atf.h"
+#include "demangle.h"
 
 #include <stdio.h>
 
@@ -272,8 +275,14 @@ int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t
  *                     its own slot.
  *   --pid N           of a session_* PATH holding several pid_* directories, pid_N.
  *   --function F      only the calls of F and what they call: the subtrees rooted at its
- *                     calls (walk.h). F is a name as the tools print it (every id the
- *                     manifest gives that name) or an id 0x...; repeatable.
+ *                     calls (walk.h). F is a name (every function whose symbol, full or
+ *                     short name it is: "work::eval" selects every overload of it) or an
+ *                     id 0x...; repeatable.
+ *   --demangle M      how C++ names read (demangle.h): full (the default), short (no
+ *                     parameters nor template arguments: a template's instances are one
+ *                     name, which stats, folded stacks and diff add up as one function),
+ *                     none (the symbols as they are). Every command that parses a view
+ *                     takes it.
  *   --clock C         times on clock C: trace (the default), wall (the manifest's anchor
  *                     "wall_clock_ns": ns since 1970, UTC) or any exact anchor's name, in
  *                     ns (an anchor in other units is read to the ns).
@@ -298,6 +307,7 @@ typedef struct cli_view {
     cli_u64_list threads;           /* --thread */
     cli_str_list functions;         /* --function */
     const char *clock;              /* --clock as given; NULL: not given */
+    demangle_mode demangle;         /* --demangle */
     /* Set by a command that shows several processes of one session_* directory, each
      * opened on its own (export): */
     int has_start;                  /* "+T" counts from start_ns (the session's first
@@ -356,6 +366,11 @@ typedef struct cli_trace {
     int has_wall;                   /* the manifest has an exact wall_clock_ns anchor that */
     uint64_t wall_shift;            /*   reads every event: ns since 1970 minus the trace
                                        time (int64 bits); see cli_trace_wall */
+    demangle_mode demangle;         /* how names read (--demangle) */
+    char **shown;                   /* per symbol (reader.symbols' order): its name as
+                                       shown, made on first use; NULL: not yet */
+    uint64_t *alias;                /* per symbol: the smallest id of its shown name
+                                       (cli_trace_by_name); NULL: not made */
 } cli_trace;
 
 /* Opens PATH; on failure (also when no thread of it opens) reports on stderr and returns
@@ -412,8 +427,18 @@ char *cli_put_time_us(char *p, const cli_trace *t, uint64_t ts);
  * else as cli_put_time. At most CLI_TIME_TEXT_MAX bytes. */
 enum { CLI_TIME_TEXT_MAX = 40 };
 char *cli_put_time_text(char *p, const cli_trace *t, uint64_t ts);
-/* The function's name: the manifest's symbol, or its id as 0x%016llx (into hex[19+]). */
+/* The function's name as --demangle says (the manifest's symbol demangled in full by
+ * default), or its id as 0x%016llx (into hex[19+]). Valid while t is open. */
 const char *cli_trace_name(const cli_trace *t, uint64_t fid, char *hex, size_t cap);
+/* The function's symbol as the manifest has it (mangled), or NULL when it has none. */
+const char *cli_trace_symbol(const cli_trace *t, uint64_t fid);
+/* Prepares cli_trace_alias: 1 when some functions of t share their shown name (template
+ * instances under --demangle short), 0 when none do (or out of memory: then each id
+ * stands for itself). */
+int cli_trace_by_name(cli_trace *t);
+/* The id that stands for fid's shown name: the smallest id of that name once
+ * cli_trace_by_name said 1, else fid itself. */
+uint64_t cli_trace_alias(const cli_trace *t, uint64_t fid);
 /* The OS thread id of a thread, or its slot when the files do not say. */
 uint32_t cli_thread_tid(const atf_session_thread *t);
 /* A thread as the exports name it: its name, else "thread_<slot>" (into buf; returns buf). */

@@ -116,8 +116,12 @@ static void dump_event(const cli_trace *t, const dump_widths *w, uint32_t slot, 
                                             : cli_put_u64(p, ev->detail_seq);
         if (slot != UINT32_MAX) p = cli_put_u64(cli_put_str(p, ",\"thread\":"), slot);
         if (name) {
+            const char *sym = cli_trace_symbol(t, ev->function_id);
             cli_write(line, (size_t)(cli_put_str(p, ",\"name\":") - line));
             cli_json_str(name);
+            cli_print(",\"mangled\":"); /* the symbol as recorded */
+            if (sym) cli_json_str(sym);
+            else cli_print("null");
             cli_print("}\n");
         } else {
             cli_emit(line, cli_put_str(p, "}"));

@@ -9,6 +9,7 @@
 
 #define CLI_NO_MAIN
 #include "core.c"
+#include "demangle.c"
 #include "symbolize.c"
 #include "facts.c"
 #include "walk.c"

@@ -689,12 +689,14 @@ static atf_result perfetto_process_events(cli_trace *s, cli_progress *p, uint32_
  * TIMESTAMP(NANOS) adjusted to UTC, from the process's exact wall_clock_ns anchor
  * (cli_trace_wall), null when it has none.
  * function_id is an INT64 holding the id's 64 bits, so an id >= 2^63 reads negative;
- * fid holds every id exactly, as the text "0x%016llx" that `atf stats --json` prints. */
+ * fid holds every id exactly, as the text "0x%016llx" that `atf stats --json` prints;
+ * name is the function's name as --demangle shows it, mangled its symbol as recorded
+ * (null when the manifest names it not). */
 enum { PQX_GROUP_ROWS = 131072 };   /* DuckDB's own row group size is close: 122880 */
 
-enum { SL_PID, SL_TID, SL_SLOT, SL_THREAD_NAME, SL_FUNCTION_ID, SL_FID, SL_NAME, SL_MODULE,
-       SL_DEPTH, SL_START, SL_END, SL_DUR, SL_SELF, SL_ENDED_BY, SL_HAS_DETAIL, SL_PAUSED,
-       SL_START_WALL, SL_END_WALL, SL_COLUMNS };
+enum { SL_PID, SL_TID, SL_SLOT, SL_THREAD_NAME, SL_FUNCTION_ID, SL_FID, SL_NAME, SL_MANGLED,
+       SL_MODULE, SL_DEPTH, SL_START, SL_END, SL_DUR, SL_SELF, SL_ENDED_BY, SL_HAS_DETAIL,
+       SL_PAUSED, SL_START_WALL, SL_END_WALL, SL_COLUMNS };
 static const pq_column pqx_slice_columns[SL_COLUMNS] = {
     { "pid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0 },
     { "tid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
@@ -703,6 +705,7 @@ static const pq_column pqx_slice_columns[SL_COLUMNS] = {
     { "function_id", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
     { "fid", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
     { "name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
+    { "mangled", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 1 },
     { "module", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
     { "depth", PQ_INT32, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
     { "start_ns", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0 },
@@ -716,8 +719,8 @@ static const pq_column pqx_slice_columns[SL_COLUMNS] = {
     { "end_wall", PQ_INT64, PQ_LOGICAL_TIMESTAMP_NS_UTC, PQ_ENCODING_DELTA, 1 },
 };
 
-enum { EV_PID, EV_SLOT, EV_SEQ, EV_TS, EV_FUNCTION_ID, EV_FID, EV_NAME, EV_KIND, EV_DEPTH,
-       EV_DETAIL_SEQ, EV_TS_WALL, EV_COLUMNS };
+enum { EV_PID, EV_SLOT, EV_SEQ, EV_TS, EV_FUNCTION_ID, EV_FID, EV_NAME, EV_MANGLED, EV_KIND,
+       EV_DEPTH, EV_DETAIL_SEQ, EV_TS_WALL, EV_COLUMNS };
 static const pq_column pqx_event_columns[EV_COLUMNS] = {
     { "pid", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_AUTO, 0 },
     { "thread_slot", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
@@ -726,6 +729,7 @@ static const pq_column pqx_event_columns[EV_COLUMNS] = {
     { "function_id", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
     { "fid", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
     { "name", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
+    { "mangled", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 1 },
     { "kind", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING, PQ_ENCODING_DICTIONARY, 0 },
     { "depth", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DICTIONARY, 0 },
     { "detail_seq", PQ_INT64, PQ_LOGICAL_INTEGER, PQ_ENCODING_DELTA, 0 },
@@ -750,7 +754,8 @@ static const char *pqx_ended_by(int how) {
 
 /* What a row says about a function, looked up once per distinct id. */
 typedef struct pqx_fn {
-    const char *symbol;              /* the manifest's name; NULL: the name is hex */
+    const char *name;                /* as --demangle shows it; NULL: the name is hex */
+    const char *symbol;              /* the manifest's name (mangled); NULL: none */
     const char *module;              /* the module's path; "" when unknown */
     char hex[20];                    /* "0x%016llx" */
 } pqx_fn;
@@ -778,7 +783,6 @@ static const pqx_fn *pqx_fn_of(pqx_state *x, uint64_t fid) {
     uint64_t *pos = walk_map_put(&x->index, fid, &is_new);
     if (!pos) return NULL;
     if (is_new) {
-        const char *sym = atf_session_reader_symbol(&x->src->reader, fid);
         pqx_fn *fn;
         if (x->count == x->cap) {
             size_t cap = x->cap ? x->cap * 2 : 64;
@@ -788,9 +792,10 @@ static const pqx_fn *pqx_fn_of(pqx_state *x, uint64_t fid) {
             x->cap = cap;
         }
         fn = &x->fns[x->count];
-        fn->symbol = sym && *sym ? sym : NULL;
+        fn->symbol = cli_trace_symbol(x->src, fid);
         fn->module = pqx_module(&x->src->reader, fid);
         snprintf(fn->hex, sizeof fn->hex, "0x%016llx", (cli_ull)fid);
+        fn->name = fn->symbol ? cli_trace_name(x->src, fid, fn->hex, sizeof fn->hex) : NULL;
         *pos = x->count++;
     }
     return &x->fns[*pos];
@@ -801,8 +806,8 @@ static void pqx_text(pq_value *v, const char *s) {
     v->len = strlen(s);
 }
 
-/* The function columns of a row: function_id, fid and name, adjacent in both tables
- * (col_fid is fid's), and the slices' module. 0 when out of memory. */
+/* The function columns of a row: function_id, fid, name and mangled, adjacent in both
+ * tables (col_fid is fid's), and the slices' module. 0 when out of memory. */
 static int pqx_put_fn(pqx_state *x, pq_value *row, size_t col_fid, uint64_t fid) {
     const pqx_fn *fn = x->nomem ? NULL : pqx_fn_of(x, fid);
     if (!fn) {
@@ -811,7 +816,9 @@ static int pqx_put_fn(pqx_state *x, pq_value *row, size_t col_fid, uint64_t fid)
     }
     row[col_fid - 1].i = (int64_t)fid; /* the id's bits: see the section's comment */
     pqx_text(&row[col_fid], fn->hex);
-    pqx_text(&row[col_fid + 1], fn->symbol ? fn->symbol : fn->hex);
+    pqx_text(&row[col_fid + 1], fn->name ? fn->name : fn->hex);
+    if (fn->symbol) pqx_text(&row[col_fid + 2], fn->symbol);
+    row[col_fid + 2].is_null = fn->symbol == NULL;
     if (col_fid == SL_FID) pqx_text(&row[SL_MODULE], fn->module);
     return 1;
 }

@@ -31,7 +31,13 @@ static int cli_cmd_help(const cli_command *cmd, int argc, char **argv);
     "  --pid N        pid_N, of a session_* PATH holding several processes\n"
 #define CLI_VIEW_FUNCTION_TEXT \
     "  --function F   only F's calls and what they call (the subtrees rooted at F's\n" \
-    "                 calls); F: a name as stats prints it, or an id 0x...; repeatable\n"
+    "                 calls); F: a name, symbol or full or short C++ name (work::eval:\n" \
+    "                 each overload), or an id 0x...; repeatable\n"
+/* How C++ names read (demangle.h), for every command that shows names. */
+#define CLI_DEMANGLE_TEXT \
+    "  --demangle M   C++ names: full (default, as c++filt -i prints them), short (no\n" \
+    "                 parameters, template arguments or return type) or none (the\n" \
+    "                 symbols as recorded)\n"
 #define CLI_VIEW_CLOCK_TEXT \
     "  --clock C      times on clock C: trace (default), wall (the manifest's anchor\n" \
     "                 wall_clock_ns: ns since 1970, UTC) or any anchor's name (in ns):\n" \
@@ -58,7 +64,8 @@ static char cli_export_usage[8192];
 static const char *const cli_export_usage_parts[] = {
     "usage: atf export --format chrome|perfetto|parquet|folded [--table slices|events]\n"
     "                  [--thread-frame name|tid|none] [-o OUT] [--from T] [--to T]\n"
-    "                  [--thread N]... [--pid N] [--function F]... [--clock C] PATH\n"
+    "                  [--thread N]... [--pid N] [--function F]... [--clock C]\n"
+    "                  [--demangle full|short|none] PATH\n"
     "\n"
     "Writes the trace for a trace viewer (ui.perfetto.dev, chrome://tracing), as\n"
     "Parquet for a query engine (DuckDB, pandas, Spark), or as folded stacks for a\n"
@@ -77,15 +84,18 @@ static const char *const cli_export_usage_parts[] = {
     "            that is not a function payload\n"
     "  parquet   one Parquet table (docs/PARQUET.md lists the columns):\n"
     "            --table slices (default): a row per call, in the order calls end:\n"
-    "              pid, tid, thread_slot, thread_name, function_id, fid, name, module,\n"
-    "              depth, start_ns, end_ns, dur_ns, self_ns, ended_by (return, unwound,\n"
+    "              pid, tid, thread_slot, thread_name, function_id, fid, name,\n"
+    "              mangled, module, depth, start_ns, end_ns, dur_ns, self_ns, ended_by\n"
+    "              (return, unwound,\n"
     "              cut: cut short, gap: cut by a gap), has_detail (INT32 1: the\n"
     "              call event carries a detail record, else 0), paused_ns,\n"
     "              start_wall, end_wall\n"
     "            --table events: a row per index event, in merged time order (of\n"
     "              each process: see below): pid, thread_slot, seq, ts_ns,\n"
-    "              function_id, fid, name, kind, depth, detail_seq (-1: no detail),\n"
-    "              ts_wall\n"
+    "              function_id, fid, name, mangled, kind, depth, detail_seq (-1: no\n"
+    "              detail), ts_wall\n"
+    "            name: as --demangle says; mangled: the symbol as recorded (null when\n"
+    "            the function has no name)\n"
     "            start_ns, end_ns, ts_ns are INT64 ns on the trace clock (boot time:\n"
     "            no date); start_wall, end_wall, ts_wall the same instants as\n"
     "            TIMESTAMP(NANOS) in UTC, from the manifest's wall_clock_ns anchor\n"
@@ -123,6 +133,8 @@ static const char *const cli_export_usage_parts[] = {
     "                 is refused), parquet's start_ns, end_ns and ts_ns (with wall: ns\n"
     "                 since 1970, UTC; its *_wall columns stay the wall clock's). Not\n"
     "                 for folded, which holds no times (exit 2).\n"
+    CLI_DEMANGLE_TEXT
+    "                 (folded, short: a template's instances are one frame)\n"
     CLI_VIEW_EDGES_TEXT
     "\n"
     "Every thread's slices are balanced: frames still open at the end are cut short\n"
@@ -160,15 +172,151 @@ static const char *const cli_export_usage_parts[] = {
     "written, 2 usage error.\n"
 };
 
-static void cli_usage_texts(void) {
+static char cli_record_usage[8192];
+static const char *const cli_record_usage_parts[] = {
+    "usage: atf record [OPTIONS] -- PROG [ARGS...]\n"
+    "\n"
+    "Runs PROG with the auto-tracer preloaded (LD_PRELOAD of libatf_instrument.so):\n"
+    "every function entry and exit of every thread of a program compiled with\n"
+    "-finstrument-functions (its shared libraries too, when they were), in every\n"
+    "process it forks, goes into a new DIR/session_<date>_<time>/, one pid_<pid>/ per\n"
+    "process (a program a process execs gets pid_<pid>_1/). No relinking; PROG must\n"
+    "be dynamically linked. Then prints on stderr the session's path and a summary:\n"
+    "processes, threads, events, events lost, duration, size on disk, and what a\n"
+    "bound or a switch left out. A process that ended without closing its trace\n"
+    "(killed) is recovered first, as atf recover would; one that could not be\n"
+    "completed (a full disk) is called incomplete, its lost count unknown. Threads'\n"
+    "pauses to write their own full rings are said, and left out of the functions.\n"
+    "\n"
+    "  --output DIR       where the session directory goes (default ./traces)\n"
+    "  --overflow MODE    a full ring: block (default; the thread writes it out itself,\n"
+    "                     nothing is lost) or drop (never waits; lost events counted)\n"
+    "  --layout L         index files: packed (default, a few bytes per event, read by\n"
+    "                     every atf command; atf unpack undoes it), 1 (what the\n"
+    "                     original readers take) or 2\n"
+    "  --ring-events N    ring slots per thread (default 1048576)\n"
+    "  --filter GLOBS     record only functions whose name matches one of the\n"
+    "                     comma-separated patterns (* ? [...]), e.g. 'fib,sort_*'; a\n"
+    "                     C++ function's symbol, full or short name ('work::*',\n"
+    "                     'work::eval'); a comma inside brackets does not separate\n"
+    "  --notrace GLOBS    never record functions matching these (after --filter)\n",
+    "  --depth N          record calls at most N levels deep per thread\n"
+    "  --no-follow        do not trace the processes PROG forks\n"
+    "  --max-size SIZE    stop recording before a process's trace files hold more\n"
+    "                     than SIZE of events (K, M, G: powers of 1024; 512M, 1.5G)\n"
+    "  --duration TIME    record only the first TIME of each process (ns, us, ms, s,\n"
+    "                     min: 10s, 500ms, 2min)\n"
+    "  --disk-reserve SIZE  stop recording before the file system's free space falls\n"
+    "                     under SIZE (default: the larger of 1G and 5 % of it; 0: never)\n"
+    "                     A stop is clean: PROG runs on; the trace is cut at one moment,\n"
+    "                     each thread's files end with a gap of reason \"stopped\".\n"
+    "  --min-duration TIME  record only calls at least TIME long and their callers\n"
+    "                     (the manifest says so: the trace no longer has every call)\n"
+    "  --start-paused     start with recording off; the toggle signal switches it on\n"
+    "                     and off (record prints the pid to send it to)\n"
+    "  --toggle-signal SIG  that signal (default USR1; USR2, HUP, ... or a number). The\n"
+    "                     events left out are a gap of reason \"skipped\"; the calls\n"
+    "                     open when recording comes on are recorded again from then.\n"
+    "                     A program that sets its own handler for SIG is told.\n"
+    "  --trigger-on GLOBS   recording starts off and comes on when any thread enters a\n"
+    "                     matching function; --trigger-off GLOBS: it goes off after a\n"
+    "                     matching function returns (both: only during those calls)\n",
+    "  --keep-last SIZE|TIME  flight recorder: hold the events in memory and write only\n"
+    "                     the most recent SIZE of them (over all threads) or TIME (of\n"
+    "                     each thread), at exit and on the snapshot signal; the events\n"
+    "                     before them are a gap of reason \"discarded\"\n"
+    "  --snapshot-signal SIG  the signal that writes what it holds now (default USR2;\n"
+    "                     a program that sets its own handler for SIG is told)\n"
+    "  --force            run PROG even when it is statically linked (one that runs\n"
+    "                     dynamically linked programs)\n"
+    "  --preload PATH     the tracer library; by default libatf_instrument.so next to\n"
+    "                     the atf binary, else in ../lib/atf/ from there\n"
+    "\n"
+    "The options become the tracer's environment variables (ATF_TRACE_*; see\n"
+    "tools/instrument/README.md). A statically linked PROG is refused up front; when\n"
+    "no process was traced, a PROG without -finstrument-functions code (nor in its\n"
+    "libraries) is named as the reason. Either way no session is left.\n"
+    "\n"
+    "Exit status: PROG's own (128 + N when signal N ended it); 125 when record\n"
+    "failed (tracer library not found, no session directory, a PROG that cannot be\n"
+    "traced), 126 when PROG cannot be run, 127 when it is not found, 2 usage error.\n"
+};
+
+static char cli_stats_usage[8192];
+static const char *const cli_stats_usage_parts[] = {
+    "usage: atf stats PATH [--sort self|total|calls|name] [--limit N] [--json]\n"
+    "                 [--from T] [--to T] [--thread N]... [--pid N] [--function F]...\n"
+    "                 [--demangle full|short|none]\n"
+    "\n"
+    "Per function: calls, total (inclusive) time, self time, and min/avg/max time per\n"
+    "call; per thread: events, events dropped while recording (from the manifest) and\n"
+    "time span; then the gaps (events the recorder lost) and the unbalanced input, when\n"
+    "there are any.\n"
+    CLI_TRACE_PATH_TEXT
+    "\n"
+    "  --sort KEY  order of the functions: self (self time, the default), total (total\n"
+    "              time), calls, or name; largest first, names alphabetically\n"
+    "  --limit N   print the first N functions only (default 0: all)\n"
+    "  --json      print one JSON object:\n"
+    "              {\"functions\":[{\"fid\":\"0x...\",\"name\":...,\"calls\":N,\"total_ns\":N,\n"
+    "                \"self_ns\":N,\"min_ns\":N,\"max_ns\":N,\"mangled\":...}],\n"
+    "               \"threads\":[{\"slot\":N,\"tid\":N,\"events\":N,\"dropped\":N,\n"
+    "                \"start_ns\":N,\"end_ns\":N,\"gaps\":N,\"events_lost\":N,\n"
+    "                \"events_not_recorded\":N,\"cut_by_gap\":N,\"cut_short\":N,\n"
+    "                \"paused_ns\":N,\"pauses\":N,\"pauses_ns\":N,\"name\":...}],\n"
+    "               \"pauses\":{\"count\":N,\"total_ns\":N}}\n"
+    "              events, start_ns, end_ns: the thread's events shown (in the window);\n"
+    "              gaps and events_lost: the gaps met among them (its gaps.atf: where\n"
+    "              the recorder lost events); events_not_recorded: those after a bound\n"
+    "              of the recording (atf record --max-size, ...) stopped it;\n"
+    "              cut_by_gap: its frames closed at a gap; cut_short: its frames\n"
+    "              open at its end (see below);\n"
+    "              dropped: the manifest's count for the whole recording;\n"
+    "              mangled: the symbol as recorded (null: none)\n"
+    "\n",
+    "Which part of the trace:\n"
+    CLI_VIEW_WINDOW_TEXT
+    CLI_VIEW_THREAD_TEXT
+    CLI_VIEW_PID_TEXT
+    CLI_VIEW_FUNCTION_TEXT
+    "                 (their times are those of the whole trace)\n"
+    CLI_DEMANGLE_TEXT
+    "                 (short: a template's instances add up as one function, under\n"
+    "                 the smallest fid)\n"
+    CLI_VIEW_EDGES_TEXT
+    "\n"
+    "Calls and returns are paired per thread. Total time counts the outermost call of a\n"
+    "recursive function once; min/avg/max are per call. A return with no matching call\n"
+    "is ignored; a return of an outer frame closes the frames above it at its time;\n"
+    "frames still open at the end are cut short (below) and counted, their time up to\n"
+    "then included. Nothing is paired across a gap (events the recorder lost): the\n"
+    "frames open there are closed at their thread's last event before it and counted as\n"
+    "cut by a gap (their time up to there is included, so a gap never lengthens a call),\n"
+    "and a return after the gap whose call came before it is ignored as a return\n"
+    "without a matching call.\n"
+    CLI_CUT_SHORT_TEXT
+    "Exit status: 0 ok, 1 the trace cannot be read, 2 usage error.\n"
+};
+
+/* Joins the parts of a usage text into its buffer (which holds them). */
+static void cli_usage_join(char *buf, size_t cap, const char *const *parts, size_t count) {
     size_t i, n = 0;
-    if (cli_export_usage[0]) return;
-    for (i = 0; i < sizeof cli_export_usage_parts / sizeof cli_export_usage_parts[0]; i++) {
-        size_t len = strlen(cli_export_usage_parts[i]);
-        if (n + len >= sizeof cli_export_usage) break; /* never: the buffer holds them */
-        memcpy(cli_export_usage + n, cli_export_usage_parts[i], len + 1);
+    for (i = 0; i < count; i++) {
+        size_t len = strlen(parts[i]);
+        if (n + len >= cap) break; /* never: the buffer holds them */
+        memcpy(buf + n, parts[i], len + 1);
         n += len;
     }
+}
+
+#define CLI_USAGE_JOIN(name) \
+    cli_usage_join(name, sizeof name, name##_parts, sizeof name##_parts / sizeof name##_parts[0])
+
+static void cli_usage_texts(void) {
+    if (cli_export_usage[0]) return;
+    CLI_USAGE_JOIN(cli_export_usage);
+    CLI_USAGE_JOIN(cli_record_usage);
+    CLI_USAGE_JOIN(cli_stats_usage);
 }
 
 static const cli_command cli_commands[] = {
@@ -207,13 +355,14 @@ static const cli_command cli_commands[] = {
       "2 usage error.\n" },
     { "dump", cli_cmd_dump, "print the events, as a table or as JSON lines",
       "usage: atf dump [--json] [--detail] [--from T] [--to T] [--limit N]\n"
-      "                [--thread N]... [--pid N] [--clock C] PATH\n"
+      "                [--thread N]... [--pid N] [--clock C] [--demangle M] PATH\n"
       "\n"
       "Prints every index event as a table (seq, ts, fid, kind, tid, depth, detail).\n"
       "For a session pid_* directory (or a session_* directory holding one) the events\n"
       "of all its threads are merged in (timestamp, thread, seq) order and each carries\n"
-      "its thread slot. When the manifest names the functions, a last column (JSON: a\n"
-      "last key \"name\") gives each event's function name.\n"
+      "its thread slot. When the manifest names the functions, a last column (JSON: the\n"
+      "last keys \"name\", and \"mangled\": the symbol as recorded, or null) gives each\n"
+      "event's function name.\n"
       "\n"
       "  --json         one JSON object per line and per index event:\n"
       "                 {\"seq\":N,\"ts\":N,\"fid\":\"0x...\",\n"
@@ -234,6 +383,7 @@ static const cli_command cli_commands[] = {
       CLI_VIEW_PID_TEXT
       CLI_VIEW_CLOCK_TEXT
       "                 Every ts is then on clock C (negative before its zero).\n"
+      CLI_DEMANGLE_TEXT
       "\n"
       "For a detail.atf PATH only the detail records are printed. A thread that cannot\n"
       "be read or was left by a crash (a torn last record, no footer), whether PATH is\n"
@@ -380,66 +530,7 @@ static const cli_command cli_commands[] = {
       "\n"
       "Exit status: 0 ok, 1 a PATH or file could not be converted, 2 usage error.\n" },
     { "record", cli_cmd_record, "run a program built with -finstrument-functions, traced",
-      "usage: atf record [OPTIONS] -- PROG [ARGS...]\n"
-      "\n"
-      "Runs PROG with the auto-tracer preloaded (LD_PRELOAD of libatf_instrument.so):\n"
-      "every function entry and exit of every thread of a program compiled with\n"
-      "-finstrument-functions (its shared libraries too, when they were), in every\n"
-      "process it forks, goes into a new DIR/session_<date>_<time>/, one pid_<pid>/ per\n"
-      "process (a program a process execs gets pid_<pid>_1/). No relinking; PROG must\n"
-      "be dynamically linked. Then prints on stderr the session's path and a summary:\n"
-      "processes, threads, events, lost, duration, size on disk, what a bound or a\n"
-      "switch left out. A process killed before closing its trace is recovered first\n"
-      "(atf recover); one that could not be completed (a full disk) is incomplete.\n"
-      "Threads' pauses to write their own full rings are said, and left out of the\n"
-      "functions.\n"
-      "\n"
-      "  --output DIR       where the session directory goes (default ./traces)\n"
-      "  --overflow MODE    a full ring: block (default; the thread writes it out itself,\n"
-      "                     nothing is lost) or drop (never waits; lost events counted)\n"
-      "  --layout L         index files: packed (default, a few bytes per event, read by\n"
-      "                     every atf command; atf unpack undoes it), 1 (what the\n"
-      "                     original readers take) or 2\n"
-      "  --ring-events N    ring slots per thread (default 1048576)\n"
-      "  --filter GLOBS     record only functions whose name matches one of the\n"
-      "                     comma-separated patterns (* ? [...]), e.g. 'fib,sort_*'\n"
-      "  --notrace GLOBS    never record functions matching these (after --filter)\n"
-      "  --depth N          record calls at most N levels deep per thread\n"
-      "  --no-follow        do not trace the processes PROG forks\n"
-      "  --max-size SIZE    stop recording before a process's trace files hold more\n"
-      "                     than SIZE of events (K, M, G: powers of 1024; 512M, 1.5G)\n"
-      "  --duration TIME    record only the first TIME of each process (ns, us, ms, s,\n"
-      "                     min: 10s, 500ms, 2min)\n"
-      "  --disk-reserve SIZE  stop recording before the file system's free space falls\n"
-      "                     under SIZE (default: the larger of 1G and 5 % of it; 0: never)\n"
-      "                     A stop is clean: PROG runs on; the trace is cut at one moment,\n"
-      "                     each thread's files end with a gap of reason \"stopped\".\n"
-      "  --min-duration TIME  record only calls at least TIME long and their callers\n"
-      "                     (the manifest says so: the trace no longer has every call)\n"
-      "  --start-paused     start with recording off; the toggle signal switches it on\n"
-      "                     and off (record prints the pid to send it to)\n"
-      "  --toggle-signal SIG  that signal (default USR1; USR2, HUP, ... or a number). The\n"
-      "                     events left out are a gap of reason \"skipped\".\n"
-      "  --trigger-on GLOBS   recording starts off and comes on when any thread enters a\n"
-      "                     matching function; --trigger-off GLOBS: it goes off after a\n"
-      "                     matching function returns (both: only during those calls)\n"
-      "  --keep-last SIZE|TIME  flight recorder: hold the events in memory and write\n"
-      "                     only the last SIZE (of all threads) or TIME (of each) at\n"
-      "                     exit and on the snapshot signal; before: gap \"discarded\"\n"
-      "  --snapshot-signal SIG  writes what it holds now (default USR2)\n"
-      "                     A program that sets its own handler for a SIG is told.\n"
-      "  --force            run PROG even when it is statically linked (one that runs\n"
-      "                     dynamically linked programs)\n"
-      "  --preload PATH     the tracer library; by default libatf_instrument.so next to\n"
-      "                     the atf binary, else in ../lib/atf/ from there\n"
-      "\n"
-      "The options become the tracer's environment variables (ATF_TRACE_*; see\n"
-      "tools/instrument/README.md). A PROG that cannot be traced (static, or without\n"
-      "-finstrument-functions code) is said, and leaves no session.\n"
-      "\n"
-      "Exit status: PROG's own (128 + N when signal N ended it); 125 when record\n"
-      "failed (tracer library not found, no session directory, a PROG that cannot be\n"
-      "traced), 126 when PROG cannot be run, 127 when it is not found, 2 usage error.\n" },
+      cli_record_usage },
     { "ktrace", cli_cmd_ktrace, "Darwin ktrace v3 file: header, chunks, session clock",
       "usage: atf ktrace [--json] [--session PATH] FILE\n"
       "\n"
@@ -476,56 +567,10 @@ static const cli_command cli_commands[] = {
       "Exit status: 0 ok, 1 the file is not a valid ktrace v3 file (chunks up to the\n"
       "damage are printed) or the session has no wall_clock_ns anchor, 2 usage error.\n" },
     { "stats", cli_cmd_stats, "per-function calls, total and self time; per-thread figures",
-      "usage: atf stats PATH [--sort self|total|calls|name] [--limit N] [--json]\n"
-      "                 [--from T] [--to T] [--thread N]... [--pid N] [--function F]...\n"
-      "\n"
-      "Per function: calls, total (inclusive) time, self time, and min/avg/max time per\n"
-      "call; per thread: events, events dropped while recording (from the manifest) and\n"
-      "time span; then the gaps (events the recorder lost) and the unbalanced input, when\n"
-      "there are any.\n"
-      CLI_TRACE_PATH_TEXT
-      "\n"
-      "  --sort KEY  order of the functions: self (self time, the default), total (total\n"
-      "              time), calls, or name; largest first, names alphabetically\n"
-      "  --limit N   print the first N functions only (default 0: all)\n"
-      "  --json      print one JSON object:\n"
-      "              {\"functions\":[{\"fid\":\"0x...\",\"name\":...,\"calls\":N,\"total_ns\":N,\n"
-      "                \"self_ns\":N,\"min_ns\":N,\"max_ns\":N}],\n"
-      "               \"threads\":[{\"slot\":N,\"tid\":N,\"events\":N,\"dropped\":N,\n"
-      "                \"start_ns\":N,\"end_ns\":N,\"gaps\":N,\"events_lost\":N,\n"
-      "                \"events_not_recorded\":N,\"cut_by_gap\":N,\"cut_short\":N,\n"
-      "                \"paused_ns\":N,\"pauses\":N,\"pauses_ns\":N,\"name\":...}],\n"
-      "               \"pauses\":{\"count\":N,\"total_ns\":N}}\n"
-      "              events, start_ns, end_ns: the thread's events shown (in the window);\n"
-      "              gaps and events_lost: the gaps met among them (its gaps.atf: where\n"
-      "              the recorder lost events); events_not_recorded: those after a bound\n"
-      "              of the recording (atf record --max-size, ...) stopped it;\n"
-      "              cut_by_gap: its frames closed at a gap; cut_short: its frames\n"
-      "              open at its end (see below);\n"
-      "              dropped: the manifest's count for the whole recording\n"
-      "\n"
-      "Which part of the trace:\n"
-      CLI_VIEW_WINDOW_TEXT
-      CLI_VIEW_THREAD_TEXT
-      CLI_VIEW_PID_TEXT
-      CLI_VIEW_FUNCTION_TEXT
-      "                 (their times are those of the whole trace)\n"
-      CLI_VIEW_EDGES_TEXT
-      "\n"
-      "Calls and returns are paired per thread. Total time counts the outermost call of a\n"
-      "recursive function once; min/avg/max are per call. A return with no matching call\n"
-      "is ignored; a return of an outer frame closes the frames above it at its time;\n"
-      "frames still open at the end are cut short (below) and counted, their time up to\n"
-      "then included. Nothing is paired across a gap (events the recorder lost): the\n"
-      "frames open there are closed at their thread's last event before it and counted as\n"
-      "cut by a gap (their time up to there is included, so a gap never lengthens a call),\n"
-      "and a return after the gap whose call came before it is ignored as a return\n"
-      "without a matching call.\n"
-      CLI_CUT_SHORT_TEXT
-      "Exit status: 0 ok, 1 the trace cannot be read, 2 usage error.\n" },
+      cli_stats_usage },
     { "tree", cli_cmd_tree, "the call tree of each thread, with durations",
       "usage: atf tree PATH [--max-depth N] [--from T] [--to T] [--thread N]... [--pid N]\n"
-      "                [--function F]... [--clock C]\n"
+      "                [--function F]... [--clock C] [--demangle full|short|none]\n"
       "\n"
       "The call tree of each thread, in time order, indented by depth:\n"
       "  a call with callees opens with \"name {\" and closes with \"} name\" and its\n"
@@ -546,6 +591,7 @@ static const cli_command cli_commands[] = {
       CLI_VIEW_CLOCK_TEXT
       "                 The first column is then the time on clock C: wall as UTC to the\n"
       "                 ns (2025-01-31T12:34:56.123456789Z), any other in ns.\n"
+      CLI_DEMANGLE_TEXT
       CLI_VIEW_EDGES_TEXT
       "A thread's header line counts the events shown.\n"
       "\n"
@@ -566,6 +612,7 @@ static const cli_command cli_commands[] = {
     { "diff", cli_cmd_diff, "compare two traces per function and per call path",
       "usage: atf diff A B [--top N] [--json] [--thread-frame none|name|tid]\n"
       "                [--from T] [--to T] [--thread N]... [--function F]...\n"
+      "                [--demangle full|short|none]\n"
       "\n"
       "Compares two traces, such as recordings of two builds of one program, matched by\n"
       "function name (ids that share a name add up):\n"
@@ -608,6 +655,8 @@ static const cli_command cli_commands[] = {
       CLI_VIEW_THREAD_TEXT
       CLI_VIEW_FUNCTION_TEXT
       "                 (of each trace that has F; exit 2 when neither has)\n"
+      CLI_DEMANGLE_TEXT
+      "                 (short: a template's instances are one function, one frame)\n"
       "\n"
       "A and B are each a PATH as stats takes it: a session's pid_* directory, a\n"
       "session_* directory holding one, or a thread_N directory or its index.atf. Their\n"

@@ -581,6 +581,7 @@ static atf_result profile_run(cli_trace *s, walk_ctx *w, profile_fns *fns, profi
     pw.sketch = sketch;
     pw.side = side < PROFILE_SIDES ? side : PROFILE_SIDES - 1;
     if (!walk_init(w, s->reader.thread_count)) return ATF_E_NOMEM;
+    w->by_name = cli_trace_by_name(s); /* template instances as one (--demangle short) */
     w->ctx = &pw;
     w->leave = profile_leave;
     if (paths || sketch) w->enter = profile_enter;

@@ -6,7 +6,8 @@
  * pairing rules, its gaps, the recorder's pauses left out of every time) and adds up:
  *   - per function id (profile_fns): calls, total time (its outermost calls only: a
  *     recursive function counts once), self time (not in its callees), and the min, sum
- *     and max of its calls' times;
+ *     and max of its calls' times; under --demangle short, the ids of one name (a
+ *     template's instances) are one function, under the smallest of them (walk.h);
  *   - per call path (profile_paths): a tree whose node is a function called along the
  *     path of its parent node (the root's children are the outermost calls), with that
  *     path's calls, total time and self time. A path never nests in itself, so its total

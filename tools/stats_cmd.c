@@ -54,12 +54,16 @@ static void stats_json(const profile_fns *st, const walk_ctx *w, const cli_trace
     cli_print("{\"functions\":[");
     for (i = 0; i < n; i++) {
         const profile_fn *f = &st->fns[i];
+        const char *sym = cli_trace_symbol(s, f->fid);
         cli_printf("%s\n{\"fid\":\"0x%016llx\",\"name\":", i ? "," : "", (cli_ull)f->fid);
         cli_json_str(f->name);
         cli_printf(",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"min_ns\":%llu,"
-                         "\"max_ns\":%llu}",
+                         "\"max_ns\":%llu,\"mangled\":",
                       (cli_ull)f->calls, (cli_ull)f->total_ns, (cli_ull)f->self_ns,
                       (cli_ull)f->min_ns, (cli_ull)f->max_ns);
+        if (sym) cli_json_str(sym); /* the symbol as recorded (of the smallest id of a name) */
+        else cli_print("null");
+        cli_print("}");
     }
     cli_print("],\n\"threads\":[");
     for (i = 0; i < s->reader.thread_count; i++) {

@@ -184,15 +184,16 @@ static void walk_pop(walk_ctx *w, size_t ti, uint64_t end_ns, int how) {
 
 /* A frame just pushed at depth d: with --function, a call of one of its functions roots a
  * subtree (when no outer one is open). */
-static void walk_focus(walk_ctx *w, walk_thread *t, walk_frame *f, size_t d) {
-    f->focus = (uint32_t)(w->src && w->src->fid_count && cli_trace_focus(w->src, f->fid));
+static void walk_focus(walk_ctx *w, walk_thread *t, walk_frame *f, uint64_t fid, size_t d) {
+    f->focus = (uint32_t)(w->src && w->src->fid_count && cli_trace_focus(w->src, fid));
     if (f->focus && t->focus++ == 0) t->focus_base = d;
 }
 
 /* One index event of thread ti; detail_seq is its detail link (kept by a call's frame). */
-static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint64_t ts,
+static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t id, uint64_t ts,
                        uint64_t detail_seq) {
     walk_thread *t = &w->threads[ti];
+    uint64_t fid = w->by_name ? cli_trace_alias(w->src, id) : id;
     int added;
     if (!t->events++) t->first_ns = ts;
     if (ts > t->last_ns) t->last_ns = ts;
@@ -226,7 +227,7 @@ static void walk_event(walk_ctx *w, size_t ti, uint32_t kind, uint64_t fid, uint
         f->paused_ns = 0;
         f->outermost = (uint64_t)added;
         f->detail_seq = detail_seq;
-        walk_focus(w, t, f, t->depth - 1);
+        walk_focus(w, t, f, id, t->depth - 1);
         if (w->enter && walk_shown(w, t)) w->enter(w->ctx, ti, fid, ts, t->depth - 1);
     } else if (kind == ATF_EVENT_RETURN || kind == ATF_EVENT_EXCEPTION) {
         int how = kind == ATF_EVENT_EXCEPTION ? WALK_LEAVE_EXCEPTION : WALK_LEAVE_RETURN;

@@ -136,6 +136,10 @@ typedef struct walk_ctx {
     const cli_trace *src;        /* the trace being walked (set by walk_run) */
     uint64_t end_ns;             /* when its process was last seen: its latest event in
                                     the window, of any thread (set by walk_run) */
+    int by_name;                 /* functions of one shown name are one function: each id
+                                    is walked as cli_trace_alias's (set before walk_run,
+                                    once cli_trace_by_name said 1; --function still
+                                    selects by the ids themselves) */
     void *ctx;
     /* a frame opens at depth `depth` (0 = outermost) */
     void (*enter)(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth);

@@ -90,8 +90,13 @@
  *                          waits; events are dropped, counted and recorded as gaps);
  *                          another value: a message on stderr, and block
  *   ATF_TRACE_FILTER       record only functions whose name matches one of these
- *                          comma-separated glob patterns (fnmatch: * ? [...])
+ *                          comma-separated glob patterns (fnmatch: * ? [...]); a C++
+ *                          function's name is its symbol, its demangled name or its
+ *                          short name (tools/demangle.h: "work::*", "work::eval"), and a
+ *                          comma inside brackets ("f<int, long>") does not separate
  *   ATF_TRACE_NOTRACE      never record functions matching these (after the filter)
+ *   ATF_TRACE_TRIGGER_ON, ATF_TRACE_TRIGGER_OFF  patterns alike: recording starts off and
+ *                          comes on at the entry of a match, goes off after its return
  *   ATF_TRACE_DEPTH        record only calls at most this deep (per thread, counting
  *                          the functions the filters keep); default: no limit
  *   ATF_TRACE_FOLLOW=0     record nothing in the children fork() makes (default 1: each
@@ -127,6 +132,10 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #  pragma GCC diagnostic pop
 #endif
+
+/* the tree's one demangler (tools/demangle.c), private here: the filters match names */
+#define DEMANGLE_STATIC
+#include "../demangle.c"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -1331,34 +1340,37 @@ NOI static size_t inst_resolve(void) {
 
 /* ---- filters ----------------------------------------------------------------------- */
 /* ATF_TRACE_FILTER and ATF_TRACE_NOTRACE: comma-separated glob patterns (fnmatch) on
- * function names. Decided once per function, at its first call anywhere (inst_assign,
- * under inst_lock): each module's symbol table is read on its first such call and kept
- * until exit. */
+ * function names: a pattern matches a function when it matches its symbol, or the full
+ * or short form of its demangled name (demangle.h; the C++ runtime's demangler is looked
+ * up when the settings are read, never from a hook). Decided once per function, at its
+ * first call anywhere (inst_assign, under inst_lock): each module's symbol table is read
+ * on its first such call and kept until exit. */
 typedef struct inst_globs { char *text; char **pat; size_t n; } inst_globs;
 
 static inst_globs inst_only, inst_never, inst_trigger_on, inst_trigger_off;
 static inst_elf *inst_filter_elf;               /* by module id; map NULL = not read yet */
 static size_t inst_filter_elf_cap;
 
-/* Splits the comma-separated list v into patterns (empty ones dropped). */
+/* Splits the comma-separated list v into patterns (demangle_list_next: empty ones
+ * dropped, commas inside brackets kept). */
 NOI static void inst_globs_parse(inst_globs *g, const char *v) {
-    char *p, *next;
+    char *p, *cursor;
     size_t cap = 1;
     memset(g, 0, sizeof *g);
     if (!v || !v[0] || !(g->text = inst_strdup(v))) return;
     for (p = g->text; *p; p++) cap += *p == ',';
     if (!(g->pat = (char **)malloc(cap * sizeof *g->pat))) return;
-    for (p = g->text; p; p = next) {
-        next = strchr(p, ',');
-        if (next) *next++ = '\0';
-        if (*p) g->pat[g->n++] = p;
-    }
+    for (cursor = g->text; (p = demangle_list_next(&cursor)) != NULL;) g->pat[g->n++] = p;
 }
 
-NOI static int inst_globs_match(const inst_globs *g, const char *name) {
+NOI static int inst_glob(const char *pattern, const char *name) {
+    return fnmatch(pattern, name, 0) == 0;
+}
+
+NOI static int inst_globs_match(const inst_globs *g, const demangle_forms *name) {
     size_t i;
     for (i = 0; i < g->n; i++)
-        if (fnmatch(g->pat[i], name, 0) == 0) return 1;
+        if (demangle_forms_match(name, g->pat[i], inst_glob)) return 1;
     return 0;
 }
 
@@ -1382,13 +1394,18 @@ NOI static uint64_t inst_filter_flags(size_t mi, uintptr_t a) {
     static const inst_elf none;
     const inst_elf *elf = inst_filter_symbols(mi);
     char buf[512];
-    const char *name = inst_name_of(elf ? elf : &none, &inst_modules[mi], a, 0, buf,
-                                    sizeof buf);
+    demangle_forms name;
     uint64_t flags = 0;
-    if ((inst_only.n && !inst_globs_match(&inst_only, name)) || inst_globs_match(&inst_never, name))
-        return INST_ID_SKIP;
-    if (inst_globs_match(&inst_trigger_on, name)) flags |= INST_ID_TRIGGER_ON;
-    if (inst_globs_match(&inst_trigger_off, name)) flags |= INST_ID_TRIGGER_OFF;
+    demangle_forms_make(&name, inst_name_of(elf ? elf : &none, &inst_modules[mi], a, 0, buf,
+                                            sizeof buf));
+    if ((inst_only.n && !inst_globs_match(&inst_only, &name)) ||
+        inst_globs_match(&inst_never, &name)) {
+        flags = INST_ID_SKIP;
+    } else {
+        if (inst_globs_match(&inst_trigger_on, &name)) flags |= INST_ID_TRIGGER_ON;
+        if (inst_globs_match(&inst_trigger_off, &name)) flags |= INST_ID_TRIGGER_OFF;
+    }
+    demangle_forms_free(&name);
     return flags;
 }
 
@@ -1402,6 +1419,9 @@ NOI static void inst_filters_setup(void) {
     inst_globs_parse(&inst_trigger_off, getenv("ATF_TRACE_TRIGGER_OFF"));
     inst_filtering = inst_only.n > 0 || inst_never.n > 0 || inst_trigger_on.n > 0 ||
                      inst_trigger_off.n > 0;
+    /* the C++ runtime's demangler, now (the process's; else loaded: a program built with
+       -static-libstdc++ exports none), so that no hook ever looks it up */
+    if (inst_filtering) demangle_runtime(1);
     if (d && d[0]) {
         char *end;
         long v = strtol(d, &end, 10);
