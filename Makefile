@@ -92,8 +92,8 @@ test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUI
 	  CRASH_TRIALS=$(TEST_CRASH_TRIALS) \
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
 	  tests/cli_checks.sh tests/window_checks.sh tests/examples_check.sh tests/doc_blocks.sh \
-	  tests/cmake_check.sh tests/instrument_checks.sh tests/bounds_checks.sh tests/names_checks.sh \
-	  tests/profile_checks.sh
+	  tests/cmake_check.sh tests/instrument_checks.sh tests/cpp_checks.sh tests/bounds_checks.sh \
+	  tests/names_checks.sh tests/profile_checks.sh
 
 # tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
 # the windows of the atf command are compared with); window_probe runs the command's walk
@@ -269,6 +269,23 @@ $(PROGS_BIN)/exits_traced: $(PROGS)/exits.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@) $(BUILD)/obj
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/exits_traced.o $<
 	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/exits_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
+
+# cpp_exceptions.cpp: C++ exceptions through instrumented frames in threads, counted by the
+# program itself (tests/cpp_checks.sh), for the preloaded tracer and linked with it (by
+# $(CXX): the tracer is C and needs no C++ library of its own); parquet_count reads a
+# column of the exported slices with the tests' own Parquet reader
+CXXFLAGS_PROG = -std=c++17 $(OPT) -Wall -Wextra -Werror -pthread $(CFLAGS)
+test-programs: $(PROGS_BIN)/cpp_exceptions_hooked $(PROGS_BIN)/cpp_exceptions_traced \
+  $(BUILD)/tests/parquet_count
+
+$(PROGS_BIN)/cpp_exceptions_hooked: $(PROGS)/cpp_exceptions.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_PROG) -finstrument-functions -o $@ $<
+
+$(PROGS_BIN)/cpp_exceptions_traced: $(PROGS)/cpp_exceptions.cpp $(INSTR_OBJ)
+	@mkdir -p $(dir $@) $(BUILD)/obj
+	$(CXX) $(CXXFLAGS_PROG) -finstrument-functions -c -o $(BUILD)/obj/cpp_exceptions_traced.o $<
+	$(CXX) $(CXXFLAGS_PROG) -o $@ $(BUILD)/obj/cpp_exceptions_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
 
 # ---- other platforms and configurations ---------------------------------------------
 #   make test-arm64    every harness cross-built for arm64 (static), run under qemu-aarch64
