@@ -4,7 +4,8 @@
 #   make test     builds the test harnesses and the programs they trace, runs every check,
 #                 ending with "N passed, M failed"
 #   make bench    benchmark figures into build/bench.json (make bench-real: real programs)
-#   make demo     records the sample program with atf record, then inspects and exports it
+#   make demo     records the sample program with atf record, then inspects and exports it;
+#                 then a C++ program whose exceptions leave frames (its tree)
 #   make tsan     the ring, session, stress, merge, tick and overflow tests under ThreadSanitizer (build/tsan/)
 #   make crash-trials [CRASH_TRIALS=100]   atf gen SIGKILLed at chosen moments, then
 #                 recover and verify --strict, every thread checked against what it produced
@@ -142,7 +143,7 @@ bench: $(BUILD)/bench
 # exactly what tools/demo.sh runs: atf record preloads the tracer library found next to
 # the atf binary into the sample built with the hooks and no tracer
 demo: $(BUILD)/atf $(BUILD)/libatf_instrument.so $(BUILD)/examples/sample_hooked \
-      $(BUILD)/examples/query
+      $(BUILD)/examples/query $(BUILD)/programs/cpp_exceptions_hooked
 	@sh tools/demo.sh $(BUILD)
 
 clean:
