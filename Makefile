@@ -277,7 +277,7 @@ $(PROGS_BIN)/exits_traced: $(PROGS)/exits.c $(INSTR_OBJ)
 # column of the exported slices with the tests' own Parquet reader
 CXXFLAGS_PROG = -std=c++17 $(OPT) -Wall -Wextra -Werror -pthread $(CFLAGS)
 test-programs: $(PROGS_BIN)/cpp_exceptions_hooked $(PROGS_BIN)/cpp_exceptions_traced \
-  $(BUILD)/tests/parquet_count
+  $(BUILD)/tests/parquet_count $(PROGS_BIN)/cpp_host $(PROGS_BIN)/libcpp_plugin.so
 
 $(PROGS_BIN)/cpp_exceptions_hooked: $(PROGS)/cpp_exceptions.cpp
 	@mkdir -p $(dir $@)
@@ -287,6 +287,15 @@ $(PROGS_BIN)/cpp_exceptions_traced: $(PROGS)/cpp_exceptions.cpp $(INSTR_OBJ)
 	@mkdir -p $(dir $@) $(BUILD)/obj
 	$(CXX) $(CXXFLAGS_PROG) -finstrument-functions -c -o $(BUILD)/obj/cpp_exceptions_traced.o $<
 	$(CXX) $(CXXFLAGS_PROG) -o $@ $(BUILD)/obj/cpp_exceptions_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
+
+# cpp_host.c, a C program, loads libcpp_plugin.so (cpp_plugin.cpp) with dlopen(RTLD_LOCAL)
+$(PROGS_BIN)/cpp_host: $(PROGS)/cpp_host.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< -ldl
+
+$(PROGS_BIN)/libcpp_plugin.so: $(PROGS)/cpp_plugin.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_PROG) -finstrument-functions -fPIC -shared -o $@ $<
 
 # ---- other platforms and configurations ---------------------------------------------
 #   make test-arm64    every harness cross-built for arm64 (static), run under qemu-aarch64

@@ -5,7 +5,7 @@
 # rethrown in another thread) counts the frames its exceptions leave; its trace must hold
 # exactly that many exception events, of those functions only, and the catching frame's
 # exits must be returns. Preloaded by `atf record` (the exit status passes through),
-# linked in, built by clang++ (whose exit hooks do not run while unwinding: the frames are
+# linked in, loaded by a C program with dlopen(RTLD_LOCAL) (cpp_host.c), built by clang++ (whose exit hooks do not run while unwinding: the frames are
 # closed at the catch) when there is one, and with filters. Every view says it: atf tree
 # "(exception)", Parquet ended_by "exception", the Chrome and Perfetto argument "exception".
 # Ends with the line "cpp: N passed, M failed"; exits non-zero on failure.
@@ -101,6 +101,19 @@ equal "record --filter relay,guarded: exception events of guarded" \
 equal "record --filter relay,guarded: returns of guarded" \
     "$(grep ' return ' "$TMP/dump" | grep -c guarded)" $((THREADS * ROUNDS))
 
+# ---- a C program that loads C++ code with dlopen(RTLD_LOCAL) -----------------------------
+# its C++ runtime is out of the global scope, where RTLD_NEXT does not look: the interposed
+# catch finds the runtime's through the loaded library (each round: 4 frames of deep left)
+expect 0 "record cpp_host" timeout 60 "$ATF" record --output "$TMP/host" -- \
+    "$PROGS/cpp_host" "$(cd "$PROGS" && pwd)/libcpp_plugin.so" 50
+check "record cpp_host: its output" grep -qx "cpp_host: 50 rounds, sum 350" "$OUT"
+p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+if "$ATF" verify --strict "$p" >/dev/null 2>&1; then pass; else fail "record cpp_host: verify --strict"; fi
+"$ATF" dump "$p" >"$TMP/dump" 2>"$ERR"
+equal "record cpp_host: exception events of deep" "$(grep ' exception ' "$TMP/dump" | grep -c deep)" 200
+equal "record cpp_host: other exception events" "$(grep ' exception ' "$TMP/dump" | grep -vc deep)" 0
+equal "record cpp_host: returns of plugin_run" "$(grep ' return ' "$TMP/dump" | grep -c plugin_run)" 50
+
 # ---- built by clang++ ---------------------------------------------------------------------
 if command -v clang++ >/dev/null 2>&1 &&
    clang++ -std=c++17 -O2 -g -pthread -finstrument-functions -o "$TMP/cpp_exceptions_clang" \
@@ -112,5 +125,5 @@ else
     echo "cpp: no clang++: its build left out"
 fi
 
-rm -rf "$TMP/rec" "$TMP/linked" "$TMP/filter" "$TMP/clang"
+rm -rf "$TMP/rec" "$TMP/linked" "$TMP/filter" "$TMP/host" "$TMP/clang"
 finish

@@ -1200,16 +1200,20 @@ typedef void *(*inst_catch_fn)(void *);
 static void *inst_next_raise, *inst_next_rethrow, *inst_next_catch;
 
 /* The next definition of interposed function `name`, looked up at its first call (the
- * runtime may come later, with dlopen) and kept in *slot; NULL when there is none. */
+ * runtime may come later, with dlopen) and kept in *slot; NULL when there is none. dlopen
+ * (of a library already loaded) is itself looked up: a static link of this file, which
+ * never gets here, then does not pull it in and warn about it. */
 NOI static void *inst_next(void **slot, const char *name) {
     static const char *const libs[] = { "libgcc_s.so.1", "libstdc++.so.6", "libc++abi.so.1",
                                         "libunwind.so.1", "libc++.so.1" };
+    union { void *p; void *(*f)(const char *, int); } open_lib;
     void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     size_t i;
     if (p) return p;
     p = dlsym(RTLD_NEXT, name);
-    for (i = 0; !p && i < sizeof libs / sizeof *libs; i++) {
-        void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
+    open_lib.p = p ? NULL : dlsym(RTLD_DEFAULT, "dlopen");
+    for (i = 0; !p && open_lib.p && i < sizeof libs / sizeof *libs; i++) {
+        void *h = open_lib.f(libs[i], RTLD_LAZY | RTLD_NOLOAD);
         if (h && !(p = dlsym(h, name))) dlclose(h); /* found: the library stays open */
     }
     if (p) __atomic_store_n(slot, p, __ATOMIC_RELEASE);
