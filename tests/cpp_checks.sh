@@ -88,6 +88,14 @@ expect 3 "cpp_exceptions_traced" env ATF_TRACE_DIR="$TMP/linked" ATF_TRACE_QUIET
 check "cpp_exceptions_traced: same output as untraced" cmp "$OUT" "$TMP/plain"
 exceptions "cpp_exceptions_traced" "$(ls -d "$TMP/linked"/session_*/pid_* | head -n 1)" "$left"
 
+# preloaded into it as well: the preloaded copy stays off and only passes the calls on
+expect 3 "record cpp_exceptions_traced" timeout 120 "$ATF" record --output "$TMP/both" -- \
+    "$PROGS/cpp_exceptions_traced" $THREADS $ROUNDS
+n=$(ls -d "$TMP/both"/session_*/pid_* 2>/dev/null | wc -l | tr -d ' ')
+equal "record cpp_exceptions_traced: pid_* directories" "$n" 1
+"$ATF" dump "$(ls -d "$TMP/both"/session_*/pid_* | head -n 1)" >"$TMP/dump" 2>"$ERR"
+equal "record cpp_exceptions_traced: exception events" "$(grep -c ' exception ' "$TMP/dump")" "$left"
+
 # ---- filters: the depth counts the functions kept -----------------------------------------
 # relay (left every time) and guarded (never): the frames between them are not recorded
 expect 3 "record --filter relay,guarded" timeout 120 "$ATF" record --output "$TMP/filter" \
@@ -125,5 +133,5 @@ else
     echo "cpp: no clang++: its build left out"
 fi
 
-rm -rf "$TMP/rec" "$TMP/linked" "$TMP/filter" "$TMP/host" "$TMP/clang"
+rm -rf "$TMP/rec" "$TMP/linked" "$TMP/both" "$TMP/filter" "$TMP/host" "$TMP/clang"
 finish
