@@ -109,6 +109,18 @@ equal "record --filter relay,guarded: exception events of guarded" \
 equal "record --filter relay,guarded: returns of guarded" \
     "$(grep ' return ' "$TMP/dump" | grep -c guarded)" $((THREADS * ROUNDS))
 
+# --min-duration: the calls kept end as recorded, exceptions too, and every call pairs
+expect 3 "record --min-duration" timeout 120 "$ATF" record --output "$TMP/min" --min-duration 2us \
+    -- "$PROGS/cpp_exceptions_hooked" $THREADS $ROUNDS
+p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+if "$ATF" verify --strict "$p" >/dev/null 2>&1; then pass; else fail "record --min-duration: verify --strict"; fi
+"$ATF" dump "$p" >"$TMP/dump" 2>"$ERR"
+equal "record --min-duration: exception events of guarded" \
+    "$(grep ' exception ' "$TMP/dump" | grep -c guarded)" 0
+check "record --min-duration: exception events kept" grep -q ' exception ' "$TMP/dump"
+"$ATF" stats "$p" >"$TMP/stats" 2>"$ERR"
+check "record --min-duration: every call paired" sh -c "! grep -q '^unbalanced input' '$TMP/stats'"
+
 # ---- a C program that loads C++ code with dlopen(RTLD_LOCAL) -----------------------------
 # its C++ runtime is out of the global scope, where RTLD_NEXT does not look: the interposed
 # catch finds the runtime's through the loaded library (each round: 4 frames of deep left)
@@ -133,5 +145,5 @@ else
     echo "cpp: no clang++: its build left out"
 fi
 
-rm -rf "$TMP/rec" "$TMP/linked" "$TMP/both" "$TMP/filter" "$TMP/host" "$TMP/clang"
+rm -rf "$TMP/rec" "$TMP/linked" "$TMP/both" "$TMP/filter" "$TMP/min" "$TMP/host" "$TMP/clang"
 finish

@@ -247,8 +247,8 @@ typedef struct inst_thread {
     uint64_t skipped;            /*   the events it left out since, and the tick stamp */
     uint64_t skip_first;         /*   of the first of them */
     uint64_t min_ticks;          /* ATF_TRACE_MIN_DURATION_NS in ticks, 0: every call */
-    int exit_slow;               /* the exit hook goes through inst_exit_slow: min_ticks
-                                    set, or a C++ exception propagating (raises) */
+    int exit_slow;               /* the exit hook takes its slow path: min_ticks set, or
+                                    a C++ exception propagating (raises) */
     int raises;                  /* C++ exceptions propagating: raise[0 .. raises) */
     inst_raise raise[INST_RAISES];
     long emitted;                /*   the open calls whose call events are in the ring (the
@@ -1046,8 +1046,9 @@ NOI static inline void inst_defer_call(inst_thread *t, long d) {
     if ((unsigned long)(d - 1) < INST_SHADOW) t->call_ts[d] = atf_ticks();
 }
 
-NOI static void inst_settle_return(inst_thread *t, atf_producer *w, long d, uint64_t id,
-                                   uint64_t ts, int exception) {
+NOI static inline __attribute__((always_inline)) void
+inst_settle_return(inst_thread *t, atf_producer *w, long d, uint64_t id, uint64_t ts,
+                   int exception) {
     long j;
     if ((unsigned long)(d - 1) >= INST_SHADOW) return; /* past the shadow: not kept */
     if (d > t->emitted) {
@@ -1077,15 +1078,14 @@ NOI static inline int inst_recording(inst_thread *t, atf_producer *w, long open)
     return inst_switch_to(t, w, sw, open);
 }
 
-/* The exit hook's rare path (exit_slow): the call at depth d (the depth is d - 1 already)
- * is left by the C++ exception on top of raise[] when it is not deeper than its floor
- * (inst_raise): then it ends with an exception event, and the floor goes below it; and
- * under ATF_TRACE_MIN_DURATION_NS its events are pushed only when kept
- * (inst_settle_return). */
-COLD NOI static void inst_exit_slow(inst_thread *t, atf_producer *w, long d, uint64_t id,
-                                    uint64_t ts) {
+/* The exit hook while a C++ exception propagates (raises): the call at depth d (the
+ * depth is d - 1 already) is left by the exception on top of raise[] when it is not
+ * deeper than its floor (inst_raise): then it ends with an exception event, and the
+ * floor goes below it; a deeper one, a call made while the exception passes, returns. */
+COLD NOI static void inst_exit_raised(inst_thread *t, atf_producer *w, long d, uint64_t id,
+                                      uint64_t ts) {
     int exception = 0;
-    if (t->raises && d <= t->raise[t->raises - 1].floor) {
+    if (d <= t->raise[t->raises - 1].floor) {
         t->raise[t->raises - 1].floor = d - 1;
         exception = 1;
     }
@@ -1158,9 +1158,15 @@ void __cyg_profile_func_exit(void *fn, void *site) {
             if (LIKELY((unsigned long)(d - 1) < INST_SHADOW) && UNLIKELY(t->shadow[d].id != id))
                 d = inst_unwind_exit(t, w, id, ts);
             t->depth = d - 1;
-            if (UNLIKELY(t->exit_slow)) inst_exit_slow(t, w, d, id, ts);
-            else if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d))
-                atf_producer_return(w, INST_EVENT_ID(id), ts);
+            if (LIKELY(!t->exit_slow)) {
+                if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d))
+                    atf_producer_return(w, INST_EVENT_ID(id), ts);
+            } else if (LIKELY(!t->raises)) { /* a minimum duration */
+                if (d <= t->max_depth && inst_recording(t, w, d))
+                    inst_settle_return(t, w, d, id, ts, 0);
+            } else {
+                inst_exit_raised(t, w, d, id, ts);
+            }
             if (UNLIKELY(id & INST_ID_TRIGGER_OFF)) inst_switch_set(0);
         }
     }
@@ -1176,7 +1182,7 @@ void __cyg_profile_func_exit(void *fn, void *site) {
  * catch (__cxa_begin_catch: the first call of every handler, catch (...) too, and of
  * std::terminate's for an exception that reaches a noexcept function) are interposed
  * here. A raise stacks the exception with the thread's depth as its floor and sets
- * exit_slow, so that inst_exit_slow ends the frames it leaves with exception events
+ * exit_slow, so that inst_exit_raised ends the frames it leaves with exception events
  * (a destructor called while it passes returns: inst_raise); its catch takes it off
  * again, so the catching frame goes on and its own exit is a return. Frames whose exit
  * hooks did not run while it passed (clang runs none in cleanups; C code built without
