@@ -4,7 +4,8 @@
 #   make test     builds the test harnesses and the programs they trace, runs every check,
 #                 ending with "N passed, M failed"
 #   make bench    benchmark figures into build/bench.json (make bench-real: real programs)
-#   make demo     records the sample program with atf record, then inspects and exports it
+#   make demo     records the sample program with atf record, then inspects and exports it;
+#                 then a C++ program whose exceptions leave frames (its tree)
 #   make tsan     the ring, session, stress, merge, tick and overflow tests under ThreadSanitizer (build/tsan/)
 #   make crash-trials [CRASH_TRIALS=100]   atf gen SIGKILLed at chosen moments, then
 #                 recover and verify --strict, every thread checked against what it produced
@@ -101,8 +102,8 @@ test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUI
 	  CRASH_TRIALS=$(TEST_CRASH_TRIALS) \
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
 	  tests/cli_checks.sh tests/window_checks.sh tests/examples_check.sh tests/doc_blocks.sh \
-	  tests/cmake_check.sh tests/instrument_checks.sh tests/bounds_checks.sh tests/names_checks.sh \
-	  tests/profile_checks.sh tests/report_checks.sh tests/demangle_checks.sh
+	  tests/cmake_check.sh tests/instrument_checks.sh tests/cpp_checks.sh tests/bounds_checks.sh \
+	  tests/names_checks.sh tests/profile_checks.sh tests/report_checks.sh tests/demangle_checks.sh
 
 # tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
 # the windows of the atf command are compared with); window_probe runs the command's walk
@@ -151,7 +152,7 @@ bench: $(BUILD)/bench
 # exactly what tools/demo.sh runs: atf record preloads the tracer library found next to
 # the atf binary into the sample built with the hooks and no tracer
 demo: $(BUILD)/atf $(BUILD)/libatf_instrument.so $(BUILD)/examples/sample_hooked \
-      $(BUILD)/examples/query
+      $(BUILD)/examples/query $(BUILD)/programs/cpp_exceptions_hooked
 	@sh tools/demo.sh $(BUILD)
 
 clean:
@@ -293,6 +294,32 @@ $(PROGS_BIN)/exits_traced: $(PROGS)/exits.c $(INSTR_OBJ)
 	@mkdir -p $(dir $@) $(BUILD)/obj
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -c -o $(BUILD)/obj/exits_traced.o $<
 	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/exits_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
+
+# cpp_exceptions.cpp: C++ exceptions through instrumented frames in threads, counted by the
+# program itself (tests/cpp_checks.sh), for the preloaded tracer and linked with it (by
+# $(CXX): the tracer is C and needs no C++ library of its own); parquet_count reads a
+# column of the exported slices with the tests' own Parquet reader
+CXXFLAGS_PROG = -std=c++17 $(OPT) -Wall -Wextra -Werror -pthread $(CFLAGS)
+test-programs: $(PROGS_BIN)/cpp_exceptions_hooked $(PROGS_BIN)/cpp_exceptions_traced \
+  $(BUILD)/tests/parquet_count $(PROGS_BIN)/cpp_host $(PROGS_BIN)/libcpp_plugin.so
+
+$(PROGS_BIN)/cpp_exceptions_hooked: $(PROGS)/cpp_exceptions.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_PROG) -finstrument-functions -o $@ $<
+
+$(PROGS_BIN)/cpp_exceptions_traced: $(PROGS)/cpp_exceptions.cpp $(INSTR_OBJ)
+	@mkdir -p $(dir $@) $(BUILD)/obj
+	$(CXX) $(CXXFLAGS_PROG) -finstrument-functions -c -o $(BUILD)/obj/cpp_exceptions_traced.o $<
+	$(CXX) $(CXXFLAGS_PROG) -o $@ $(BUILD)/obj/cpp_exceptions_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
+
+# cpp_host.c, a C program, loads libcpp_plugin.so (cpp_plugin.cpp) with dlopen(RTLD_LOCAL)
+$(PROGS_BIN)/cpp_host: $(PROGS)/cpp_host.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< -ldl
+
+$(PROGS_BIN)/libcpp_plugin.so: $(PROGS)/cpp_plugin.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_PROG) -finstrument-functions -fPIC -shared -o $@ $<
 
 # ---- other platforms and configurations ---------------------------------------------
 #   make test-arm64    every harness cross-built for arm64 (static), run under qemu-aarch64

@@ -2481,7 +2481,7 @@ static const char *const pq_event_columns[] = {
     "pid", "thread_slot", "seq", "ts_ns", "function_id", "fid", "name", "mangled", "kind",
     "depth", "detail_seq", "ts_wall"
 };
-static const char *const pq_endings[] = { "return", "unwound", "cut", "gap" };
+static const char *const pq_endings[] = { "return", "unwound", "cut", "gap", "exception" };
 enum { PQ_LOGICAL_TIMESTAMP_FIELD = 8, PQ_LOGICAL_INTEGER_FIELD = 10, PQ_NANOS_FIELD = 3,
        PQ_FNS_MAX = 64, PQ_SLICE_COLUMNS = 19, PQ_MODULE = 8, PQ_DEPTH = 9, PQ_START = 10,
        PQ_END = 11, PQ_DUR = 12, PQ_SELF = 13, PQ_ENDED_BY = 14, PQ_HAS_DETAIL = 15,
@@ -2682,7 +2682,7 @@ static int64_t pq_check_slices(const char *dir) {
     profile_fns st;
     walk_ctx w;
     pqd_file f;
-    uint64_t ended[4] = { 0, 0, 0, 0 };
+    uint64_t ended[5] = { 0, 0, 0, 0, 0 };
     int64_t row;
     size_t i, k;
     memset(&sums, 0, sizeof sums);
@@ -2719,9 +2719,9 @@ static int64_t pq_check_slices(const char *dir) {
         /* the recorder's pauses inside the frame: in dur_ns, left out of self_ns */
         CHECK(f.ints[PQ_PAUSED][r] >= 0 && f.ints[PQ_PAUSED][r] <= dur);
         CHECK(f.ints[PQ_SELF][r] >= 0 && f.ints[PQ_SELF][r] <= dur - f.ints[PQ_PAUSED][r]);
-        for (k = 0; k < 4 && !pq_is(f.bytes[PQ_ENDED_BY][r], pq_endings[k]); k++) {}
-        CHECK(k < 4);
-        if (k < 4) ended[k]++;
+        for (k = 0; k < 5 && !pq_is(f.bytes[PQ_ENDED_BY][r], pq_endings[k]); k++) {}
+        CHECK(k < 5);
+        if (k < 5) ended[k]++;
         pq_add(&sums, (uint64_t)f.ints[4][r], (uint64_t)f.ints[PQ_SELF][r]);
         pq_check_has_detail(&f, r, calls, ncalls);
         detailed += f.ints[PQ_HAS_DETAIL][r];
@@ -3488,23 +3488,30 @@ static size_t pq_count_ended(const pqd_file *f, const char *how) {
     return n;
 }
 
-/* The marks of the viewer formats: chrome's E events, perfetto's SLICE_END annotations. */
-static void check_cut_marks(const char *dir, size_t want) {
+/* The marks `arg` (true) of the viewer formats: chrome's E events, perfetto's SLICE_END
+ * annotations. */
+static void check_end_marks(const char *dir, const char *arg, size_t want) {
     run_result o = run(cli_main, "export", "--format", "chrome", dir, (const char *)NULL);
     pf_state ps;
+    char chrome[96];
     size_t i, n = 0;
+    snprintf(chrome, sizeof chrome, "\"ph\":\"E\",\"args\":{\"%s\":true}}", arg);
     CHECK_EQ(0, o.status);
-    CHECK_EQ(want, count_of(o.out, "\"ph\":\"E\",\"args\":{\"cut_short\":true}}"));
+    CHECK_EQ(want, count_of(o.out, chrome));
     run_free(&o);
     o = run(cli_main, "export", "--format", "perfetto", dir, (const char *)NULL);
     CHECK_EQ(0, o.status);
     pf_decode(&ps, (const uint8_t *)o.out, o.out_len);
     for (i = 0; i < ps.annot_count; i++)
-        n += ps.annots[i].type == 2 && strcmp(ps.annots[i].name, "cut_short") == 0 &&
+        n += ps.annots[i].type == 2 && strcmp(ps.annots[i].name, arg) == 0 &&
              ps.annots[i].field == 2 && ps.annots[i].v == 1 ? 1u : 0u;
     CHECK_EQ(want, n);
     pf_free(&ps);
     run_free(&o);
+}
+
+static void check_cut_marks(const char *dir, size_t want) {
+    check_end_marks(dir, "cut_short", want);
 }
 
 static void test_cut_short(void) {
@@ -3614,6 +3621,47 @@ static void test_cut_short_stopped(void) {
     check_cut_marks(r.dir, 3);
 }
 
+/* ==== frames left by an exception ===================================================== */
+/* main { a { b } } where an exception leaves b and a (exception events), then main { g }
+ * and main's return: tree, Parquet and both viewer formats mark exactly those two frames,
+ * and nothing else. */
+static void test_exception_marks(void) {
+    rec r;
+    atf_producer *m;
+    run_result o;
+    pqd_file f;
+    rec_open(&r, ATF_LAYOUT_1);
+    add_symbols(&r);
+    m = rec_thread(&r, 7001, "main", ATF_LAYOUT_1);
+    CALL(m, F_MAIN, T0);
+    CALL(m, F_A, T0 + 100);
+    CALL(m, F_B, T0 + 200);
+    EXC(m, F_B, T0 + 300);
+    EXC(m, F_A, T0 + 400);
+    CALL(m, F_G, T0 + 500);              /* the catching frame goes on */
+    RET(m, F_G, T0 + 600);
+    RET(m, F_MAIN, T0 + 700);
+    rec_close(&r);
+    o = run(cli_main, "tree", r.dir, (const char *)NULL);
+    CHECK_EQ(0, o.status);
+    CHECK_EQ(2, count_of(o.out, "(exception)"));
+    CHECK_EQ(1, count_of(o.out, "} a  (exception)\n"));
+    CHECK_EQ(1, count_of(o.out, "  b  (exception)\n"));
+    CHECK_EQ(1, count_of(o.out, "} main\n"));
+    run_free(&o);
+    if (pq_export(r.dir, "slices", &f)) {
+        size_t k;
+        CHECK_EQ(4, f.num_rows);
+        CHECK_EQ(2, pq_count_ended(&f, "exception"));
+        CHECK_EQ(2, pq_count_ended(&f, "return"));
+        for (k = 0; k < (size_t)f.num_rows; k++)
+            if (pq_is(f.bytes[6][k], "a")) CHECK(pq_is(f.bytes[PQ_ENDED_BY][k], "exception"));
+        pqd_close(&f);
+    }
+    check_end_marks(r.dir, "exception", 2);
+    check_end_marks(r.dir, "cut_short", 0);
+}
+
 static const test_case tests[] = {
     {"stats_nested", test_stats_nested},
     {"stats_layout2", test_stats_layout2},
@@ -3642,6 +3690,7 @@ static const test_case tests[] = {
     {"gaps", test_gaps},
     {"cut_short", test_cut_short},
     {"cut_short_stopped", test_cut_short_stopped},
+    {"exception_marks", test_exception_marks},
 #if !defined(_WIN32)
     {"export_processes", test_export_processes},
     {"export_forks_recorded", test_export_forks_recorded},

@@ -2,7 +2,8 @@
 # make demo: records the multi-threaded sample program with `atf record` (the auto-tracer
 # of tools/instrument/, preloaded: the program is only compiled with the hooks), then
 # looks at the session with the atf command and the query example, and writes it for
-# ui.perfetto.dev.
+# ui.perfetto.dev; then records a C++ program whose exceptions leave frames
+# (tests/programs/cpp_exceptions.cpp) and shows one thread's calls of the catching frame.
 set -e
 BUILD=${1:-build}
 ATF=$BUILD/atf
@@ -49,6 +50,25 @@ echo "..."
 
 section "$BUILD/examples/query $pid"
 "$BUILD/examples/query" "$pid"
+
+CPP=$BUILD/programs/cpp_exceptions_hooked
+section "C++ exceptions: $ATF record --notrace '*Tally*,*atomic_base*' -- $CPP 1 2"
+echo "(a frame an exception leaves ends with an exception event, marked (exception); the"
+echo " catching frame, guarded, goes on and returns; destructors run meanwhile return)"
+exec 3>&1
+status=0
+summary=$("$ATF" record --output "$ROOT" --notrace '*Tally*,*atomic_base*' -- "$CPP" 1 2 \
+    2>&1 1>&3) || status=$?
+exec 3>&-
+echo "$summary"
+if [ "$status" -ne 3 ]; then
+    echo "demo: $CPP exited with $status, not its own 3" >&2
+    exit 1
+fi
+echo "exit status 3: the program's own"
+cpp=$(ls -d "$(echo "$summary" | sed -n 's/^atf record: session //p')"/pid_* | head -n 1)
+section "atf tree $cpp --thread 1 --function _ZL7guardedi"
+"$ATF" tree "$cpp" --thread 1 --function _ZL7guardedi
 
 echo
 "$ATF" export --format perfetto -o "$BUILD/demo.perfetto-trace" "$pid"

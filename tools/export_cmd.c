@@ -21,6 +21,9 @@ enum { EXPORT_NAME_MAX = 2048 };                 /* bytes of a function name kep
 /* the argument (true) of a slice cut short: still open when its process was last seen or
  * the recording stopped (walk.h), ended there */
 #define EXPORT_CUT_ARG "cut_short"
+/* the argument (true) of a slice closed by its exception event: left by a thrown
+ * exception (or a longjmp the auto-tracer repaired) */
+#define EXPORT_EXCEPTION_ARG "exception"
 
 /* ==== export: the detail record of a slice ============================================ */
 /* A call event that carries a detail record gives its slice arguments, in both viewer
@@ -183,8 +186,8 @@ static void chrome_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t
     cli_commit(p);
 }
 
-/* The E event of a frame; one cut short (walk.h) says so in its args, which the viewers
- * add to the slice's. */
+/* The E event of a frame; one cut short (walk.h) or left by an exception says so in its
+ * args, which the viewers add to the slice's. */
 static void chrome_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
                             int how, int outermost) {
     chrome_state *c = (chrome_state *)ctx;
@@ -198,7 +201,9 @@ static void chrome_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end
     p += pre->len;
     p = cli_put_time_us(p, c->src, end_ns);
     p = cli_put_str(p, how == WALK_LEAVE_CUT ? ",\"ph\":\"E\",\"args\":{\"" EXPORT_CUT_ARG "\":true}}"
-                                             : ",\"ph\":\"E\"}");
+                       : how == WALK_LEAVE_EXCEPTION
+                           ? ",\"ph\":\"E\",\"args\":{\"" EXPORT_EXCEPTION_ARG "\":true}}"
+                           : ",\"ph\":\"E\"}");
     cli_commit(p);
 }
 
@@ -482,9 +487,10 @@ static size_t pf_annotations(const cli_trace *s, size_t ti, uint64_t seq, uint8_
 }
 
 /* A slice begin (with the annotations of detail record detail_seq unless ATF_NO_DETAIL)
- * or end (with the annotation cut_short when cut) of fid on thread ti's track at ts. */
+ * or end (with the annotation cut_short when how is WALK_LEAVE_CUT, exception when
+ * WALK_LEAVE_EXCEPTION) of fid on thread ti's track at ts. */
 static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin, uint64_t fid,
-                           uint64_t detail_seq, int cut) {
+                           uint64_t detail_seq, int how) {
     uint8_t pkt[PF_PACKET_MAX], te[40 + PF_DETAIL_MAX];
     size_t n, tn;
     uint64_t iid = 0;
@@ -502,8 +508,10 @@ static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin
         iid = *v;
         tn += pb_uint(te + tn, PF_EVENT_NAME_IID, iid);
         if (detail_seq != ATF_NO_DETAIL) tn += pf_annotations(pf->src, ti, detail_seq, te + tn);
-    } else if (cut) {
+    } else if (how == WALK_LEAVE_CUT) {
         tn += pf_annotation(te + tn, EXPORT_CUT_ARG, PF_ANNOTATION_BOOL, 1, NULL);
+    } else if (how == WALK_LEAVE_EXCEPTION) {
+        tn += pf_annotation(te + tn, EXPORT_EXCEPTION_ARG, PF_ANNOTATION_BOOL, 1, NULL);
     }
     if (!is_new) { /* the common packet, sized first and encoded in place */
         size_t body = 1 + pb_varint_size(ts) + pf->seq_len + 1 + pb_varint_size(tn) + tn;
@@ -536,15 +544,14 @@ static void perfetto_event(perfetto_state *pf, size_t ti, uint64_t ts, int begin
 
 static void perfetto_enter(void *ctx, size_t ti, uint64_t fid, uint64_t ts, size_t depth) {
     perfetto_state *pf = (perfetto_state *)ctx;
-    perfetto_event(pf, ti, ts, 1, fid, export_detail_seq(pf->walk, ti, depth), 0);
+    perfetto_event(pf, ti, ts, 1, fid, export_detail_seq(pf->walk, ti, depth), WALK_LEAVE_RETURN);
 }
 
 static void perfetto_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t end_ns, size_t depth,
                         int how, int outermost) {
     (void)depth;
     (void)outermost;
-    perfetto_event((perfetto_state *)ctx, ti, end_ns, 0, f->fid, ATF_NO_DETAIL,
-                   how == WALK_LEAVE_CUT);
+    perfetto_event((perfetto_state *)ctx, ti, end_ns, 0, f->fid, ATF_NO_DETAIL, how);
 }
 
 static void perfetto_gap(void *ctx, size_t ti, const atf_gap *g, uint64_t ts) {
@@ -744,8 +751,8 @@ static void pqx_wall(pq_value *v, const cli_trace *s, uint64_t ts) {
 /* ended_by of a slice, by how the walk closed its frame */
 static const char *pqx_ended_by(int how) {
     switch (how) {
-    case WALK_LEAVE_RETURN:
-    case WALK_LEAVE_EXCEPTION: return "return"; /* as docs/PARQUET.md says */
+    case WALK_LEAVE_RETURN: return "return";
+    case WALK_LEAVE_EXCEPTION: return "exception";
     case WALK_LEAVE_UNWOUND: return "unwound";
     case WALK_LEAVE_CUT: return "cut";
     default: return "gap";

@@ -60,6 +60,11 @@
  *     are closed then with exception events (readers pair them like returns), so the
  *     call tree stays the program's. A thread that switches stacks with calls open on
  *     both (coroutines) is not repaired.
+ *   - A frame a C++ exception leaves ends with an exception event: this file interposes
+ *     the unwinder's raise and the C++ runtime's catch, and between the two, the exit
+ *     hooks of the frames the exception passes (g++ runs them as cleanups) record
+ *     exception events; frames left without exit hooks are closed at the catch, as
+ *     after a longjmp (see "C++ exceptions" below).
  *   - Guards: a per-thread busy flag stops recursion (hooks reached from inside a hook,
  *     or from a signal handler that interrupted one); events before the constructor
  *     and after the destructor are ignored; at exit the closer clears
@@ -217,6 +222,14 @@ typedef struct inst_entry {
  * it was left). Entry 0 is a sentinel above every place. */
 #define INST_SHADOW 256
 typedef struct inst_frame { uintptr_t pos; uint64_t id; uintptr_t site; } inst_frame;
+/* A C++ exception propagating in a thread (see "C++ exceptions" below): the exception
+ * object the unwinder raised (what the catch hands to __cxa_begin_catch) and its floor:
+ * an exit hook at a depth at most the floor is that of a frame the exception leaves
+ * (an exception event), and lowers the floor below it; a deeper one is of a call made
+ * while it passes (a destructor), which returns. Nested ones (thrown and caught inside
+ * such a destructor) stack up, innermost on top, at most INST_RAISES. */
+#define INST_RAISES 16
+typedef struct inst_raise { const void *exc; long floor; } inst_raise;
 /* The entry hook's CFA: the stack pointer of the function that called it, at the call.
  * clang on arm64 gives its frame pointer, 16 bytes lower (the frame record on top). */
 #if defined(__clang__) && defined(__aarch64__)
@@ -249,6 +262,10 @@ typedef struct inst_thread {
     uint64_t skipped;            /*   the events it left out since, and the tick stamp */
     uint64_t skip_first;         /*   of the first of them */
     uint64_t min_ticks;          /* ATF_TRACE_MIN_DURATION_NS in ticks, 0: every call */
+    int exit_slow;               /* the exit hook takes its slow path: min_ticks set, or
+                                    a C++ exception propagating (raises) */
+    int raises;                  /* C++ exceptions propagating: raise[0 .. raises) */
+    inst_raise raise[INST_RAISES];
     long emitted;                /*   the open calls whose call events are in the ring (the
                                     outermost ones: a call kept keeps its callers) */
     uint64_t call_ts[INST_SHADOW + 1]; /*   [k]: the tick stamp of the open call at depth k */
@@ -844,6 +861,8 @@ COLD NOI static inst_thread *inst_attach(void) {
             t->off = 0;
             t->skipped = 0;
             t->min_ticks = inst_min_ticks;
+            t->raises = 0;
+            t->exit_slow = inst_min_ticks != 0;
             t->emitted = 0;
         }
     }
@@ -907,9 +926,12 @@ NOI static inline long inst_top(long d) {
 /* Closes the open calls m..top of the shadow stack (the program left them: see
  * inst_frame), innermost first: an exception event at `ts` for each that was recorded.
  * Calls deeper than INST_SHADOW (untracked) are left to the readers, which close them
- * with the tracked call below them. The depth becomes m - 1. */
+ * with the tracked call below them. The depth becomes m - 1, and so does the floor of a
+ * C++ exception propagating above it (the calls it left are closed). */
 NOI static long inst_close_frames(inst_thread *t, atf_producer *w, long top, long m, uint64_t ts) {
     long k;
+    for (k = 0; k < t->raises; k++)
+        if (t->raise[k].floor > m - 1) t->raise[k].floor = m - 1;
     if (t->depth > INST_SHADOW) { /* the recorded ones past the shadow */
         uint32_t below = (uint32_t)(t->max_depth < INST_SHADOW ? t->max_depth : INST_SHADOW);
         if (w->depth > below) w->depth = below;
@@ -1039,8 +1061,9 @@ NOI static inline void inst_defer_call(inst_thread *t, long d) {
     if ((unsigned long)(d - 1) < INST_SHADOW) t->call_ts[d] = atf_ticks();
 }
 
-NOI static void inst_settle_return(inst_thread *t, atf_producer *w, long d, uint64_t id,
-                                   uint64_t ts) {
+NOI static inline __attribute__((always_inline)) void
+inst_settle_return(inst_thread *t, atf_producer *w, long d, uint64_t id, uint64_t ts,
+                   int exception) {
     long j;
     if ((unsigned long)(d - 1) >= INST_SHADOW) return; /* past the shadow: not kept */
     if (d > t->emitted) {
@@ -1048,7 +1071,8 @@ NOI static void inst_settle_return(inst_thread *t, atf_producer *w, long d, uint
         for (j = t->emitted + 1; j <= d; j++)
             atf_producer_call(w, INST_EVENT_ID(t->shadow[j].id), t->call_ts[j]);
     }
-    atf_producer_return(w, INST_EVENT_ID(id), ts);
+    if (exception) atf_producer_exception(w, INST_EVENT_ID(id), ts);
+    else atf_producer_return(w, INST_EVENT_ID(id), ts);
     t->emitted = d - 1;
 }
 
@@ -1067,6 +1091,23 @@ NOI static inline int inst_recording(inst_thread *t, atf_producer *w, long open)
     unsigned sw = __atomic_load_n(&inst_switch, __ATOMIC_RELAXED);
     if (LIKELY(sw == t->seen_switch && !t->off)) return 1;
     return inst_switch_to(t, w, sw, open);
+}
+
+/* The exit hook while a C++ exception propagates (raises): the call at depth d (the
+ * depth is d - 1 already) is left by the exception on top of raise[] when it is not
+ * deeper than its floor (inst_raise): then it ends with an exception event, and the
+ * floor goes below it; a deeper one, a call made while the exception passes, returns. */
+COLD NOI static void inst_exit_raised(inst_thread *t, atf_producer *w, long d, uint64_t id,
+                                      uint64_t ts) {
+    int exception = 0;
+    if (d <= t->raise[t->raises - 1].floor) {
+        t->raise[t->raises - 1].floor = d - 1;
+        exception = 1;
+    }
+    if (d > t->max_depth || !inst_recording(t, w, d)) return;
+    if (t->min_ticks) inst_settle_return(t, w, d, id, ts, exception);
+    else if (exception) atf_producer_exception(w, INST_EVENT_ID(id), ts);
+    else atf_producer_return(w, INST_EVENT_ID(id), ts);
 }
 
 /* Per event: the thread's record (one TLS load), the busy flag, the writer pointer (NULL
@@ -1132,14 +1173,177 @@ void __cyg_profile_func_exit(void *fn, void *site) {
             if (LIKELY((unsigned long)(d - 1) < INST_SHADOW) && UNLIKELY(t->shadow[d].id != id))
                 d = inst_unwind_exit(t, w, id, ts);
             t->depth = d - 1;
-            if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d)) {
-                if (LIKELY(!t->min_ticks)) atf_producer_return(w, INST_EVENT_ID(id), ts);
-                else inst_settle_return(t, w, d, id, ts);
+            if (LIKELY(!t->exit_slow)) {
+                if (LIKELY(d <= t->max_depth) && inst_recording(t, w, d))
+                    atf_producer_return(w, INST_EVENT_ID(id), ts);
+            } else if (LIKELY(!t->raises)) { /* a minimum duration */
+                if (d <= t->max_depth && inst_recording(t, w, d))
+                    inst_settle_return(t, w, d, id, ts, 0);
+            } else {
+                inst_exit_raised(t, w, d, id, ts);
             }
             if (UNLIKELY(id & INST_ID_TRIGGER_OFF)) inst_switch_set(0);
         }
     }
     inst_busy_clear(t);
+}
+
+/* ---- C++ exceptions ------------------------------------------------------------------ */
+/* A frame that a C++ exception leaves ends with an exception event, not a return. gcc
+ * runs the exit hook of each frame an exception passes as a cleanup while the unwinder
+ * unwinds it, so the hook alone cannot tell it from a return. The unwinder's entries
+ * that send an exception on its way (_Unwind_RaiseException: throw and
+ * std::rethrow_exception; _Unwind_Resume_or_Rethrow: throw without an operand) and the
+ * catch (__cxa_begin_catch: the first call of every handler, catch (...) too, and of
+ * std::terminate's for an exception that reaches a noexcept function) are interposed
+ * here. A raise stacks the exception with the thread's depth as its floor and sets
+ * exit_slow, so that inst_exit_raised ends the frames it leaves with exception events
+ * (a destructor called while it passes returns: inst_raise); its catch takes it off
+ * again, so the catching frame goes on and its own exit is a return. Frames whose exit
+ * hooks did not run while it passed (clang runs none in cleanups; C code built without
+ * -fexceptions has no cleanups) are closed at the catch, as after a longjmp: the calls
+ * open below the handler's place on the stack. Only C++ exceptions are followed (their
+ * exception class ends in "C++" and a 0 or 1 byte: gcc's runtime and clang's alike):
+ * another language's are caught without __cxa_begin_catch. A forced unwind
+ * (pthread_exit, pthread_cancel) raises nothing here: the exit hooks it runs return.
+ * The definitions are weak: a program linked statically with its C++ runtime keeps the
+ * runtime's (then exits are returns, as without this); otherwise these come first (the
+ * executable's, or the preloaded library's) and call the next definition: dlsym's
+ * RTLD_NEXT, else the runtime's library when it was loaded out of the global scope
+ * (dlopen with RTLD_LOCAL). */
+#define INST_WEAK __attribute__((weak))
+INST_EXPORT _Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Exception *exc) NOI INST_WEAK;
+INST_EXPORT _Unwind_Reason_Code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc) NOI INST_WEAK;
+INST_EXPORT void *__cxa_begin_catch(void *exc) NOI INST_WEAK;
+
+typedef _Unwind_Reason_Code (*inst_raise_fn)(struct _Unwind_Exception *);
+typedef void *(*inst_catch_fn)(void *);
+static void *inst_next_raise, *inst_next_rethrow, *inst_next_catch;
+
+/* The next definition of interposed function `name`, looked up at its first call (the
+ * runtime may come later, with dlopen) and kept in *slot; NULL when there is none. dlopen
+ * (of a library already loaded) is itself looked up: a static link of this file, which
+ * never gets here, then does not pull it in and warn about it. */
+NOI static void *inst_next(void **slot, const char *name) {
+    static const char *const libs[] = { "libgcc_s.so.1", "libstdc++.so.6", "libc++abi.so.1",
+                                        "libunwind.so.1", "libc++.so.1" };
+    union { void *p; void *(*f)(const char *, int); } open_lib;
+    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    size_t i;
+    if (p) return p;
+    p = dlsym(RTLD_NEXT, name);
+    open_lib.p = p ? NULL : dlsym(RTLD_DEFAULT, "dlopen");
+    for (i = 0; !p && open_lib.p && i < sizeof libs / sizeof *libs; i++) {
+        void *h = open_lib.f(libs[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (h && !(p = dlsym(h, name))) dlclose(h); /* found: the library stays open */
+    }
+    if (p) __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    return p;
+}
+
+/* Whether exc is a C++ exception: class "GNUCC++\0" or "GNUCC++\1" (a dependent one:
+ * std::rethrow_exception), "CLNGC++\0" or "CLNGC++\1", its first byte the class's high. */
+NOI static int inst_is_cxx(const struct _Unwind_Exception *exc) {
+    uint64_t c = (uint64_t)exc->exception_class;
+    return ((c >> 8) & 0xFFFFFFu) == 0x432B2Bu && (c & 0xFFu) <= 1u;
+}
+
+/* The calling thread's record, busy set, when the code below may use it: the thread is
+ * attached and not inside a hook (a signal handler that interrupted one); else NULL. */
+NOI static inst_thread *inst_exc_thread(void) {
+    inst_thread *t = inst_tls;
+    if (!t || t == &inst_dead || __atomic_load_n(&t->busy, __ATOMIC_RELAXED)) return NULL;
+    inst_busy_set(t);
+    return t;
+}
+
+/* Takes exception exc off the thread's stack, with any left above it. */
+NOI static void inst_raise_drop(inst_thread *t, const void *exc) {
+    int k;
+    for (k = t->raises - 1; k >= 0 && t->raise[k].exc != exc; k--) {}
+    if (k < 0) return;
+    t->raises = k;
+    t->exit_slow = t->min_ticks != 0 || k != 0;
+}
+
+/* Exception exc is raised at the thread's depth now: stacked (again on top, one raise
+ * calling the other, moves its floor). Too many nested ones: the innermost are not. */
+NOI static void inst_raise_push(const struct _Unwind_Exception *exc) {
+    inst_thread *t;
+    if (!inst_is_cxx(exc) || !(t = inst_exc_thread())) return;
+    if (t->raises && t->raise[t->raises - 1].exc == exc) {
+        t->raise[t->raises - 1].floor = t->depth;
+    } else if (t->raises < INST_RAISES) {
+        t->raise[t->raises].exc = exc;
+        t->raise[t->raises].floor = t->depth;
+        t->raises++;
+    }
+    t->exit_slow = 1;
+    inst_busy_clear(t);
+}
+
+/* The raise of exc returned: no handler was found, nothing was unwound. */
+NOI static void inst_raise_failed(const struct _Unwind_Exception *exc) {
+    inst_thread *t = inst_exc_thread();
+    if (!t) return;
+    inst_raise_drop(t, exc);
+    inst_busy_clear(t);
+}
+
+/* A handler catches exc at place pos (the stack pointer of the frame it runs in, as
+ * INST_POS gives it): the calls still open below that place were left without their
+ * exit hooks and are closed now with exception events (inst_close_frames; as after a
+ * longjmp, only on the thread's own stack, and not in a thread that switches stacks: see
+ * inst_unwind_enter), and exc is taken off the thread's stack. */
+COLD NOI static void inst_caught(inst_thread *t, const void *exc, uintptr_t pos) {
+    atf_producer *w = inst_writer(t);
+    long top = inst_top(t->depth), k, m = top + 1;
+    if (w && !t->switched && inst_on_stack(t, pos)) {
+        for (k = top; k > 0; k--) {
+            uintptr_t p = t->shadow[k].pos;
+            if (!inst_on_stack(t, p) || p > pos + 1) break; /* the left ones' CFA is pos */
+            m = k;
+        }
+        if (m <= top) inst_close_frames(t, w, top, m, atf_ticks());
+    }
+    inst_raise_drop(t, exc);
+}
+
+_Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Exception *exc) {
+    union { void *p; inst_raise_fn f; } next; /* ISO C: no cast from void * to a function */
+    _Unwind_Reason_Code rc;
+    next.p = inst_next(&inst_next_raise, "_Unwind_RaiseException");
+    if (!next.p) return _URC_FATAL_PHASE1_ERROR;
+    inst_raise_push(exc);
+    rc = next.f(exc);
+    inst_raise_failed(exc);
+    return rc;
+}
+
+_Unwind_Reason_Code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc) {
+    union { void *p; inst_raise_fn f; } next;
+    _Unwind_Reason_Code rc;
+    next.p = inst_next(&inst_next_rethrow, "_Unwind_Resume_or_Rethrow");
+    if (!next.p) return _URC_FATAL_PHASE1_ERROR;
+    inst_raise_push(exc);
+    rc = next.f(exc);
+    inst_raise_failed(exc);
+    return rc;
+}
+
+void *__cxa_begin_catch(void *exc) {
+    union { void *p; inst_catch_fn f; } next;
+    inst_thread *t = inst_exc_thread();
+    if (t) {
+        inst_caught(t, exc, INST_POS());
+        inst_busy_clear(t);
+    }
+    next.p = inst_next(&inst_next_catch, "__cxa_begin_catch");
+    if (!next.p) {
+        fputs("atf_instrument: a C++ exception is caught, but no C++ runtime is found\n", stderr);
+        abort();
+    }
+    return next.f(exc);
 }
 
 /* ---- names: ELF symbol tables ------------------------------------------------------ */
