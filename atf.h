@@ -1054,9 +1054,10 @@ typedef struct atf_session_config {
                                     calls at least this long and their callers (0: all) */
     uint64_t keep_last_bytes;    /* flight recorder (either keep_last field set; not with
                                     detail): index events are held in memory, the session
-                                    holding at most this many bytes of them (those of
-                                    ended threads too), and the most recent ones are
-                                    written at close and at each atf_session_trigger;
+                                    holding this many bytes of them (those of ended
+                                    threads too; beyond it, a 64 KiB chunk per thread at
+                                    most), and the most recent ones are written at close
+                                    and at each atf_session_trigger;
                                     the events discarded before them are a gap of reason
                                     ATF_GAP_DISCARDED. 0 with keep_last_ns: 1 GiB */
     uint64_t keep_last_ns;       /* flight recorder: keep the events of each thread's last
@@ -5200,7 +5201,7 @@ typedef struct atf__slot {
     uint64_t keep_lo, keep_hi;   /*   ring numbers of the held events [keep_lo, keep_hi) */
     uint64_t keep_oldest_ns;     /*   last stamp of the oldest chunk (release-stored: other
                                       slots read it to choose whom to take a chunk from) */
-    uint64_t keep_gen;           /*   the session's persist_gen at the last write */
+    uint32_t keep_gen;           /*   the session's persist_gen at the last write */
     atf_gap *keep_gaps;          /*   ring gaps among or before the held events */
     size_t keep_gap_count, keep_gap_cap;
     atf_pause *keep_pauses;      /*   self-drains, numbered as the ring numbers events */
@@ -5231,6 +5232,8 @@ typedef struct atf__slot {
     uint32_t thread_id, slot;
     int files_made;              /* the drain made thread_<slot>/ and index.atf (or failed) */
     int finalized, has_detail_ring;
+    int self_draining;           /* its producer drains it: a trigger's write waits for the
+                                    drain (not in the producer's time) */
     int retired;                 /* flight recorder: the thread ended and its ring memory
                                     went; what it holds waits for a write (10.9) */
     int detail_stopped;          /* detail.atf takes no more records (numbering untrusted) */
@@ -5318,7 +5321,8 @@ struct atf_session {
     atf__bound bound;            /* max_bytes, max_duration_ns, disk_reserve */
     int keep_active;             /* flight recorder (keep_last_*) */
     uint64_t keep_held;          /*   bytes of chunks held (under `lock`) */
-    uint64_t persist_gen;        /*   bumped by atf_session_trigger (atomic) */
+    uint32_t persist_gen;        /*   bumped by atf_session_trigger (atomic; 32 bits: lock-free
+                                      on every target) */
     int manifest_dirty;
     uint64_t manifest_room;      /* bytes of manifest.json as last written while recording:
                                     its text and the room kept after it (10.10) */
@@ -5346,9 +5350,9 @@ typedef struct atf__tls_entry {
 } atf__tls_entry;
 
 
-ATF__PRIVATE void atf__atomic_inc_u64(uint64_t *p) {
+ATF__PRIVATE void atf__atomic_inc_u32(uint32_t *p) {
 #if defined(ATF__CC_MSVC)
-    _InterlockedIncrement64((volatile __int64 *)p);
+    _InterlockedIncrement((volatile long *)p);
 #else
     __atomic_add_fetch(p, 1, __ATOMIC_RELEASE);
 #endif
@@ -6120,15 +6124,45 @@ ATF__PRIVATE uint8_t *atf__keep_chunk_at(const atf__slot *sl, size_t i) {
     return sl->keep[(sl->keep_first + i) % sl->keep_cap];
 }
 
-/* Publishes the stamp of the newest event of the slot's oldest chunk (UINT64_MAX: it
- * holds none), by which the slots choose whose chunk to discard. */
+/* The stamp of the newest event of the slot's oldest chunk (it holds some). */
+ATF__PRIVATE uint64_t atf__keep_oldest_end(const atf__slot *sl) {
+    uint64_t held = sl->keep_hi - sl->keep_lo;
+    uint64_t in_first = held < ATF__KEEP_CHUNK_EVENTS ? held : ATF__KEEP_CHUNK_EVENTS;
+    return atf__load_le64(atf__keep_chunk_at(sl, 0) + ((in_first - 1) << 5));
+}
+
+/* Publishes, for the slots choosing whose chunk to discard, the stamp of the newest event
+ * of this slot's oldest chunk when another slot may take it: a full chunk (one before
+ * the newest), or a retired slot's last; UINT64_MAX otherwise. */
 ATF__PRIVATE void atf__keep_note_oldest(atf__slot *sl) {
-    uint64_t ns = UINT64_MAX, held = sl->keep_hi - sl->keep_lo;
-    if (sl->keep_count && held) {
-        uint64_t in_first = held < ATF__KEEP_CHUNK_EVENTS ? held : ATF__KEEP_CHUNK_EVENTS;
-        ns = atf__load_le64(atf__keep_chunk_at(sl, 0) + ((in_first - 1) << 5));
-    }
+    int takeable = sl->keep_count > 1 || (sl->keep_count == 1 && sl->retired);
+    uint64_t ns = takeable && sl->keep_hi > sl->keep_lo ? atf__keep_oldest_end(sl) : UINT64_MAX;
     atf__store_release_u64(&sl->keep_oldest_ns, ns);
+}
+
+/* Drops the pauses and merges the gaps that now lie before the held events: at the next
+ * write they all go before them, so one gap of each reason is as good (held gaps and
+ * pauses stay as few as the held events). */
+ATF__PRIVATE void atf__keep_prune(atf__slot *sl) {
+    size_t i, n = 0, left = 0;
+    for (i = 0; i < sl->keep_pause_count; i++)
+        if (sl->keep_pauses[i].index_seq > sl->keep_lo) sl->keep_pauses[left++] = sl->keep_pauses[i];
+    sl->keep_pause_count = left;
+    for (i = 0; i < sl->keep_gap_count && sl->keep_gaps[i].index_seq <= sl->keep_lo; i++) {
+        atf_gap g = sl->keep_gaps[i];
+        size_t k;
+        for (k = 0; k < n && sl->keep_gaps[k].reason != g.reason; k++) {}
+        if (k == n) {
+            sl->keep_gaps[n++] = g;
+            continue;
+        }
+        sl->keep_gaps[k].index_lost += g.index_lost;
+        sl->keep_gaps[k].detail_lost += g.detail_lost;
+        if (g.first_lost_ns && (!sl->keep_gaps[k].first_lost_ns || g.first_lost_ns < sl->keep_gaps[k].first_lost_ns))
+            sl->keep_gaps[k].first_lost_ns = g.first_lost_ns;
+    }
+    if (i > n) memmove(sl->keep_gaps + n, sl->keep_gaps + i, (sl->keep_gap_count - i) * sizeof *sl->keep_gaps);
+    sl->keep_gap_count -= i - n;
 }
 
 /* Discards the slot's oldest chunk, which is full (only the newest chunk is not), and
@@ -6141,6 +6175,7 @@ ATF__PRIVATE uint8_t *atf__keep_evict(atf__slot *sl) {
     sl->keep_first = (sl->keep_first + 1) % sl->keep_cap;
     sl->keep_count--;
     atf__keep_note_oldest(sl);
+    atf__keep_prune(sl);
     return chunk;
 }
 
@@ -6154,6 +6189,7 @@ ATF__PRIVATE uint8_t *atf__keep_evict_last(atf__slot *sl) {
     sl->keep_first = 0;
     sl->keep_count = 0;
     atf__keep_note_oldest(sl);
+    atf__keep_prune(sl);
     return chunk;
 }
 
@@ -6192,22 +6228,24 @@ ATF__PRIVATE uint8_t *atf__keep_take_oldest(atf_session *s, atf__slot *self) {
 ATF__PRIVATE uint8_t *atf__keep_chunk(atf_session *s, atf__slot *sl, uint64_t first_ns) {
     uint8_t *chunk = NULL;
     int within;
-    while (s->cfg.keep_last_ns && sl->keep_count &&
-           atf__load_acquire_u64(&sl->keep_oldest_ns) + s->cfg.keep_last_ns < first_ns) {
+    while (s->cfg.keep_last_ns && sl->keep_count) {
+        uint64_t oldest = atf__keep_oldest_end(sl); /* (every chunk is full here) */
+        if (first_ns <= oldest || first_ns - oldest <= s->cfg.keep_last_ns) break;
         if (chunk) atf__keep_free(s, chunk);
         chunk = atf__keep_evict(sl);
     }
     if (chunk) return chunk;
     atf__session_lock(s);
     within = s->keep_held + ATF__KEEP_CHUNK_BYTES <= s->cfg.keep_last_bytes;
+    if (within) s->keep_held += ATF__KEEP_CHUNK_BYTES; /* taken before another can */
     atf__session_unlock(s);
     if (!within) chunk = atf__keep_take_oldest(s, sl);
     if (!chunk && !within && sl->keep_count) chunk = atf__keep_evict(sl);
     if (chunk) return chunk;
     chunk = (uint8_t *)ATF_MALLOC(ATF__KEEP_CHUNK_BYTES);
-    if (!chunk) return NULL;
     atf__session_lock(s);
-    s->keep_held += ATF__KEEP_CHUNK_BYTES;
+    if (chunk && !within) s->keep_held += ATF__KEEP_CHUNK_BYTES; /* a slot holding none */
+    if (!chunk && within) s->keep_held -= ATF__KEEP_CHUNK_BYTES;
     atf__session_unlock(s);
     return chunk;
 }
@@ -6225,11 +6263,27 @@ ATF__PRIVATE int atf__keep_push(atf__slot *sl, uint8_t *chunk) {
         sl->keep_first = 0;
     }
     sl->keep[(sl->keep_first + sl->keep_count++) % sl->keep_cap] = chunk;
+    atf__keep_note_oldest(sl);
     return 1;
 }
 
-/* Holds the n events at `run`, the ring's next ones (from keep_hi on). Out of memory, a
- * slot holding none discards them. */
+/* Discards everything the slot holds (its memory out), and the n events after it. */
+ATF__PRIVATE void atf__keep_discard_all(atf_session *s, atf__slot *sl, const uint8_t *run,
+                                        uint64_t n) {
+    uint64_t held = sl->keep_hi - sl->keep_lo;
+    size_t i;
+    if (!sl->discard_pending)
+        sl->discard_first_ns = atf__load_le64(held ? atf__keep_chunk_at(sl, 0) : run);
+    sl->discard_pending += held + n;
+    for (i = 0; i < sl->keep_count; i++) atf__keep_free(s, atf__keep_chunk_at(sl, i));
+    sl->keep_count = sl->keep_first = 0;
+    sl->keep_lo = sl->keep_hi = sl->keep_hi + n;
+    atf__keep_note_oldest(sl);
+    atf__keep_prune(sl);
+}
+
+/* Holds the n events at `run`, the ring's next ones (from keep_hi on). Out of memory,
+ * they go, and what the slot held with them (the held events are always the newest). */
 ATF__PRIVATE void atf__slot_keep_events(atf_session *s, atf__slot *sl, const uint8_t *run,
                                         uint64_t n) {
     while (n) {
@@ -6242,9 +6296,7 @@ ATF__PRIVATE void atf__slot_keep_events(atf_session *s, atf__slot *sl, const uin
                 chunk = NULL;
             }
             if (!chunk) {
-                if (!sl->discard_pending) sl->discard_first_ns = atf__load_le64(run);
-                sl->discard_pending += n;
-                sl->keep_lo = sl->keep_hi = sl->keep_hi + n;
+                atf__keep_discard_all(s, sl, run, n);
                 return;
             }
             continue;
@@ -6255,7 +6307,6 @@ ATF__PRIVATE void atf__slot_keep_events(atf_session *s, atf__slot *sl, const uin
                    ((at % ATF__KEEP_CHUNK_EVENTS) << 5),
                run, (size_t)(take << 5));
         sl->keep_hi += take;
-        if (at < ATF__KEEP_CHUNK_EVENTS) atf__keep_note_oldest(sl); /* the oldest chunk grew */
         run += take << 5;
         n -= take;
     }
@@ -6263,27 +6314,19 @@ ATF__PRIVATE void atf__slot_keep_events(atf_session *s, atf__slot *sl, const uin
 
 /* A gap record taken from the ring, kept until the events around it are written. */
 ATF__PRIVATE void atf__slot_keep_gap(atf__slot *sl, const atf_gap *g) {
-    if (sl->keep_gap_count == sl->keep_gap_cap) {
-        size_t cap = sl->keep_gap_cap ? sl->keep_gap_cap * 2 : 8;
-        atf_gap *p = (atf_gap *)ATF_REALLOC(sl->keep_gaps, cap * sizeof *p);
-        if (!p) return; /* the end gap accounts for its events */
-        sl->keep_gaps = p;
-        sl->keep_gap_cap = cap;
-    }
-    sl->keep_gaps[sl->keep_gap_count++] = *g;
+    void *items = sl->keep_gaps;
+    int grown = atf__grow(&items, &sl->keep_gap_cap, sl->keep_gap_count, sizeof *g);
+    sl->keep_gaps = (atf_gap *)items;
+    if (grown) sl->keep_gaps[sl->keep_gap_count++] = *g; /* else the end gap counts them */
 }
 
 /* A pause kept until the events around it are written (when memory runs out, its time
  * stays in paused_ns, unplaced). */
 ATF__PRIVATE void atf__slot_keep_pause(atf__slot *sl, const atf_pause *p) {
-    if (sl->keep_pause_count == sl->keep_pause_cap) {
-        size_t cap = sl->keep_pause_cap ? sl->keep_pause_cap * 2 : 8;
-        atf_pause *q = (atf_pause *)ATF_REALLOC(sl->keep_pauses, cap * sizeof *q);
-        if (!q) return;
-        sl->keep_pauses = q;
-        sl->keep_pause_cap = cap;
-    }
-    sl->keep_pauses[sl->keep_pause_count++] = *p;
+    void *items = sl->keep_pauses;
+    int grown = atf__grow(&items, &sl->keep_pause_cap, sl->keep_pause_count, sizeof *p);
+    sl->keep_pauses = (atf_pause *)items;
+    if (grown) sl->keep_pauses[sl->keep_pause_count++] = *p;
 }
 
 /* Writes the kept pauses that lie among the events written from ring number `start` on
@@ -6624,7 +6667,6 @@ ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head
     sl->tick_detail = at;
 }
 
-/* One slot: detail first (up to the index head read now), then the index events. */
 /* A flight-recorder thread that ended, its ring drained into what it holds: the ring's
  * figures copied and its memory let go, what it holds kept until a trigger or the close
  * writes it (meanwhile newer events of other threads may discard it, as the live ones'),
@@ -6638,12 +6680,13 @@ ATF__PRIVATE void atf__slot_retire(atf_session *s, atf__slot *sl) {
         sl->index_raw = sl->detail_raw = NULL;
     }
     sl->retired = 1;
+    atf__keep_note_oldest(sl); /* its last chunk may be taken now */
     atf__slot_publish(s, sl, 1);
 }
 
 /* A retired slot's pass: it writes what it holds when a trigger asked. */
 ATF__PRIVATE uint64_t atf__slot_drain_retired(atf_session *s, atf__slot *sl) {
-    uint64_t gen = atf__load_acquire_u64(&s->persist_gen);
+    uint32_t gen = atf__load_acquire_u32(&s->persist_gen);
     if (gen == sl->keep_gen) return 0;
     sl->keep_gen = gen;
     atf__slot_keep_write(s, sl);
@@ -6651,6 +6694,7 @@ ATF__PRIVATE uint64_t atf__slot_drain_retired(atf_session *s, atf__slot *sl) {
     return 0;
 }
 
+/* One slot: detail first (up to the index head read now), then the index events. */
 ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t horizon, int all,
                                       int final) {
     int closed;
@@ -6671,10 +6715,11 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
     if (s->convert_ticks) atf__slot_convert(s, sl, head);
     if (sl->has_detail_ring) moved += atf__slot_drain_detail(s, sl, head, horizon, final);
     if (s->keep_active) { /* a trigger asks for what is held: the ring's events too */
-        uint64_t gen = atf__load_acquire_u64(&s->persist_gen);
-        moved += atf__slot_drain_index(s, sl, head, all || final || gen != sl->keep_gen);
-        if (gen != sl->keep_gen && !closed) atf__slot_keep_write(s, sl);
-        sl->keep_gen = gen;
+        uint32_t gen = atf__load_acquire_u32(&s->persist_gen);
+        int write = gen != sl->keep_gen && !sl->self_draining;
+        moved += atf__slot_drain_index(s, sl, head, all || final || write);
+        if (write) atf__slot_keep_write(s, sl);
+        if (write) sl->keep_gen = gen;
     } else {
         moved += atf__slot_drain_index(s, sl, head, all || final);
     }
@@ -6776,7 +6821,9 @@ ATF__PRIVATE int atf__session_self_drain(atf_session *s, atf_producer *w) {
     p.start_ns = atf_now_ns(); /* waiting for the lock is part of the pause */
     atf__slot_lock(sl);
     horizon = atf__drain_prepare(s);
+    sl->self_draining = 1;
     if (!sl->finalized) moved = atf__slot_drain(s, sl, horizon, 1, 0);
+    sl->self_draining = 0;
     p.end_ns = atf_now_ns();
     /* past a bound's cut the pause lies outside the trace: neither counted nor written */
     if (!sl->bound_lost) sl->paused_ns += p.end_ns - p.start_ns;
@@ -7806,7 +7853,7 @@ ATFDEF ATF_NO_INSTRUMENT void atf_session_trigger(atf_session *s, uint64_t t_ns)
     uint64_t hi = t_ns + s->cfg.post_roll_ns < t_ns ? UINT64_MAX : t_ns + s->cfg.post_roll_ns;
     size_t bytes = (ATF__MAX_WINDOWS + 1) * sizeof(atf__window);
     if (s->keep_active) { /* no detail, no windows: the drain writes what is held */
-        atf__atomic_inc_u64(&s->persist_gen);
+        atf__atomic_inc_u32(&s->persist_gen);
         return;
     }
     atf__session_lock(s);

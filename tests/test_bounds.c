@@ -378,38 +378,52 @@ static void test_keep_last_ns(void) {
     CHECK_EQ(5001, kept[1]);
 }
 
-/* A thread that pushes 8192 events (stamped 1000 + their number) and ends. */
-static void *keep_early_main(void *arg) {
-    atf_session *s = (atf_session *)arg;
+/* A thread of its own that pushes `n` calls stamped from `t0` on, one ns apart, and
+ * ends. */
+typedef struct keep_thread { atf_session *s; uint64_t n, t0; } keep_thread;
+
+static void *keep_thread_main(void *arg) {
+    const keep_thread *k = (const keep_thread *)arg;
     atf_producer *w = NULL;
     uint64_t i;
-    if (atf_session_attach(s, "early", &w) != ATF_OK || !w) return NULL;
-    for (i = 0; i < 8192; i++) {
-        if (i & 1) atf_producer_return(w, i - 1, 1000 + i);
-        else atf_producer_call(w, i, 1000 + i);
-    }
-    atf_session_detach(s);
+    if (atf_session_attach(k->s, "ended", &w) != ATF_OK || !w) return NULL;
+    for (i = 0; i < k->n; i++) atf_producer_call(w, i, k->t0 + i);
+    atf_session_detach(k->s);
     return NULL;
+}
+
+static void keep_thread_run(atf_session *s, uint64_t n, uint64_t t0) {
+    keep_thread k;
+    pthread_t t;
+    k.s = s;
+    k.n = n;
+    k.t0 = t0;
+    CHECK_EQ(0, pthread_create(&t, NULL, keep_thread_main, &k));
+    pthread_join(t, NULL);
+}
+
+/* A flight-recorder session of 4 chunks (2048 events of 32 bytes each), a manual drain. */
+static atf_session *keep_open(void) {
+    atf_session_config c;
+    atf_session *s = NULL;
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.index_ring_events = 8192;
+    c.keep_last_bytes = 4 * 2048 * 32;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root, &c));
+    return s;
 }
 
 /* The session keeps its most recent events whichever thread made them: a thread that
  * ended holds its events until newer ones of another thread need the room, and then
  * they go, the last of its chunks too. */
 static void test_keep_last_ended_thread(void) {
-    atf_session_config c;
-    atf_session *s = NULL;
+    atf_session *s = keep_open();
     atf_producer *w = NULL;
     atf_session_reader r;
-    pthread_t t;
     uint64_t i;
-    memset(&c, 0, sizeof c);
-    c.drain_mode = ATF_DRAIN_MANUAL;
-    c.index_ring_events = 8192;
-    c.keep_last_bytes = 4 * 2048 * 32;
-    CHECK_RESULT(ATF_OK, atf_session_open(&s, root, &c));
     if (!s) return;
-    CHECK_EQ(0, pthread_create(&t, NULL, keep_early_main, s));
-    pthread_join(t, NULL);
+    keep_thread_run(s, 8192, 1000);
     CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* all 8192 held: the budget */
     CHECK_RESULT(ATF_OK, atf_session_attach(s, "late", &w));
     for (i = 0; w && i < 30000; i++) {
@@ -431,6 +445,47 @@ static void test_keep_last_ended_thread(void) {
         CHECK_EQ(30000, r.threads[1].events_written + r.threads[1].events_discarded);
     }
     atf_session_reader_close(&r);
+}
+
+/* A trigger met in the pass that finds a thread ended writes what that thread held. */
+static void test_keep_last_trigger_at_end(void) {
+    atf_session *s = keep_open();
+    atf_thread_stats st;
+    if (!s) return;
+    keep_thread_run(s, 3000, 1000);
+    atf_session_trigger(s, 0);
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    CHECK_RESULT(ATF_OK, atf_session_thread_stats(s, 0, &st));
+    CHECK_EQ(3000, st.events_written);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+}
+
+/* A live thread holding a few events (its one chunk, being filled) keeps them, and does
+ * not keep the newest thread from taking an ended thread's older chunks. */
+static void test_keep_last_idle_thread(void) {
+    atf_session *s = keep_open();
+    atf_producer *w = NULL;
+    atf_thread_stats idle, ended, late;
+    uint64_t i;
+    if (!s) return;
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "idle", &w));
+    for (i = 0; w && i < 100; i++) CHECK_RESULT(ATF_OK, atf_producer_call(w, i, 100 + i));
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    keep_thread_run(s, 6000, 10000);
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    keep_thread_run(s, 30000, 100000);
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    atf_session_trigger(s, 0); /* written now, as they are */
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    CHECK_RESULT(ATF_OK, atf_session_thread_stats(s, 0, &idle));
+    CHECK_RESULT(ATF_OK, atf_session_thread_stats(s, 1, &ended));
+    CHECK_RESULT(ATF_OK, atf_session_thread_stats(s, 2, &late));
+    CHECK_EQ(100, idle.events_written);
+    CHECK_EQ(0, ended.events_written);        /* older than every event of the last */
+    CHECK_EQ(6000, ended.events_discarded);
+    CHECK(late.events_written > 2 * 2048);    /* the budget less the idle thread's chunk */
+    CHECK_EQ(30000, late.events_written + late.events_discarded);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
 }
 
 /* The flight recorder keeps index events only. */
@@ -469,6 +524,8 @@ static const test_case tests[] = {
     { "keep_last_bytes", test_keep_last_bytes },
     { "keep_last_ns", test_keep_last_ns },
     { "keep_last_ended_thread", test_keep_last_ended_thread },
+    { "keep_last_trigger_at_end", test_keep_last_trigger_at_end },
+    { "keep_last_idle_thread", test_keep_last_idle_thread },
     { "keep_last_refuses_detail", test_keep_last_refuses_detail },
     { "reason_names", test_reason_names },
 };

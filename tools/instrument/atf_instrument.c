@@ -1857,6 +1857,16 @@ NOI static void inst_listen(inst_listener *l, const char *fallback) {
     if (inst_real_sigaction(l->sig, &sa, NULL) != 0) l->sig = 0;
 }
 
+/* Ignores listener l's signal from now on (the program's own handler, if it set one, stays). */
+NOI static void inst_unlisten(inst_listener *l) {
+    struct sigaction sa;
+    if (!l->sig || l->taken) return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN; /* a signal that arrives during the close changes nothing */
+    sigemptyset(&sa.sa_mask);
+    inst_real_sigaction(l->sig, &sa, NULL);
+}
+
 /* ATF_TRACE_START_PAUSED=1: recording starts switched off; ATF_TRACE_TOGGLE_SIGNAL
  * switches it. ATF_TRACE_SNAPSHOT_SIGNAL (USR2 by default) writes what the flight
  * recorder holds, when it runs. */
@@ -1993,8 +2003,7 @@ NOI static void inst_atfork_child(void) {
     for (i = 0; i < inst_module_count; i++) inst_modules[i].announced = 0; /* a new session */
     if (state == INST_RUNNING) {
         snprintf(inst_parent_dir, sizeof inst_parent_dir, "%s", atf_session_path(inst_session));
-        atf_session_abandon_after_fork(inst_session);
-        inst_session = NULL;
+        atf_session_abandon_after_fork(__atomic_exchange_n(&inst_session, NULL, __ATOMIC_ACQ_REL));
         inst_set_state(inst_follow ? INST_PENDING : INST_OFF);
     } else if (state != INST_PENDING || !inst_follow) {
         inst_set_state(INST_OFF); /* the parent was not recording, or stopping */
@@ -2156,8 +2165,9 @@ __attribute__((destructor(101))) NOI static void inst_stop(void) {
     inst_filters_free();
     threads = atf_session_thread_count(inst_session);
     stopped = atf_session_stopped(inst_session, NULL);
-    rc = atf_session_close_ex(inst_session, &close_error);
-    inst_session = NULL;
+    inst_unlisten(&inst_listeners[1]); /* no snapshot of a session being closed */
+    rc = atf_session_close_ex(__atomic_exchange_n(&inst_session, NULL, __ATOMIC_ACQ_REL),
+                              &close_error);
     inst_set_state(INST_OFF);
     if (tot.gaps)
         snprintf(gaps, sizeof gaps, " in %llu gap(s)", (unsigned long long)tot.gaps);
