@@ -1,6 +1,6 @@
 # check_lib.sh - what the shell check scripts of tests/ share: the pass and failure counts,
 # the FAIL line, the summary line that tests/run_all.sh adds up, and running a command
-# with its output kept for the failure message. Source it after setting CHECK_NAME (the
+# with its output kept for the failure message, and a Python check (py). Source it after setting CHECK_NAME (the
 # summary's name), OUT and ERR (where a command's stdout and stderr go).
 passed=0
 failed=0
@@ -39,5 +39,19 @@ expect() {
     else
         fail "$name: exit status $status, expected $want"
         show
+    fi
+}
+# py NAME CODE ARGS...: python3 runs CODE with ARGS (sys.argv[1:]) and passes when it exits
+# 0 (its last line in the failure); nothing is counted where there is no python3. Needs
+# $TMP.
+PY=
+command -v python3 >/dev/null 2>&1 && PY=python3
+py() {
+    pname=$1
+    pcode=$2
+    shift 2
+    [ -n "$PY" ] || return 0
+    if python3 -c "$pcode" "$@" >"$TMP/py.out" 2>&1; then pass; else
+        fail "$pname: $(tail -n 1 "$TMP/py.out")"
     fi
 }

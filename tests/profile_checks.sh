@@ -24,19 +24,6 @@ ERR=$TMP/err
 CHECK_NAME=profile
 . "$(dirname "$0")/check_lib.sh"
 
-PY=
-command -v python3 >/dev/null 2>&1 && PY=python3
-# py NAME CODE ARGS...: python3 runs CODE with ARGS (sys.argv[1:]); passes when it exits 0.
-py() {
-    pname=$1
-    pcode=$2
-    shift 2
-    [ -n "$PY" ] || return 0
-    if python3 -c "$pcode" "$@" >"$TMP/py.out" 2>&1; then pass; else
-        fail "$pname: $(tail -n 1 "$TMP/py.out")"
-    fi
-}
-
 rm -rf "$TMP"
 mkdir -p "$TMP"
 
