@@ -167,7 +167,7 @@ PROGS     := tests/programs
 PROGS_BIN := $(BUILD)/programs
 
 # -fno-instrument-functions: the tracer stays unhooked even when CFLAGS asks for hooks
-$(INSTR_OBJ): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h atf.h
+$(INSTR_OBJ): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h tools/signal_names.h atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -c -o $@ $<
 
@@ -175,7 +175,7 @@ $(INSTR_OBJ): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h atf.h
 # under): any program built with -finstrument-functions is traced without relinking.
 INSTR_SO := $(BUILD)/libatf_instrument.so
 all: $(INSTR_SO)
-$(INSTR_SO): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h atf.h
+$(INSTR_SO): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h tools/signal_names.h atf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -fPIC -shared -o $@ $< -ldl $(LDLIBS_ALL)
 

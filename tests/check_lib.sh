@@ -1,7 +1,8 @@
 # check_lib.sh - what the shell check scripts of tests/ share: the pass and failure counts,
-# the FAIL line, the summary line that tests/run_all.sh adds up, and running a command
-# with its output kept for the failure message, and a Python check (py). Source it after setting CHECK_NAME (the
-# summary's name), OUT and ERR (where a command's stdout and stderr go).
+# the FAIL line, the summary line that tests/run_all.sh adds up, running a command with
+# its output kept for the failure message, and a Python check (py). Source it after
+# setting CHECK_NAME (the summary's name), OUT and ERR (where a command's stdout and
+# stderr go).
 passed=0
 failed=0
 

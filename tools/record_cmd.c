@@ -27,6 +27,8 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
 #include <time.h>
 #include <unistd.h>
 
+#include "signal_names.h"
+
 /* Exit statuses of record's own failures, as env(1) and timeout(1) have them: the
  * program's own statuses pass through unchanged. */
 enum { RECORD_EXIT_FAILED = 125, RECORD_EXIT_CANNOT_RUN = 126, RECORD_EXIT_NOT_FOUND = 127 };
@@ -194,24 +196,6 @@ static int record_find_preload(const record_options *o, char *buf, size_t cap) {
 
 /* The tracer's environment, in the child before exec. The tracer library goes first in
  * LD_PRELOAD, ahead of what the caller preloads. */
-/* The signal --toggle-signal names as the tracer reads it (a number, or a name with or
- * without SIG: the same names as its inst_signal_number), 0 when none. */
-static int record_signal_number(const char *v) {
-    static const struct { const char *name; int sig; } names[] = {
-        { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP }, { "INT", SIGINT },
-        { "QUIT", SIGQUIT }, { "TERM", SIGTERM }, { "ALRM", SIGALRM }, { "WINCH", SIGWINCH },
-        { "PROF", SIGPROF }, { "VTALRM", SIGVTALRM }, { "URG", SIGURG },
-    };
-    char *end;
-    long n;
-    size_t i;
-    if (strncmp(v, "SIG", 3) == 0) v += 3;
-    for (i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(v, names[i].name) == 0) return names[i].sig;
-    n = strtol(v, &end, 10);
-    return *v && !*end && n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP ? (int)n : 0;
-}
-
 /* The toggle and snapshot signals sent to record itself go on to the program. */
 static volatile pid_t record_child;
 static void record_forward(int sig) {
@@ -297,7 +281,7 @@ static int record_run(const record_options *o, const char *preload, const char *
                 o->start_off ? "paused" : "on", o->toggle_signal, (int)pid,
                 o->start_off ? "on" : "off");
         record_child = pid;
-        toggle = record_signal_number(o->toggle_signal);
+        toggle = signal_number(o->toggle_signal);
         old_toggle = signal(toggle, record_forward);
     }
     if (o->snapshot_signal) {
@@ -305,7 +289,7 @@ static int record_run(const record_options *o, const char *preload, const char *
                            "writes what it holds now (sent to record, it goes on to the "
                            "program)\n", o->keep_last, o->snapshot_signal, (int)pid);
         record_child = pid;
-        snapshot = record_signal_number(o->snapshot_signal);
+        snapshot = signal_number(o->snapshot_signal);
         old_snapshot = signal(snapshot, record_forward);
     }
     do got = waitpid(pid, &status, 0);
@@ -500,11 +484,11 @@ static int record_keep_last(const cli_command *cmd, record_options *o) {
     if (!o->keep_bytes && !o->keep_ns)
         return cli_usage_error(cmd, "--keep-last must be more than 0");
     if (!o->snapshot_signal) o->snapshot_signal = "USR2";
-    if (!record_signal_number(o->snapshot_signal))
+    if (!signal_number(o->snapshot_signal))
         return cli_usage_error(cmd, "--snapshot-signal: '%s' is no signal a program can be "
                                     "sent (USR1, USR2, HUP, ... or a number)", o->snapshot_signal);
-    if (o->toggle_signal && record_signal_number(o->toggle_signal) ==
-                                record_signal_number(o->snapshot_signal))
+    if (o->toggle_signal && signal_number(o->toggle_signal) ==
+                                signal_number(o->snapshot_signal))
         return cli_usage_error(cmd, "--toggle-signal and --snapshot-signal are the same signal");
     return CLI_CONTINUE;
 }
@@ -551,7 +535,7 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     if (o.has_ring_events && o.ring_events == 0)
         return cli_usage_error(cmd, "--ring-events must be at least 1");
     if (o.start_off && !o.toggle_signal) o.toggle_signal = "USR1";
-    if (o.toggle_signal && !record_signal_number(o.toggle_signal))
+    if (o.toggle_signal && !signal_number(o.toggle_signal))
         return cli_usage_error(cmd, "--toggle-signal: '%s' is no signal a program can be "
                                     "sent (USR1, USR2, HUP, ... or a number)", o.toggle_signal);
     if ((rc = record_keep_last(cmd, &o)) != CLI_CONTINUE) return rc;

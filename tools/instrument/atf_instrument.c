@@ -141,6 +141,7 @@
 /* the tree's one demangler (tools/demangle.c), private here: the filters match names */
 #define DEMANGLE_STATIC
 #include "../demangle.c"
+#include "../signal_names.h" /* the signal names atf record checks too */
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -1309,10 +1310,13 @@ COLD NOI static void inst_caught(inst_thread *t, const void *exc, uintptr_t pos)
     inst_raise_drop(t, exc);
 }
 
-_Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Exception *exc) {
+/* Raises exc through the next definition of `name` (found once into *slot), marked as
+ * raised while it unwinds; back here only when no handler took it. */
+NOI static _Unwind_Reason_Code inst_raise_through(void **slot, const char *name,
+                                                  struct _Unwind_Exception *exc) {
     union { void *p; inst_raise_fn f; } next; /* ISO C: no cast from void * to a function */
     _Unwind_Reason_Code rc;
-    next.p = inst_next(&inst_next_raise, "_Unwind_RaiseException");
+    next.p = inst_next(slot, name);
     if (!next.p) return _URC_FATAL_PHASE1_ERROR;
     inst_raise_push(exc);
     rc = next.f(exc);
@@ -1320,15 +1324,12 @@ _Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Exception *exc) {
     return rc;
 }
 
+_Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Exception *exc) {
+    return inst_raise_through(&inst_next_raise, "_Unwind_RaiseException", exc);
+}
+
 _Unwind_Reason_Code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc) {
-    union { void *p; inst_raise_fn f; } next;
-    _Unwind_Reason_Code rc;
-    next.p = inst_next(&inst_next_rethrow, "_Unwind_Resume_or_Rethrow");
-    if (!next.p) return _URC_FATAL_PHASE1_ERROR;
-    inst_raise_push(exc);
-    rc = next.f(exc);
-    inst_raise_failed(exc);
-    return rc;
+    return inst_raise_through(&inst_next_rethrow, "_Unwind_Resume_or_Rethrow", exc);
 }
 
 void *__cxa_begin_catch(void *exc) {
@@ -1821,24 +1822,6 @@ static inst_listener inst_listeners[] = {
 };
 #define INST_LISTENERS (sizeof inst_listeners / sizeof inst_listeners[0])
 
-/* A signal by number, or by name with or without "SIG" ("USR1", "SIGUSR1"); 0 when
- * none. */
-NOI static int inst_signal_number(const char *v) {
-    static const struct { const char *name; int sig; } names[] = {
-        { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP }, { "INT", SIGINT },
-        { "QUIT", SIGQUIT }, { "TERM", SIGTERM }, { "ALRM", SIGALRM }, { "WINCH", SIGWINCH },
-        { "PROF", SIGPROF }, { "VTALRM", SIGVTALRM }, { "URG", SIGURG },
-    };
-    char *end;
-    long n;
-    size_t i;
-    if (strncmp(v, "SIG", 3) == 0) v += 3;
-    for (i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(v, names[i].name) == 0) return names[i].sig;
-    n = strtol(v, &end, 10);
-    return *v && !*end && n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP ? (int)n : 0;
-}
-
 /* Installs the handler of listener l for the signal its variable names (`fallback` when
  * unset; "0": none). A program that sets its own later is told, and wins. */
 NOI static void inst_listen(inst_listener *l, const char *fallback) {
@@ -1846,7 +1829,7 @@ NOI static void inst_listen(inst_listener *l, const char *fallback) {
     struct sigaction sa;
     if (!v || !v[0]) v = fallback;
     if (!v || strcmp(v, "0") == 0) return;
-    if (!(l->sig = inst_signal_number(v))) {
+    if (!(l->sig = signal_number(v))) {
         fprintf(stderr, "atf_instrument: %s=%s is no signal; none %s\n", l->env, v, l->does);
         return;
     }
