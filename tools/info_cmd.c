@@ -300,7 +300,8 @@ static void cli_row_files(cli_thread_row *w, atf_session_thread *t) {
     uint64_t ndetail = t->reader.has_detail ? t->reader.detail.event_count : 0;
     snprintf(w->events, sizeof w->events, "%llu", (cli_ull)t->reader.index.event_count);
     snprintf(w->gaps, sizeof w->gaps, "%llu", (cli_ull)t->reader.gap_count);
-    snprintf(w->lost, sizeof w->lost, "%llu", (cli_ull)t->reader.events_lost);
+    snprintf(w->lost, sizeof w->lost, "%llu", /* not what was left out by choice */
+             (cli_ull)(t->reader.events_lost - walk_not_recorded(&t->reader)));
     snprintf(w->detail, sizeof w->detail, "%llu", (cli_ull)ndetail);
     snprintf(w->order, sizeof w->order, "%s", t->out_of_order ? "yes" : "no");
     cli_facts_index(&f, &t->reader.index);
@@ -362,7 +363,7 @@ typedef struct info_totals {
 static cli_thread_row *info_rows(atf_session_reader *r, info_totals *tot) {
     cli_thread_row *rows = (cli_thread_row *)calloc(r->thread_count ? r->thread_count : 1,
                                                     sizeof *rows);
-    size_t i, g;
+    size_t i;
     memset(tot, 0, sizeof *tot);
     if (!rows) return NULL;
     atf_session_reader_check_order(r, NULL); /* the out_of_order column */
@@ -381,9 +382,7 @@ static cli_thread_row *info_rows(atf_session_reader *r, info_totals *tot) {
         cli_row_files(w, t);
         tot->gaps += t->reader.gap_count;
         tot->lost += t->reader.events_lost;
-        for (g = 0; g < t->reader.gap_count; g++)
-            if (walk_gap_by_choice(&t->reader.gaps[g]))
-                tot->not_recorded += t->reader.gaps[g].index_lost;
+        tot->not_recorded += walk_not_recorded(&t->reader);
         tot->events += t->reader.index.event_count;
         tot->detail += t->reader.has_detail ? t->reader.detail.event_count : 0;
     }

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT */
 #include "core.h"
 #include "facts.h"
+#include "walk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,16 @@ static int verify_detail_file(const char *path, int strict) {
     return n;
 }
 
+/* "; N gaps, L events lost" and ", M not recorded by choice" when some were (L counts
+ * only the others). */
+static void verify_gaps_text(char *out, size_t cap, uint64_t gaps, uint64_t lost,
+                             uint64_t not_recorded) {
+    int n = snprintf(out, cap, "; %llu gap%s, %llu events lost", (cli_ull)gaps,
+                     gaps == 1 ? "" : "s", (cli_ull)(lost - not_recorded));
+    if (not_recorded && n > 0 && (size_t)n < cap)
+        snprintf(out + n, cap - (size_t)n, ", %llu not recorded by choice", (cli_ull)not_recorded);
+}
+
 /* Each file of the directory, its gaps.atf, then the links between them in both
  * directions (an index event naming a detail record when there is no detail.atf is a
  * broken link too). */
@@ -99,9 +110,8 @@ static int verify_dir(const char *dir, int strict) {
         memset(&t.error, 0, sizeof t.error);
         n++;
     }
-    if (t.gap_count)
-        snprintf(gaps, sizeof gaps, "; %llu gap%s, %llu events lost", (cli_ull)t.gap_count,
-                 t.gap_count == 1 ? "" : "s", (cli_ull)t.events_lost);
+    if (t.gap_count) verify_gaps_text(gaps, sizeof gaps, t.gap_count, t.events_lost,
+                                      walk_not_recorded(&t));
     if (t.pause_count) {
         char d[32];
         snprintf(pauses, sizeof pauses, "; %llu tracer pause%s, %s", (cli_ull)t.pause_count,
@@ -263,7 +273,7 @@ static int verify_session(const char *dir, int strict) {
     atf_session_reader r;
     atf_error e;
     char text[160];
-    uint64_t events = 0, dropped = 0, detail_dropped = 0, gaps = 0, lost = 0;
+    uint64_t events = 0, dropped = 0, detail_dropped = 0, gaps = 0, lost = 0, not_recorded = 0;
     size_t i;
     int n, whole;
     if (atf_session_reader_open(&r, dir, NULL) != ATF_OK) { /* no manifest, no thread_N */
@@ -292,6 +302,7 @@ static int verify_session(const char *dir, int strict) {
         events += t->reader.index.event_count;
         gaps += t->reader.gap_count;
         lost += t->reader.events_lost;
+        not_recorded += walk_not_recorded(&t->reader);
         whole = whole && verify_thread_whole(&t->reader);
     }
     if (n == 0) {
@@ -300,9 +311,11 @@ static int verify_session(const char *dir, int strict) {
                    dir, cli_manifest_text(&r, text, sizeof text), (cli_ull)r.thread_count,
                    r.thread_count == 1 ? "" : "s", (cli_ull)events, (cli_ull)dropped,
                    (cli_ull)detail_dropped);
-        if (gaps)
-            cli_printf("; %llu gap%s, %llu events lost", (cli_ull)gaps, gaps == 1 ? "" : "s",
-                       (cli_ull)lost);
+        if (gaps) {
+            char line[96];
+            verify_gaps_text(line, sizeof line, gaps, lost, not_recorded);
+            cli_print(line);
+        }
         cli_print(")\n");
     }
     atf_session_reader_close(&r);

@@ -266,6 +266,14 @@ const char *walk_gap_verb(const atf_gap *g) {
     return walk_gap_by_choice(g) ? "not recorded" : "lost";
 }
 
+uint64_t walk_not_recorded(const atf_thread_reader *tr) {
+    uint64_t n = 0;
+    size_t g;
+    for (g = 0; g < tr->gap_count; g++)
+        if (walk_gap_by_choice(&tr->gaps[g])) n += tr->gaps[g].index_lost;
+    return n;
+}
+
 /* Closes the frames still open in thread ti when its process was last seen (never before
  * the thread's own last event): cut short. */
 static void walk_cut(walk_ctx *w, size_t ti) {

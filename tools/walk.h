@@ -169,10 +169,12 @@ uint64_t walk_frame_self_ns(const walk_frame *f, uint64_t end_ns);
  * subtree it is in (0 for the root); the depth itself without --function. */
 size_t walk_depth_in_subtree(const walk_ctx *w, size_t ti, size_t depth);
 
-/* Whether the events of gap g were left out by choice (a bound stopped recording, or it
- * was off: reasons "stopped", "skipped"), not lost; and the word for them: "not recorded"
- * or "lost". */
+/* Whether the events of gap g were left out by choice (a bound stopped recording, it was
+ * off, or the flight recorder kept later ones: reasons "stopped", "skipped",
+ * "discarded"), not lost; the word for them: "not recorded" or "lost"; and the events of
+ * a thread's gaps left out by choice. */
 int walk_gap_by_choice(const atf_gap *g);
 const char *walk_gap_verb(const atf_gap *g);
+uint64_t walk_not_recorded(const atf_thread_reader *tr);
 
 #endif /* ATF_TOOLS_WALK_H */
