@@ -101,8 +101,8 @@ test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUI
 	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" ATF="$(BUILD)/atf" LDLIBS_ALL="$(LDLIBS_ALL)" \
 	  CRASH_TRIALS=$(TEST_CRASH_TRIALS) \
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
-	  tests/cli_checks.sh tests/window_checks.sh tests/examples_check.sh tests/doc_blocks.sh \
-	  tests/cmake_check.sh tests/instrument_checks.sh tests/cpp_checks.sh tests/bounds_checks.sh \
+	  tests/cli_checks.sh tests/window_checks.sh tests/examples_checks.sh tests/doc_blocks.sh \
+	  tests/cmake_checks.sh tests/instrument_checks.sh tests/cpp_checks.sh tests/bounds_checks.sh \
 	  tests/names_checks.sh tests/profile_checks.sh tests/report_checks.sh tests/demangle_checks.sh
 
 # tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
@@ -196,7 +196,7 @@ $(BUILD)/examples/sample_hooked: examples/sample.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< $(LDLIBS_ALL)
 
-# busy.c: CPU-bound threads that count their own calls (tests/examples_check.sh checks a
+# busy.c: CPU-bound threads that count their own calls (tests/examples_checks.sh checks a
 # trace of it has every one; the benchmark times it), built plain and linked with the tracer
 test-programs: $(PROGS_BIN)/busy $(PROGS_BIN)/busy_traced $(PROGS_BIN)/busy_hooked \
   $(PROGS_BIN)/busy_static

@@ -1,5 +1,5 @@
 /* instrument_exit.c - the auto-tracer when a process ends while its threads still run.
- * Built by tests/examples_check.sh with -finstrument-functions and atf_instrument.o.
+ * Built by tests/examples_checks.sh with -finstrument-functions and atf_instrument.o.
  *
  * Three threads call instrumented functions without end; one of them also forks a child
  * that runs instrumented code and ends with _exit (the child records into a pid_*

@@ -1,5 +1,5 @@
 #!/bin/sh
-# cmake_check.sh - atf.h as the CMake target atf::atf, used the three ways a project pulls it
+# cmake_checks.sh - atf.h as the CMake target atf::atf, used the three ways a project pulls it
 # in: add_subdirectory of this tree, FetchContent (pointed at this tree, no download), and
 # find_package against a prefix that cmake --install filled. Each case configures and
 # builds a small program that records a session through atf::atf and reads it back, then
@@ -7,8 +7,8 @@
 # the installed `atf record` traces examples/sample.c built with the hooks (Linux). One line per case, "ok ..." or "FAIL ...", then "cmake: N passed, M failed"
 # (the line tests/run_all.sh adds up); exit 1 on any failure. Skipped (exit 0, nothing
 # counted) when cmake is not installed.
-#   tests/cmake_check.sh            (from anywhere; CC picks the compiler as usual)
-#   ATF_CMAKE_KEEP=1 tests/cmake_check.sh   keeps the scratch directory for a look
+#   tests/cmake_checks.sh            (from anywhere; CC picks the compiler as usual)
+#   ATF_CMAKE_KEEP=1 tests/cmake_checks.sh  keeps the scratch directory for a look
 ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 
 if ! command -v cmake >/dev/null 2>&1; then
