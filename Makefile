@@ -6,7 +6,7 @@
 #   make bench    benchmark figures into build/bench.json (make bench-real: real programs)
 #   make demo     records the sample program with atf record, then inspects and exports it;
 #                 then a C++ program whose exceptions leave frames (its tree)
-#   make tsan     the ring, session, stress, merge, tick and overflow tests under ThreadSanitizer (build/tsan/)
+#   make tsan     the ring, session, stress, merge, tick, overflow and bounds tests under ThreadSanitizer (build/tsan/)
 #   make crash-trials [CRASH_TRIALS=100]   atf gen SIGKILLed at chosen moments, then
 #                 recover and verify --strict, every thread checked against what it produced
 #   make stress [STRESS_THREADS=64 STRESS_EVENTS=1000000]   many producers, small rings:
@@ -139,7 +139,7 @@ $(BUILD)/tsan/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(TSAN_FLAGS) -o $@ $< $(filter %.o,$^) $(LDLIBS_ALL)
 
-tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_stress $(BUILD)/tsan/test_merge $(BUILD)/tsan/test_ticks $(BUILD)/tsan/test_overflow
+tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_stress $(BUILD)/tsan/test_merge $(BUILD)/tsan/test_ticks $(BUILD)/tsan/test_overflow $(BUILD)/tsan/test_bounds
 	@tests/run_all.sh $^
 
 $(BUILD)/bench: bench/bench.c $(wildcard bench/*.h) $(TOOLS_SRC) $(wildcard tools/*.h) atf.h

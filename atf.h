@@ -1052,14 +1052,14 @@ typedef struct atf_session_config {
                                     5 % of the file system); ATF_DISK_RESERVE_OFF: never */
     uint64_t min_duration_ns;    /* said in the manifest only: the producers keep just the
                                     calls at least this long and their callers (0: all) */
-    uint64_t keep_last_bytes;    /* flight recorder (either keep_last field set; not with
-                                    detail): index events are held in memory, the session
-                                    holding this many bytes of them (those of ended
-                                    threads too; beyond it, a 64 KiB chunk per thread at
+    uint64_t keep_last_bytes;    /* flight recorder (either keep_last field set): index
+                                    events and their detail records are held in memory,
+                                    the session holding this many bytes of them (ended
+                                    threads' too; beyond it, a 64 KiB chunk per thread at
                                     most), and the most recent ones are written at close
-                                    and at each atf_session_trigger;
-                                    the events discarded before them are a gap of reason
-                                    ATF_GAP_DISCARDED. 0 with keep_last_ns: 1 GiB */
+                                    and at each atf_session_trigger, after a gap of
+                                    reason ATF_GAP_DISCARDED counting the others
+                                    (docs/FORMAT.md). 0 with keep_last_ns: 1 GiB */
     uint64_t keep_last_ns;       /* flight recorder: keep the events of each thread's last
                                     this long (within keep_last_bytes); 0: by size only */
 } atf_session_config;
@@ -1149,8 +1149,9 @@ ATFDEF atf_result atf_session_pump(atf_session *s);
  * the atf_now_ns() clock, at most 100 ms before the call (e.g. the timestamp of the
  * event that caused the trigger). Windows that overlap are merged; beyond 4096 disjoint
  * windows the two closest are merged. Thread-safe (takes the session lock; not for the
- * producer hot path). In a flight-recorder session (keep_last_*) it instead asks the drain
- * to write what each thread holds now, and is async-signal-safe (one atomic add). */
+ * producer hot path). In a flight-recorder session (keep_last_*) it also asks the drain to
+ * write what each thread holds now; without windowed detail that is all it does, and it
+ * is async-signal-safe then (one atomic add). */
 ATFDEF void atf_session_trigger(atf_session *s, uint64_t t_ns);
 /* The trace-clock time of `ticks`, an atf_ticks() value of this machine, by the session's
  * calibration (the drain's pairs, and a pair read now for ticks younger than those): what
@@ -5206,6 +5207,10 @@ typedef struct atf__slot {
     size_t keep_gap_count, keep_gap_cap;
     atf_pause *keep_pauses;      /*   self-drains, numbered as the ring numbers events */
     size_t keep_pause_count, keep_pause_cap;
+    uint8_t *keep_detail;        /*   detail records of held events, [head, len), each led by
+                                      its length and naming its event as the ring does */
+    size_t keep_detail_head, keep_detail_len, keep_detail_cap;
+    uint64_t keep_detail_counted; /*  bytes of them counted in the session's keep_held */
     uint64_t discarded;          /* events discarded by the flight recorder, in gaps.atf */
     uint64_t discard_pending;    /*   those not in gaps.atf yet */
     uint64_t discard_first_ns;   /*   the stamp of the first of these */
@@ -5230,6 +5235,8 @@ typedef struct atf__slot {
     uint64_t gaps_detail_lost;   /* detail records they account for (ring records) */
     uint64_t gap_tail;           /* gap records taken from the ring */
     uint32_t thread_id, slot;
+    uint32_t layout;             /* the rings' (1 or 2), copied at attach: a retired slot's
+                                    ring memory is gone */
     int files_made;              /* the drain made thread_<slot>/ and index.atf (or failed) */
     int finalized, has_detail_ring;
     int self_draining;           /* its producer drains it: a trigger's write waits for the
@@ -5698,7 +5705,7 @@ ATF__PRIVATE void atf__slot_settle_links(atf__slot *sl, uint64_t head) {
 ATF__PRIVATE atf_result atf__slot_open_file(atf_session *s, atf__slot *sl, atf__file_writer *f,
                                             const char *leaf, int is_detail) {
     char path[1024];
-    uint32_t layout = sl->index_c.shared->layout;
+    uint32_t layout = sl->layout;
     if (snprintf(path, sizeof path, "%s/thread_%u/%s", s->dir, sl->slot, leaf) >= (int)sizeof path)
         return atf__error_set(&sl->error, ATF_E_ARG, s->dir, 0, "path too long");
     if (!is_detail && layout == ATF_LAYOUT_1 && s->cfg.layout == ATF_LAYOUT_PACKED)
@@ -5795,6 +5802,8 @@ ATF__PRIVATE int atf__slot_stage(atf_session *s, atf__slot *sl, atf__stage *st, 
     return 1;
 }
 
+ATF__PRIVATE int atf__slot_keep_detail(atf__slot *sl, const uint8_t *rec, uint32_t length); /* (10.9) */
+
 /* Moves detail records out of the ring, up to those whose index event is published
  * (index_seq < index_head). Linked (ALWAYS) records are all persisted; unlinked
  * (windowed) ones inside a trigger window are persisted, those no future trigger can
@@ -5855,8 +5864,9 @@ ATF__PRIVATE uint64_t atf__slot_drain_detail(atf_session *s, atf__slot *sl, uint
             sl->detail_released++;
         } else if (atf__slot_detail_closed(sl)) {
             f->lost++;
-        } else if (!atf__slot_stage(s, sl, &st, rec, length, index_seq, ts,
-                                    !(flags & ATF__DETAIL_ENTRY_UNLINKED))) {
+        } else if (s->keep_active ? !atf__slot_keep_detail(sl, rec, length)
+                                  : !atf__slot_stage(s, sl, &st, rec, length, index_seq, ts,
+                                                     !(flags & ATF__DETAIL_ENTRY_UNLINKED))) {
             if (!atf__slot_detail_closed(sl)) {
                 atf__error_set(&sl->error, ATF_E_NOMEM, sl->index_file.path, 0, "detail staging");
                 atf__slot_flush(s, sl, &st);
@@ -6140,11 +6150,55 @@ ATF__PRIVATE void atf__keep_note_oldest(atf__slot *sl) {
     atf__store_release_u64(&sl->keep_oldest_ns, ns);
 }
 
+/* Holds a detail record of an event held (or about to be: its index event is published),
+ * as the ring has it. 0 when memory ran out. */
+ATF__PRIVATE int atf__slot_keep_detail(atf__slot *sl, const uint8_t *rec, uint32_t length) {
+    if (sl->keep_detail_len + length > sl->keep_detail_cap) {
+        size_t live = sl->keep_detail_len - sl->keep_detail_head, cap;
+        if (sl->keep_detail_head) /* the records let go make room first */
+            memmove(sl->keep_detail, sl->keep_detail + sl->keep_detail_head, live);
+        sl->keep_detail_head = 0;
+        sl->keep_detail_len = live;
+        for (cap = sl->keep_detail_cap ? sl->keep_detail_cap : 65536; cap < live + length;) cap *= 2;
+        if (cap > sl->keep_detail_cap) {
+            uint8_t *p = (uint8_t *)ATF_REALLOC(sl->keep_detail, cap);
+            if (!p) return 0;
+            sl->keep_detail = p;
+            sl->keep_detail_cap = cap;
+        }
+    }
+    memcpy(sl->keep_detail + sl->keep_detail_len, rec, length);
+    sl->keep_detail_len += length;
+    return 1;
+}
+
+/* Lets the held detail records of events before ring number `seq` go (released: the
+ * thread's detail_dropped). */
+ATF__PRIVATE void atf__keep_detail_drop_before(atf__slot *sl, uint64_t seq) {
+    while (sl->keep_detail_head < sl->keep_detail_len &&
+           atf__detail_record_seq(sl->layout, sl->keep_detail + sl->keep_detail_head) < seq) {
+        sl->keep_detail_head += atf__load_le32(sl->keep_detail + sl->keep_detail_head);
+        sl->detail_released++;
+    }
+    if (sl->keep_detail_head == sl->keep_detail_len) sl->keep_detail_head = sl->keep_detail_len = 0;
+}
+
+/* Brings the session's count of held bytes up to this slot's detail records. */
+ATF__PRIVATE void atf__keep_count_detail(atf_session *s, atf__slot *sl) {
+    uint64_t bytes = sl->keep_detail_len - sl->keep_detail_head;
+    if (bytes == sl->keep_detail_counted) return;
+    atf__session_lock(s);
+    s->keep_held = s->keep_held + bytes - sl->keep_detail_counted; /* (modulo 2^64: exact) */
+    atf__session_unlock(s);
+    sl->keep_detail_counted = bytes;
+}
+
 /* Drops the pauses and merges the gaps that now lie before the held events: at the next
  * write they all go before them, so one gap of each reason is as good (held gaps and
  * pauses stay as few as the held events). */
 ATF__PRIVATE void atf__keep_prune(atf__slot *sl) {
     size_t i, n = 0, left = 0;
+    atf__keep_detail_drop_before(sl, sl->keep_lo);
     for (i = 0; i < sl->keep_pause_count; i++)
         if (sl->keep_pauses[i].index_seq > sl->keep_lo) sl->keep_pauses[left++] = sl->keep_pauses[i];
     sl->keep_pause_count = left;
@@ -6235,6 +6289,7 @@ ATF__PRIVATE uint8_t *atf__keep_chunk(atf_session *s, atf__slot *sl, uint64_t fi
         chunk = atf__keep_evict(sl);
     }
     if (chunk) return chunk;
+    atf__keep_count_detail(s, sl);
     atf__session_lock(s);
     within = s->keep_held + ATF__KEEP_CHUNK_BYTES <= s->cfg.keep_last_bytes;
     if (within) s->keep_held += ATF__KEEP_CHUNK_BYTES; /* taken before another can */
@@ -6310,6 +6365,50 @@ ATF__PRIVATE void atf__slot_keep_events(atf_session *s, atf__slot *sl, const uin
         run += take << 5;
         n -= take;
     }
+}
+
+/* The held event numbered `seq` by the ring. */
+ATF__PRIVATE uint8_t *atf__keep_event(const atf__slot *sl, uint64_t seq) {
+    uint64_t at = seq - sl->keep_lo;
+    return atf__keep_chunk_at(sl, (size_t)(at / ATF__KEEP_CHUNK_EVENTS)) +
+           ((at % ATF__KEEP_CHUNK_EVENTS) << 5);
+}
+
+/* Writes the held detail records of the events written next, from ring number `start` on
+ * (the first at index.atf's position `base`): each renumbered as the files number its
+ * event, staged (its link entry settles once the event is written), and its event pointed
+ * at it; the links of the other events go. Before the events, as the drain always writes
+ * detail first, so that a link on disk resolves. */
+ATF__PRIVATE void atf__slot_keep_write_detail(atf_session *s, atf__slot *sl, uint64_t start,
+                                              uint64_t base) {
+    size_t width, field = atf__link_field(sl->layout, &width), at;
+    uint64_t seq, none = width == 8 ? ATF_NO_DETAIL : ATF_NO_DETAIL_U32;
+    atf__stage st;
+    if (!sl->has_detail_ring) return;
+    for (seq = start; seq < sl->keep_hi; seq++) atf__link_encode(atf__keep_event(sl, seq) + field, width, none);
+    atf__keep_detail_drop_before(sl, start);
+    memset(&st, 0, sizeof st);
+    for (at = sl->keep_detail_head; at < sl->keep_detail_len; at += atf__load_le32(sl->keep_detail + at)) {
+        uint8_t *rec = sl->keep_detail + at;
+        uint64_t event = atf__detail_record_seq(sl->layout, rec), pos = base + (event - start);
+        if (sl->layout == ATF_LAYOUT_2) atf__store_le64(rec + 8, pos);
+        else atf__store_le32(rec + 8, (uint32_t)pos);
+        if (atf__slot_detail_closed(sl) ||
+            !atf__slot_stage(s, sl, &st, rec, atf__load_le32(rec), pos, atf__load_le64(rec + 16), 1)) {
+            sl->detail_file.lost++;
+            continue;
+        }
+        atf__link_encode(atf__keep_event(sl, event) + field, width,
+                         sl->links[sl->link_head + sl->link_len - 1].detail_seq);
+    }
+    atf__slot_flush(s, sl, &st);
+    if (atf__slot_detail_closed(sl)) /* a bound stopped detail.atf: links past it go */
+        for (seq = start; seq < sl->keep_hi; seq++) {
+            uint8_t *e = atf__keep_event(sl, seq) + field;
+            uint64_t d = width == 8 ? atf__load_le64(e) : atf__load_le32(e);
+            if (d != none && d >= sl->detail_file.count) atf__link_encode(e, width, none);
+        }
+    sl->keep_detail_head = sl->keep_detail_len = 0;
 }
 
 /* A gap record taken from the ring, kept until the events around it are written. */
@@ -6395,6 +6494,7 @@ ATF__PRIVATE void atf__slot_keep_write(atf_session *s, atf__slot *sl) {
     }
     start = seq;
     base = sl->index_file.count;
+    atf__slot_keep_write_detail(s, sl, start, base);
     while (seq < sl->keep_hi) {
         uint64_t at = seq - sl->keep_lo, in_chunk = at % ATF__KEEP_CHUNK_EVENTS;
         uint64_t end = seq + (ATF__KEEP_CHUNK_EVENTS - in_chunk);
@@ -6407,6 +6507,8 @@ ATF__PRIVATE void atf__slot_keep_write(atf_session *s, atf__slot *sl) {
             atf__slot_keep_put_gap(s, sl, &sl->keep_gaps[g++]);
     }
     atf__slot_keep_put_pauses(s, sl, start, base);
+    atf__slot_settle_links(sl, 0); /* the detail staged above: its events are written */
+    atf__keep_count_detail(s, sl); /* none held now */
     for (i = 0; i < sl->keep_count; i++) atf__keep_free(s, atf__keep_chunk_at(sl, i));
     sl->keep_count = sl->keep_first = sl->keep_gap_count = 0;
     sl->keep_lo = sl->keep_hi;
@@ -6415,17 +6517,21 @@ ATF__PRIVATE void atf__slot_keep_write(atf_session *s, atf__slot *sl) {
 
 /* Frees the flight recorder's memory of a slot; returns the bytes of chunks it held. */
 ATF__PRIVATE uint64_t atf__slot_keep_drop(atf__slot *sl) {
-    uint64_t bytes = (uint64_t)sl->keep_count * ATF__KEEP_CHUNK_BYTES;
+    uint64_t bytes = (uint64_t)sl->keep_count * ATF__KEEP_CHUNK_BYTES + sl->keep_detail_counted;
     size_t i;
     for (i = 0; i < sl->keep_count; i++) ATF_FREE(atf__keep_chunk_at(sl, i));
     ATF_FREE(sl->keep);
     ATF_FREE(sl->keep_gaps);
     ATF_FREE(sl->keep_pauses);
+    ATF_FREE(sl->keep_detail);
+    sl->keep_detail = NULL;
+    sl->keep_detail_head = sl->keep_detail_len = sl->keep_detail_cap = 0;
     sl->keep = NULL;
     sl->keep_gaps = NULL;
     sl->keep_pauses = NULL;
     sl->keep_count = sl->keep_cap = sl->keep_gap_cap = sl->keep_gap_count = 0;
     sl->keep_pause_cap = sl->keep_pause_count = 0;
+    sl->keep_detail_counted = 0;
     return bytes;
 }
 
@@ -7381,6 +7487,7 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
         rc = ATF_E_STATE; /* positions would not match file positions */
     if (rc == ATF_OK) {
         if (!sl->index_raw) sl->thread_id = sl->index_c.shared->thread_id;
+        sl->layout = sl->index_c.shared->layout;
         sl->has_detail_ring = detail_mem != NULL;
         sl->writer.session = s;
         sl->writer.overflow = s->cfg.overflow;
@@ -7574,8 +7681,6 @@ ATF__PRIVATE atf_result atf__session_config_check(const char *root, const atf_se
     else if (c->index_ring_events > ATF__RING_MAX_CAPACITY) bad = "config: index_ring_events too large";
     else if (c->detail_ring_bytes > ATF__RING_MAX_CAPACITY) bad = "config: detail_ring_bytes too large";
     else if (c->max_threads > ATF__MAX_THREADS) bad = "config: max_threads above 1048576";
-    else if ((c->keep_last_bytes || c->keep_last_ns) && c->detail_mode != ATF_DETAIL_OFF)
-        bad = "config: the flight recorder (keep_last_*) keeps index events only: detail off";
     return bad ? atf__error_set(e, ATF_E_ARG, root ? root : "", 0, bad) : ATF_OK;
 }
 
@@ -7852,9 +7957,9 @@ ATFDEF ATF_NO_INSTRUMENT void atf_session_trigger(atf_session *s, uint64_t t_ns)
     uint64_t lo = t_ns > s->cfg.pre_roll_ns ? t_ns - s->cfg.pre_roll_ns : 0;
     uint64_t hi = t_ns + s->cfg.post_roll_ns < t_ns ? UINT64_MAX : t_ns + s->cfg.post_roll_ns;
     size_t bytes = (ATF__MAX_WINDOWS + 1) * sizeof(atf__window);
-    if (s->keep_active) { /* no detail, no windows: the drain writes what is held */
+    if (s->keep_active) { /* the drain writes what is held; windowed detail: a window too */
         atf__atomic_inc_u32(&s->persist_gen);
-        return;
+        if (s->cfg.detail_mode != ATF_DETAIL_WINDOWED) return;
     }
     atf__session_lock(s);
     if (!s->windows) {

@@ -488,16 +488,129 @@ static void test_keep_last_idle_thread(void) {
     CHECK_RESULT(ATF_OK, atf_session_close(s));
 }
 
-/* The flight recorder keeps index events only. */
-static void test_keep_last_refuses_detail(void) {
+/* Four threads at once under the drain thread, taking each other's chunks: each keeps the
+ * end of what it pushed (its last event is its last push), every event is kept or counted
+ * discarded, and the session holds its budget and a chunk a thread at most. */
+static void test_keep_last_threads(void) {
     atf_session_config c;
     atf_session *s = NULL;
+    atf_session_reader r;
+    keep_thread k[4];
+    pthread_t t[4];
+    uint64_t kept = 0;
+    size_t i;
     memset(&c, 0, sizeof c);
-    c.keep_last_ns = 1000;
-    c.detail_mode = ATF_DETAIL_ALWAYS;
-    CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root, &c));
-    CHECK(s == NULL);
+    c.index_ring_events = 4096;
+    c.keep_last_bytes = 8 * 2048 * 32;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root, &c));
+    if (!s) return;
+    for (i = 0; i < 4; i++) {
+        k[i].s = s;
+        k[i].n = 50000;
+        k[i].t0 = 1000 + i * 1000000;
+        CHECK_EQ(0, pthread_create(&t[i], NULL, keep_thread_main, &k[i]));
+    }
+    for (i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    {
+        char session[1100];
+        snprintf(session, sizeof session, "%s", atf_session_path(s));
+        CHECK_RESULT(ATF_OK, atf_session_close(s));
+        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, session, NULL));
+    }
+    if (harness__failures_in_test) return;
+    CHECK_EQ(4, r.thread_count);
+    for (i = 0; i < r.thread_count && !harness__failures_in_test; i++) {
+        const atf_session_thread *th = &r.threads[i];
+        atf_index_event ev;
+        CHECK_EQ(50000, th->events_written + th->events_discarded);
+        kept += th->events_written;
+        if (!th->events_written) continue;
+        CHECK_RESULT(ATF_OK, atf_index_reader_get(&th->reader.index, th->events_written - 1, &ev));
+        CHECK_EQ(49999, (ev.timestamp_ns - 1000) % 1000000); /* its last push */
+    }
+    CHECK(kept <= 8 * 2048 + 4 * 2048);
+    CHECK(kept > 4 * 2048);
+    atf_session_reader_close(&r);
 }
+
+/* The flight recorder with detail: one thread pushes 20000 calls (stamped 1000 + their
+ * number i, a detail record with payload gen_payload(0, i) on every third), a trigger
+ * writes what is held (windowed: the trigger's window is the last 100 stamps), then 10000
+ * more and the close. Every kept event with a record (ALWAYS: every third; windowed:
+ * those in the window) links to it both ways, with its payload; no other event links;
+ * the records of the events discarded count as dropped. */
+static void keep_detail_run(uint32_t layout, uint32_t mode) {
+    atf_session_config c;
+    atf_session *s = NULL;
+    atf_producer *w = NULL;
+    atf_thread_reader tr;
+    atf_thread_stats st;
+    char thread[1200];
+    uint64_t i, linked = 0, want = 0;
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.index_ring_events = 4096;
+    c.layout = layout;
+    c.detail_mode = mode;
+    c.pre_roll_ns = 100;
+    c.keep_last_bytes = 4 * 2048 * 32;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root, &c));
+    if (!s) return;
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, "detail", &w));
+    for (i = 0; w && i < 30000 && !harness__failures_in_test; i++) {
+        if (i % 3 == 0) {
+            uint8_t payload[80];
+            size_t len = gen_payload(0, i, payload);
+            CHECK_RESULT(ATF_OK, atf_producer_event_detail(w, ATF_EVENT_CALL, i, 1000 + i,
+                                                           ATF_DETAIL_FUNCTION_CALL, payload, len));
+        } else {
+            CHECK_RESULT(ATF_OK, atf_producer_call(w, i, 1000 + i));
+        }
+        if ((i & 1023) == 1023) atf_session_pump(s);
+        if (i + 1 == 20000) {
+            atf_session_trigger(s, 1000 + i);
+            CHECK_RESULT(ATF_OK, atf_session_pump(s));
+        }
+    }
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    CHECK_RESULT(ATF_OK, atf_session_thread_stats(s, 0, &st));
+    snprintf(thread, sizeof thread, "%s/thread_0", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, thread, NULL));
+    if (harness__failures_in_test) return;
+    CHECK_RESULT(ATF_OK, atf_thread_reader_verify_links(&tr));
+    CHECK_EQ(2, tr.gap_count);
+    for (i = 0; i < tr.index.event_count && !harness__failures_in_test; i++) {
+        atf_index_event ev;
+        atf_detail_event d;
+        uint64_t k;
+        int in_window;
+        CHECK_RESULT(ATF_OK, atf_index_reader_get(&tr.index, i, &ev));
+        k = ev.timestamp_ns - 1000; /* the event's number as pushed */
+        in_window = mode == ATF_DETAIL_ALWAYS || (k <= 19999 && k >= 19899);
+        if (k % 3 == 0 && in_window) {
+            uint8_t payload[80];
+            size_t len = gen_payload(0, k, payload);
+            want++;
+            CHECK_RESULT(ATF_OK, atf_thread_reader_detail_of(&tr, i, &d));
+            CHECK_EQ(i, d.header.index_seq);
+            CHECK_EQ(len, d.payload_len);
+            if (d.payload_len == len) CHECK(memcmp(d.payload, payload, len) == 0);
+            linked++;
+        } else {
+            CHECK_RESULT(ATF_E_NO_DETAIL, atf_thread_reader_detail_of(&tr, i, &d));
+        }
+    }
+    CHECK_EQ(want, linked);
+    CHECK(linked > 0);
+    CHECK_EQ(linked, tr.has_detail ? tr.detail.event_count : 0);
+    atf_thread_reader_close(&tr);
+}
+
+static void test_keep_last_detail_layout1(void) { keep_detail_run(ATF_LAYOUT_1, ATF_DETAIL_ALWAYS); }
+static void test_keep_last_detail_layout2(void) { keep_detail_run(ATF_LAYOUT_2, ATF_DETAIL_ALWAYS); }
+static void test_keep_last_detail_packed(void) { keep_detail_run(ATF_LAYOUT_PACKED, ATF_DETAIL_ALWAYS); }
+static void test_keep_last_detail_windowed(void) { keep_detail_run(ATF_LAYOUT_1, ATF_DETAIL_WINDOWED); }
 
 static void test_reason_names(void) {
     CHECK(strcmp("max size", atf_stop_reason_str(ATF_STOP_MAX_SIZE)) == 0);
@@ -526,7 +639,11 @@ static const test_case tests[] = {
     { "keep_last_ended_thread", test_keep_last_ended_thread },
     { "keep_last_trigger_at_end", test_keep_last_trigger_at_end },
     { "keep_last_idle_thread", test_keep_last_idle_thread },
-    { "keep_last_refuses_detail", test_keep_last_refuses_detail },
+    { "keep_last_threads", test_keep_last_threads },
+    { "keep_last_detail_layout1", test_keep_last_detail_layout1 },
+    { "keep_last_detail_layout2", test_keep_last_detail_layout2 },
+    { "keep_last_detail_packed", test_keep_last_detail_packed },
+    { "keep_last_detail_windowed", test_keep_last_detail_windowed },
     { "reason_names", test_reason_names },
 };
 

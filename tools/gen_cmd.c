@@ -196,8 +196,6 @@ int cli_cmd_gen(const cli_command *cmd, int argc, char **argv) {
     if (cfg.detail_every < 1) return cli_usage_error(cmd, "--detail-every must be 1 or more");
     if ((rc = cli_parse_layout(cmd, layout_text, &cfg.layout)) != CLI_CONTINUE) return rc;
     cfg.keep = keep_bytes != 0;
-    if (cfg.keep && cfg.detail_mode != ATF_DETAIL_OFF)
-        return cli_usage_error(cmd, "--keep-last keeps index events only: --detail off");
     if (cfg.layout == ATF_LAYOUT_PACKED && cfg.detail_mode == ATF_DETAIL_WINDOWED)
         return cli_usage_error(cmd, "--detail windowed patches links into index.atf: --layout 1 or 2");
     if (cfg.pre_roll_ms > limit_ms || cfg.post_roll_ms > limit_ms ||
