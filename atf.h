@@ -6110,7 +6110,8 @@ ATF__PRIVATE void atf__slot_append_run(atf_session *s, atf__slot *sl, const uint
 }
 
 /* The flight recorder (keep_last_bytes, keep_last_ns). The drain moves each thread's
- * events out of its ring into chunks of memory instead of index.atf; when the session
+ * events out of its ring into chunks of memory instead of index.atf (and their detail
+ * records into a buffer beside, instead of detail.atf); when the session
  * holds its budget, the chunk whose newest event is the oldest of all (this thread's, or
  * another's whose lock is free; an ended thread's too) is discarded and reused, so that
  * the session keeps its most recent events, whichever threads made them. What a thread
