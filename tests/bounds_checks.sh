@@ -8,7 +8,8 @@
 # stamp for every thread, and says which bound stopped it (summary, manifest, atf info).
 # Then recording switched off and on by a signal (--start-paused, --toggle-signal) on a
 # program that signals itself at known points, the flight recorder (--keep-last SIZE and
-# TIME, its snapshot signal), and the SIZE and TIME values the options take and refuse.
+# TIME, its snapshot signal), a SIGKILL in each mode, and the SIZE and TIME values the
+# options take and refuse.
 # Ends with the line "record-bounds: N passed, M failed"; exits non-zero on failure.
 ATF=${ATF:-build/atf}
 BUILD=${BUILD:-build}
@@ -254,6 +255,40 @@ check "$label: the tracer says so" grep -q '^atf_instrument: the program sets it
 expect 2 "--keep-last 5: refused (no unit)" "$ATF" record --keep-last 5x -- "$BUSY"
 expect 2 "--snapshot-signal without --keep-last: refused" "$ATF" record --snapshot-signal USR2 -- "$BUSY"
 expect 2 "--keep-last with the toggle signal's own: refused" "$ATF" record --keep-last 1M --start-paused --snapshot-signal USR1 -- "$BUSY"
+
+# ---- a crash in each mode -------------------------------------------------------------------
+# busy_hooked killed (SIGKILL) a second into a run it would take far longer to finish, in
+# each mode: atf record passes the status on, recovers what the process left, and that
+# verifies strictly (the flight recorder had written nothing yet: an empty trace).
+# child_of PID: a child process of PID (from /proc)
+child_of() {
+    for st in /proc/[0-9]*/status; do
+        if [ "$(sed -n 's/^PPid:[[:space:]]*//p' "$st" 2>/dev/null)" = "$1" ]; then
+            basename "$(dirname "$st")"
+            return
+        fi
+    done
+}
+crash_mode() {
+    label="SIGKILL under $*"
+    "$ATF" record "$@" --output "$TMP/crash" -- "$BUSY" 2 4000 >"$OUT" 2>"$ERR" &
+    rec=$!
+    sleep 1
+    kid=$(child_of $rec)
+    [ -n "$kid" ] && kill -9 "$kid"
+    wait $rec
+    status=$?
+    if [ "$status" = 137 ]; then pass; else fail "$label: exit status $status, expected 137"; fi
+    check "$label: recovered" grep -q 'killed?): recovered' "$ERR"
+    p=$(ls -d "$(session_of)"/pid_* | head -n 1)
+    expect 0 "$label: verify --strict" "$ATF" verify --strict "$p"
+    rm -rf "$TMP/crash"
+}
+crash_mode --max-size 64M
+crash_mode --start-paused
+crash_mode --trigger-on round_work --trigger-off round_work --max-size 256M
+crash_mode --min-duration 1ms
+crash_mode --keep-last 1M
 
 # ---- sizes and times ------------------------------------------------------------------------
 expect 2 "--max-size 32min: refused" "$ATF" record --max-size 32min -- "$BUSY"
