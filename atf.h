@@ -5802,7 +5802,8 @@ ATF__PRIVATE int atf__slot_stage(atf_session *s, atf__slot *sl, atf__stage *st, 
     return 1;
 }
 
-ATF__PRIVATE int atf__slot_keep_detail(atf__slot *sl, const uint8_t *rec, uint32_t length); /* (10.9) */
+ATF__PRIVATE int atf__slot_keep_detail(atf__slot *sl, const uint8_t *rec,
+                                       uint32_t length); /* (10.9) */
 
 /* Moves detail records out of the ring, up to those whose index event is published
  * (index_seq < index_head). Linked (ALWAYS) records are all persisted; unlinked
@@ -6011,7 +6012,8 @@ ATF__PRIVATE void atf__slot_keep_gap(atf__slot *sl, const atf_gap *g); /* (10.9)
 ATF__PRIVATE void atf__slot_take_gap(atf_session *s, atf__slot *sl, const atf_gap *g) {
     atf__file_writer *ix = &sl->index_file;
     if (s->keep_active) atf__slot_keep_gap(sl, g);
-    else if (ix->is_open && !ix->stopped && ix->count == g->index_seq) atf__slot_write_gap(s, sl, g);
+    else if (ix->is_open && !ix->stopped && ix->count == g->index_seq)
+        atf__slot_write_gap(s, sl, g);
     sl->gap_tail++;
     atf__store_release_u64(&sl->index_c.shared->gap_tail, sl->gap_tail);
 }
@@ -6121,10 +6123,10 @@ ATF__PRIVATE void atf__slot_append_run(atf_session *s, atf__slot *sl, const uint
  * where they fell. Nothing else is written, so a crash loses what is held, never what
  * was written. */
 #define ATF__KEEP_CHUNK_EVENTS 2048u
-ATF__PRIVATE int atf__slot_trylock(atf__slot *sl); /* (10.7) */
-ATF__PRIVATE void atf__slot_unlock(atf__slot *sl);
 #define ATF__KEEP_CHUNK_BYTES ((uint64_t)ATF__KEEP_CHUNK_EVENTS * ATF_INDEX_EVENT_SIZE)
 #define ATF__KEEP_DEFAULT_BYTES ((uint64_t)1 << 30)
+ATF__PRIVATE int atf__slot_trylock(atf__slot *sl); /* (10.7) */
+ATF__PRIVATE void atf__slot_unlock(atf__slot *sl);
 
 ATF__PRIVATE void atf__keep_open(atf_session *s) {
     s->keep_active = s->cfg.keep_last_bytes || s->cfg.keep_last_ns;
@@ -6160,7 +6162,8 @@ ATF__PRIVATE int atf__slot_keep_detail(atf__slot *sl, const uint8_t *rec, uint32
             memmove(sl->keep_detail, sl->keep_detail + sl->keep_detail_head, live);
         sl->keep_detail_head = 0;
         sl->keep_detail_len = live;
-        for (cap = sl->keep_detail_cap ? sl->keep_detail_cap : 65536; cap < live + length;) cap *= 2;
+        cap = sl->keep_detail_cap ? sl->keep_detail_cap : 65536;
+        while (cap < live + length) cap *= 2;
         if (cap > sl->keep_detail_cap) {
             uint8_t *p = (uint8_t *)ATF_REALLOC(sl->keep_detail, cap);
             if (!p) return 0;
@@ -6201,22 +6204,26 @@ ATF__PRIVATE void atf__keep_prune(atf__slot *sl) {
     size_t i, n = 0, left = 0;
     atf__keep_detail_drop_before(sl, sl->keep_lo);
     for (i = 0; i < sl->keep_pause_count; i++)
-        if (sl->keep_pauses[i].index_seq > sl->keep_lo) sl->keep_pauses[left++] = sl->keep_pauses[i];
+        if (sl->keep_pauses[i].index_seq > sl->keep_lo)
+            sl->keep_pauses[left++] = sl->keep_pauses[i];
     sl->keep_pause_count = left;
     for (i = 0; i < sl->keep_gap_count && sl->keep_gaps[i].index_seq <= sl->keep_lo; i++) {
-        atf_gap g = sl->keep_gaps[i];
+        const atf_gap *g = &sl->keep_gaps[i];
+        atf_gap *into;
         size_t k;
-        for (k = 0; k < n && sl->keep_gaps[k].reason != g.reason; k++) {}
+        for (k = 0; k < n && sl->keep_gaps[k].reason != g->reason; k++) {}
         if (k == n) {
-            sl->keep_gaps[n++] = g;
+            sl->keep_gaps[n++] = *g;
             continue;
         }
-        sl->keep_gaps[k].index_lost += g.index_lost;
-        sl->keep_gaps[k].detail_lost += g.detail_lost;
-        if (g.first_lost_ns && (!sl->keep_gaps[k].first_lost_ns || g.first_lost_ns < sl->keep_gaps[k].first_lost_ns))
-            sl->keep_gaps[k].first_lost_ns = g.first_lost_ns;
+        into = &sl->keep_gaps[k];
+        into->index_lost += g->index_lost;
+        into->detail_lost += g->detail_lost;
+        if (g->first_lost_ns && (!into->first_lost_ns || g->first_lost_ns < into->first_lost_ns))
+            into->first_lost_ns = g->first_lost_ns;
     }
-    if (i > n) memmove(sl->keep_gaps + n, sl->keep_gaps + i, (sl->keep_gap_count - i) * sizeof *sl->keep_gaps);
+    if (i > n)
+        memmove(sl->keep_gaps + n, sl->keep_gaps + i, (sl->keep_gap_count - i) * sizeof(atf_gap));
     sl->keep_gap_count -= i - n;
 }
 
@@ -6386,16 +6393,19 @@ ATF__PRIVATE void atf__slot_keep_write_detail(atf_session *s, atf__slot *sl, uin
     uint64_t seq, none = width == 8 ? ATF_NO_DETAIL : ATF_NO_DETAIL_U32;
     atf__stage st;
     if (!sl->has_detail_ring) return;
-    for (seq = start; seq < sl->keep_hi; seq++) atf__link_encode(atf__keep_event(sl, seq) + field, width, none);
+    for (seq = start; seq < sl->keep_hi; seq++)
+        atf__link_encode(atf__keep_event(sl, seq) + field, width, none);
     atf__keep_detail_drop_before(sl, start);
     memset(&st, 0, sizeof st);
-    for (at = sl->keep_detail_head; at < sl->keep_detail_len; at += atf__load_le32(sl->keep_detail + at)) {
+    for (at = sl->keep_detail_head; at < sl->keep_detail_len;) {
         uint8_t *rec = sl->keep_detail + at;
+        uint32_t length = atf__load_le32(rec);
         uint64_t event = atf__detail_record_seq(sl->layout, rec), pos = base + (event - start);
+        uint64_t ts = atf__load_le64(rec + 16);
+        at += length;
         if (sl->layout == ATF_LAYOUT_2) atf__store_le64(rec + 8, pos);
         else atf__store_le32(rec + 8, (uint32_t)pos);
-        if (atf__slot_detail_closed(sl) ||
-            !atf__slot_stage(s, sl, &st, rec, atf__load_le32(rec), pos, atf__load_le64(rec + 16), 1)) {
+        if (atf__slot_detail_closed(sl) || !atf__slot_stage(s, sl, &st, rec, length, pos, ts, 1)) {
             sl->detail_file.lost++;
             continue;
         }
@@ -6500,7 +6510,8 @@ ATF__PRIVATE void atf__slot_keep_write(atf_session *s, atf__slot *sl) {
         uint64_t at = seq - sl->keep_lo, in_chunk = at % ATF__KEEP_CHUNK_EVENTS;
         uint64_t end = seq + (ATF__KEEP_CHUNK_EVENTS - in_chunk);
         if (end > sl->keep_hi) end = sl->keep_hi;
-        if (g < sl->keep_gap_count && sl->keep_gaps[g].index_seq < end) end = sl->keep_gaps[g].index_seq;
+        if (g < sl->keep_gap_count && sl->keep_gaps[g].index_seq < end)
+            end = sl->keep_gaps[g].index_seq;
         atf__slot_append_run(s, sl, atf__keep_chunk_at(sl, (size_t)(at / ATF__KEEP_CHUNK_EVENTS)) +
                                         (in_chunk << 5), end - seq);
         seq = end;

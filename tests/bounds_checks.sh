@@ -257,9 +257,10 @@ expect 2 "--snapshot-signal without --keep-last: refused" "$ATF" record --snapsh
 expect 2 "--keep-last with the toggle signal's own: refused" "$ATF" record --keep-last 1M --start-paused --snapshot-signal USR1 -- "$BUSY"
 
 # ---- a crash in each mode -------------------------------------------------------------------
-# busy_hooked killed (SIGKILL) a second into a run it would take far longer to finish, in
-# each mode: atf record passes the status on, recovers what the process left, and that
-# verifies strictly (the flight recorder had written nothing yet: an empty trace).
+# busy_hooked killed (SIGKILL) a second into a run it would take far longer to finish,
+# even recording nothing (400000 rounds), in each mode: atf record passes the status on,
+# recovers what the process left, and that verifies strictly (the flight recorder had
+# written nothing yet: an empty trace).
 # child_of PID: a child process of PID (from /proc)
 child_of() {
     for st in /proc/[0-9]*/status; do
@@ -271,7 +272,7 @@ child_of() {
 }
 crash_mode() {
     label="SIGKILL under $*"
-    "$ATF" record "$@" --output "$TMP/crash" -- "$BUSY" 2 4000 >"$OUT" 2>"$ERR" &
+    "$ATF" record "$@" --output "$TMP/crash" -- "$BUSY" 2 400000 >"$OUT" 2>"$ERR" &
     rec=$!
     sleep 1
     kid=$(child_of $rec)

@@ -207,7 +207,8 @@ static uint32_t profile_child(profile_paths *p, uint32_t parent, uint32_t name) 
     int is_new;
     uint64_t *pos;
     profile_node *n;
-    if (!profile_root(p) || !profile_paths_grow(p)) return UINT32_MAX; /* room first: a key mapped is a node */
+    /* room first: a key mapped is a node */
+    if (!profile_root(p) || !profile_paths_grow(p)) return UINT32_MAX;
     if ((pos = walk_map_put(&p->children, (uint64_t)parent << 32 | name, &is_new)) == NULL)
         return UINT32_MAX;
     if (!is_new) return (uint32_t)*pos;
@@ -502,7 +503,8 @@ static void profile_leave(void *ctx, size_t ti, const walk_frame *f, uint64_t en
     if (pw->sketch) {
         size_t r;
         if (pw->stack[d] == PROFILE_PRUNED) return;
-        for (r = 0; r < PROFILE_SKETCH_ROWS; r++) *profile_sketch_cell(pw->sketch, r, pw->hashes[d]) += dur;
+        for (r = 0; r < PROFILE_SKETCH_ROWS; r++)
+            *profile_sketch_cell(pw->sketch, r, pw->hashes[d]) += dur;
         if (d == 0) pw->sketch->outer_ns[pw->side] += dur;
     }
     if (pw->paths) {

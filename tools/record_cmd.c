@@ -478,7 +478,8 @@ static int record_keep_last(const cli_command *cmd, record_options *o) {
         if (o->snapshot_signal) return cli_usage_error(cmd, "--snapshot-signal needs --keep-last");
         return CLI_CONTINUE;
     }
-    if (cli_parse_size(o->keep_last, &o->keep_bytes) && cli_parse_duration(o->keep_last, &o->keep_ns))
+    if (cli_parse_size(o->keep_last, &o->keep_bytes) &&
+        cli_parse_duration(o->keep_last, &o->keep_ns))
         return cli_usage_error(cmd, "--keep-last: '%s' is neither a size (\"64M\") nor a time "
                                     "(\"2s\")", o->keep_last);
     if (!o->keep_bytes && !o->keep_ns)

@@ -756,7 +756,8 @@ static atf_result report_collect(report_state *r, const char **where) {
     } else {
         r->tl.chosen = "as given (--from, --to)";
         if (!r->tl.window.has_from) r->tl.window.from_ns = r->first_ns;
-        if (!r->tl.window.has_to || r->tl.window.to_ns > r->last_ns) r->tl.window.to_ns = r->last_ns;
+        if (!r->tl.window.has_to || r->tl.window.to_ns > r->last_ns)
+            r->tl.window.to_ns = r->last_ns;
         if (r->tl.window.from_ns < r->first_ns) r->tl.window.from_ns = r->first_ns;
         if (r->tl.window.to_ns < r->tl.window.from_ns) r->tl.window.to_ns = r->tl.window.from_ns;
         r->tl.window.has_from = r->tl.window.has_to = 1;

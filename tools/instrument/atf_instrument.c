@@ -1214,7 +1214,8 @@ void __cyg_profile_func_exit(void *fn, void *site) {
  * (dlopen with RTLD_LOCAL). */
 #define INST_WEAK __attribute__((weak))
 INST_EXPORT _Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Exception *exc) NOI INST_WEAK;
-INST_EXPORT _Unwind_Reason_Code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc) NOI INST_WEAK;
+INST_EXPORT _Unwind_Reason_Code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc)
+    NOI INST_WEAK;
 INST_EXPORT void *__cxa_begin_catch(void *exc) NOI INST_WEAK;
 
 typedef _Unwind_Reason_Code (*inst_raise_fn)(struct _Unwind_Exception *);
