@@ -6836,8 +6836,10 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
         uint32_t gen = atf__load_acquire_u32(&s->persist_gen);
         int write = gen != sl->keep_gen && !sl->self_draining;
         moved += atf__slot_drain_index(s, sl, head, all || final || write);
-        if (write) atf__slot_keep_write(s, sl);
-        if (write) sl->keep_gen = gen;
+        if (write) {
+            atf__slot_keep_write(s, sl);
+            sl->keep_gen = gen;
+        }
     } else {
         moved += atf__slot_drain_index(s, sl, head, all || final);
     }

@@ -426,6 +426,14 @@ static atf_session *keep_open(void) {
     return s;
 }
 
+/* Closes s and opens what it wrote as r. */
+static void keep_close_read(atf_session *s, atf_session_reader *r) {
+    char session[1100];
+    snprintf(session, sizeof session, "%s", atf_session_path(s));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    CHECK_RESULT(ATF_OK, atf_session_reader_open(r, session, NULL));
+}
+
 /* The session keeps its most recent events whichever thread made them: a thread that
  * ended holds its events until newer ones of another thread need the room, and then
  * they go, the last of its chunks too. */
@@ -444,12 +452,7 @@ static void test_keep_last_ended_thread(void) {
         CHECK_RESULT(ATF_OK, atf_producer_call(w, i, 100000 + i));
         if ((i & 1023) == 1023) atf_session_pump(s);
     }
-    {
-        char session[1100];
-        snprintf(session, sizeof session, "%s", atf_session_path(s));
-        CHECK_RESULT(ATF_OK, atf_session_close(s));
-        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, session, NULL));
-    }
+    keep_close_read(s, &r);
     if (harness__failures_in_test) return;
     CHECK_EQ(2, r.thread_count);
     if (r.thread_count == 2) {
@@ -530,12 +533,7 @@ static void test_keep_last_threads(void) {
         CHECK_EQ(0, pthread_create(&t[i], NULL, keep_thread_main, &k[i]));
     }
     for (i = 0; i < 4; i++) pthread_join(t[i], NULL);
-    {
-        char session[1100];
-        snprintf(session, sizeof session, "%s", atf_session_path(s));
-        CHECK_RESULT(ATF_OK, atf_session_close(s));
-        CHECK_RESULT(ATF_OK, atf_session_reader_open(&r, session, NULL));
-    }
+    keep_close_read(s, &r);
     if (harness__failures_in_test) return;
     CHECK_EQ(4, r.thread_count);
     for (i = 0; i < r.thread_count && !harness__failures_in_test; i++) {
