@@ -4085,11 +4085,9 @@ ATF__PRIVATE atf__tick_rate atf__tick_rate_of(uint64_t ns, uint64_t ticks) {
     return r;
 }
 
-/* d ticks at rate r in ns, UINT64_MAX when that overflows. */
-ATF__PRIVATE uint64_t atf__tick_scale(uint64_t d, atf__tick_rate r) {
+/* atf__tick_scale when a product may overflow. */
+ATF__PRIVATE uint64_t atf__tick_scale_wide(uint64_t d, atf__tick_rate r) {
     uint64_t whole, part;
-    if (!(d >> 32) && !(r.whole >> 31)) /* the drain's case: no product can overflow */
-        return d * r.whole + ((d * r.frac) >> 32);
     if (r.whole && d > UINT64_MAX / r.whole) return UINT64_MAX;
     whole = d * r.whole;
     /* d * frac / 2^32 in two halves of d, each product below 2^64 */
@@ -4097,6 +4095,14 @@ ATF__PRIVATE uint64_t atf__tick_scale(uint64_t d, atf__tick_rate r) {
     if (part >> 32 >> 32) return UINT64_MAX;
     part += ((d & 0xFFFFFFFFu) * r.frac) >> 32;
     return whole > UINT64_MAX - part ? UINT64_MAX : whole + part;
+}
+
+/* d ticks at rate r in ns, UINT64_MAX when that overflows. Inline: the drain converts
+ * every event with it. */
+ATF__HOT_INLINE uint64_t atf__tick_scale(uint64_t d, atf__tick_rate r) {
+    if (!(d >> 32) && !(r.whole >> 31)) /* the drain's case: no product can overflow */
+        return d * r.whole + ((d * r.frac) >> 32);
+    return atf__tick_scale_wide(d, r);
 }
 
 ATF__PRIVATE void atf__tick_map_slopes(atf__tick_map *m) {
@@ -4138,7 +4144,7 @@ ATF__PRIVATE void atf__tick_map_add(atf__tick_map *m, atf__tick_pair q) {
 }
 
 /* ns + d ticks at `rate`, saturated instead of overflowing. */
-ATF__PRIVATE uint64_t atf__tick_forward(uint64_t ns, uint64_t d, atf__tick_rate rate) {
+ATF__HOT_INLINE uint64_t atf__tick_forward(uint64_t ns, uint64_t d, atf__tick_rate rate) {
     uint64_t x = atf__tick_scale(d, rate);
     return x > UINT64_MAX - ns ? UINT64_MAX : ns + x;
 }
@@ -4572,9 +4578,9 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_producer_event_detail(atf_producer *w, u
  * lost. */
 
 /* A packed index file's open block, and where every block begun starts. The open block
- * is on disk after every append (its header last, so a crash leaves the previous version
- * of it or a torn one that readers cut), and grows in place until it holds
- * ATF_PACKED_BLOCK_EVENTS events. */
+ * is on disk after every append (its header last, or a new block whole, header first, so
+ * a crash leaves the previous version of it or a torn one that readers cut), and grows
+ * in place until it holds ATF_PACKED_BLOCK_EVENTS events. */
 typedef struct atf__packer {
     atf__pack_state st;
     uint32_t events;             /* in the open block; 0: none open */
@@ -4855,11 +4861,23 @@ ATF__PRIVATE uint64_t atf__detail_whole(const uint8_t *data, size_t n, uint32_t 
 enum { ATF__PACK_OK = 0, ATF__PACK_IO = 1, ATF__PACK_HEADER_IO = 2, ATF__PACK_NOMEM = 3 };
 
 /* Writes what the open block gained since its last write: the payload's new bytes, then
- * its header. ATF__PACK_OK; ATF__PACK_IO when the payload failed (the block on disk is
- * as before); ATF__PACK_HEADER_IO when the header did (it may be torn). */
+ * its header; a block none of which is on disk yet (it lies past the file's end) in one
+ * write, header first, as a reader finds it: torn, its header names more payload than
+ * the file holds, which readers and recovery take for a torn block. ATF__PACK_OK;
+ * ATF__PACK_IO when the payload failed (the block on disk is as before);
+ * ATF__PACK_HEADER_IO when the header did (it may be torn). */
 ATF__PRIVATE int atf__packer_write(atf__file_writer *f, atf__packer *k) {
     uint8_t *payload = k->block + ATF_PACKED_BLOCK_HEADER_SIZE;
     if (k->len == k->written) return ATF__PACK_OK;
+    if (k->written == 0) {
+        k->crc = atf_crc32c_update(0, payload, k->len);
+        atf__packed_block_header(k->block, k->events, (uint32_t)k->len, k->crc);
+        if (atf__fd_pwrite(f->fd, k->block, ATF_PACKED_BLOCK_HEADER_SIZE + k->len, k->at, NULL) != 0)
+            return ATF__PACK_HEADER_IO;
+        k->written = k->len;
+        k->on_disk = k->events;
+        return ATF__PACK_OK;
+    }
     if (atf__fd_pwrite(f->fd, payload + k->written, k->len - k->written,
                        k->at + ATF_PACKED_BLOCK_HEADER_SIZE + k->written, NULL) != 0)
         return ATF__PACK_IO;
@@ -5280,6 +5298,7 @@ typedef struct atf__anchor {
 
 #define ATF__MAX_WINDOWS 4096
 #define ATF__INDEX_BATCH 2048     /* the drain thread leaves smaller index batches waiting */
+#define ATF__WRITE_PIECE_EVENTS 2048 /* events converted, then written, at a time (64 KiB) */
 #define ATF__DRAIN_BUSY 16384     /* a pass that moved this many records: no sleep */
 #define ATF__TRIGGER_SLACK_NS 100000000u /* how late a trigger may name its time t */
 
@@ -6557,14 +6576,20 @@ ATF__PRIVATE void atf__slot_keep_release(atf_session *s, atf__slot *sl) {
     atf__session_unlock(s);
 }
 
-/* Appends the events in [tail, end) straight from the ring (at most two runs), or holds
- * them for the flight recorder. */
+ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head);
+
+/* Appends the events in [tail, end) straight from the ring, or holds them for the
+ * flight recorder: a piece at a time, each converted to the trace clock first (unless a
+ * detail ring had them converted before its records), so that the writer reads the
+ * stamps the conversion just wrote from the cache, not a second time from memory. */
 ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t end) {
     atf_ring *r = &sl->index_c;
     while (r->pos < end) {
         uint64_t first = r->pos & r->mask;
         uint64_t n = end - r->pos < r->mask + 1 - first ? end - r->pos : r->mask + 1 - first;
         const uint8_t *run = r->data + (first << 5);
+        if (n > ATF__WRITE_PIECE_EVENTS) n = ATF__WRITE_PIECE_EVENTS;
+        if (s->convert_ticks) atf__slot_convert(s, sl, r->pos + n);
         if (s->keep_active) atf__slot_keep_events(s, sl, run, n);
         else atf__slot_append_run(s, sl, run, n);
         r->pos += n;
@@ -6719,6 +6744,56 @@ ATF__PRIVATE void atf__slot_calibrate(atf_session *s, atf__slot *sl) {
     atf__slot_sync(s, sl);
 }
 
+/* The segment of a tick map between pairs i and i + 1, in locals: the conversion loop
+ * below stores through a byte pointer, which the compiler must assume may change the
+ * map, so reading the map in the loop would reload it for every event. */
+typedef struct atf__tick_segment {
+    uint64_t lo, hi;             /* its ticks: [lo, hi) */
+    uint64_t ns, hi_ns;          /* the trace time at lo, and at hi (never passed) */
+    atf__tick_rate slope;
+} atf__tick_segment;
+
+/* The segment of pair i, or one that holds no tick when i has no right neighbour. */
+ATF__PRIVATE atf__tick_segment atf__tick_segment_at(const atf__tick_map *m, size_t i) {
+    atf__tick_segment g;
+    memset(&g, 0, sizeof g);
+    if (i + 1 < m->count) {
+        g.lo = m->p[i].ticks;
+        g.hi = m->p[i + 1].ticks;
+        g.ns = m->p[i].ns;
+        g.hi_ns = m->p[i + 1].ns;
+        g.slope = m->slope[i];
+    }
+    return g;
+}
+
+/* The stamps of the index events in [seq, head) rewritten to the trace clock, never
+ * below the thread's previous time. Stamps mostly stay in the segment of the previous
+ * event: that case is atf__tick_map_ns written out. */
+ATF__PRIVATE void atf__slot_convert_stamps(atf__slot *sl, uint64_t seq, uint64_t head) {
+    atf_ring *r = &sl->index_c;
+    const atf__tick_map *m = &sl->ticks;
+    size_t i = sl->tick_hint;
+    atf__tick_segment g = atf__tick_segment_at(m, i);
+    uint64_t last = sl->tick_last;
+    for (; seq < head; seq++) {
+        uint8_t *rec = r->data + ((seq & r->mask) << 5);
+        uint64_t t = atf__load_le64(rec), ns;
+        if (g.lo <= t && t < g.hi) {
+            ns = atf__tick_forward(g.ns, t - g.lo, g.slope);
+            if (ns > g.hi_ns) ns = g.hi_ns;
+        } else {
+            ns = atf__tick_map_ns(m, t, 0, &i);
+            g = atf__tick_segment_at(m, i);
+        }
+        if (ns < last) ns = last;
+        last = ns;
+        atf__store_le64(rec, ns);
+    }
+    sl->tick_hint = i;
+    sl->tick_last = last;
+}
+
 /* ATF_STAMP_TICKS: rewrites the stamps of the index events in [tick_index, head) to the
  * trace clock, in the ring (the drain owns [tail, head)), never below the thread's
  * previous time; then gives each detail record whose index event is published the time
@@ -6733,25 +6808,7 @@ ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head
         if (atf__load_le64(r->data + (((head - 1) & r->mask) << 5)) >=
             sl->ticks.p[sl->ticks.count - 1].ticks)
             atf__slot_calibrate(s, sl);
-        const atf__tick_map *m = &sl->ticks;
-        size_t i = sl->tick_hint;
-        uint64_t last = sl->tick_last;
-        for (; seq < head; seq++) {
-            uint8_t *rec = r->data + ((seq & r->mask) << 5);
-            uint64_t t = atf__load_le64(rec), ns;
-            if (i + 1 < m->count && m->p[i].ticks <= t && t < m->p[i + 1].ticks) {
-                /* in the segment of the previous event: atf__tick_map_ns, written out */
-                ns = atf__tick_forward(m->p[i].ns, t - m->p[i].ticks, m->slope[i]);
-                if (ns > m->p[i + 1].ns) ns = m->p[i + 1].ns;
-            } else {
-                ns = atf__tick_map_ns(m, t, 0, &i);
-            }
-            if (ns < last) ns = last;
-            last = ns;
-            atf__store_le64(rec, ns);
-        }
-        sl->tick_hint = i;
-        sl->tick_last = last;
+        atf__slot_convert_stamps(sl, seq, head);
         sl->tick_index = head;
     }
     if (!sl->has_detail_ring || sl->detail_stopped) return;
@@ -6830,7 +6887,8 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
     }
     final = final || closed; /* closed was read first: head is the last one */
     atf__slot_make_files(s, sl);
-    if (s->convert_ticks) atf__slot_convert(s, sl, head);
+    /* detail records take their index events' converted stamps: those first */
+    if (s->convert_ticks && sl->has_detail_ring) atf__slot_convert(s, sl, head);
     if (sl->has_detail_ring) moved += atf__slot_drain_detail(s, sl, head, horizon, final);
     if (s->keep_active) { /* a trigger asks for what is held: the ring's events too */
         uint32_t gen = atf__load_acquire_u32(&s->persist_gen);
