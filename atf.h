@@ -2648,6 +2648,31 @@ ATF__PRIVATE void *atf__alloc_aligned(size_t size, void **raw) {
     return p + (64 - ((uintptr_t)p & 63u));
 }
 
+/* Faults the pages of [p, p + n) in, writable, without reading or writing a byte of them,
+ * so another thread may be storing into them meanwhile: the drain faults a ring in ahead
+ * of its producer, whose stores then never stop for the kernel. 0, or -1 where the
+ * system cannot (Linux before 5.14, other systems): the pages then fault in at their
+ * first store, as any memory does. */
+ATF__PRIVATE int atf__mem_populate(void *p, size_t n) {
+#if defined(ATF__OS_LINUX)
+#  ifndef MADV_POPULATE_WRITE
+#    define MADV_POPULATE_WRITE 23 /* Linux 5.14; headers may be older than the kernel */
+#  endif
+    static long page;
+    uintptr_t lo, hi;
+    if (!page) page = sysconf(_SC_PAGESIZE);
+    if (page <= 0 || (page & (page - 1)) != 0 || !n) return -1;
+    /* whole pages: those that hold the range are mapped whole */
+    lo = (uintptr_t)p & ~(uintptr_t)(page - 1);
+    hi = ((uintptr_t)p + n + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+    return madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0 ? 0 : -1;
+#else
+    (void)p;
+    (void)n;
+    return -1;
+#endif
+}
+
 #if defined(ATF__ARCH_X64)
 #  define ATF__ARCH_CODE ATF_ARCH_X86_64
 #elif defined(ATF__ARCH_ARM64)
@@ -5241,6 +5266,9 @@ typedef struct atf__slot {
     uint64_t paused_ns;          /* the producer's self-drains */
     uint8_t *stage;              /* staging buffer for detail records */
     size_t stage_cap;
+    uint8_t *piece;              /* ATF_STAMP_TICKS without a detail ring: the events of a
+                                    write piece, converted (the ring keeps the producer's
+                                    stamps); NULL until needed, or when out of memory */
     atf__tick_map ticks;         /* the session's map, as of ticks_gen */
     uint64_t ticks_gen;
     atf__window *windows;        /* the session's trigger windows, as of window_gen */
@@ -5264,6 +5292,8 @@ typedef struct atf__slot {
     int detail_stopped;          /* detail.atf takes no more records (numbering untrusted) */
     int error_reported;          /* error handed to the session */
     atf_error error;             /* first error of this slot's files */
+    uint64_t populated;          /* index ring slots from its start faulted in (its first
+                                    lap: later laps find them in) */
     uint64_t tick_index;         /* ATF_STAMP_TICKS: index events before this one and */
     uint64_t tick_detail;        /* detail ring bytes before this position are converted */
     uint64_t tick_last;          /* the thread's latest converted time */
@@ -5299,6 +5329,8 @@ typedef struct atf__anchor {
 #define ATF__MAX_WINDOWS 4096
 #define ATF__INDEX_BATCH 2048     /* the drain thread leaves smaller index batches waiting */
 #define ATF__WRITE_PIECE_EVENTS 2048 /* events converted, then written, at a time (64 KiB) */
+#define ATF__POPULATE_FIRST 131072   /* index ring slots faulted in at attach (4 MiB) */
+#define ATF__POPULATE_AHEAD 524288   /* then by the drain, ahead of the producer (16 MiB) */
 #define ATF__DRAIN_BUSY 16384     /* a pass that moved this many records: no sleep */
 #define ATF__TRIGGER_SLACK_NS 100000000u /* how late a trigger may name its time t */
 
@@ -6577,11 +6609,28 @@ ATF__PRIVATE void atf__slot_keep_release(atf_session *s, atf__slot *sl) {
 }
 
 ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head);
+ATF__PRIVATE void atf__slot_bracket(atf_session *s, atf__slot *sl, uint64_t newest);
+ATF__PRIVATE void atf__slot_convert_stamps(atf__slot *sl, const uint8_t *src, uint8_t *dst,
+                                           size_t n);
 
-/* Appends the events in [tail, end) straight from the ring, or holds them for the
- * flight recorder: a piece at a time, each converted to the trace clock first (unless a
- * detail ring had them converted before its records), so that the writer reads the
- * stamps the conversion just wrote from the cache, not a second time from memory. */
+/* ATF_STAMP_TICKS, no detail ring: the n events at `run` converted to the trace clock into
+ * the slot's piece buffer, which the writer then reads from the cache. The ring is only
+ * read: its lines stay clean, so neither writing them back nor the producer's next store
+ * to them has to fetch this core's copy. In place when the buffer cannot be had. */
+ATF__PRIVATE const uint8_t *atf__slot_convert_piece(atf_session *s, atf__slot *sl,
+                                                    uint8_t *run, size_t n) {
+    uint8_t *to = run;
+    if (!sl->piece) sl->piece = (uint8_t *)ATF_MALLOC(ATF__WRITE_PIECE_EVENTS * ATF_INDEX_EVENT_SIZE);
+    if (sl->piece) to = sl->piece;
+    atf__slot_bracket(s, sl, atf__load_le64(run + (n - 1) * ATF_INDEX_EVENT_SIZE));
+    atf__slot_convert_stamps(sl, run, to, n);
+    return to;
+}
+
+/* Appends the events in [tail, end) from the ring, or holds them for the flight
+ * recorder, a piece at a time: stamped in ticks, each piece is converted to the trace
+ * clock right before it is written (atf__slot_convert_piece), unless a detail ring had
+ * them converted in the ring before its records. */
 ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t end) {
     atf_ring *r = &sl->index_c;
     while (r->pos < end) {
@@ -6589,7 +6638,8 @@ ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t
         uint64_t n = end - r->pos < r->mask + 1 - first ? end - r->pos : r->mask + 1 - first;
         const uint8_t *run = r->data + (first << 5);
         if (n > ATF__WRITE_PIECE_EVENTS) n = ATF__WRITE_PIECE_EVENTS;
-        if (s->convert_ticks) atf__slot_convert(s, sl, r->pos + n);
+        if (s->convert_ticks && !sl->has_detail_ring)
+            run = atf__slot_convert_piece(s, sl, r->data + (first << 5), (size_t)n);
         if (s->keep_active) atf__slot_keep_events(s, sl, run, n);
         else atf__slot_append_run(s, sl, run, n);
         r->pos += n;
@@ -6694,6 +6744,8 @@ ATF__PRIVATE void atf__slot_finalize(atf_session *s, atf__slot *sl) {
     ATF_FREE(sl->stage); /* a finished thread keeps no buffer until the session closes */
     sl->stage = NULL;
     sl->stage_cap = 0;
+    ATF_FREE(sl->piece);
+    sl->piece = NULL;
     ATF_FREE(sl->windows);
     sl->windows = NULL;
     sl->window_count = 0;
@@ -6767,18 +6819,20 @@ ATF__PRIVATE atf__tick_segment atf__tick_segment_at(const atf__tick_map *m, size
     return g;
 }
 
-/* The stamps of the index events in [seq, head) rewritten to the trace clock, never
- * below the thread's previous time. Stamps mostly stay in the segment of the previous
- * event: that case is atf__tick_map_ns written out. */
-ATF__PRIVATE void atf__slot_convert_stamps(atf__slot *sl, uint64_t seq, uint64_t head) {
-    atf_ring *r = &sl->index_c;
+/* The n events at src, their stamps converted to the trace clock (never below the
+ * thread's previous time), into dst: src itself, or memory apart from it. Stamps mostly
+ * stay in the segment of the previous event: that case is atf__tick_map_ns written out. */
+ATF__PRIVATE void atf__slot_convert_stamps(atf__slot *sl, const uint8_t *src, uint8_t *dst,
+                                           size_t n) {
     const atf__tick_map *m = &sl->ticks;
-    size_t i = sl->tick_hint;
+    size_t i = sl->tick_hint, k;
     atf__tick_segment g = atf__tick_segment_at(m, i);
     uint64_t last = sl->tick_last;
-    for (; seq < head; seq++) {
-        uint8_t *rec = r->data + ((seq & r->mask) << 5);
-        uint64_t t = atf__load_le64(rec), ns;
+    int apart = src != dst;
+    for (k = 0; k < n; k++) {
+        const uint8_t *from = src + k * ATF_INDEX_EVENT_SIZE;
+        uint8_t *to = dst + k * ATF_INDEX_EVENT_SIZE;
+        uint64_t t = atf__load_le64(from), ns;
         if (g.lo <= t && t < g.hi) {
             ns = atf__tick_forward(g.ns, t - g.lo, g.slope);
             if (ns > g.hi_ns) ns = g.hi_ns;
@@ -6788,10 +6842,18 @@ ATF__PRIVATE void atf__slot_convert_stamps(atf__slot *sl, uint64_t seq, uint64_t
         }
         if (ns < last) ns = last;
         last = ns;
-        atf__store_le64(rec, ns);
+        if (apart) memcpy(to + 8, from + 8, ATF_INDEX_EVENT_SIZE - 8);
+        atf__store_le64(to, ns);
     }
     sl->tick_hint = i;
     sl->tick_last = last;
+}
+
+/* Before stamps up to `newest` (ticks) are converted: an event younger than the newest
+ * pair (stamped while this pass ran) gets a pair read now, after its publication, that
+ * brackets it. */
+ATF__PRIVATE void atf__slot_bracket(atf_session *s, atf__slot *sl, uint64_t newest) {
+    if (newest >= sl->ticks.p[sl->ticks.count - 1].ticks) atf__slot_calibrate(s, sl);
 }
 
 /* ATF_STAMP_TICKS: rewrites the stamps of the index events in [tick_index, head) to the
@@ -6803,12 +6865,14 @@ ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head
     uint64_t seq = sl->tick_index > r->pos ? sl->tick_index : r->pos, at, dhead, cap;
     uint32_t layout = r->shared->layout;
     if (seq < head) {
-        /* an event younger than the newest pair (stamped while this pass ran): a pair read
-         * now, after its publication, brackets it */
-        if (atf__load_le64(r->data + (((head - 1) & r->mask) << 5)) >=
-            sl->ticks.p[sl->ticks.count - 1].ticks)
-            atf__slot_calibrate(s, sl);
-        atf__slot_convert_stamps(sl, seq, head);
+        atf__slot_bracket(s, sl, atf__load_le64(r->data + (((head - 1) & r->mask) << 5)));
+        while (seq < head) { /* in place, a run up to the ring's end at a time */
+            uint64_t first = seq & r->mask;
+            uint64_t n = head - seq < r->mask + 1 - first ? head - seq : r->mask + 1 - first;
+            uint8_t *run = r->data + (first << 5);
+            atf__slot_convert_stamps(sl, run, run, (size_t)n);
+            seq += n;
+        }
         sl->tick_index = head;
     }
     if (!sl->has_detail_ring || sl->detail_stopped) return;
@@ -6854,6 +6918,8 @@ ATF__PRIVATE void atf__slot_retire(atf_session *s, atf__slot *sl) {
         ATF_FREE(sl->detail_raw);
         sl->index_raw = sl->detail_raw = NULL;
     }
+    ATF_FREE(sl->piece);
+    sl->piece = NULL;
     sl->retired = 1;
     atf__keep_note_oldest(sl); /* its last chunk may be taken now */
     atf__slot_publish(s, sl, 1);
@@ -6869,6 +6935,21 @@ ATF__PRIVATE uint64_t atf__slot_drain_retired(atf_session *s, atf__slot *sl) {
     return 0;
 }
 
+/* Faults the first lap of a slot's own index ring in ahead of its producer (`ahead` slots
+ * past `head`, topped up once half of that is used), so that its stores never wait for
+ * the kernel inside the program's functions: the time goes to the drain, or to the
+ * attach before the thread's first event. A thread that records little keeps little
+ * memory. Once that fails, the pages fault in at the producer's first store, as before. */
+ATF__PRIVATE void atf__slot_populate(atf__slot *sl, uint64_t head, uint64_t ahead) {
+    atf_ring *r = &sl->index_c;
+    uint64_t cap = r->mask + 1, upto = head + ahead;
+    if (sl->populated >= cap || sl->populated > head + ahead / 2) return;
+    if (upto > cap) upto = cap;
+    if (atf__mem_populate(r->data + (sl->populated << 5), (size_t)((upto - sl->populated) << 5)) != 0)
+        upto = cap; /* not on this system: no more tries */
+    sl->populated = upto;
+}
+
 /* One slot: detail first (up to the index head read now), then the index events. */
 ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t horizon, int all,
                                       int final) {
@@ -6877,6 +6958,7 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
     if (sl->retired) return atf__slot_drain_retired(s, sl);
     closed = atf__load_acquire_u64(&sl->index_c.shared->closed) != 0;
     head = atf__load_acquire_u64(&sl->index_c.shared->head);
+    if (!closed) atf__slot_populate(sl, head, ATF__POPULATE_AHEAD);
     atf__slot_sync(s, sl); /* the stamps of a gap at finalize need the map too */
     if (head - sl->index_c.pos > sl->index_c.mask + 1) { /* impossible from a sane producer */
         atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, 0,
@@ -7546,9 +7628,11 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
         }
         atf_ring_init(index_mem, index_size, ATF_RING_INDEX, s->cfg.index_ring_events,
                       atf__ring_layout(&s->cfg), thread_id);
-        if (detail_mem)
+        if (detail_mem) {
             atf_ring_init(detail_mem, detail_size, ATF_RING_DETAIL, s->cfg.detail_ring_bytes,
                           atf__ring_layout(&s->cfg), thread_id);
+            atf__mem_populate(detail_mem, detail_size);
+        }
     }
     rc = atf_producer_init(&sl->writer, index_mem, index_size, detail_mem, detail_size,
                          sl->index_raw ? s->cfg.detail_mode : (uint32_t)ATF_DETAIL_OFF);
@@ -7563,6 +7647,10 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
         sl->has_detail_ring = detail_mem != NULL;
         sl->writer.session = s;
         sl->writer.overflow = s->cfg.overflow;
+        /* our own ring's first pages, before its producer has it; caller memory is left
+         * as the caller made it */
+        if (sl->index_raw) atf__slot_populate(sl, 0, ATF__POPULATE_FIRST);
+        else sl->populated = UINT64_MAX;
     }
     atf__session_lock(s);
     n = s->slot_count;
@@ -7630,6 +7718,7 @@ ATF__PRIVATE void atf__session_free(atf_session *s) {
         ATF_FREE(sl->index_raw);
         ATF_FREE(sl->detail_raw);
         ATF_FREE(sl->stage);
+        ATF_FREE(sl->piece);
         ATF_FREE(sl->windows);
         atf__slot_keep_drop(sl);
         atf__mutex_destroy(&sl->lock);

@@ -11,6 +11,9 @@
 
 #include <pthread.h>
 #include <sched.h>
+#if defined(__linux__)
+#  include <sys/resource.h> /* RUSAGE_THREAD: a thread's page faults */
+#endif
 #if defined(_WIN32) /* 64-byte aligned ring memory from the C runtime's aligned heap */
 #  define posix_memalign(p, align, size) ((*(p) = _aligned_malloc((size), (align))) ? 0 : 12)
 #  define ring_mem_free(p) _aligned_free(p)
@@ -1758,6 +1761,48 @@ static void test_manifest_room(void) {
     free(m);
 }
 
+/* A session's own index ring is faulted in ahead of its producer (atf__slot_populate):
+ * pushes into the slots the attach faulted in, then into those a pump faulted in ahead of
+ * the head, take no page fault in the producing thread (its minor faults, Linux). Each
+ * loop writes 4 MiB or more: faulted in at the first store, about a thousand faults. */
+static uint64_t thread_minor_faults(void) {
+#if defined(__linux__) && defined(RUSAGE_THREAD)
+    struct rusage u;
+    return getrusage(RUSAGE_THREAD, &u) == 0 ? (uint64_t)u.ru_minflt : 0;
+#else
+    return 0;
+#endif
+}
+
+static uint64_t push_counting_faults(atf_producer *w, uint64_t n) {
+    uint64_t i, before = thread_minor_faults();
+    for (i = 0; i < n; i++) atf_producer_push(w, ATF_EVENT_CALL, 1, i, 0);
+    return thread_minor_faults() - before;
+}
+
+static void test_ring_faulted_in_ahead(void) {
+    static uint8_t probe[1 << 16];
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_producer *w = NULL;
+    if (atf__mem_populate(probe, sizeof probe) != 0) return; /* the system cannot: nothing to do */
+    memset(&c, 0, sizeof c);
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.index_ring_events = (uint64_t)1 << 20;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    CHECK_RESULT(ATF_OK, atf_session_attach(s, NULL, &w));
+    if (w) {
+        push_counting_faults(w, 16); /* the loop's own code and stack, faulted in once */
+        CHECK(push_counting_faults(w, ATF__POPULATE_FIRST - 16) < 16);
+        CHECK_RESULT(ATF_OK, atf_session_pump(s));
+        CHECK(push_counting_faults(w, ATF__POPULATE_AHEAD / 2) < 16);
+        CHECK_RESULT(ATF_OK, atf_session_pump(s));
+        CHECK_EQ(ATF__POPULATE_FIRST + ATF__POPULATE_AHEAD / 2, w->index.pos);
+    }
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+}
+
 static void test_cleanup(void) { rm_rf(root_dir()); }
 
 static const test_case tests[] = {
@@ -1792,6 +1837,7 @@ static const test_case tests[] = {
     {"detail_off_refused", test_detail_off_refused},
     {"attach_rings_in_process", test_attach_rings_in_process},
     {"attach_rings_refusals", test_attach_rings_refusals},
+    {"ring_faulted_in_ahead", test_ring_faulted_in_ahead},
     {"cleanup", test_cleanup},
 };
 
