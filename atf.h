@@ -8,16 +8,17 @@
  *   1. config           >>config      every compile-time switch (ATF_STATIC, ATF_MALLOC, ...)
  *   2. result           >>result      atf_result codes, atf_result_str(), atf_error
  *   3. platform         >>platform    OS / CPU / compiler detection (ATF__OS_*, ATF__ARCH_*,
- *                                     ATF__CC_*); implementation: files, maps, directories,
- *                                     UTF-8 paths
- *      3.1 recording services  >>services   positioned writes, rename, locks, threads,
- *                                     the thread-exit hook
+ *                                     ATF__CC_*); implementation: memory and string helpers,
+ *                                     files mapped or read whole, UTF-8 paths, directories
+ *      3.1 OS services          >>services     descriptors (reads, positioned writes),
+ *                                              mkdir, rename, locks, threads, the
+ *                                              thread-exit hook
  *   4. bytes            >>bytes       little-endian load/store helpers, the only way bytes
  *                                     reach the disk (inline: no implementation half)
  *   5. format           >>format      on-disk records of layouts 1 and 2, side files, UTF-8
  *      5.1 packed index lane    >>packed       layout-1 events in blocks of a few bytes each
  *   6. crc32c           >>crc32c      CRC32-C: SSE4.2 + VPCLMULQDQ (AVX2, AVX-512), ARMv8,
- *                                     software
+ *                                     software; the register carried over zero bytes
  *   7. clock            >>clock       atf_now_ns(), its clock_type; ticks and their map
  *   8. ring             >>ring        SPSC rings in caller memory, position-independent
  *   9. producer         >>producer    atf_producer, one per thread: a few stores per event,
@@ -29,21 +30,37 @@
  *      10.4 bounds              >>bounds       max size, duration, the disk reserve
  *      10.5 windowed detail     >>windows      what a trigger keeps, the release horizon
  *      10.6 links               >>links        detail record <-> index event
- *      10.7 draining a slot     >>drain        ring to files, self-drain under overflow
+ *      10.7 draining detail records  >>drain   a slot's files opened, detail records
+ *                                              staged and written
  *      10.8 gaps and pauses     >>sidefiles    where events were lost (gaps.atf), where the
  *                                              recorder held a thread (pauses.atf)
- *      10.9 index events        >>indexevents  stamps converted, runs appended or held
- *                                              (the flight recorder, keep_last_*)
- *      10.10 manifest.json      >>manifest     written atomically
- *      10.11 session API        >>sessionapi   open, attach, pump, close, abandon after fork
+ *      10.9 index events        >>indexevents  runs appended to index.atf, within the bounds
+ *      10.10 flight recorder    >>flightrecorder   keep_last_*: the newest events held,
+ *                                              written at a trigger and at the close
+ *      10.11 a slot's pass      >>slotpass     stamps converted, rings drained, the slot
+ *                                              finalized or retired
+ *      10.12 drain passes       >>drainpass    the locks, a pass over every slot, the
+ *                                              self-drain under overflow, a slot's figures
+ *      10.13 manifest.json      >>manifest     written atomically
+ *      10.14 session API: open and close  >>sessionapi   open, close, abandon after fork
+ *      10.15 session API: threads  >>attach    attach, detach, pump, trigger
+ *      10.16 session API: metadata and figures  >>metadata   modules, symbols, anchors;
+ *                                              thread stats, the stop reason
  *  11. readers          >>readers     index, detail and thread readers: O(1), both-way links
- *      11.1 recovery            >>recovery     finalizing in place what a crash left
- *      11.2 recovered manifest  >>recoveredmanifest   manifest.json of a recovered session
- *      11.3 packing             >>packing      an index file packed or unpacked, in place
+ *      11.1 recovery            >>recovery     finalizing in place what a crash left: a
+ *                                              file's plan, carried out and reported
+ *      11.2 recovery: threads and files  >>recoverfiles   a thread directory, a file
+ *                                              alone, an unborn thread directory
+ *      11.3 recovered manifest  >>recoveredmanifest   manifest.json of a recovered session
+ *      11.4 packing             >>packing      an index file packed or unpacked, in place
  *  12. session reader + merge   >>sessionreader   a pid_* directory, its threads merged
  *      12.1 JSON reader         >>json         the strict reader of manifest.json
- *      12.2 opening a pid_* directory  >>pidopen   manifest joined with a directory scan
- *      12.3 merge               >>merge        the loser tree over every thread's events
+ *      12.2 reading manifest.json  >>manifestread   facts, threads, symbols, modules,
+ *                                              anchors
+ *      12.3 opening a pid_* directory  >>pidopen   manifest joined with a directory scan
+ *      12.4 a thread's order    >>order        one pass over its stamps, on first need
+ *      12.5 lookups             >>lookups      symbols, anchors, threads, a time in a file
+ *      12.6 merge               >>merge        the loser tree over every thread's events
  *  13. ktrace           >>ktrace      Darwin ktrace v3 files (ktrace(5))
  *      generated tables >>tables      (implementation only) the CRC32-C slicing table
  *
@@ -1524,7 +1541,7 @@ ATFDEF const char *atf_recover_action_str(atf_recover_action a);
  * "unknown" otherwise. */
 ATFDEF const char *atf_recover_kind_str(atf_recover_kind k);
 
-/* ---- 11.3 packing ---------------------------------------------------------- >>packing */
+/* ---- 11.4 packing -------------------------------------------------------------- >>packing */
 /* Converts one finalized index file between layout 1 and packed: atf_index_pack writes the
  * packed form of a layout-1 file, atf_index_unpack the layout-1 file a packed one came
  * from, byte for byte. `out` is written as <out>.tmp, synced and renamed over `out`, so it
@@ -2068,13 +2085,15 @@ ATF__PRIVATE void atf__error_adopt(atf_error *to, const atf_error *from) {
 /* ==== 3. platform ============================================================== >>platform */
 /* One family of functions per OS service, with the same signature on every OS.
  * Files are mapped read-only (mmap / MapViewOfFile) or read whole into memory; paths are
- * UTF-8 everywhere (converted to UTF-16 on Windows). */
+ * UTF-8 everywhere (converted to UTF-16 on Windows), joined, tested, and directories
+ * listed and removed. First the memory and string helpers every section uses. */
 #if defined(ATF__OS_WINDOWS)
 #  ifndef WIN32_LEAN_AND_MEAN
 #    define WIN32_LEAN_AND_MEAN
 #  endif
 #  include <windows.h>
 #else
+#  include <dirent.h>
 #  include <fcntl.h>
 #  include <sys/mman.h>
 #  include <sys/stat.h>
@@ -2085,7 +2104,7 @@ ATF__PRIVATE void atf__error_adopt(atf_error *to, const atf_error *from) {
 
 enum { ATF__IMAGE_NONE = 0, ATF__IMAGE_BORROWED, ATF__IMAGE_MAPPED, ATF__IMAGE_HEAP };
 
-/* Memory, on every OS alike. */
+/* Memory and strings, on every OS alike. */
 /* Grows an array of `size`-byte elements to hold one more; 0 on failure. */
 ATF__PRIVATE int atf__grow(void **items, size_t *cap, size_t count, size_t size) {
     void *p;
@@ -2104,6 +2123,30 @@ ATF__PRIVATE char *atf__strdup(const char *s) {
     char *p = (char *)ATF_MALLOC(n);
     if (p) memcpy(p, s ? s : "", n);
     return p;
+}
+
+/* 64-byte aligned blocks for rings (cache-line separation of head and tail). */
+ATF__PRIVATE void *atf__alloc_aligned(size_t size, void **raw) {
+    uint8_t *p = (uint8_t *)ATF_MALLOC(size + 64);
+    *raw = p;
+    if (!p) return NULL;
+    return p + (64 - ((uintptr_t)p & 63u));
+}
+
+/* Copies src into dst[cap], cutting at a character boundary, always NUL-terminated. */
+ATF__PRIVATE void atf__copy_utf8(char *dst, size_t cap, const char *src) {
+    size_t n = src ? strlen(src) : 0;
+    if (!cap) return;
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80) n--;
+    }
+    if (n) memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+ATF__PRIVATE int atf__is_hex(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 #if defined(ATF__OS_WINDOWS)
@@ -2252,11 +2295,92 @@ ATF__PRIVATE void atf__file_unmap(atf__file_image *img) {
 }
 #endif
 
+/* dir + "/" + leaf into buf; ATF_E_ARG when it does not fit. */
+ATF__PRIVATE atf_result atf__path_join(char *buf, size_t cap, const char *dir, const char *leaf) {
+    size_t a = strlen(dir), b = strlen(leaf);
+    if (a + 1 + b + 1 > cap) return ATF_E_ARG;
+    memcpy(buf, dir, a);
+    buf[a] = '/';
+    memcpy(buf + a + 1, leaf, b + 1);
+    return ATF_OK;
+}
 
-/* ---- 3.1 recording services --------------------------------------------------- >>services */
-/* The services the recording side needs, one family per OS: file
- * creation and positioned writes, directories, atomic rename, ids, sleeping, locks,
- * threads and the thread-exit hook that closes a departing thread's writer. */
+#if defined(ATF__OS_WINDOWS)
+ATF__PRIVATE int atf__path_exists(const char *path) {
+    wchar_t *w = atf__utf8_to_wide(path);
+    int yes = w && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES;
+    ATF_FREE(w);
+    return yes;
+}
+ATF__PRIVATE int atf__dir_remove(const char *path) {
+    wchar_t *w = atf__utf8_to_wide(path);
+    int ok = w && RemoveDirectoryW(w);
+    ATF_FREE(w);
+    return ok ? 0 : -1;
+}
+/* 1 when dir holds nothing but (optionally) an entry named `allowed` (*has_allowed tells),
+ * 0 when it holds anything else, -1 when it cannot be read. */
+ATF__PRIVATE int atf__dir_holds_only(const char *dir, const char *allowed, int *has_allowed) {
+    char pattern[1100];
+    wchar_t *w, *wa;
+    WIN32_FIND_DATAW fd;
+    HANDLE h;
+    int only = 1;
+    *has_allowed = 0;
+    snprintf(pattern, sizeof pattern, "%s\\*", dir);
+    w = atf__utf8_to_wide(pattern);
+    wa = atf__utf8_to_wide(allowed);
+    h = w && wa ? FindFirstFileW(w, &fd) : INVALID_HANDLE_VALUE;
+    ATF_FREE(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        ATF_FREE(wa);
+        return -1;
+    }
+    do {
+        if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0) continue;
+        if (wcscmp(fd.cFileName, wa) == 0) *has_allowed = 1;
+        else only = 0;
+    } while (FindNextFileW(h, &fd));
+    FindClose(h);
+    ATF_FREE(wa);
+    return only;
+}
+#else
+ATF__PRIVATE int atf__path_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+ATF__PRIVATE int atf__dir_remove(const char *path) { return rmdir(path); }
+ATF__PRIVATE int atf__dir_holds_only(const char *dir, const char *allowed, int *has_allowed) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int only = 1;
+    *has_allowed = 0;
+    if (!d) return -1;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (strcmp(e->d_name, allowed) == 0) *has_allowed = 1;
+        else only = 0;
+    }
+    closedir(d);
+    return only;
+}
+
+/* Whether dir/name is a directory (a file named thread_3 is no thread). */
+ATF__PRIVATE int atf__is_subdir(const char *dir, const char *name) {
+    char path[1100];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return 0;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+#endif
+
+
+/* ---- 3.1 OS services ---------------------------------------------------------- >>services */
+/* The OS services beyond mapped files, one family per OS: files created, opened, read and
+ * written at an offset, cut and synced; directories made and synced, atomic rename, free
+ * space, ids, local time, sleeping, an atomic increment, locks, threads and the
+ * thread-exit hook that closes a departing thread's writer. */
 #if defined(ATF__OS_WINDOWS)
 typedef HANDLE atf__fd;
 #  define ATF__FD_NONE INVALID_HANDLE_VALUE
@@ -2278,11 +2402,11 @@ typedef int atf__fd;
 /* Process-wide state: every static the library keeps outside the objects its caller
  * holds (sessions, writers, readers), one place per platform. Each is either set once
  * (with a relaxed atomic, every thread computing the same value) or guarded by the global
- * lock; the section that uses it is named in its comment. */
-static long atf__crc32c__chosen; /* 6: 0 until first use, then an atf_crc32c_impl */
-static long atf__crc32c__hw;     /* 6: 0 until probed, then ATF__CRC32C_PROBED | 1 << impl */
-static atf_session *atf__live_sessions; /* 10.3: open sessions, under the global lock */
-static uint64_t atf__session_ids;       /* 10.3: the last session id handed out */
+ * lock; the tag of the section that uses it is in its comment. */
+static long atf__crc32c__chosen; /* >>crc32c: 0 until first use, then an atf_crc32c_impl */
+static long atf__crc32c__hw;     /* >>crc32c: 0 until probed, then ATF__CRC32C_PROBED | 1 << impl */
+static atf_session *atf__live_sessions; /* >>tls: open sessions, under the global lock */
+static uint64_t atf__session_ids;       /* >>tls: the last session id handed out */
 #if defined(ATF_NO_THREADS)
 #  define ATF__THREAD_LOCAL             /* one thread: no global lock, no exit hook */
 #elif defined(ATF__OS_WINDOWS)
@@ -2291,22 +2415,22 @@ static uint64_t atf__session_ids;       /* 10.3: the last session id handed out 
 #  else
 #    define ATF__THREAD_LOCAL __thread
 #  endif
-static SRWLOCK atf__global_srw = SRWLOCK_INIT;          /* 3.1: the global lock */
-static DWORD atf__fls_index = FLS_OUT_OF_INDEXES;       /* 3.1: the thread-exit hook's slot */
+static SRWLOCK atf__global_srw = SRWLOCK_INIT;          /* >>services: the global lock */
+static DWORD atf__fls_index = FLS_OUT_OF_INDEXES;       /* >>services: thread-exit hook slot */
 static INIT_ONCE atf__fls_once = INIT_ONCE_STATIC_INIT;
 #else
 #  define ATF__THREAD_LOCAL __thread
-static pthread_mutex_t atf__global_mutex = PTHREAD_MUTEX_INITIALIZER; /* 3.1: the global lock */
-static pthread_key_t atf__exit_key;                     /* 3.1: the thread-exit hook's key */
+static pthread_mutex_t atf__global_mutex = PTHREAD_MUTEX_INITIALIZER; /* >>services: global lock */
+static pthread_key_t atf__exit_key;                     /* >>services: thread-exit hook key */
 static int atf__exit_key_ok;
 static pthread_once_t atf__exit_once = PTHREAD_ONCE_INIT;
 #endif
 #if defined(ATF__OS_WINDOWS)
-static LONGLONG volatile atf__qpc_freq; /* 7: QueryPerformanceFrequency, 0 until read */
+static LONGLONG volatile atf__qpc_freq; /* >>clock: QueryPerformanceFrequency, 0 until read */
 #elif defined(ATF__OS_APPLE)
-static uint64_t atf__mach_ratio;        /* 7: numer << 32 | denom, 0 until known */
+static uint64_t atf__mach_ratio;        /* >>clock: numer << 32 | denom, 0 until known */
 #endif
-/* Per thread (10.3): the writers this thread has, one per session it met, and what it is
+/* Per thread (>>tls): the writers this thread has, one per session it met, and what it is
  * doing now. */
 static ATF__THREAD_LOCAL struct atf__tls_entry *atf__tls_list;
 static ATF__THREAD_LOCAL int atf__tls_armed;     /* thread-exit hook installed */
@@ -2332,6 +2456,16 @@ ATF__PRIVATE atf__fd atf__fd_open_rw(const char *path) {
     if (!w) return ATF__FD_NONE;
     h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
                     OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    ATF_FREE(w);
+    return h;
+}
+/* A file opened for reading in sequence (the order check), or ATF__FD_NONE. */
+ATF__PRIVATE atf__fd atf__fd_open_read(const char *path) {
+    wchar_t *w = atf__utf8_to_wide(path);
+    HANDLE h;
+    if (!w) return ATF__FD_NONE;
+    h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                    NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL);
     ATF_FREE(w);
     return h;
 }
@@ -2441,6 +2575,11 @@ ATF__PRIVATE atf__fd atf__fd_open_rw(const char *path) {
     do fd = open(path, O_RDWR | O_CLOEXEC); while (fd < 0 && errno == EINTR);
     return fd;
 }
+ATF__PRIVATE atf__fd atf__fd_open_read(const char *path) {
+    int fd;
+    do fd = open(path, O_RDONLY | O_CLOEXEC); while (fd < 0 && errno == EINTR);
+    return fd;
+}
 /* Writes n bytes at `off`: 0, or -1 with errno set and *done_out (optional) holding how
  * many bytes reached the file before the failure. */
 ATF__PRIVATE int atf__fd_pwrite(atf__fd fd, const void *buf, size_t n, uint64_t off,
@@ -2543,6 +2682,30 @@ ATF__PRIVATE void atf__local_time_name(char *buf, size_t cap) {
 }
 #endif
 
+/* Creates the directories of `path` one level at a time (mkdir -p). */
+ATF__PRIVATE int atf__mkdir_all(const char *path) {
+    char buf[1024];
+    size_t i, n = strlen(path);
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, path, n + 1);
+    for (i = 1; i < n; i++) {
+        if (buf[i] != '/' && buf[i] != '\\') continue;
+        buf[i] = '\0';
+        if (buf[i - 1] != ':' && atf__mkdir(buf) < 0) return -1;
+        buf[i] = path[i];
+    }
+    return atf__mkdir(buf) < 0 ? -1 : 0;
+}
+
+/* One atomic increment, release-ordered (a counter another thread polls). */
+ATF__PRIVATE void atf__atomic_inc_u32(uint32_t *p) {
+#if defined(ATF__CC_MSVC)
+    _InterlockedIncrement((volatile long *)p);
+#else
+    __atomic_add_fetch(p, 1, __ATOMIC_RELEASE);
+#endif
+}
+
 /* Locks and threads; with ATF_NO_THREADS the locks are no-ops and there is no drain
  * thread. The global lock guards the registry of live sessions that thread-exit hooks
  * consult; it is statically initialized so that no setup call is needed. */
@@ -2640,14 +2803,6 @@ ATF__PRIVATE void atf__thread_exit_arm(void *value) {
 }
 #endif
 
-/* 64-byte aligned blocks for rings (cache-line separation of head and tail). */
-ATF__PRIVATE void *atf__alloc_aligned(size_t size, void **raw) {
-    uint8_t *p = (uint8_t *)ATF_MALLOC(size + 64);
-    *raw = p;
-    if (!p) return NULL;
-    return p + (64 - ((uintptr_t)p & 63u));
-}
-
 /* Faults the pages of [p, p + n) in, writable, without reading or writing a byte of them,
  * so another thread may be storing into them meanwhile: the drain faults a ring in ahead
  * of its producer, whose stores then never stop for the kernel. 0, or -1 where the
@@ -2658,9 +2813,8 @@ ATF__PRIVATE int atf__mem_populate(void *p, size_t n) {
 #  ifndef MADV_POPULATE_WRITE
 #    define MADV_POPULATE_WRITE 23 /* Linux 5.14; headers may be older than the kernel */
 #  endif
-    static long page;
+    long page = sysconf(_SC_PAGESIZE);
     uintptr_t lo, hi;
-    if (!page) page = sysconf(_SC_PAGESIZE);
     if (page <= 0 || (page & (page - 1)) != 0 || !n) return -1;
     /* whole pages: those that hold the range are mapped whole */
     lo = (uintptr_t)p & ~(uintptr_t)(page - 1);
@@ -3931,6 +4085,37 @@ ATFDEF ATF_NO_INSTRUMENT const char *atf_crc32c_impl_str(atf_crc32c_impl impl) {
     }
 }
 
+/* The register's arithmetic modulo the polynomial: the file writer carries a patch's
+ * correction over the bytes appended after it (>>filewriter). */
+#define ATF__CRC32C_POLY 0x82F63B78u
+
+/* a * b modulo the CRC32-C polynomial, in the CRC's reflected bit order (x^0 = top bit). */
+ATF__PRIVATE uint32_t atf__crc32c_mulmod(uint32_t a, uint32_t b) {
+    uint32_t m = 1u << 31, p = 0;
+    if (!a) return 0;
+    for (;;) {
+        if (a & m) {
+            p ^= b;
+            if ((a & (m - 1)) == 0) break;
+        }
+        m >>= 1;
+        b = (b & 1u) ? (b >> 1) ^ ATF__CRC32C_POLY : b >> 1;
+    }
+    return p;
+}
+
+/* The raw (uninverted) CRC register r carried over n zero bytes: r * x^(8n) mod P. */
+ATF__PRIVATE uint32_t atf__crc32c_shift(uint32_t r, uint64_t n) {
+    uint32_t power = 1u << 23, acc = 1u << 31; /* x^8 and x^0 */
+    if (!r) return 0;
+    while (n) {
+        if (n & 1u) acc = atf__crc32c_mulmod(power, acc);
+        power = atf__crc32c_mulmod(power, power);
+        n >>= 1;
+    }
+    return atf__crc32c_mulmod(acc, r);
+}
+
 
 /* ==== 7. clock ==================================================================== >>clock */
 /* The platform's continuous clock in nanoseconds, and wall time for anchors.
@@ -4639,35 +4824,7 @@ typedef struct atf__file_writer {
     char path[1024];
 } atf__file_writer;
 
-#define ATF__CRC32C_POLY 0x82F63B78u
 #define ATF__WRITE_PIECE ((size_t)1 << 18)  /* index appends: CRC each piece right after writing it */
-
-/* a * b modulo the CRC32-C polynomial, in the CRC's reflected bit order (x^0 = top bit). */
-ATF__PRIVATE uint32_t atf__crc32c_mulmod(uint32_t a, uint32_t b) {
-    uint32_t m = 1u << 31, p = 0;
-    if (!a) return 0;
-    for (;;) {
-        if (a & m) {
-            p ^= b;
-            if ((a & (m - 1)) == 0) break;
-        }
-        m >>= 1;
-        b = (b & 1u) ? (b >> 1) ^ ATF__CRC32C_POLY : b >> 1;
-    }
-    return p;
-}
-
-/* The raw (uninverted) CRC register r carried over n zero bytes: r * x^(8n) mod P. */
-ATF__PRIVATE uint32_t atf__crc32c_shift(uint32_t r, uint64_t n) {
-    uint32_t power = 1u << 23, acc = 1u << 31; /* x^8 and x^0 */
-    if (!r) return 0;
-    while (n) {
-        if (n & 1u) acc = atf__crc32c_mulmod(power, acc);
-        power = atf__crc32c_mulmod(power, power);
-        n >>= 1;
-    }
-    return atf__crc32c_mulmod(acc, r);
-}
 
 /* Where the records on disk end: after the last whole record, or a packed file's last
  * block (the open one as its header on disk says). */
@@ -4728,7 +4885,7 @@ ATF__PRIVATE void atf__file_writer_placeholder(const atf__file_writer *f, uint8_
 }
 
 /* What finalizing writes about a file's events section. The writer's close and recovery
- * (11.1) both finalize through the encoders below, so a recovered file is the file the
+ * (>>recovery) both finalize through the encoders below, so a recovered file is the file the
  * close would have written. */
 typedef struct atf__final {
     uint32_t crc;                /* CRC32-C of the events section */
@@ -5288,7 +5445,7 @@ typedef struct atf__slot {
     int self_draining;           /* its producer drains it: a trigger's write waits for the
                                     drain (not in the producer's time) */
     int retired;                 /* flight recorder: the thread ended and its ring memory
-                                    went; what it holds waits for a write (10.9) */
+                                    went; what it holds waits for a write (>>flightrecorder) */
     int detail_stopped;          /* detail.atf takes no more records (numbering untrusted) */
     int error_reported;          /* error handed to the session */
     atf_error error;             /* first error of this slot's files */
@@ -5334,8 +5491,9 @@ typedef struct atf__anchor {
 #define ATF__DRAIN_BUSY 16384     /* a pass that moved this many records: no sleep */
 #define ATF__TRIGGER_SLACK_NS 100000000u /* how late a trigger may name its time t */
 
-/* Where a session stands against its bounds (10.4), under the session's lock; `active`
- * set at open; `full`, `reason` and `cut_ns` also read without it (release-stored). */
+/* Where a session stands against its bounds (>>bounds), under the session's lock;
+ * `active` set at open; `full`, `reason` and `cut_ns` also read without it
+ * (release-stored). */
 typedef struct atf__bound {
     int active;                  /* some bound applies: appends go through the bounds */
     uint32_t full;               /* a bound and its slack reached: nothing more is written */
@@ -5383,7 +5541,7 @@ struct atf_session {
                                       on every target) */
     int manifest_dirty;
     uint64_t manifest_room;      /* bytes of manifest.json as last written while recording:
-                                    its text and the room kept after it (10.10) */
+                                    its text and the room kept after it (>>manifest) */
     atf_error error;
 #if !defined(ATF_NO_THREADS)
     atf__thread drain_thread;
@@ -5407,14 +5565,6 @@ typedef struct atf__tls_entry {
     struct atf__tls_entry *next;
 } atf__tls_entry;
 
-
-ATF__PRIVATE void atf__atomic_inc_u32(uint32_t *p) {
-#if defined(ATF__CC_MSVC)
-    _InterlockedIncrement((volatile long *)p);
-#else
-    __atomic_add_fetch(p, 1, __ATOMIC_RELEASE);
-#endif
-}
 
 ATF__PRIVATE uint64_t atf__next_session_id(void) {
 #if defined(ATF__CC_MSVC)
@@ -5750,7 +5900,7 @@ ATF__PRIVATE void atf__slot_settle_links(atf__slot *sl, uint64_t head) {
     if (sl->link_len == 0) sl->link_head = 0;
 }
 
-/* ---- 10.7 draining a slot -------------------------------------------------------- >>drain */
+/* ---- 10.7 draining detail records ------------------------------------------------ >>drain */
 
 /* Opens thread_<slot>/<leaf> for a slot's file. */
 ATF__PRIVATE atf_result atf__slot_open_file(atf_session *s, atf__slot *sl, atf__file_writer *f,
@@ -5854,7 +6004,7 @@ ATF__PRIVATE int atf__slot_stage(atf_session *s, atf__slot *sl, atf__stage *st, 
 }
 
 ATF__PRIVATE int atf__slot_keep_detail(atf__slot *sl, const uint8_t *rec,
-                                       uint32_t length); /* (10.9) */
+                                       uint32_t length); /* (>>flightrecorder) */
 
 /* Moves detail records out of the ring, up to those whose index event is published
  * (index_seq < index_head). Linked (ALWAYS) records are all persisted; unlinked
@@ -6056,7 +6206,7 @@ ATF__PRIVATE int atf__slot_peek_gap(atf_session *s, atf__slot *sl, atf_gap *g) {
     }
 }
 
-ATF__PRIVATE void atf__slot_keep_gap(atf__slot *sl, const atf_gap *g); /* (10.9) */
+ATF__PRIVATE void atf__slot_keep_gap(atf__slot *sl, const atf_gap *g); /* (>>flightrecorder) */
 
 /* Takes the gap record peeked, persisting it when index.atf holds exactly the events
  * before it; otherwise index.atf stopped, and the gap at the end accounts for it. */
@@ -6093,6 +6243,8 @@ ATF__PRIVATE void atf__slot_end_gap(atf_session *s, atf__slot *sl) {
 }
 
 /* ---- 10.9 index events ----------------------------------------------------- >>indexevents */
+/* Runs of index events appended to index.atf; in a bounded session those its bounds
+ * grant, the rest counted as stopped (bound_lost). */
 
 /* The bytes an index file takes on disk for its events (packed: blocks as written). */
 ATF__PRIVATE uint64_t atf__file_writer_event_bytes(const atf__file_writer *f) {
@@ -6162,6 +6314,7 @@ ATF__PRIVATE void atf__slot_append_run(atf_session *s, atf__slot *sl, const uint
     }
 }
 
+/* ---- 10.10 flight recorder ---------------------------------------------- >>flightrecorder */
 /* The flight recorder (keep_last_bytes, keep_last_ns). The drain moves each thread's
  * events out of its ring into chunks of memory instead of index.atf (and their detail
  * records into a buffer beside, instead of detail.atf); when the session
@@ -6176,7 +6329,7 @@ ATF__PRIVATE void atf__slot_append_run(atf_session *s, atf__slot *sl, const uint
 #define ATF__KEEP_CHUNK_EVENTS 2048u
 #define ATF__KEEP_CHUNK_BYTES ((uint64_t)ATF__KEEP_CHUNK_EVENTS * ATF_INDEX_EVENT_SIZE)
 #define ATF__KEEP_DEFAULT_BYTES ((uint64_t)1 << 30)
-ATF__PRIVATE int atf__slot_trylock(atf__slot *sl); /* (10.7) */
+ATF__PRIVATE int atf__slot_trylock(atf__slot *sl); /* (>>drainpass) */
 ATF__PRIVATE void atf__slot_unlock(atf__slot *sl);
 
 ATF__PRIVATE void atf__keep_open(atf_session *s) {
@@ -6608,6 +6761,12 @@ ATF__PRIVATE void atf__slot_keep_release(atf_session *s, atf__slot *sl) {
     atf__session_unlock(s);
 }
 
+/* ---- 10.11 a slot's pass ------------------------------------------------------ >>slotpass */
+/* One slot's part of a drain pass: ATF_STAMP_TICKS stamps converted, detail before
+ * index events (written, or held by the flight recorder), its files made at
+ * the first visit, and the slot finalized once its producer closed (retired, in the
+ * flight recorder, until a trigger or the close writes what it holds). */
+
 ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head);
 ATF__PRIVATE void atf__slot_bracket(atf_session *s, atf__slot *sl, uint64_t newest);
 ATF__PRIVATE void atf__slot_convert_stamps(atf__slot *sl, const uint8_t *src, uint8_t *dst,
@@ -6990,6 +7149,11 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
     return moved;
 }
 
+/* ---- 10.12 drain passes ------------------------------------------------------ >>drainpass */
+/* The drain lock and the slot locks, a pass over every slot (the drain thread's, a
+ * pump's, the close's), a producer draining its own slot when its ring is full, and
+ * the figures a slot hands over for the manifest. */
+
 /* The drain lock, marking the thread as draining: a hook reached inside a pass neither
  * attaches nor drains its own ring again (that would take the lock twice). */
 ATF__PRIVATE void atf__drain_lock(atf_session *s) {
@@ -7138,7 +7302,7 @@ ATF__PRIVATE void atf__slot_publish(atf_session *s, atf__slot *sl, int dirty) {
     atf__session_unlock(s);
 }
 
-/* ---- 10.10 manifest.json ------------------------------------------------------ >>manifest */
+/* ---- 10.13 manifest.json ------------------------------------------------------ >>manifest */
 
 /* A growable text buffer; a failed allocation sticks and the text is then discarded. */
 typedef struct atf__text { char *p; size_t len, cap; int failed; } atf__text;
@@ -7163,10 +7327,6 @@ ATF__PRIVATE void atf__text_add(atf__text *t, const char *s, size_t n) {
 }
 
 ATF__PRIVATE void atf__text_str(atf__text *t, const char *s) { atf__text_add(t, s, strlen(s)); }
-
-ATF__PRIVATE int atf__is_hex(char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
 
 /* v in `base` (10 or 16, lowercase), digits written by hand: a manifest with thousands of
  * symbols is made of numbers, and snprintf is the slow part of writing it. */
@@ -7195,18 +7355,6 @@ ATF__PRIVATE void atf__text_double(atf__text *t, double v) {
     for (c = buf; *c; c++)
         if (*c == ',') *c = '.';
     atf__text_str(t, buf);
-}
-
-/* Copies src into dst[cap], cutting at a character boundary, always NUL-terminated. */
-ATF__PRIVATE void atf__copy_utf8(char *dst, size_t cap, const char *src) {
-    size_t n = src ? strlen(src) : 0;
-    if (!cap) return;
-    if (n >= cap) {
-        n = cap - 1;
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80) n--;
-    }
-    if (n) memcpy(dst, src, n);
-    dst[n] = '\0';
 }
 
 /* A JSON string with everything escaped that needs it: quote, backslash, control
@@ -7586,93 +7734,11 @@ ATF__PRIVATE int atf__manifest_refresh(atf_session *s, int force) {
     return write;
 }
 
-/* ---- 10.11 session API ------------------------------------------------------ >>sessionapi */
-
-/* The layout of the records in the session's rings: a packed session's are layout 1. */
-ATF__PRIVATE uint32_t atf__ring_layout(const atf_session_config *c) {
-    return c->layout == ATF_LAYOUT_PACKED ? ATF_LAYOUT_1 : c->layout;
-}
-
-/* Creates a slot: rings (owned, or the caller's) and consumer views, made before taking
- * s->lock (allocating a large ring can take long: other threads attach meanwhile), then
- * numbered and published under it, last, so the drain never sees a half-made slot. The
- * drain makes its directory and files. Caller does not hold s->lock. */
-
-ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, size_t index_size,
-                                              void *detail_mem, size_t detail_size,
-                                              const char *name, uint32_t thread_id,
-                                              atf__slot **out) {
-    atf__slot *sl;
-    atf_result rc;
-    uint64_t n;
-    if (atf__load_acquire_u64(&s->slot_count) >= s->cfg.max_threads) return ATF_E_FULL;
-    sl = (atf__slot *)ATF_MALLOC(sizeof *sl);
-    if (!sl) return ATF_E_NOMEM;
-    memset(sl, 0, sizeof *sl);
-    sl->keep_oldest_ns = UINT64_MAX; /* holds none */
-    sl->thread_id = thread_id;
-    atf__copy_utf8(sl->name, sizeof sl->name, name);
-    sl->name_given = name && *name;
-    if (!index_mem) {
-        index_size = atf_ring_memory_size(ATF_RING_INDEX, s->cfg.index_ring_events);
-        index_mem = atf__alloc_aligned(index_size, &sl->index_raw);
-        if (index_mem && s->cfg.detail_mode != ATF_DETAIL_OFF) {
-            detail_size = atf_ring_memory_size(ATF_RING_DETAIL, s->cfg.detail_ring_bytes);
-            detail_mem = atf__alloc_aligned(detail_size, &sl->detail_raw);
-        }
-        if (!index_mem || (s->cfg.detail_mode != ATF_DETAIL_OFF && !detail_mem)) {
-            ATF_FREE(sl->index_raw);
-            ATF_FREE(sl->detail_raw);
-            ATF_FREE(sl);
-            return ATF_E_NOMEM;
-        }
-        atf_ring_init(index_mem, index_size, ATF_RING_INDEX, s->cfg.index_ring_events,
-                      atf__ring_layout(&s->cfg), thread_id);
-        if (detail_mem) {
-            atf_ring_init(detail_mem, detail_size, ATF_RING_DETAIL, s->cfg.detail_ring_bytes,
-                          atf__ring_layout(&s->cfg), thread_id);
-            atf__mem_populate(detail_mem, detail_size);
-        }
-    }
-    rc = atf_producer_init(&sl->writer, index_mem, index_size, detail_mem, detail_size,
-                         sl->index_raw ? s->cfg.detail_mode : (uint32_t)ATF_DETAIL_OFF);
-    if (rc == ATF_OK) rc = atf_ring_attach(&sl->index_c, index_mem, index_size, 0);
-    if (rc == ATF_OK && detail_mem) rc = atf_ring_attach(&sl->detail_c, detail_mem, detail_size, 0);
-    if (rc == ATF_OK && !sl->index_raw &&
-        (sl->index_c.pos != 0 || (detail_mem && sl->detail_c.pos != 0)))
-        rc = ATF_E_STATE; /* positions would not match file positions */
-    if (rc == ATF_OK) {
-        if (!sl->index_raw) sl->thread_id = sl->index_c.shared->thread_id;
-        sl->layout = sl->index_c.shared->layout;
-        sl->has_detail_ring = detail_mem != NULL;
-        sl->writer.session = s;
-        sl->writer.overflow = s->cfg.overflow;
-        /* our own ring's first pages, before its producer has it; caller memory is left
-         * as the caller made it */
-        if (sl->index_raw) atf__slot_populate(sl, 0, ATF__POPULATE_FIRST);
-        else sl->populated = UINT64_MAX;
-    }
-    atf__session_lock(s);
-    n = s->slot_count;
-    if (rc == ATF_OK && n >= s->cfg.max_threads) rc = ATF_E_FULL;
-    if (rc == ATF_OK) {
-        sl->slot = sl->writer.slot = (uint32_t)n;
-        atf__mutex_init(&sl->lock);
-        atf__slot_stats(sl, &sl->shown.st);
-        s->slots[n] = sl;
-        atf__store_release_u64(&s->slot_count, n + 1);
-        s->manifest_dirty = 1;
-    }
-    atf__session_unlock(s);
-    if (rc != ATF_OK) {
-        ATF_FREE(sl->index_raw);
-        ATF_FREE(sl->detail_raw);
-        ATF_FREE(sl);
-        return rc;
-    }
-    *out = sl;
-    return ATF_OK;
-}
+/* ---- 10.14 session API: open and close -------------------------------------- >>sessionapi */
+/* Opening a session: the config checked, its directories made, the start anchor and a
+ * first manifest written, the drain thread started. Closing drains every ring and
+ * finalizes every file; a forked child gives the session up, leaving its files to the
+ * parent. */
 
 #if !defined(ATF_NO_THREADS)
 ATF__PRIVATE void atf__drain_main(void *arg) {
@@ -7744,21 +7810,6 @@ ATF__PRIVATE void atf__session_defaults(atf_session_config *c) {
     if (!c->detail_ring_bytes) c->detail_ring_bytes = 1u << 20;
     if (!c->drain_interval_us) c->drain_interval_us = 1000;
     if (!c->max_threads) c->max_threads = 1024;
-}
-
-/* Creates the directories of `path` one level at a time (mkdir -p). */
-ATF__PRIVATE int atf__mkdir_all(const char *path) {
-    char buf[1024];
-    size_t i, n = strlen(path);
-    if (n == 0 || n >= sizeof buf) return -1;
-    memcpy(buf, path, n + 1);
-    for (i = 1; i < n; i++) {
-        if (buf[i] != '/' && buf[i] != '\\') continue;
-        buf[i] = '\0';
-        if (buf[i - 1] != ':' && atf__mkdir(buf) < 0) return -1;
-        buf[i] = path[i];
-    }
-    return atf__mkdir(buf) < 0 ? -1 : 0;
 }
 
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_dir_make(const char *root, char *name,
@@ -8024,6 +8075,97 @@ ATFDEF ATF_NO_INSTRUMENT void atf_session_abandon_after_fork(atf_session *s) {
     atf__session_free(s);
 }
 
+/* ---- 10.15 session API: threads ------------------------------------------------- >>attach */
+/* A slot for each thread attached (its rings the session's, or the caller's), the
+ * calling thread's producer found, the manual pump, triggers and the tick conversion
+ * that names their time. */
+
+/* The layout of the records in the session's rings: a packed session's are layout 1. */
+ATF__PRIVATE uint32_t atf__ring_layout(const atf_session_config *c) {
+    return c->layout == ATF_LAYOUT_PACKED ? ATF_LAYOUT_1 : c->layout;
+}
+
+/* Creates a slot: rings (owned, or the caller's) and consumer views, made before taking
+ * s->lock (allocating a large ring can take long: other threads attach meanwhile), then
+ * numbered and published under it, last, so the drain never sees a half-made slot. The
+ * drain makes its directory and files. Caller does not hold s->lock. */
+
+ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, size_t index_size,
+                                              void *detail_mem, size_t detail_size,
+                                              const char *name, uint32_t thread_id,
+                                              atf__slot **out) {
+    atf__slot *sl;
+    atf_result rc;
+    uint64_t n;
+    if (atf__load_acquire_u64(&s->slot_count) >= s->cfg.max_threads) return ATF_E_FULL;
+    sl = (atf__slot *)ATF_MALLOC(sizeof *sl);
+    if (!sl) return ATF_E_NOMEM;
+    memset(sl, 0, sizeof *sl);
+    sl->keep_oldest_ns = UINT64_MAX; /* holds none */
+    sl->thread_id = thread_id;
+    atf__copy_utf8(sl->name, sizeof sl->name, name);
+    sl->name_given = name && *name;
+    if (!index_mem) {
+        index_size = atf_ring_memory_size(ATF_RING_INDEX, s->cfg.index_ring_events);
+        index_mem = atf__alloc_aligned(index_size, &sl->index_raw);
+        if (index_mem && s->cfg.detail_mode != ATF_DETAIL_OFF) {
+            detail_size = atf_ring_memory_size(ATF_RING_DETAIL, s->cfg.detail_ring_bytes);
+            detail_mem = atf__alloc_aligned(detail_size, &sl->detail_raw);
+        }
+        if (!index_mem || (s->cfg.detail_mode != ATF_DETAIL_OFF && !detail_mem)) {
+            ATF_FREE(sl->index_raw);
+            ATF_FREE(sl->detail_raw);
+            ATF_FREE(sl);
+            return ATF_E_NOMEM;
+        }
+        atf_ring_init(index_mem, index_size, ATF_RING_INDEX, s->cfg.index_ring_events,
+                      atf__ring_layout(&s->cfg), thread_id);
+        if (detail_mem) {
+            atf_ring_init(detail_mem, detail_size, ATF_RING_DETAIL, s->cfg.detail_ring_bytes,
+                          atf__ring_layout(&s->cfg), thread_id);
+            atf__mem_populate(detail_mem, detail_size);
+        }
+    }
+    rc = atf_producer_init(&sl->writer, index_mem, index_size, detail_mem, detail_size,
+                         sl->index_raw ? s->cfg.detail_mode : (uint32_t)ATF_DETAIL_OFF);
+    if (rc == ATF_OK) rc = atf_ring_attach(&sl->index_c, index_mem, index_size, 0);
+    if (rc == ATF_OK && detail_mem) rc = atf_ring_attach(&sl->detail_c, detail_mem, detail_size, 0);
+    if (rc == ATF_OK && !sl->index_raw &&
+        (sl->index_c.pos != 0 || (detail_mem && sl->detail_c.pos != 0)))
+        rc = ATF_E_STATE; /* positions would not match file positions */
+    if (rc == ATF_OK) {
+        if (!sl->index_raw) sl->thread_id = sl->index_c.shared->thread_id;
+        sl->layout = sl->index_c.shared->layout;
+        sl->has_detail_ring = detail_mem != NULL;
+        sl->writer.session = s;
+        sl->writer.overflow = s->cfg.overflow;
+        /* our own ring's first pages, before its producer has it; caller memory is left
+         * as the caller made it */
+        if (sl->index_raw) atf__slot_populate(sl, 0, ATF__POPULATE_FIRST);
+        else sl->populated = UINT64_MAX;
+    }
+    atf__session_lock(s);
+    n = s->slot_count;
+    if (rc == ATF_OK && n >= s->cfg.max_threads) rc = ATF_E_FULL;
+    if (rc == ATF_OK) {
+        sl->slot = sl->writer.slot = (uint32_t)n;
+        atf__mutex_init(&sl->lock);
+        atf__slot_stats(sl, &sl->shown.st);
+        s->slots[n] = sl;
+        atf__store_release_u64(&s->slot_count, n + 1);
+        s->manifest_dirty = 1;
+    }
+    atf__session_unlock(s);
+    if (rc != ATF_OK) {
+        ATF_FREE(sl->index_raw);
+        ATF_FREE(sl->detail_raw);
+        ATF_FREE(sl);
+        return rc;
+    }
+    *out = sl;
+    return ATF_OK;
+}
+
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_attach(atf_session *s, const char *name,
                                                        atf_producer **out) {
     atf__tls_entry *e;
@@ -8159,6 +8301,11 @@ ATFDEF ATF_NO_INSTRUMENT uint64_t atf_session_ticks_to_ns(atf_session *s, uint64
     if (ticks >= now.ticks) return atf__tick_forward(now.ns, ticks - now.ticks, rate);
     return atf__tick_forward(last.ns, ticks - last.ticks, r);
 }
+
+/* ---- 10.16 session API: metadata and figures ---------------------------------- >>metadata */
+/* What the manifest lists beside the threads (modules and their build ids, symbols,
+ * the command line, thread names, timing anchors), and what a session says of itself
+ * (its path, first error, each thread's figures, which bound stopped it). */
 
 ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_add_module(atf_session *s, uint32_t module_id,
                                                            const char *path, uint64_t base_address,
@@ -8936,16 +9083,6 @@ ATFDEF atf_result atf_detail_reader_verify_crc(atf_detail_reader *r) {
                            r->path, r->header.events_offset);
 }
 
-/* dir + "/" + leaf into buf; ATF_E_ARG when it does not fit. */
-ATF__PRIVATE atf_result atf__path_join(char *buf, size_t cap, const char *dir, const char *leaf) {
-    size_t a = strlen(dir), b = strlen(leaf);
-    if (a + 1 + b + 1 > cap) return ATF_E_ARG;
-    memcpy(buf, dir, a);
-    buf[a] = '/';
-    memcpy(buf + a + 1, leaf, b + 1);
-    return ATF_OK;
-}
-
 /* Maps side file `path` (gaps.atf, pauses.atf) of a thread, its header checked by
  * `decode`, and allocates *table for its whole records (*n of `size` bytes each). 0 when
  * it is absent, damaged or memory ran out (the error, but absence, in t->error). */
@@ -9191,68 +9328,6 @@ ATFDEF atf_result atf_thread_reader_verify_links(atf_thread_reader *t) {
  * links to repair, the CRC over the kept bytes with the repairs laid over them, footer and
  * header bytes through the writer's encoders); it is carried out after they are closed
  * (a mapped file cannot be cut on every OS): cut, links, footer, header, sync. */
-#if defined(ATF__OS_WINDOWS)
-ATF__PRIVATE int atf__path_exists(const char *path) {
-    wchar_t *w = atf__utf8_to_wide(path);
-    int yes = w && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES;
-    ATF_FREE(w);
-    return yes;
-}
-ATF__PRIVATE int atf__dir_remove(const char *path) {
-    wchar_t *w = atf__utf8_to_wide(path);
-    int ok = w && RemoveDirectoryW(w);
-    ATF_FREE(w);
-    return ok ? 0 : -1;
-}
-/* 1 when dir holds nothing but (optionally) an entry named `allowed` (*has_allowed tells),
- * 0 when it holds anything else, -1 when it cannot be read. */
-ATF__PRIVATE int atf__dir_holds_only(const char *dir, const char *allowed, int *has_allowed) {
-    char pattern[1100];
-    wchar_t *w, *wa;
-    WIN32_FIND_DATAW fd;
-    HANDLE h;
-    int only = 1;
-    *has_allowed = 0;
-    snprintf(pattern, sizeof pattern, "%s\\*", dir);
-    w = atf__utf8_to_wide(pattern);
-    wa = atf__utf8_to_wide(allowed);
-    h = w && wa ? FindFirstFileW(w, &fd) : INVALID_HANDLE_VALUE;
-    ATF_FREE(w);
-    if (h == INVALID_HANDLE_VALUE) {
-        ATF_FREE(wa);
-        return -1;
-    }
-    do {
-        if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0) continue;
-        if (wcscmp(fd.cFileName, wa) == 0) *has_allowed = 1;
-        else only = 0;
-    } while (FindNextFileW(h, &fd));
-    FindClose(h);
-    ATF_FREE(wa);
-    return only;
-}
-#else
-#  include <dirent.h>
-ATF__PRIVATE int atf__path_exists(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-ATF__PRIVATE int atf__dir_remove(const char *path) { return rmdir(path); }
-ATF__PRIVATE int atf__dir_holds_only(const char *dir, const char *allowed, int *has_allowed) {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int only = 1;
-    *has_allowed = 0;
-    if (!d) return -1;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        if (strcmp(e->d_name, allowed) == 0) *has_allowed = 1;
-        else only = 0;
-    }
-    closedir(d);
-    return only;
-}
-#endif
 
 ATFDEF const char *atf_recover_action_str(atf_recover_action a) {
     switch (a) {
@@ -9739,6 +9814,11 @@ ATF__PRIVATE atf_result atf__recover_run(atf_recover_report *r, atf__recover_pla
     return atf__recover_report_add(r, &p->item);
 }
 
+/* ---- 11.2 recovery: threads and files ------------------------------------- >>recoverfiles */
+/* A thread directory recovered as a whole (detail, then index with its links, the side
+ * files' torn records, files left under a temporary name), a file given alone (told
+ * apart by its magic), and a thread directory that never got its first file. */
+
 /* A side file of a thread, gaps.atf or pauses.atf (`kind`), validated by the thread reader
  * `t`, which loaded its `records` whole records: its torn last record, if any, is cut; gap
  * records past the event count stay (readers place them at the end, as the writer's
@@ -10073,7 +10153,7 @@ ATF__PRIVATE int atf__recover_slot_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* ---- 11.2 recovered manifest ----------------------------------------- >>recoveredmanifest */
+/* ---- 11.3 recovered manifest ----------------------------------------- >>recoveredmanifest */
 /* A manifest left "recording" is rewritten by the session writer's own encoder: the
  * session reader reads it, its metadata goes through the writer's calls into a session
  * that records nothing, and the threads' figures come from the recovered files. */
@@ -10268,7 +10348,7 @@ ATFDEF atf_result atf_recover_session_dir(const char *dir, const atf_recover_opt
     return out->error.code;
 }
 
-/* ---- 11.3 packing ---------------------------------------------------------- >>packing */
+/* ---- 11.4 packing -------------------------------------------------------------- >>packing */
 
 /* A converted file on its way: written in order under <path>.tmp. */
 typedef struct atf__convert_out {
@@ -10798,89 +10878,10 @@ ATF__PRIVATE int atf__json_double(const atf__json *j, size_t i, double *out) {
 }
 
 
-/* ---- 12.2 opening a pid_* directory -------------------------------------------- >>pidopen */
-/* A pid_* directory opened through its manifest and a scan of its
- * thread_* directories, joined into one list sorted by slot; then the k-way merge: a
- * loser tree of 64-bit keys (timestamp above thread index, branch-free min/max) picks the
- * next thread, and a thread that wins twice in a row keeps going while its timestamps
- * stay below the runner-up's, one comparison per event in the inline atf_merge_next, so
- * bursty interleavings cost close to a sequential scan. */
-#if defined(ATF__OS_WINDOWS)
-/* A file opened for reading in sequence (the order check), or ATF__FD_NONE. */
-ATF__PRIVATE atf__fd atf__fd_open_read(const char *path) {
-    wchar_t *w = atf__utf8_to_wide(path);
-    HANDLE h;
-    if (!w) return ATF__FD_NONE;
-    h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                    NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL);
-    ATF_FREE(w);
-    return h;
-}
-
-ATFDEF int atf_session_scan_threads(const char *pid_dir, void (*fn)(void *ctx, uint32_t slot),
-                                    void *ctx) {
-    char pattern[1100];
-    wchar_t *w;
-    WIN32_FIND_DATAW fd;
-    HANDLE h;
-    DWORD why;
-    snprintf(pattern, sizeof pattern, "%s\\thread_*", pid_dir);
-    w = atf__utf8_to_wide(pattern);
-    if (!w) return ENOMEM;
-    h = FindFirstFileW(w, &fd);
-    ATF_FREE(w);
-    /* no match in an existing directory is fine; a missing directory fails as opendir does */
-    why = h == INVALID_HANDLE_VALUE ? GetLastError() : 0;
-    if (why == ERROR_FILE_NOT_FOUND) return 0;
-    if (h == INVALID_HANDLE_VALUE) return why ? (int)why : -1;
-    do {
-        const wchar_t *n = fd.cFileName + 7;
-        uint64_t v = 0;
-        int digits = 0;
-        if (n[0] == L'0' && n[1] != 0) continue;
-        for (; *n >= L'0' && *n <= L'9' && digits < 10; n++, digits++) v = v * 10 + (uint64_t)(*n - L'0');
-        if (digits && !*n && v <= UINT32_MAX && (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
-            fn(ctx, (uint32_t)v);
-    } while (FindNextFileW(h, &fd));
-    FindClose(h);
-    return 0;
-}
-#else
-#  include <dirent.h>
-ATF__PRIVATE atf__fd atf__fd_open_read(const char *path) {
-    int fd;
-    do fd = open(path, O_RDONLY | O_CLOEXEC); while (fd < 0 && errno == EINTR);
-    return fd;
-}
-
-/* Whether dir/name is a directory (a file named thread_3 is no thread). */
-ATF__PRIVATE int atf__is_subdir(const char *dir, const char *name) {
-    char path[1100];
-    struct stat st;
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return 0;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-ATFDEF int atf_session_scan_threads(const char *pid_dir, void (*fn)(void *ctx, uint32_t slot),
-                                    void *ctx) {
-    DIR *d = opendir(pid_dir);
-    struct dirent *e;
-    if (!d) return errno ? errno : -1;
-    while ((e = readdir(d)) != NULL) {
-        const char *n = e->d_name;
-        uint64_t v = 0;
-        int digits = 0;
-        if (strncmp(n, "thread_", 7) != 0) continue;
-        n += 7;
-        if (n[0] == '0' && n[1] != '\0') continue; /* thread_07 is not thread_7 */
-        for (; *n >= '0' && *n <= '9' && digits < 10; n++, digits++) v = v * 10 + (uint64_t)(*n - '0');
-        if (digits && !*n && v <= UINT32_MAX && atf__is_subdir(pid_dir, e->d_name))
-            fn(ctx, (uint32_t)v);
-    }
-    closedir(d);
-    return 0;
-}
-#endif
+/* ---- 12.2 reading manifest.json ------------------------------------------- >>manifestread */
+/* manifest.json into the session reader: the session's facts, the threads it lists,
+ * symbols (sorted by function id), modules and timing anchors. A manifest that is not
+ * valid JSON with a "threads" array is not used at all (r->manifest says why). */
 
 ATFDEF const char *atf_manifest_state_str(atf_manifest_state s) {
     switch (s) {
@@ -10901,15 +10902,6 @@ typedef struct atf__thread_list {
     size_t found_count, found_cap;
     int failed;
 } atf__thread_list;
-
-ATF__PRIVATE void atf__session_reader_found(void *ctx, uint32_t slot) {
-    atf__thread_list *l = (atf__thread_list *)ctx;
-    if (!atf__grow((void **)&l->found, &l->found_cap, l->found_count, sizeof *l->found)) {
-        l->failed = 1;
-        return;
-    }
-    l->found[l->found_count++] = slot;
-}
 
 ATF__PRIVATE int atf__symbol_cmp(const void *a, const void *b) {
     uint64_t x = ((const atf_session_symbol *)a)->function_id;
@@ -11146,6 +11138,70 @@ ATF__PRIVATE void atf__session_reader_manifest(atf_session_reader *r, atf__threa
     atf__file_unmap(&img);
 }
 
+/* ---- 12.3 opening a pid_* directory -------------------------------------------- >>pidopen */
+/* A pid_* directory opened through its manifest and a scan of its thread_* directories,
+ * joined into one list sorted by slot, and every thread in it opened. */
+
+#if defined(ATF__OS_WINDOWS)
+ATFDEF int atf_session_scan_threads(const char *pid_dir, void (*fn)(void *ctx, uint32_t slot),
+                                    void *ctx) {
+    char pattern[1100];
+    wchar_t *w;
+    WIN32_FIND_DATAW fd;
+    HANDLE h;
+    DWORD why;
+    snprintf(pattern, sizeof pattern, "%s\\thread_*", pid_dir);
+    w = atf__utf8_to_wide(pattern);
+    if (!w) return ENOMEM;
+    h = FindFirstFileW(w, &fd);
+    ATF_FREE(w);
+    /* no match in an existing directory is fine; a missing directory fails as opendir does */
+    why = h == INVALID_HANDLE_VALUE ? GetLastError() : 0;
+    if (why == ERROR_FILE_NOT_FOUND) return 0;
+    if (h == INVALID_HANDLE_VALUE) return why ? (int)why : -1;
+    do {
+        const wchar_t *n = fd.cFileName + 7;
+        uint64_t v = 0;
+        int digits = 0;
+        if (n[0] == L'0' && n[1] != 0) continue;
+        for (; *n >= L'0' && *n <= L'9' && digits < 10; n++, digits++) v = v * 10 + (uint64_t)(*n - L'0');
+        if (digits && !*n && v <= UINT32_MAX && (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
+            fn(ctx, (uint32_t)v);
+    } while (FindNextFileW(h, &fd));
+    FindClose(h);
+    return 0;
+}
+#else
+ATFDEF int atf_session_scan_threads(const char *pid_dir, void (*fn)(void *ctx, uint32_t slot),
+                                    void *ctx) {
+    DIR *d = opendir(pid_dir);
+    struct dirent *e;
+    if (!d) return errno ? errno : -1;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        uint64_t v = 0;
+        int digits = 0;
+        if (strncmp(n, "thread_", 7) != 0) continue;
+        n += 7;
+        if (n[0] == '0' && n[1] != '\0') continue; /* thread_07 is not thread_7 */
+        for (; *n >= '0' && *n <= '9' && digits < 10; n++, digits++) v = v * 10 + (uint64_t)(*n - '0');
+        if (digits && !*n && v <= UINT32_MAX && atf__is_subdir(pid_dir, e->d_name))
+            fn(ctx, (uint32_t)v);
+    }
+    closedir(d);
+    return 0;
+}
+#endif
+
+ATF__PRIVATE void atf__session_reader_found(void *ctx, uint32_t slot) {
+    atf__thread_list *l = (atf__thread_list *)ctx;
+    if (!atf__grow((void **)&l->found, &l->found_cap, l->found_count, sizeof *l->found)) {
+        l->failed = 1;
+        return;
+    }
+    l->found[l->found_count++] = slot;
+}
+
 typedef struct atf__slot_ref {
     uint32_t slot;
     uint32_t scanned;            /* 0: a manifest entry, 1: found by the scan */
@@ -11323,8 +11379,10 @@ ATFDEF void atf_session_reader_close(atf_session_reader *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* The order of a thread's file, settled on first need (see the section's head): one pass
- * over its timestamps, in pieces, says whether they ever decrease and gives their range. */
+/* ---- 12.4 a thread's order ------------------------------------------------------- >>order */
+/* The order of a thread's file, settled on first need (the head of >>sessionreader says
+ * why): one pass over its timestamps, in pieces, says whether they ever decrease and gives
+ * their range. */
 typedef struct atf__order_pass {
     uint64_t prev, lo, hi;
     int unordered;
@@ -11460,6 +11518,10 @@ ATFDEF int atf_session_reader_check_order(atf_session_reader *r, atf_session_thr
     return t ? t->out_of_order : any;
 }
 
+/* ---- 12.5 lookups -------------------------------------------------------------- >>lookups */
+/* An open reader's lookups: a symbol by function id, a timing anchor by name and its
+ * clock's reading at a time, a thread by slot, an index file's first event at a time. */
+
 /* The first entry of function_id in r->symbols (sorted), or NULL. */
 ATF__PRIVATE atf_session_symbol *atf__session_reader_find_symbol(const atf_session_reader *r,
                                                                  uint64_t function_id) {
@@ -11550,7 +11612,11 @@ ATFDEF uint64_t atf_index_reader_seek(const atf_index_reader *r, uint64_t t_ns, 
     return lo;
 }
 
-/* ---- 12.3 merge ------------------------------------------------------------------ >>merge */
+/* ---- 12.6 merge ------------------------------------------------------------------ >>merge */
+/* The k-way merge: a loser tree of 64-bit keys (timestamp above thread index, branch-free
+ * min/max) picks the next thread, and a thread that wins twice in a row keeps going while
+ * its timestamps stay below the runner-up's, one comparison per event in the inline
+ * atf_merge_next, so bursty interleavings cost close to a sequential scan. */
 
 /* The timestamp of record seq among records of `stride` bytes that begin with it. */
 #define ATF__EVENT_TS(events, seq) atf__load_le64((events) + (seq) * stride)

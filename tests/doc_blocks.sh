@@ -164,16 +164,36 @@ fi
 # atf.h's map: the tags of its CONTENTS (">>name") against the section banners. Every
 # banner carries a tag the contents list, every tag has a banner, a section ("====") has
 # one banner in each half (the generated tables: the implementation's only), and each
-# half follows the contents' order.
+# half follows the contents' order. The numbers: the contents count sections 1, 2, ... and
+# the subsections of section k k.1, k.2, ... in order, and a banner has its tag's number.
 tags_problem=$(awk '
+    # the number a contents line or a banner starts with ("3." and "3" are 3), or ""
+    function number_of(s) {
+        sub(/^ \*[ \t]*/, "", s)
+        sub(/^\/\* (====|----) /, "", s)
+        if (!match(s, /^[0-9]+(\.[0-9]*)?[ \t]/)) return ""
+        s = substr(s, 1, RLENGTH - 1)
+        sub(/\.$/, "", s)
+        return s
+    }
     /CONTENTS\./ { contents = 1 }
     /QUICK START/ { contents = 0 }
     contents {
         line = $0
+        num = number_of($0)
         while (match(line, / >>[a-z0-9]+ /)) {
             t = substr(line, RSTART + 3, RLENGTH - 4)
-            if (!(t in order)) order[t] = ++n
+            if (!(t in order)) { order[t] = ++n; number[t] = num }
             line = substr(line, RSTART + RLENGTH)
+            if (num == "") continue
+            if (split(num, part, ".") == 1) {
+                if (num != sec + 1) print ">>" t ": numbered " num " in CONTENTS, " sec + 1 " expected"
+                sec = num; sub_no = 0
+            } else {
+                if (part[1] != sec || part[2] != sub_no + 1)
+                    print ">>" t ": numbered " num " in CONTENTS, " sec "." sub_no + 1 " expected"
+                sub_no = part[2]
+            }
         }
         next
     }
@@ -181,6 +201,8 @@ tags_problem=$(awk '
         if (!match($0, / >>[a-z0-9]+ \*\/$/)) { print "banner without a tag, line " NR ": " $0; next }
         t = substr($0, RSTART + 3, RLENGTH - 6)
         if (!(t in order)) { print "banner tag >>" t " (line " NR ") not in CONTENTS"; next }
+        if (number_of($0) != number[t])
+            print ">>" t " (line " NR ") numbered \"" number_of($0) "\", in CONTENTS \"" number[t] "\""
         seen[t]++
         if ($0 ~ /^\/\* ====/) sections[t]++
         if (t == "config") { half++; last = 0 }

@@ -5,7 +5,7 @@
  * Output, as C text in two parts:
  *   - the x^n mod P constants that merge the three crc32 streams of the SSE4.2 path and
  *     those that fold 128-bit lanes forward in the VPCLMULQDQ path: paste between the
- *     markers "crc32c constants: generated" and "end of generated constants" (section 6);
+ *     markers "crc32c constants: generated" and "end of generated constants" (>>crc32c);
  *   - the slicing-by-16 table and its accessor: paste between "crc32c tables: generated"
  *     and "end of generated tables" (the generated tables at the end of the file).
  * tests/test_crc32c.c recomputes every value, so a stale paste fails the tests. */
