@@ -162,12 +162,14 @@ clean:
 # traced program's own code gets -finstrument-functions; atf_instrument.c must never get it.
 INSTR     := tools/instrument
 INSTR_OBJ := $(BUILD)/obj/atf_instrument.o
+# what it compiles in from tools/: the demangler, the signal names, the ELF symbol reader
+INSTR_DEPS := tools/demangle.c tools/demangle.h tools/signal_names.h tools/elf_symbols.h atf.h
 # the fixture programs the tracer's checks and the benchmark run (tests/programs/)
 PROGS     := tests/programs
 PROGS_BIN := $(BUILD)/programs
 
 # -fno-instrument-functions: the tracer stays unhooked even when CFLAGS asks for hooks
-$(INSTR_OBJ): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h tools/signal_names.h atf.h
+$(INSTR_OBJ): $(INSTR)/atf_instrument.c $(INSTR_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -c -o $@ $<
 
@@ -175,7 +177,7 @@ $(INSTR_OBJ): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h tools/
 # under): any program built with -finstrument-functions is traced without relinking.
 INSTR_SO := $(BUILD)/libatf_instrument.so
 all: $(INSTR_SO)
-$(INSTR_SO): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h tools/signal_names.h atf.h
+$(INSTR_SO): $(INSTR)/atf_instrument.c $(INSTR_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -fPIC -shared -o $@ $< -ldl $(LDLIBS_ALL)
 
