@@ -103,7 +103,8 @@ test: all test-programs $(BUILD)/tests/cli_gen $(BUILD)/tests/crash_trials $(BUI
 	  tests/run_all.sh $(TESTS) $(BUILD)/tests/crash_trials tests/compile_checks.sh \
 	  tests/cli_checks.sh tests/window_checks.sh tests/examples_checks.sh tests/doc_blocks.sh \
 	  tests/cmake_checks.sh tests/instrument_checks.sh tests/cpp_checks.sh tests/bounds_checks.sh \
-	  tests/names_checks.sh tests/profile_checks.sh tests/report_checks.sh tests/demangle_checks.sh
+	  tests/names_checks.sh tests/profile_checks.sh tests/report_checks.sh tests/demangle_checks.sh \
+	  tests/elf_symbols_checks.sh
 
 # tests/window_checks.sh: cut_trace cuts a trace to a window with the library alone (what
 # the windows of the atf command are compared with); window_probe runs the command's walk
@@ -162,12 +163,14 @@ clean:
 # traced program's own code gets -finstrument-functions; atf_instrument.c must never get it.
 INSTR     := tools/instrument
 INSTR_OBJ := $(BUILD)/obj/atf_instrument.o
+# what it compiles in from tools/: the demangler, the signal names, the ELF symbol reader
+INSTR_DEPS := tools/demangle.c tools/demangle.h tools/signal_names.h tools/elf_symbols.h atf.h
 # the fixture programs the tracer's checks and the benchmark run (tests/programs/)
 PROGS     := tests/programs
 PROGS_BIN := $(BUILD)/programs
 
 # -fno-instrument-functions: the tracer stays unhooked even when CFLAGS asks for hooks
-$(INSTR_OBJ): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h tools/signal_names.h atf.h
+$(INSTR_OBJ): $(INSTR)/atf_instrument.c $(INSTR_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -c -o $@ $<
 
@@ -175,7 +178,7 @@ $(INSTR_OBJ): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h tools/
 # under): any program built with -finstrument-functions is traced without relinking.
 INSTR_SO := $(BUILD)/libatf_instrument.so
 all: $(INSTR_SO)
-$(INSTR_SO): $(INSTR)/atf_instrument.c tools/demangle.c tools/demangle.h tools/signal_names.h atf.h
+$(INSTR_SO): $(INSTR)/atf_instrument.c $(INSTR_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -fPIC -shared -o $@ $< -ldl $(LDLIBS_ALL)
 
@@ -222,21 +225,28 @@ $(PROGS_BIN)/busy_traced: $(PROGS)/busy.c $(INSTR_OBJ)
 	$(CC) $(CFLAGS_ALL) -o $@ $(BUILD)/obj/busy_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
 
 # Programs for the preloaded tracer, compiled with the hooks and linked without a tracer:
-# forks.c (a parent, two children, a grandchild) and shlib_main.c, whose code is partly
-# in libshlib_part.so (shlib_part.c), found next to it through its run path.
-test-programs: $(PROGS_BIN)/forks_hooked $(PROGS_BIN)/shlib_main
+# forks.c (a parent, two children, a grandchild)
+test-programs: $(PROGS_BIN)/forks_hooked
 
 $(PROGS_BIN)/forks_hooked: $(PROGS)/forks.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $<
 
-$(PROGS_BIN)/libshlib_part.so: $(PROGS)/shlib_part.c $(PROGS)/shlib_part.map
+# Programs in two halves: NAME_main.c, linked with libNAME_part.so (NAME_part.c and its
+# version script NAME_part.map), found next to it through its run path. shlib_main.c has
+# its code partly in libshlib_part.so; aliases_main.c has functions with several names,
+# in the program and, versioned, in libaliases_part.so (tests/elf_symbols_checks.sh).
+# Both halves are listed: a library made on the way is not deleted afterwards.
+TWO_HALVES := shlib aliases
+test-programs: $(TWO_HALVES:%=$(PROGS_BIN)/%_main) $(TWO_HALVES:%=$(PROGS_BIN)/lib%_part.so)
+
+$(PROGS_BIN)/lib%_part.so: $(PROGS)/%_part.c $(PROGS)/%_part.map
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -finstrument-functions -fPIC -shared -o $@ $< \
-	  -Wl,--version-script=$(PROGS)/shlib_part.map
+	  -Wl,--version-script=$(PROGS)/$*_part.map
 
-$(PROGS_BIN)/shlib_main: $(PROGS)/shlib_main.c $(PROGS_BIN)/libshlib_part.so
-	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< -L$(PROGS_BIN) -lshlib_part \
+$(PROGS_BIN)/%_main: $(PROGS)/%_main.c $(PROGS_BIN)/lib%_part.so
+	$(CC) $(CFLAGS_ALL) -finstrument-functions -o $@ $< -L$(PROGS_BIN) -l$*_part \
 	  -Wl,-rpath,'$$ORIGIN'
 
 # longjmp.c (calls left by longjmp, a handler on sigaltstack, a coroutine) for the

@@ -1,10 +1,11 @@
-/* test_symbolize.c - naming functions offline from their module files (tools/symbolize.c):
- * ELF64 files built here byte by byte (which symbol holds an offset, which tables and
- * types count, the build id note), the same files damaged in every field that points
- * somewhere, and truncated or scrambled copies of this program's own file, which must
- * never crash a lookup; then on Linux this program's own functions, looked up by their
- * address minus the load bias, and a session whose manifest lists functions by location
- * only, which `atf stats` must show by name (and not when the build id differs). */
+/* test_symbolize.c - naming functions offline from their module files (tools/symbolize.c,
+ * tools/elf_symbols.h): ELF64 files built here byte by byte (which symbol holds an offset,
+ * which tables and types count, versions, the tie rule of aliases, the build id note), the
+ * same files damaged in every field that points somewhere, and truncated or scrambled
+ * copies of this program's own file, which must never crash a lookup; then on Linux this
+ * program's own functions, looked up by their address minus the load bias, and a session
+ * whose manifest lists functions by location only, which `atf stats` must show by name
+ * (and not when the build id differs). */
 #define ATF_IMPLEMENTATION
 #include "atf.h"
 
@@ -31,6 +32,7 @@ typedef struct fe_sym {
     unsigned type;                   /* 2 FUNC, 10 GNU_IFUNC, 1 OBJECT, ... */
     uint16_t shndx;                  /* 0: undefined */
     uint64_t value, size;
+    int local;                       /* 1: STB_LOCAL, 0: STB_GLOBAL */
 } fe_sym;
 
 typedef struct fe_file {
@@ -78,7 +80,7 @@ static void fe_build(fe_file *f, const fe_sym *syms, size_t n, uint32_t tab_type
         size_t name = 1, k;
         for (k = 0; k < i; k++) name += strlen(syms[k].name) + 1;
         fe_le32(s, name);
-        s[4] = (uint8_t)(0x10 | syms[i].type); /* STB_GLOBAL */
+        s[4] = (uint8_t)((syms[i].local ? 0x00 : 0x10) | syms[i].type); /* binding, type */
         fe_le16(s + 6, syms[i].shndx);
         fe_le64(s + 8, syms[i].value);
         fe_le64(s + 16, syms[i].size);
@@ -114,14 +116,22 @@ static const char *fe_lookup(const fe_file *f, uint64_t offset, char *buf, size_
     return buf;
 }
 
+/* Whether the lookup of offset in f gives `want`; what it gave is printed when not. */
+static int fe_names(const fe_file *f, uint64_t offset, const char *want) {
+    char buf[64];
+    if (strcmp(fe_lookup(f, offset, buf, sizeof buf), want) == 0) return 1;
+    printf("  offset 0x%" PRIx64 ": expected \"%s\", found \"%s\"\n", offset, want, buf);
+    return 0;
+}
+
 static const fe_sym fe_syms[] = {
-    {"big", 2, 1, 0x1000, 0x100},          /* holds small and the label */
-    {"small", 2, 1, 0x1040, 0x10},
-    {"label", 2, 1, 0x1080, 0},            /* size 0: only its own address */
-    {"ifunc", 10, 1, 0x2000, 0x20},
-    {"object", 1, 1, 0x3000, 0x100},       /* data: never a function's name */
-    {"undefined", 2, 0, 0x4000, 0x100},    /* an import: not in this file */
-    {"tail", 2, 1, 0xFFFFFFFFFFFFFFF0ull, 0x10},
+    {"big", 2, 1, 0x1000, 0x100, 0},       /* holds small and the label */
+    {"small", 2, 1, 0x1040, 0x10, 0},
+    {"label", 2, 1, 0x1080, 0, 0},         /* size 0: only its own address */
+    {"ifunc", 10, 1, 0x2000, 0x20, 0},
+    {"object", 1, 1, 0x3000, 0x100, 0},    /* data: never a function's name */
+    {"undefined", 2, 0, 0x4000, 0x100, 0}, /* an import: not in this file */
+    {"tail", 2, 1, 0xFFFFFFFFFFFFFFF0ull, 0x10, 0},
 };
 enum { FE_NSYMS = sizeof fe_syms / sizeof fe_syms[0] };
 
@@ -166,11 +176,11 @@ static void test_lookup(void) {
  * one address the default version ("@@") before another, before a plain name. */
 static void test_versions(void) {
     static const fe_sym syms[] = {
-        {"plain_alias", 2, 1, 0x1000, 0x10},
-        {"open@V_1", 2, 1, 0x1000, 0x10},
-        {"open@@V_2", 2, 1, 0x1000, 0x10},
-        {"close@V_1", 2, 1, 0x2000, 0x10},  /* no default version: its own name */
-        {"@V_3", 2, 1, 0x3000, 0x10},       /* nothing before the '@': kept whole */
+        {"plain_alias", 2, 1, 0x1000, 0x10, 0},
+        {"open@V_1", 2, 1, 0x1000, 0x10, 0},
+        {"open@@V_2", 2, 1, 0x1000, 0x10, 0},
+        {"close@V_1", 2, 1, 0x2000, 0x10, 0}, /* no default version: its own name */
+        {"@V_3", 2, 1, 0x3000, 0x10, 0},      /* nothing before the '@': kept whole */
     };
     static fe_file f;
     char buf[64];
@@ -180,6 +190,40 @@ static void test_versions(void) {
     CHECK(strcmp(fe_lookup(&f, 0x3000, buf, sizeof buf), "@V_3") == 0);
     fe_build(&f, syms, 1, 2, NULL, 0);
     CHECK(strcmp(fe_lookup(&f, 0x1000, buf, sizeof buf), "plain_alias") == 0);
+}
+
+/* Aliases (tools/elf_symbols.h's tie rule): a sized symbol before a label, a global
+ * before a local, fewer leading underscores, then the name's bytes; the same answer
+ * whatever the order in the file. (Versions: test_versions.) */
+static void test_aliases(void) {
+    static const fe_sym syms[] = {
+        {"a_static_impl", 2, 1, 0x1000, 0x10, 1},
+        {"z_exported", 2, 1, 0x1000, 0x10, 0},   /* global: before the local */
+        {"__libc_read", 2, 1, 0x2000, 0x10, 0},
+        {"read", 2, 1, 0x2000, 0x10, 0},         /* no leading underscore */
+        {"__read", 2, 1, 0x2000, 0x10, 0},
+        {"scale_zeta", 2, 1, 0x3000, 0x10, 0},
+        {"scale_alpha", 2, 1, 0x3000, 0x10, 0},  /* the first by its bytes */
+        {"a_label", 2, 1, 0x4000, 0, 0},
+        {"b_body", 2, 1, 0x4000, 0x20, 0},       /* sized: before the label */
+    };
+    static const struct { uint64_t offset; const char *name; } expected[] = {
+        {0x1000, "z_exported"}, {0x1008, "z_exported"}, {0x2000, "read"},
+        {0x3004, "scale_alpha"}, {0x4000, "b_body"}, {0x4010, "b_body"},
+    };
+    enum { N = sizeof syms / sizeof syms[0] };
+    static fe_file f;
+    fe_sym reversed[N];
+    size_t i, round;
+    for (i = 0; i < N; i++) reversed[i] = syms[N - 1 - i];
+    for (round = 0; round < 2; round++) {
+        fe_build(&f, round ? reversed : syms, N, 2, NULL, 0);
+        for (i = 0; i < sizeof expected / sizeof expected[0]; i++)
+            CHECK(fe_names(&f, expected[i].offset, expected[i].name));
+    }
+    /* a local alone is named */
+    fe_build(&f, syms, 1, 2, NULL, 0);
+    CHECK(fe_names(&f, 0x1000, "a_static_impl"));
 }
 
 /* ==== damaged files =================================================================== */
@@ -503,6 +547,7 @@ static void test_session_named_offline(void) {
 static const test_case tests[] = {
     {"lookup", test_lookup},
     {"versions", test_versions},
+    {"aliases", test_aliases},
     {"damaged_fields", test_damaged_fields},
     {"not_elf", test_not_elf},
     {"self", test_self},

@@ -11,6 +11,9 @@
  *   main.c            the command table, help, main()
  *   demangle.h, demangle.c  C++ names demangled (full, short) and matched: the tree's
  *                     one demangler, which the tracer compiles in too
+ *   symbolize.h, symbolize.c  functions named offline from their module files, through
+ *                     elf_symbols.h: the tree's one reader of ELF symbols and their tie
+ *                     rule, which the tracer compiles in too
  *   facts.h, facts.c  what info and verify judge about one file (recovery, CRC, footer)
  *   walk.h, walk.c    call/return pairing per thread, shared by stats, tree, export, diff
  *   profile.h, profile.c  per function and per call path figures from the walk, shared

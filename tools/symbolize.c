@@ -7,38 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ==== ELF64, the little of it we read ================================================ */
-/* From the System V gABI (ELF-64 Object File Format) and the GNU build-id note. Offsets
- * are of the fields in the file, all little-endian here. */
+/* ==== ELF64, the rest of what we read ================================================ */
+/* Beside the symbol tables (elf_symbols.h): the build id note and what a program links.
+ * From the System V gABI and the GNU build-id note; offsets are of the fields in the file. */
 enum {
-    ELF_EHDR_SIZE = 64,              /* Elf64_Ehdr */
-    ELF_SHDR_SIZE = 64,              /* Elf64_Shdr */
     ELF_PHDR_SIZE = 56,              /* Elf64_Phdr */
-    ELF_SYM_SIZE = 24,               /* Elf64_Sym */
-    ELF_CLASS64 = 2, ELF_DATA_LSB = 1,    /* e_ident[4], e_ident[5] */
-    ELF_SHT_SYMTAB = 2, ELF_SHT_STRTAB = 3, ELF_SHT_NOTE = 7, ELF_SHT_DYNSYM = 11,
+    ELF_SHT_NOTE = 7,
     ELF_PT_NOTE = 4,
-    ELF_STT_FUNC = 2, ELF_STT_GNU_IFUNC = 10,
-    ELF_SHN_UNDEF = 0,
     ELF_NT_GNU_BUILD_ID = 3
 };
 
 /* Limits that keep a hostile file from costing much: a section count far above any real
  * file's, and notes (a build id is 20 bytes) read only when small. (e_phnum is 16 bits.) */
 enum { SYM_MAX_SECTIONS = 1 << 20, SYM_MAX_NOTES_BYTES = 1 << 16 };
-/* Functions looked at below the last one starting at or before an offset, for a symbol
- * that holds it (symbols rarely nest; this bounds the cost when they do). */
-enum { SYM_SCAN_BACK = 64 };
-
-static uint16_t sym_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-
-static uint32_t sym_le32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t sym_le64(const uint8_t *p) {
-    return (uint64_t)sym_le32(p) | (uint64_t)sym_le32(p + 4) << 32;
-}
 
 /* ==== reading: a file or bytes in memory, every range checked ======================== */
 typedef struct sym_src {
@@ -80,64 +61,43 @@ static uint8_t *sym_read_alloc(const sym_src *s, uint64_t off, uint64_t n, atf_r
 }
 
 /* ==== sections ======================================================================== */
-typedef struct sym_section {
-    uint32_t type, link;
-    uint64_t offset, size, entsize;
-} sym_section;
-
 typedef struct sym_elf {
     const sym_src *src;
-    sym_section *sections;
+    elf_header header;
+    elf_section *sections;
     size_t section_count;
-    uint64_t phoff;
-    uint16_t phentsize, phnum;
 } sym_elf;
 
-static void sym_section_decode(const uint8_t *h, sym_section *s) {
-    s->type = sym_le32(h + 4);
-    s->offset = sym_le64(h + 24);
-    s->size = sym_le64(h + 32);
-    s->link = sym_le32(h + 40);
-    s->entsize = sym_le64(h + 56);
-}
-
-/* The section count: e_shnum, or section 0's sh_size when e_shnum is 0 (more than
- * 0xff00 sections). 0 when there is none or it cannot be read. */
-static uint64_t sym_section_count(const sym_src *s, uint64_t shoff, uint16_t shnum) {
-    uint8_t h[ELF_SHDR_SIZE];
-    if (shoff == 0) return 0;
-    if (shnum) return shnum;
-    if (!sym_read(s, shoff, h, sizeof h)) return 0;
-    return sym_le64(h + 32);
+/* The section count (elf_section_count), section 0 read when it holds it. */
+static uint64_t sym_section_count(const sym_src *s, const elf_header *h) {
+    uint8_t raw[ELF_SHDR_SIZE];
+    elf_section first;
+    if (h->shoff == 0 || h->shnum || !sym_read(s, h->shoff, raw, sizeof raw))
+        return elf_section_count(h, NULL);
+    elf_section_decode(raw, &first);
+    return elf_section_count(h, &first);
 }
 
 /* The header and section headers of the ELF64 little-endian file at s into *e. */
 static atf_result sym_elf_open(sym_elf *e, const sym_src *s) {
     uint8_t h[ELF_EHDR_SIZE], *table;
-    uint64_t shoff, count, i;
-    uint16_t shentsize;
+    uint64_t count, i;
     atf_result rc;
     memset(e, 0, sizeof *e);
     e->src = s;
-    if (!sym_read(s, 0, h, sizeof h) || memcmp(h, "\177ELF", 4) != 0 || h[4] != ELF_CLASS64 ||
-        h[5] != ELF_DATA_LSB)
-        return ATF_E_MAGIC;
-    e->phoff = sym_le64(h + 32);
-    e->phentsize = sym_le16(h + 54);
-    e->phnum = sym_le16(h + 56);
-    shoff = sym_le64(h + 40);
-    shentsize = sym_le16(h + 58);
-    count = sym_section_count(s, shoff, sym_le16(h + 60));
+    if (!sym_read(s, 0, h, sizeof h) || !elf_header_decode(h, &e->header)) return ATF_E_MAGIC;
+    count = sym_section_count(s, &e->header);
     if (count == 0) return ATF_OK; /* no sections: the program headers may still say */
-    if (shentsize < ELF_SHDR_SIZE || count > SYM_MAX_SECTIONS) return ATF_E_CORRUPT;
-    table = sym_read_alloc(s, shoff, count * shentsize, &rc);
+    if (e->header.shentsize < ELF_SHDR_SIZE || count > SYM_MAX_SECTIONS) return ATF_E_CORRUPT;
+    table = sym_read_alloc(s, e->header.shoff, count * e->header.shentsize, &rc);
     if (!table) return rc;
-    e->sections = (sym_section *)calloc((size_t)count, sizeof *e->sections);
+    e->sections = (elf_section *)calloc((size_t)count, sizeof *e->sections);
     if (!e->sections) {
         free(table);
         return ATF_E_NOMEM;
     }
-    for (i = 0; i < count; i++) sym_section_decode(table + i * shentsize, &e->sections[i]);
+    for (i = 0; i < count; i++)
+        elf_section_decode(table + i * e->header.shentsize, &e->sections[i]);
     e->section_count = (size_t)count;
     free(table);
     return ATF_OK;
@@ -146,11 +106,22 @@ static atf_result sym_elf_open(sym_elf *e, const sym_src *s) {
 static void sym_elf_close(sym_elf *e) { free(e->sections); }
 
 /* The first section of type `type`, or NULL. */
-static const sym_section *sym_find_section(const sym_elf *e, uint32_t type) {
+static const elf_section *sym_find_section(const sym_elf *e, uint32_t type) {
     size_t i;
     for (i = 0; i < e->section_count; i++)
         if (e->sections[i].type == type) return &e->sections[i];
     return NULL;
+}
+
+/* The symbol table to name functions from (elf_symbol_table_worth), or NULL. */
+static const elf_section *sym_symbol_table(const sym_elf *e) {
+    const elf_section *best = NULL;
+    size_t i;
+    for (i = 0; i < e->section_count; i++)
+        if (elf_symbol_table_worth(e->sections[i].type) >
+            (best ? elf_symbol_table_worth(best->type) : 0))
+            best = &e->sections[i];
+    return best;
 }
 
 /* ==== the build id ==================================================================== */
@@ -160,8 +131,8 @@ static int sym_notes_build_id(sym_module *m, const uint8_t *p, uint64_t n) {
     static const char hex[] = "0123456789abcdef";
     uint64_t at = 0;
     while (n - at >= 12) {
-        uint64_t namesz = sym_le32(p + at), descsz = sym_le32(p + at + 4);
-        uint32_t type = sym_le32(p + at + 8);
+        uint64_t namesz = atf__load_le32(p + at), descsz = atf__load_le32(p + at + 4);
+        uint32_t type = atf__load_le32(p + at + 8);
         uint64_t name_at = at + 12, desc_at = name_at + ((namesz + 3) & ~(uint64_t)3);
         uint64_t next = desc_at + ((descsz + 3) & ~(uint64_t)3);
         if (desc_at > n || descsz > n - desc_at) return 0; /* a note past the end */
@@ -203,53 +174,34 @@ static void sym_build_id(sym_module *m, const sym_elf *e) {
         if (e->sections[i].type == ELF_SHT_NOTE &&
             sym_read_notes(m, e->src, e->sections[i].offset, e->sections[i].size))
             return;
-    if (e->phoff == 0 || e->phentsize < ELF_PHDR_SIZE) return;
-    for (i = 0; i < e->phnum; i++) {
-        if (!sym_read(e->src, e->phoff + (uint64_t)i * e->phentsize, ph, sizeof ph)) return;
-        if (sym_le32(ph) == ELF_PT_NOTE && sym_read_notes(m, e->src, sym_le64(ph + 8),
-                                                          sym_le64(ph + 32)))
+    if (e->header.phoff == 0 || e->header.phentsize < ELF_PHDR_SIZE) return;
+    for (i = 0; i < e->header.phnum; i++) {
+        uint64_t at = e->header.phoff + (uint64_t)i * e->header.phentsize;
+        if (!sym_read(e->src, at, ph, sizeof ph)) return;
+        if (atf__load_le32(ph) == ELF_PT_NOTE &&
+            sym_read_notes(m, e->src, atf__load_le64(ph + 8), atf__load_le64(ph + 32)))
             return;
     }
 }
 
 /* ==== the function symbols ============================================================ */
-static int sym_func_cmp(const void *a, const void *b) {
-    const sym_func *x = (const sym_func *)a, *y = (const sym_func *)b;
-    if (x->value != y->value) return x->value < y->value ? -1 : 1;
-    if (x->size != y->size) return x->size > y->size ? -1 : 1; /* the larger first */
-    if (x->version != y->version) return x->version - y->version; /* as the tracer ranks */
-    return x->name < y->name ? -1 : x->name > y->name;
-}
-
-/* How name (in m's strtab) is versioned (see sym_func), after which its version is cut
- * off in place, so that "f@@V_2" reads f as the tracer names it. A string the linker
- * shares as another's tail holds the same '@', so cutting it there is right for both. */
-static int sym_cut_version(sym_module *m, size_t name) {
-    char *at = strchr(m->strtab + name, '@');
-    int version;
-    if (!at || at == m->strtab + name) return 2;
-    version = at[1] == '@' ? 0 : 1;
-    *at = '\0';
-    return version;
-}
-
-/* Whether entry h of a symbol table names a defined function with a name inside m's
- * string table (which ends with a NUL of its own: see sym_read_alloc). */
-static int sym_is_function(const sym_module *m, const uint8_t *h) {
-    uint32_t name = sym_le32(h);
-    unsigned type = h[4] & 15u;
-    return (type == ELF_STT_FUNC || type == ELF_STT_GNU_IFUNC) &&
-           sym_le16(h + 6) != ELF_SHN_UNDEF && name > 0 && name < m->strtab_size &&
-           m->strtab[name] != '\0';
+/* Ends each function's name before its version, in m's copy of the string table, so that
+ * lookups give "f" for "f@@V_2" as the tracer names it. Done once they are sorted (the
+ * tie rule reads the versions). A string the linker shares as another's tail holds the
+ * same '@', so cutting it there is right for both. */
+static void sym_cut_versions(sym_module *m) {
+    size_t i;
+    for (i = 0; i < m->count; i++)
+        m->strtab[(size_t)(m->funcs[i].name - m->strtab) + m->funcs[i].name_len] = '\0';
 }
 
 /* The functions of symbol table `tab` (its strings in section tab->link) into m. */
-static atf_result sym_load_functions(sym_module *m, const sym_elf *e, const sym_section *tab) {
-    const sym_section *str;
-    uint64_t entsize = tab->entsize ? tab->entsize : (uint64_t)ELF_SYM_SIZE, count, i;
+static atf_result sym_load_functions(sym_module *m, const sym_elf *e, const elf_section *tab) {
+    const elf_section *str;
+    uint64_t entsize = elf_symbol_entry_size(tab), count;
     uint8_t *syms;
     atf_result rc;
-    if (entsize < ELF_SYM_SIZE || tab->link >= e->section_count) return ATF_E_CORRUPT;
+    if (entsize == 0 || tab->link >= e->section_count) return ATF_E_CORRUPT;
     str = &e->sections[tab->link];
     if (str->type != ELF_SHT_STRTAB) return ATF_E_CORRUPT;
     m->strtab = (char *)sym_read_alloc(e->src, str->offset, str->size, &rc);
@@ -258,38 +210,26 @@ static atf_result sym_load_functions(sym_module *m, const sym_elf *e, const sym_
     count = tab->size / entsize;
     syms = sym_read_alloc(e->src, tab->offset, count * entsize, &rc);
     if (!syms) return rc;
-    m->funcs = (sym_func *)malloc((size_t)(count ? count : 1) * sizeof *m->funcs);
+    m->funcs = (elf_symbol *)malloc((size_t)(count ? count : 1) * sizeof *m->funcs);
     if (!m->funcs) {
         free(syms);
         return ATF_E_NOMEM;
     }
-    for (i = 0; i < count; i++) {
-        const uint8_t *h = syms + i * entsize;
-        sym_func *f;
-        if (!sym_is_function(m, h)) continue;
-        f = &m->funcs[m->count++];
-        f->name = sym_le32(h);
-        f->value = sym_le64(h + 8);
-        f->size = sym_le64(h + 16);
-        f->version = 2;
-    }
-    /* cut only once every name is known: a cut would empty "@V" names read later */
-    for (i = 0; i < m->count; i++) m->funcs[i].version = sym_cut_version(m, m->funcs[i].name);
+    m->count = elf_symbols_read(syms, count, entsize, m->strtab, m->strtab_size, m->funcs);
     free(syms);
-    qsort(m->funcs, m->count, sizeof *m->funcs, sym_func_cmp);
+    sym_cut_versions(m);
     return ATF_OK;
 }
 
 static atf_result sym_module_load(sym_module *m, const sym_src *s) {
-    const sym_section *tab;
+    const elf_section *tab;
     sym_elf e;
     atf_result rc;
     memset(m, 0, sizeof *m);
     rc = sym_elf_open(&e, s);
     if (rc == ATF_OK) {
         sym_build_id(m, &e);
-        tab = sym_find_section(&e, ELF_SHT_SYMTAB);
-        if (!tab) tab = sym_find_section(&e, ELF_SHT_DYNSYM);
+        tab = sym_symbol_table(&e);
         if (tab) rc = sym_load_functions(m, &e, tab);
     }
     sym_elf_close(&e);
@@ -336,24 +276,8 @@ void sym_module_close(sym_module *m) {
 }
 
 const char *sym_module_lookup(const sym_module *m, uint64_t offset) {
-    size_t lo = 0, hi = m->count, i, stop;
-    while (lo < hi) { /* lo: the first function starting after offset */
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->funcs[mid].value <= offset) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return NULL;
-    for (i = lo; i > 0 && m->funcs[i - 1].value == offset; i--) {} /* exact: the first, the largest */
-    if (i < lo) return m->strtab + m->funcs[i].name;
-    stop = lo > SYM_SCAN_BACK ? lo - SYM_SCAN_BACK : 0;
-    for (i = lo; i > stop; i--) {
-        const sym_func *f = &m->funcs[i - 1];
-        if (offset - f->value >= f->size) continue;
-        while (f > m->funcs && f[-1].value == f->value && f[-1].size == f->size)
-            f--; /* of aliases, the first in sym_func_cmp's order */
-        return m->strtab + f->name;
-    }
-    return NULL;
+    const elf_symbol *f = elf_symbols_find(m->funcs, m->count, offset);
+    return f ? f->name : NULL;
 }
 
 /* ==== naming a session's functions ==================================================== */
@@ -412,29 +336,29 @@ static char *sym_strdup(const char *text) {
 static int sym_has_interpreter(const sym_elf *e) {
     uint8_t h[4];
     uint16_t i;
-    if (e->phentsize < ELF_PHDR_SIZE) return 0;
-    for (i = 0; i < e->phnum; i++)
-        if (sym_read(e->src, e->phoff + (uint64_t)i * e->phentsize, h, sizeof h) &&
-            sym_le32(h) == ELF_PT_INTERP)
+    if (e->header.phentsize < ELF_PHDR_SIZE) return 0;
+    for (i = 0; i < e->header.phnum; i++)
+        if (sym_read(e->src, e->header.phoff + (uint64_t)i * e->header.phentsize, h, sizeof h) &&
+            atf__load_le32(h) == ELF_PT_INTERP)
             return 1;
     return 0;
 }
 
 /* How symbol table `tab` names `name`: 0 not at all, 1 undefined, 2 defined. */
-static int sym_table_names(const sym_elf *e, const sym_section *tab, const char *name) {
-    uint64_t entsize = tab->entsize ? tab->entsize : (uint64_t)ELF_SYM_SIZE, count, i;
+static int sym_table_names(const sym_elf *e, const elf_section *tab, const char *name) {
+    uint64_t entsize = elf_symbol_entry_size(tab), count, i;
     uint8_t *syms = NULL, *str = NULL;
     atf_result rc;
     int found = 0;
-    if (entsize < ELF_SYM_SIZE || tab->link >= e->section_count) return 0;
+    if (entsize == 0 || tab->link >= e->section_count) return 0;
     count = tab->size / entsize;
     str = sym_read_alloc(e->src, e->sections[tab->link].offset, e->sections[tab->link].size, &rc);
     if (str) syms = sym_read_alloc(e->src, tab->offset, count * entsize, &rc);
     for (i = 0; syms && i < count && !found; i++) {
         const uint8_t *h = syms + i * entsize;
-        uint32_t at = sym_le32(h);
+        uint32_t at = atf__load_le32(h);
         if (at < e->sections[tab->link].size && strcmp((const char *)str + at, name) == 0)
-            found = sym_le16(h + 6) == ELF_SHN_UNDEF ? 1 : 2;
+            found = atf__load_le16(h + 6) == ELF_SHN_UNDEF ? 1 : 2;
     }
     free(syms);
     free(str);
@@ -442,7 +366,7 @@ static int sym_table_names(const sym_elf *e, const sym_section *tab, const char 
 }
 
 /* The DT_NEEDED names and the run path of dynamic section `dyn` into p. */
-static atf_result sym_read_dynamic(const sym_elf *e, const sym_section *dyn, sym_program *p) {
+static atf_result sym_read_dynamic(const sym_elf *e, const elf_section *dyn, sym_program *p) {
     uint64_t count = dyn->size / ELF_DYN_SIZE, i;
     uint8_t *ents, *str;
     atf_result rc;
@@ -453,7 +377,7 @@ static atf_result sym_read_dynamic(const sym_elf *e, const sym_section *dyn, sym
     p->needed = (char **)calloc((size_t)count + 1, sizeof *p->needed);
     for (i = 0; ents && p->needed && i < count; i++) {
         const uint8_t *ent = ents + i * ELF_DYN_SIZE;
-        uint64_t tag = sym_le64(ent), at = sym_le64(ent + 8);
+        uint64_t tag = atf__load_le64(ent), at = atf__load_le64(ent + 8);
         char *text;
         if ((tag != ELF_DT_NEEDED && tag != ELF_DT_RUNPATH && tag != ELF_DT_RPATH) ||
             at >= e->sections[dyn->link].size)
@@ -475,7 +399,7 @@ static atf_result sym_read_dynamic(const sym_elf *e, const sym_section *dyn, sym
 }
 
 atf_result sym_program_read(sym_program *p, const char *path) {
-    const sym_section *tab, *dyn;
+    const elf_section *tab, *dyn;
     sym_src s;
     sym_elf e;
     atf_result rc;

@@ -5,9 +5,9 @@
  * (SIGKILL, a crash) leaves a manifest whose functions have a module and an offset (the
  * address minus the module's load bias, i.e. the ELF symbol value) but no name. The
  * tools then read the module file themselves: an ELF64 little-endian file, its .symtab
- * (else .dynsym), the STT_FUNC and STT_GNU_IFUNC symbol whose [value, value + size)
- * holds the offset (one starting exactly there preferred), and its NT_GNU_BUILD_ID note,
- * which must match the manifest's build id when both are known.
+ * (else .dynsym), the function symbol that names the offset, chosen as the tracer chooses
+ * it (elf_symbols.h: which symbols count, the tie rule of aliases, versioned names), and
+ * its NT_GNU_BUILD_ID note, which must match the manifest's build id when both are known.
  *
  * Only standard C file I/O, every on-disk field through explicit little-endian loads
  * and every offset and size checked against the file's size: a module file may be
@@ -16,20 +16,14 @@
 #define ATF_TOOLS_SYMBOLIZE_H
 
 #include "core.h"
-
-/* A function symbol of a module: where it starts, how long it is, where its name is. */
-typedef struct sym_func {
-    uint64_t value, size;
-    size_t name;                     /* offset of its NUL-terminated name in strtab */
-    int version;                     /* 0 "f@@V" (the default version), 1 "f@V", 2 "f";
-                                        the name itself stops before the '@' */
-} sym_func;
+#include "elf_symbols.h"
 
 /* What a module file says about functions. */
 typedef struct sym_module {
-    sym_func *funcs;                 /* sorted by value */
+    elf_symbol *funcs;               /* sorted by value, then the tie rule; each name ends
+                                        before its version ("f@@V_2" reads "f") */
     size_t count;
-    char *strtab;                    /* the symbol table's string table */
+    char *strtab;                    /* the symbol table's string table, names in funcs */
     size_t strtab_size;
     char build_id[65];               /* its NT_GNU_BUILD_ID as lowercase hex, "" when none */
 } sym_module;

@@ -49,8 +49,8 @@
  *   - Names are resolved once, at exit, never on the hot path: the module's ELF symbol
  *     table (.symtab, which has static functions too; else .dynsym), then dladdr(), else
  *     "module+0xoffset". A symbol version is dropped ("f@@V_2" is f, for the filters
- *     too); of several symbols at one address, a global one is taken, a versioned one
- *     first (the name callers use), then the first by name.
+ *     too); of several symbols at one address, the tie rule of tools/elf_symbols.h
+ *     chooses (the atf command names functions offline through the same file).
  *   - longjmp (and siglongjmp) leave calls without their exit hooks. Each thread keeps a
  *     shadow stack of its open calls (inst_frame): where each one's frame is (the CFA of
  *     the function body that called the entry hook: the hook's own plus a frame size the
@@ -142,6 +142,7 @@
 #define DEMANGLE_STATIC
 #include "../demangle.c"
 #include "../signal_names.h" /* the signal names atf record checks too */
+#include "../elf_symbols.h"  /* the tree's one reader of ELF symbols, its tie rule too */
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -1349,118 +1350,91 @@ void *__cxa_begin_catch(void *exc) {
 }
 
 /* ---- names: ELF symbol tables ------------------------------------------------------ */
-/* A function symbol. A versioned one (.symver: "name@@VERSION", the default version,
- * or "name@VERSION") is named without its version: `len` is the length before the '@'. */
-typedef struct inst_sym {
-    uint64_t value, size;
-    const char *name;
-    size_t len;
-    int rank;                    /* on a tie: global before local; of those, the default
-                                    version, then another version, then plain names */
-} inst_sym;
+/* A module file, mapped, and the functions of its symbol table (.symtab when present,
+ * else .dynsym), read by tools/elf_symbols.h: which symbols count, the name an address
+ * gets where several start, versions left out. A file that is missing or no ELF64
+ * little-endian file gives no symbols (names fall back). */
 typedef struct inst_elf {
     void *map;
     size_t size;
-    inst_sym *syms;              /* functions, sorted by value, globals first on a tie */
+    elf_symbol *syms;            /* sorted by value, then by the tie rule */
     size_t n;
 } inst_elf;
 
-NOI static int inst_sym_cmp(const void *a, const void *b) {
-    const inst_sym *x = (const inst_sym *)a, *y = (const inst_sym *)b;
-    if (x->value != y->value) return x->value < y->value ? -1 : 1;
-    if (x->rank != y->rank) return x->rank - y->rank;
-    return strcmp(x->name, y->name); /* the same name whatever the order in the file */
+/* The number of section headers, 0 when there are none or they lie outside the file. */
+NOI static uint64_t inst_elf_section_count(const inst_elf *e, const elf_header *h) {
+    elf_section first;
+    uint64_t count, room;
+    if (h->shoff == 0 || h->shoff > e->size || h->shentsize < ELF_SHDR_SIZE) return 0;
+    room = (e->size - h->shoff) / h->shentsize;
+    if (room == 0) return 0;
+    elf_section_decode((const uint8_t *)e->map + h->shoff, &first);
+    count = elf_section_count(h, &first);
+    return count <= room ? count : 0;
 }
 
-/* The rank of a symbol (see inst_sym), and its name's length without the version. */
-NOI static int inst_sym_rank(const char *name, int local, size_t *len) {
-    const char *at = strchr(name, '@');
-    int rank = at == NULL ? 2 : at[1] == '@' ? 0 : 1;
-    *len = at && at != name ? (size_t)(at - name) : strlen(name);
-    return (local ? 3 : 0) + rank;
+/* Section header i (of count) into *out; 0 when the bytes it describes lie outside the file. */
+NOI static int inst_elf_section(const inst_elf *e, const elf_header *h, uint64_t count,
+                                uint64_t i, elf_section *out) {
+    if (i >= count) return 0;
+    elf_section_decode((const uint8_t *)e->map + h->shoff + i * h->shentsize, out);
+    return out->offset <= e->size && out->size <= e->size - out->offset;
 }
 
-/* Section header i into *sh, checked against the file. */
-NOI static int inst_elf_shdr(const inst_elf *e, uint64_t shoff, uint64_t shnum, uint64_t i,
-                             Elf64_Shdr *sh) {
-    if (i >= shnum) return 0;
-    memcpy(sh, (const uint8_t *)e->map + shoff + i * sizeof *sh, sizeof *sh);
-    return sh->sh_offset <= e->size && sh->sh_size <= e->size - sh->sh_offset;
-}
-
-/* Collects the function symbols of section `idx` (a SHT_SYMTAB or SHT_DYNSYM). */
-NOI static void inst_elf_collect(inst_elf *e, uint64_t shoff, uint64_t shnum, uint64_t idx) {
-    Elf64_Shdr sh, st;
+/* Collects the functions of symbol table `tab` (its strings in section tab->link). */
+NOI static void inst_elf_collect(inst_elf *e, const elf_header *h, uint64_t count,
+                                 const elf_section *tab) {
     const uint8_t *base = (const uint8_t *)e->map;
-    uint64_t entsize, n, i;
-    if (!inst_elf_shdr(e, shoff, shnum, idx, &sh) || !inst_elf_shdr(e, shoff, shnum, sh.sh_link, &st))
+    uint64_t entsize = elf_symbol_entry_size(tab), n;
+    elf_section str;
+    if (entsize == 0 || !inst_elf_section(e, h, count, tab->link, &str) ||
+        str.type != ELF_SHT_STRTAB)
         return;
-    if (st.sh_type != SHT_STRTAB) return;
-    entsize = sh.sh_entsize ? sh.sh_entsize : sizeof(Elf64_Sym);
-    if (entsize < sizeof(Elf64_Sym)) return;
-    n = sh.sh_size / entsize;
-    if (n == 0 || n > SIZE_MAX / sizeof(inst_sym)) return;
-    e->syms = (inst_sym *)malloc((size_t)n * sizeof(inst_sym));
+    n = tab->size / entsize;
+    if (n == 0 || n > SIZE_MAX / sizeof *e->syms) return;
+    e->syms = (elf_symbol *)malloc((size_t)n * sizeof *e->syms);
     if (!e->syms) return;
-    for (i = 0; i < n; i++) {
-        Elf64_Sym s;
-        unsigned type;
-        const char *name;
-        memcpy(&s, base + sh.sh_offset + i * entsize, sizeof s);
-        type = ELF64_ST_TYPE(s.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || !s.st_value)
-            continue;
-        if (s.st_name == 0 || s.st_name >= st.sh_size) continue;
-        name = (const char *)base + st.sh_offset + s.st_name;
-        if (!memchr(name, 0, (size_t)(st.sh_size - s.st_name))) continue; /* unterminated */
-        e->syms[e->n].value = s.st_value;
-        e->syms[e->n].size = s.st_size;
-        e->syms[e->n].name = name;
-        e->syms[e->n].rank = inst_sym_rank(name, ELF64_ST_BIND(s.st_info) == STB_LOCAL,
-                                           &e->syms[e->n].len);
-        e->n++;
-    }
-    qsort(e->syms, e->n, sizeof *e->syms, inst_sym_cmp);
+    e->n = elf_symbols_read(base + tab->offset, n, entsize, (const char *)base + str.offset,
+                            str.size, e->syms);
 }
 
-/* Maps the file and reads its function symbols: .symtab when present, else .dynsym.
- * Only 64-bit ELF of the host's byte order; everything is bounds-checked against the
- * file size. A file that is missing or not ELF gives no symbols (names fall back). */
+/* The index of the symbol table to read: the first of the best kind (.symtab, else
+ * .dynsym: elf_symbol_table_worth), as symbolize.c picks it; count when there is none. */
+NOI static uint64_t inst_elf_symbol_table(const inst_elf *e, const elf_header *h,
+                                          uint64_t count) {
+    elf_section sh;
+    uint64_t i, best = count;
+    int worth = 0;
+    for (i = 0; i < count; i++) {
+        elf_section_decode((const uint8_t *)e->map + h->shoff + i * h->shentsize, &sh);
+        if (elf_symbol_table_worth(sh.type) > worth) {
+            worth = elf_symbol_table_worth(sh.type);
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Maps the file at path and reads its functions; everything is checked against the file. */
 NOI static void inst_elf_open(inst_elf *e, const char *path) {
-    static const uint16_t one = 1;
-    Elf64_Ehdr eh;
-    Elf64_Shdr sh;
+    elf_header h;
+    elf_section tab;
     struct stat st;
-    uint64_t shnum, i, pick = 0;
+    uint64_t count;
     int fd;
     memset(e, 0, sizeof *e);
     if (!path[0] || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= sizeof eh &&
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= ELF_EHDR_SIZE &&
         (uint64_t)st.st_size <= SIZE_MAX) {
         e->size = (size_t)st.st_size;
         e->map = mmap(NULL, e->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (e->map == MAP_FAILED) e->map = NULL;
     }
     close(fd);
-    if (!e->map) return;
-    memcpy(&eh, e->map, sizeof eh);
-    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_ident[EI_DATA] != (*(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB) ||
-        eh.e_shoff == 0 || eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > e->size ||
-        (e->size - eh.e_shoff) / sizeof(Elf64_Shdr) < 1)
-        return;
-    shnum = eh.e_shnum;
-    if (shnum == 0) { /* more than 0xff00 sections: the count is in section 0 */
-        memcpy(&sh, (const uint8_t *)e->map + eh.e_shoff, sizeof sh);
-        shnum = sh.sh_size;
-    }
-    if (shnum > (e->size - eh.e_shoff) / sizeof(Elf64_Shdr)) return;
-    for (i = 1; i < shnum; i++) {
-        memcpy(&sh, (const uint8_t *)e->map + eh.e_shoff + i * sizeof sh, sizeof sh);
-        if (sh.sh_type == SHT_SYMTAB) { pick = i; break; }
-        if (sh.sh_type == SHT_DYNSYM && !pick) pick = i;
-    }
-    if (pick) inst_elf_collect(e, eh.e_shoff, shnum, pick);
+    if (!e->map || !elf_header_decode((const uint8_t *)e->map, &h)) return;
+    count = inst_elf_section_count(e, &h);
+    if (inst_elf_section(e, &h, count, inst_elf_symbol_table(e, &h, count), &tab))
+        inst_elf_collect(e, &h, count, &tab);
 }
 
 NOI static void inst_elf_close(inst_elf *e) {
@@ -1468,31 +1442,17 @@ NOI static void inst_elf_close(inst_elf *e) {
     if (e->map) munmap(e->map, e->size);
 }
 
-/* The name of the function at file address v: exact match, else the symbol containing
- * it ("name+0x10" in buf), without a symbol version. NULL when no symbol covers v. */
+/* The name of the function at file address v (elf_symbols_find), without its version: the
+ * symbol's name when one starts at v, else "name+0x10" in buf. NULL when none holds v. */
 NOI static const char *inst_elf_name(const inst_elf *e, uint64_t v, char *buf, size_t cap) {
-    size_t lo = 0, hi = e->n, i;
-    const inst_sym *sym;
-    while (lo < hi) { /* first symbol with value > v */
-        size_t mid = lo + (hi - lo) / 2;
-        if (e->syms[mid].value <= v) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return NULL;
-    i = lo - 1;
-    while (i > 0 && e->syms[i - 1].value == e->syms[i].value) i--; /* the best rank */
-    sym = &e->syms[i];
-    if (sym->value == v && sym->name[sym->len] == '\0') return sym->name;
-    if (sym->value == v) {
-        snprintf(buf, cap, "%.*s", (int)sym->len, sym->name);
-        return buf;
-    }
-    if (v - sym->value < sym->size) {
-        snprintf(buf, cap, "%.*s+0x%llx", (int)sym->len, sym->name,
+    const elf_symbol *sym = elf_symbols_find(e->syms, e->n, v);
+    if (!sym) return NULL;
+    if (sym->value == v && sym->name[sym->name_len] == '\0') return sym->name;
+    if (sym->value == v) snprintf(buf, cap, "%.*s", (int)sym->name_len, sym->name);
+    else
+        snprintf(buf, cap, "%.*s+0x%llx", (int)sym->name_len, sym->name,
                  (unsigned long long)(v - sym->value));
-        return buf;
-    }
-    return NULL;
+    return buf;
 }
 
 NOI static const char *inst_basename(const char *p) {
