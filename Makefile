@@ -71,9 +71,11 @@ $(BUILD)/tests/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 # the instrumentation test builds all of its code, atf.h included, with the hooks on
 $(BUILD)/tests/test_instrument: CFLAGS_ALL += -finstrument-functions
 
-# tests/test_export.c and the export benchmark compile the atf command in (tools/embed.h)
-$(BUILD)/tests/test_export: $(TOOLS_SRC) $(wildcard tools/*.h)
-$(BUILD)/tests/test_symbolize: $(TOOLS_SRC) $(wildcard tools/*.h)
+# The harnesses of the commands (they include tests/cli_traces.h), tests/test_symbolize.c and
+# the export benchmark compile the atf command in (tools/embed.h); grep finds the harnesses
+EMBED_TESTS := $(patsubst tests/%.c,%,$(shell grep -l -e '^$(HASH)include "cli_traces.h"' \
+                 -e '^$(HASH)include "../tools/embed.h"' $(wildcard tests/test_*.c)))
+$(EMBED_TESTS:%=$(BUILD)/tests/%): $(TOOLS_SRC) $(wildcard tools/*.h)
 
 # the C++ names (tools/demangle.c): its harness compiles the demangler in
 $(BUILD)/tests/test_demangle: tools/demangle.c tools/demangle.h
@@ -410,7 +412,8 @@ FUZZ_CC     ?= clang
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_DEPS   := fuzz/fuzz_common.h atf.h tests/fixtures.h
 VALGRIND_TESTS := $(filter $(addprefix $(BUILD)/tests/,test_reader test_format test_ktrace \
-                    test_merge test_faults test_regress test_golden test_export),$(TESTS))
+                    test_merge test_faults test_regress test_golden test_stats test_tree \
+                    test_info test_diff test_core test_walk test_export),$(TESTS))
 
 .PHONY: fuzz fuzz-replay fuzz-seeds sanitize valgrind $(addprefix fuzz-run-,$(FUZZ_TARGETS))
 
