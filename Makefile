@@ -6,7 +6,8 @@
 #   make bench    benchmark figures into build/bench.json (make bench-real: real programs)
 #   make demo     records the sample program with atf record, then inspects and exports it;
 #                 then a C++ program whose exceptions leave frames (its tree)
-#   make tsan     the ring, session, stress, merge, tick, overflow and bounds tests under ThreadSanitizer (build/tsan/)
+#   make tsan     the ring, session, stress, manifest, merge, tick, overflow and bounds tests under
+#                 ThreadSanitizer (build/tsan/)
 #   make crash-trials [CRASH_TRIALS=100]   atf gen SIGKILLed at chosen moments, then
 #                 recover and verify --strict, every thread checked against what it produced
 #   make stress [STRESS_THREADS=64 STRESS_EVENTS=1000000]   many producers, small rings:
@@ -71,9 +72,11 @@ $(BUILD)/tests/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 # the instrumentation test builds all of its code, atf.h included, with the hooks on
 $(BUILD)/tests/test_instrument: CFLAGS_ALL += -finstrument-functions
 
-# tests/test_export.c and the export benchmark compile the atf command in (tools/embed.h)
-$(BUILD)/tests/test_export: $(TOOLS_SRC) $(wildcard tools/*.h)
-$(BUILD)/tests/test_symbolize: $(TOOLS_SRC) $(wildcard tools/*.h)
+# The harnesses of the commands (they include tests/cli_traces.h), tests/test_symbolize.c and
+# the export benchmark compile the atf command in (tools/embed.h); grep finds the harnesses
+EMBED_TESTS := $(patsubst tests/%.c,%,$(shell grep -l -e '^$(HASH)include "cli_traces.h"' \
+                 -e '^$(HASH)include "../tools/embed.h"' $(wildcard tests/test_*.c)))
+$(EMBED_TESTS:%=$(BUILD)/tests/%): $(TOOLS_SRC) $(wildcard tools/*.h)
 
 # the C++ names (tools/demangle.c): its harness compiles the demangler in
 $(BUILD)/tests/test_demangle: tools/demangle.c tools/demangle.h
@@ -140,7 +143,9 @@ $(BUILD)/tsan/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(TSAN_FLAGS) -o $@ $< $(filter %.o,$^) $(LDLIBS_ALL)
 
-tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_stress $(BUILD)/tsan/test_merge $(BUILD)/tsan/test_ticks $(BUILD)/tsan/test_overflow $(BUILD)/tsan/test_bounds
+tsan: $(BUILD)/tsan/test_ring $(BUILD)/tsan/test_session $(BUILD)/tsan/test_stress \
+  $(BUILD)/tsan/test_manifest $(BUILD)/tsan/test_merge $(BUILD)/tsan/test_ticks \
+  $(BUILD)/tsan/test_overflow $(BUILD)/tsan/test_bounds
 	@tests/run_all.sh $^
 
 $(BUILD)/bench: bench/bench.c $(wildcard bench/*.h) $(TOOLS_SRC) $(wildcard tools/*.h) atf.h
@@ -420,7 +425,8 @@ FUZZ_CC     ?= clang
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_DEPS   := fuzz/fuzz_common.h atf.h tests/fixtures.h
 VALGRIND_TESTS := $(filter $(addprefix $(BUILD)/tests/,test_reader test_format test_ktrace \
-                    test_merge test_faults test_regress test_golden test_export),$(TESTS))
+                    test_manifest test_merge test_faults test_regress test_golden test_stats test_tree \
+                    test_info test_diff test_core test_walk test_export),$(TESTS))
 
 .PHONY: fuzz fuzz-replay fuzz-seeds sanitize valgrind $(addprefix fuzz-run-,$(FUZZ_TARGETS))
 

@@ -83,11 +83,12 @@ for cc in $CC_LIST; do
             [ "$name" = malloc ] && grep -q 'define ATF_MALLOC' "$src" && f=-std=c99
             # harnesses that need what a configuration takes away are named, not run:
             # crash trials, the session suite and the hook test record with the drain
-            # thread (ATF_NO_THREADS has none); the export tests link tools/
-            # code that frees with the C library what it allocates with it
+            # thread (ATF_NO_THREADS has none); the PATH kinds of test_core.c read a
+            # lone thread directory, whose session reader tools/core.c gives a thread
+            # array from the C library for the library's allocator to free
             case "$name/$prog" in
             no-threads/test_crash | no-threads/test_session | no-threads/test_instrument | \
-            malloc/test_export)
+            malloc/test_core)
                 echo "$prog" >>"$dir/not_run"
                 continue ;;
             esac

@@ -3,10 +3,12 @@
  * Strict RFC 8259: j_parse() reads the whole text into nodes (objects and arrays link
  * their members in order), decodes strings (escapes, surrogate pairs) into UTF-8, keeps
  * numbers as their text, and rejects anything else, including invalid UTF-8, nesting
- * deeper than 64 and trailing garbage. Node 0 is the root; j_get/j_str/j_u64 read the
- * members of an object; j_free releases a document (also after a failed parse).
- * j_utf8_len tells a valid UTF-8 sequence, for checks of other output too.
- * Self-contained (C library only); include once per test program. */
+ * deeper than 64 and trailing garbage. Node 0 is the root; j_get/j_str/j_u64/j_i64 read
+ * the members of an object, j_count/j_at/j_find the elements of an array (or the members
+ * of an object); j_free releases a document (also after a failed parse). j_utf8_len
+ * tells a valid UTF-8 sequence, for checks of other output too.
+ * Self-contained (C library only); include once per test program, which uses some of
+ * its readers. */
 #ifndef ATF_TESTS_JSON_DECODE_H
 #define ATF_TESTS_JSON_DECODE_H
 
@@ -14,9 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#  define JD_UNUSED __attribute__((unused))
+#else
+#  define JD_UNUSED
+#endif
+
 /* Length of the valid UTF-8 sequence at s (n > 0 bytes left), or 0 when it is not one:
  * a stray continuation byte, an overlong form, a surrogate or a code point past U+10FFFF. */
-static size_t j_utf8_len(const unsigned char *s, size_t n) {
+static JD_UNUSED size_t j_utf8_len(const unsigned char *s, size_t n) {
     unsigned c = s[0];
     size_t len, i;
     unsigned long cp;
@@ -245,7 +253,7 @@ static long j_value(jdoc *d) {
     }
 }
 
-static void j_free(jdoc *d) {
+static JD_UNUSED void j_free(jdoc *d) {
     size_t i;
     for (i = 0; i < d->count; i++) {
         free(d->nodes[i].key);
@@ -256,7 +264,7 @@ static void j_free(jdoc *d) {
 }
 
 /* Parses text (len bytes); 1 when it is one valid JSON value and nothing else. */
-static int j_parse(jdoc *d, const char *text, size_t len) {
+static JD_UNUSED int j_parse(jdoc *d, const char *text, size_t len) {
     long root;
     memset(d, 0, sizeof *d);
     d->p = text;
@@ -266,7 +274,7 @@ static int j_parse(jdoc *d, const char *text, size_t len) {
     return root == 0 && d->p == d->end;
 }
 
-static long j_get(const jdoc *d, long obj, const char *key) {
+static JD_UNUSED long j_get(const jdoc *d, long obj, const char *key) {
     long c;
     if (obj < 0 || d->nodes[obj].type != J_OBJ) return -1;
     for (c = d->nodes[obj].child; c >= 0; c = d->nodes[c].next)
@@ -274,13 +282,46 @@ static long j_get(const jdoc *d, long obj, const char *key) {
     return -1;
 }
 
-static const char *j_str(const jdoc *d, long obj, const char *key) {
+static JD_UNUSED const char *j_str(const jdoc *d, long obj, const char *key) {
     long n = j_get(d, obj, key);
     return n >= 0 && (d->nodes[n].type == J_STR || d->nodes[n].type == J_NUM) ? d->nodes[n].str : "";
 }
 
-static uint64_t j_u64(const jdoc *d, long obj, const char *key) {
+static JD_UNUSED uint64_t j_u64(const jdoc *d, long obj, const char *key) {
     return strtoull(j_str(d, obj, key), NULL, 10);
+}
+
+static JD_UNUSED int64_t j_i64(const jdoc *d, long obj, const char *key) {
+    return (int64_t)strtoll(j_str(d, obj, key), NULL, 10);
+}
+
+/* 1 when member key of obj is there and null. */
+static JD_UNUSED int j_is_null(const jdoc *d, long obj, const char *key) {
+    long n = j_get(d, obj, key);
+    return n >= 0 && d->nodes[n].type == J_NULL;
+}
+
+/* The elements of an array, or the members of an object; 0 for no node (-1). */
+static JD_UNUSED size_t j_count(const jdoc *d, long node) {
+    size_t n = 0;
+    long c;
+    for (c = node >= 0 ? d->nodes[node].child : -1; c >= 0; c = d->nodes[c].next) n++;
+    return n;
+}
+
+/* Element k of an array (member k of an object), or -1. */
+static JD_UNUSED long j_at(const jdoc *d, long node, size_t k) {
+    long c = node >= 0 ? d->nodes[node].child : -1;
+    for (; c >= 0 && k; k--) c = d->nodes[c].next;
+    return c;
+}
+
+/* The element of array arr whose member key is the text want, or -1. */
+static JD_UNUSED long j_find(const jdoc *d, long arr, const char *key, const char *want) {
+    long c;
+    for (c = arr >= 0 ? d->nodes[arr].child : -1; c >= 0; c = d->nodes[c].next)
+        if (strcmp(j_str(d, c, key), want) == 0) return c;
+    return -1;
 }
 
 #endif /* ATF_TESTS_JSON_DECODE_H */

@@ -5,7 +5,10 @@
  * Every single-file fixture is opened three ways, which must agree: open_memory over an
  * exact-size heap copy (so a sanitizer sees any over-read), open through mmap, and open
  * with no_mmap. Expected values come from the fixture formulas or from reading the
- * fixture's bytes by hand with fx_get*, never from atf.h's decoders. */
+ * fixture's bytes by hand with fx_get*, never from atf.h's decoders. What the two file
+ * readers must make of a fixture is one table (file_cases): each row a fixture, what is
+ * changed in it and what it opens as (and what verify_crc says), run on the kinds and
+ * layouts it names by one loop (run_file_cases); a test is the rows of its name. */
 #include "atf.h"
 #include "harness.h"
 #include "fixtures.h"
@@ -37,27 +40,20 @@ typedef struct expect {
     uint64_t err_offset;     /* failures: error.offset, ANY: not checked */
 } expect;
 
+/* Opens counted so, with count events and torn bytes, CRC state crc; fails with rc
+ * (at offset). */
+#define OPENS(counted, count, torn, crc) \
+    { ATF_OK, (counted), (count), (torn), (crc), (counted) != ATF_COUNT_FROM_SIZE, ANY }
+#define FAILS_AT(rc, offset) { (rc), ATF_COUNT_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER, 0, (offset) }
+#define FAILS(rc) FAILS_AT((rc), ANY)
+
 static expect ok(atf_count_source recovery, uint64_t count, uint64_t torn, atf_crc_state crc) {
-    expect x;
-    x.rc = ATF_OK;
-    x.counted = recovery;
-    x.count = count;
-    x.torn = torn;
-    x.crc = crc;
-    x.has_footer = recovery != ATF_COUNT_FROM_SIZE;
-    x.err_offset = ANY;
+    expect x = OPENS(recovery, count, torn, crc);
     return x;
 }
 
 static expect fails(atf_result rc) {
-    expect x = ok(ATF_COUNT_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER);
-    x.rc = rc;
-    return x;
-}
-
-static expect fails_at(atf_result rc, uint64_t offset) {
-    expect x = fails(rc);
-    x.err_offset = offset;
+    expect x = FAILS(rc);
     return x;
 }
 
@@ -308,8 +304,6 @@ static void check_open_at(const char *file, int line, int kind, const fx_buf *b,
         blame(before, file, line, mode_names[mode], k->file_name);
     }
 }
-#define CHECK_INDEX(b, x) check_open_at(__FILE__, __LINE__, KIND_INDEX, (b), (x))
-#define CHECK_DETAIL(b, x) check_open_at(__FILE__, __LINE__, KIND_DETAIL, (b), (x))
 
 /* The CRC error of a mismatch: error.expected is the footer's checksum, error.found the
  * computed one. */
@@ -356,10 +350,6 @@ static void check_crc_at(const char *file, int line, int kind, const fx_buf *b, 
         }
     }
 }
-#define CHECK_INDEX_CRC(b, rc, st, fcrc, comp) \
-    check_crc_at(__FILE__, __LINE__, KIND_INDEX, (b), (rc), (st), (fcrc), (comp))
-#define CHECK_DETAIL_CRC(b, rc, st, fcrc, comp) \
-    check_crc_at(__FILE__, __LINE__, KIND_DETAIL, (b), (rc), (st), (fcrc), (comp))
 
 /* ---- spec shorthands ---- */
 /* The fields both fixture specs have. */
@@ -433,16 +423,17 @@ static fx_buf build_detail(const fx_detail_spec *s) {
 
 /* ======================= both file readers ======================= */
 
-/* What a scenario shared by the two readers needs to know about a file kind. */
+/* What the file cases need to know about a file kind. */
 typedef struct file_kind {
     int reader;                /* KIND_INDEX or KIND_DETAIL: the reader_kinds entry */
     const char *name;          /* named when the kind's checks fail */
-    uint64_t count;            /* events of the usual fixture */
-    size_t torn_below;         /* a half-written event leaves 1 .. torn_below - 1 bytes */
+    uint64_t count;            /* events of the usual fixture (K_COUNT below) */
+    uint64_t small_count;      /* events of a fixture whose header is what is wrong (K_SMALL) */
     size_t events_offset_at;   /* header field events_offset */
     size_t footer_field_at;    /* header field leading to the footer (0 in a placeholder) */
     uint64_t footer_field_base; /* that field + base = where the footer starts */
     const char *footer_magic;
+    uint8_t last_flip;         /* flips a bit of the last decoded byte (flip_last_byte) */
     fx_buf (*build)(const file_spec *s);
     uint64_t (*bytes)(uint64_t count);             /* size of `count` events */
     size_t (*last_byte)(int layout, uint64_t count); /* last decoded byte of the events */
@@ -469,9 +460,9 @@ static size_t detail_last_byte(int layout, uint64_t count) {
 }
 
 static const file_kind file_kinds[KIND_COUNT] = {
-    { KIND_INDEX, "index", 20, 32, 32, 40, 0, "2ITA", index_build, index_bytes,
+    { KIND_INDEX, "index", 20, 4, 32, 40, 0, "2ITA", 0x01u, index_build, index_bytes,
       index_last_byte },
-    { KIND_DETAIL, "detail", 8, 24, 20, 36, 64, "2DTA", detail_build, detail_bytes,
+    { KIND_DETAIL, "detail", 8, 3, 20, 36, 64, "2DTA", 0x80u, detail_build, detail_bytes,
       detail_last_byte },
 };
 
@@ -492,319 +483,539 @@ static void each_kind(void (*scenario)(const file_kind *)) {
 /* The test `name` runs name_kind over both kinds. */
 #define BOTH_KINDS(name) static void name(void) { each_kind(name##_kind); }
 
-static void finalized_kind(const file_kind *k) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        file_spec s = fspec(layout, k->count, 1, 1, 1, 0);
-        fx_buf b = k->build(&s);
-        uint32_t crc = fx_crc32c(b.data + 64, (size_t)k->bytes(k->count));
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
-        CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_OK, crc, crc);
-        fx_buf_free(&b);
-    }
+/* ---- the file cases: a fixture, what is changed in it, what it opens as ---- */
+/* Stand-ins in a case for what depends on the kind or on the fixture built. */
+#define K_COUNT (UINT64_MAX - 1)     /* count: the kind's usual count */
+#define K_SMALL (UINT64_MAX - 2)     /* count: the kind's small count */
+#define TORN_SPEC (UINT64_MAX - 3)   /* torn: the torn bytes the fixture was built with */
+#define FROM_CHANGE (UINT64_MAX - 4) /* torn: every byte from the last change on */
+#define AT_CHANGE (UINT64_MAX - 5)   /* error offset: where the last change wrote */
+
+/* The fixture a change applies to. */
+typedef struct change_ctx {
+    const file_kind *kind;
+    file_spec spec;            /* layout and counts resolved */
+} change_ctx;
+
+/* A change of the built fixture; it returns the offset it wrote at. */
+typedef size_t (*change_fn)(fx_buf *b, const change_ctx *c, uint64_t a, uint64_t v);
+
+typedef struct change {
+    change_fn apply;           /* NULL: no change */
+    uint64_t a, v;             /* its arguments */
+} change;
+
+static size_t set_footer_field(fx_buf *b, const change_ctx *c, uint64_t value, uint64_t v) {
+    (void)v;
+    fx_put64(b->data, c->kind->footer_field_at, value);
+    return c->kind->footer_field_at;
 }
-BOTH_KINDS(finalized)
 
-/* A wider header: a gap after the header, in a finalized file, a placeholder with a
- * footer at the end, and a crashed file with torn bytes. */
-static void events_offset_gap_kind(const file_kind *k) {
-    static const struct { uint64_t offset, count; } gap[KIND_COUNT] = { { 200, 9 }, { 160, 5 } };
-    uint64_t n = gap[k->reader].count;
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        file_spec s = fspec(layout, n, 1, 1, 1, 0);
-        fx_buf b;
-        s.events_offset = gap[k->reader].offset;
-        b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FINALIZED, n, 0, ATF_CRC_UNCHECKED));
-        fx_buf_free(&b);
-        s.finalized = 0;
-        b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FOOTER_AT_END, n, 0, ATF_CRC_UNCHECKED));
-        fx_buf_free(&b);
-        s.footer = 0;
-        s.torn = 5;
-        b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, n, 5, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
+/* The footer field one byte short of leading to a footer in the last 64 bytes. */
+static size_t footer_field_one_short(fx_buf *b, const change_ctx *c, uint64_t a, uint64_t v) {
+    (void)a;
+    (void)v;
+    return set_footer_field(b, c, b->len - 63u - c->kind->footer_field_base, 0);
 }
-BOTH_KINDS(events_offset_gap)
 
-static void crc_zero_kind(const file_kind *k) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        file_spec s = fspec(layout, k->count, 1, 1, 0, 0);
-        fx_buf b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FINALIZED, k->count, 0, ATF_CRC_NOT_COMPUTED));
-        CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_NOT_COMPUTED, 0, 0);
-        fx_buf_free(&b);
-    }
+/* len bytes of fill after the end. */
+static size_t append_tail(fx_buf *b, const change_ctx *c, uint64_t len, uint64_t fill) {
+    size_t at = fx_buf_grow(b, (size_t)len);
+    (void)c;
+    memset(b->data + at, (int)fill, (size_t)len);
+    return at;
 }
-BOTH_KINDS(crc_zero)
 
-static void no_footer_kind(const file_kind *k) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        file_spec s = fspec(layout, k->count, 0, 0, 0, 0);
-        fx_buf b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, k->count, 0, ATF_CRC_NO_FOOTER));
-        CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_NO_FOOTER, 0, 0);
-        fx_buf_free(&b);
-        /* a finalized header whose footer never made it */
-        s.finalized = 1;
-        b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, k->count, 0, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
+static size_t put_footer_magic_at(fx_buf *b, const change_ctx *c, uint64_t at, uint64_t v) {
+    (void)v;
+    memcpy(b->data + at, c->kind->footer_magic, 4);
+    return (size_t)at;
 }
-BOTH_KINDS(no_footer)
 
-/* The stray bytes of a half-written event (index) or record header (detail) are ignored. */
-static void torn_kind(const file_kind *k) {
-    int layout;
-    size_t torn;
-    for (layout = 1; layout <= 2; layout++) {
-        for (torn = 1; torn < k->torn_below; torn++) {
-            file_spec s = fspec(layout, k->count, 0, 0, 0, torn);
-            fx_buf b = k->build(&s);
-            CHECK_EQ(64 + k->bytes(k->count) + torn, b.len);
-            CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, k->count, torn, ATF_CRC_NO_FOOTER));
-            fx_buf_free(&b);
-        }
-    }
+static size_t put_footer_magic_from_end(fx_buf *b, const change_ctx *c, uint64_t back,
+                                        uint64_t v) {
+    return put_footer_magic_at(b, c, b->len - back, v);
 }
-BOTH_KINDS(torn)
 
-static void footer_at_end_kind(const file_kind *k) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        file_spec s = fspec(layout, k->count, 0, 1, 1, 0);
-        fx_buf b = k->build(&s);
-        uint32_t crc = fx_crc32c(b.data + 64, (size_t)k->bytes(k->count));
-        CHECK_EQ(0, fx_get64(b.data, k->footer_field_at));
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FOOTER_AT_END, k->count, 0, ATF_CRC_UNCHECKED));
-        CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_OK, crc, crc);
-        fx_buf_free(&b);
-        /* legacy writer: footer at the end with checksum 0 */
-        s.crc = 0;
-        b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FOOTER_AT_END, k->count, 0, ATF_CRC_NOT_COMPUTED));
-        fx_buf_free(&b);
-    }
+/* A byte of the first event, which the CRC covers. */
+static size_t flip_first_event(fx_buf *b, const change_ctx *c, uint64_t a, uint64_t v) {
+    size_t at = fx_flip_offset(c->kind->reader == KIND_DETAIL);
+    (void)a;
+    (void)v;
+    b->data[at] ^= 0xFFu;
+    return at;
 }
-BOTH_KINDS(footer_at_end)
 
-/* A finalized header whose footer field does not lead to a footer (into the events, so
- * large that adding to it overflows, zero, or one byte short of room) falls back to the
- * last 64 bytes. In a detail header, event_count alone marks it finalized. */
-static void stale_footer_field_kind(const file_kind *k) {
-    static const uint64_t stale[] = { 64 + 5 * 32, 100, UINT64_MAX - 10u, UINT64_MAX - 20u, 0 };
-    int layout;
-    size_t v;
-    for (layout = 1; layout <= 2; layout++) {
-        file_spec s = fspec(layout, k->count, 1, 1, 1, 0);
-        fx_buf b = k->build(&s);
-        for (v = 0; v <= sizeof stale / sizeof stale[0]; v++) {
-            fx_put64(b.data, k->footer_field_at, v < sizeof stale / sizeof stale[0]
-                         ? stale[v] : b.len - 63u - k->footer_field_base);
-            CHECK_FILE(k, &b, ok(ATF_COUNT_FOOTER_AT_END, k->count, 0, ATF_CRC_UNCHECKED));
-        }
-        fx_buf_free(&b);
-    }
+/* The last byte the reader decodes of the last event. */
+static size_t flip_last_byte(fx_buf *b, const change_ctx *c, uint64_t a, uint64_t v) {
+    size_t at = c->kind->last_byte(c->spec.layout, c->spec.count);
+    (void)a;
+    (void)v;
+    b->data[at] ^= c->kind->last_flip;
+    return at;
 }
-BOTH_KINDS(stale_footer_field)
 
-/* Found through the header, the footer wins even with bytes after it (one run of them
- * holding a footer magic). */
-static void bytes_after_footer_kind(const file_kind *k) {
-    static const struct { size_t len; uint8_t fill; int magic; } tails[] = {
-        { 77, 0x3C, 1 }, { 50, 0xEE, 0 } };
-    int layout;
-    size_t t;
-    for (layout = 1; layout <= 2; layout++) {
-        for (t = 0; t < sizeof tails / sizeof tails[0]; t++) {
-            file_spec s = fspec(layout, k->count, 1, 1, 1, 0);
-            fx_buf b = k->build(&s);
-            size_t at = fx_buf_grow(&b, tails[t].len);
-            memset(b.data + at, tails[t].fill, tails[t].len);
-            if (tails[t].magic) memcpy(b.data + at + 5, k->footer_magic, 4);
-            CHECK_FILE(k, &b, ok(ATF_COUNT_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
-            fx_buf_free(&b);
-        }
-    }
-}
-BOTH_KINDS(bytes_after_footer)
-
-/* A footer that disagrees with the events before it: the events are counted from the
- * footer's position. The first case also verifies the CRC (there is no footer to trust). */
-typedef struct mismatch_case {
-    int finalized;
-    size_t torn;
-    int64_t count_delta, bytes_delta;  /* added to the footer's fields */
-    uint64_t want_torn;                /* ANY: not checked */
-} mismatch_case;
-
-static const mismatch_case index_mismatches[] = {
-    { 1, 0, 5, 5 * 32, 0 },     /* 25 events and 25*32 bytes: not where it sits */
-    { 1, 0, 0, 1, 0 },          /* bytes_written != event_count * 32 */
-    { 1, 0, -3, -3 * 32, 0 },   /* fewer events claimed than present */
-    { 0, 0, -3, -3 * 32, 0 },   /* the same, found at the end of a placeholder file */
-    { 0, 7, 0, 0, 7 },          /* 7 torn bytes, then a footer at the end */
-    { 1, 7, 0, 0, 7 },          /* a finalized header pointing at the same footer */
-};
-static const mismatch_case detail_mismatches[] = {
-    { 1, 0, 1, 0, 0 },          /* footer count one too many */
-    { 1, 0, -1, 0, 0 },         /* one too few */
-    { 0, 0, 0, 8, 0 },          /* bytes_length wrong, at the end of a placeholder file */
-    { 0, 30, 0, 0, ANY },       /* a torn record before a footer at the end: the walk decides */
-    { 0, 0, 3, 0, 0 },          /* bytes_length agrees with the position, the count does not */
-};
-
-static void footer_mismatch_kind(const file_kind *k) {
-    const mismatch_case *cases = k->reader == KIND_INDEX ? index_mismatches : detail_mismatches;
-    size_t n = k->reader == KIND_INDEX ? sizeof index_mismatches / sizeof index_mismatches[0]
-                                       : sizeof detail_mismatches / sizeof detail_mismatches[0];
-    int layout;
-    size_t c;
-    for (layout = 1; layout <= 2; layout++) {
-        for (c = 0; c < n; c++) {
-            expect x = ok(ATF_COUNT_FOOTER_MISMATCH, k->count, cases[c].want_torn,
-                          ATF_CRC_NO_FOOTER);
-            file_spec s = fspec(layout, k->count, cases[c].finalized, 1, 1, cases[c].torn);
-            fx_buf b;
-            s.footer_count_delta = cases[c].count_delta;
-            s.footer_bytes_delta = cases[c].bytes_delta;
-            b = k->build(&s);
-            CHECK_FILE(k, &b, x);
-            if (c == 0) CHECK_FILE_CRC(k, &b, ATF_OK, ATF_CRC_NO_FOOTER, 0, 0);
-            fx_buf_free(&b);
-        }
-    }
-}
-BOTH_KINDS(footer_mismatch)
-
-static void zero_events_kind(const file_kind *k) {
-    /* a finalized empty detail file still has a placeholder-looking header (count 0,
-       bytes 0), so its footer is found at the end */
-    static const atf_count_source finalized_empty[KIND_COUNT] = { ATF_COUNT_FINALIZED,
-                                                             ATF_COUNT_FOOTER_AT_END };
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        file_spec s = fspec(layout, 0, 1, 1, 1, 0);
-        fx_buf b = k->build(&s);
-        CHECK_EQ(128, b.len);
-        /* the CRC of nothing is 0, which reads as "not computed" */
-        CHECK_FILE(k, &b, ok(finalized_empty[k->reader], 0, 0, ATF_CRC_NOT_COMPUTED));
-        fx_buf_free(&b);
-        /* the placeholder header alone, and with a few torn bytes */
-        s = fspec(layout, 0, 0, 0, 0, 0);
-        b = k->build(&s);
-        CHECK_EQ(64, b.len);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-        s.torn = 10;
-        b = k->build(&s);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, 0, 10, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-BOTH_KINDS(zero_events)
-
-/* A flipped byte in the first event, then in the last decoded byte of the last one (found
- * through a footer at the end). */
-static void crc_mismatch_kind(const file_kind *k) {
-    static const uint8_t last_flip[KIND_COUNT] = { 0x01u, 0x80u };
-    size_t n = (size_t)k->bytes(k->count);
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        file_spec s = fspec(layout, k->count, 1, 1, 1, 0);
-        fx_buf b = k->build(&s);
-        uint32_t good = fx_crc32c(b.data + 64, n), bad;
-        b.data[fx_flip_offset(k->reader == KIND_DETAIL)] ^= 0xFFu;
-        bad = fx_crc32c(b.data + 64, n);
-        CHECK(good != bad);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FINALIZED, k->count, 0, ATF_CRC_UNCHECKED));
-        CHECK_FILE_CRC(k, &b, ATF_E_CRC, ATF_CRC_MISMATCH, good, bad);
-        fx_buf_free(&b);
-        s.finalized = 0;
-        b = k->build(&s);
-        b.data[k->last_byte(layout, k->count)] ^= last_flip[k->reader];
-        bad = fx_crc32c(b.data + 64, n);
-        CHECK(good != bad);
-        CHECK_FILE_CRC(k, &b, ATF_E_CRC, ATF_CRC_MISMATCH, good, bad);
-        fx_buf_free(&b);
-    }
-}
-BOTH_KINDS(crc_mismatch)
-
-/* Magic, then endian, then version decide, one byte changed at a time; a file of the
- * other kind fails on its magic. */
-static void bad_identity_kind(const file_kind *k) {
-    static const struct { size_t at; uint8_t byte; atf_result rc; } steps[] = {
-        { 3, '3', ATF_E_MAGIC }, { 4, 0, ATF_E_MAGIC },     /* magic still decides */
-        { 3, '2', ATF_E_ENDIAN }, { 4, 2, ATF_E_ENDIAN },
-        { 5, 9, ATF_E_ENDIAN },                              /* endian before version */
-        { 4, 1, ATF_E_VERSION }, { 5, 0, ATF_E_VERSION }, { 5, 4, ATF_E_VERSION },
-        { 5, 255, ATF_E_VERSION },
-        { 0, 'a', ATF_E_MAGIC }, { 4, 7, ATF_E_MAGIC }, { 0, 'A', ATF_E_ENDIAN },
-        { 5, 0, ATF_E_ENDIAN }, { 4, 1, ATF_E_VERSION }, { 5, 4, ATF_E_VERSION },
-    };
-    static const uint64_t counts[KIND_COUNT] = { 4, 3 };
-    const file_kind *other = &file_kinds[k->reader == KIND_INDEX ? KIND_DETAIL : KIND_INDEX];
-    int layout;
+/* Bytes 0 and 3 of the magic, the endian byte and the version: IDENT(...), whose KEEP
+ * leaves a byte as built. */
+#define KEEP 0x100u
+#define IDENT(m0, m3, endian, version) \
+    (((uint64_t)(m0) << 48) | ((uint64_t)(m3) << 32) | ((uint64_t)(endian) << 16) | (version))
+static size_t set_identity(fx_buf *b, const change_ctx *c, uint64_t ident, uint64_t v) {
+    static const size_t at[4] = { 0, 3, 4, 5 };
     size_t i;
-    for (layout = 1; layout <= 2; layout++) {
-        file_spec s = fspec(layout, counts[k->reader], 1, 1, 1, 0);
-        fx_buf b = k->build(&s);
-        for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-            b.data[steps[i].at] = steps[i].byte;
-            CHECK_FILE(k, &b, fails(steps[i].rc));
-        }
-        fx_buf_free(&b);
+    (void)c;
+    (void)v;
+    for (i = 0; i < 4; i++) {
+        uint64_t byte = (ident >> (48 - 16 * i)) & 0xFFFFu;
+        if (byte != KEEP) b->data[at[i]] = (uint8_t)byte;
     }
-    { /* version 3 names a packed index file: a layout-1 body has no lane header */
-        file_spec s = fspec(1, counts[k->reader], 1, 1, 1, 0);
-        fx_buf b = k->build(&s);
-        b.data[5] = 3;
-        CHECK_FILE(k, &b, fails(k->reader == KIND_INDEX ? ATF_E_CORRUPT : ATF_E_VERSION));
-        fx_buf_free(&b);
-    }
-    {
-        file_spec s = fspec(1, counts[other->reader], 1, 1, 1, 0);
-        fx_buf b = other->build(&s);
-        CHECK_FILE(k, &b, fails(ATF_E_MAGIC));
-        fx_buf_free(&b);
-    }
+    return 0;
 }
-BOTH_KINDS(bad_identity)
 
-/* events_offset inside the header is corrupt, past the end truncated; exactly at the
- * end (with the footer field cleared) it is a valid, empty events section. */
-static void bad_events_offset_kind(const file_kind *k) {
-    static const struct { uint64_t value; int past_len; atf_result rc; } offsets[] = {
-        { 0, 0, ATF_E_CORRUPT }, { 32, 0, ATF_E_CORRUPT }, { 63, 0, ATF_E_CORRUPT },
-        { 1, 1, ATF_E_TRUNCATED }, { UINT64_MAX, 0, ATF_E_TRUNCATED },
-        { UINT64_MAX - 63u, 0, ATF_E_TRUNCATED },
-    };
-    static const uint64_t counts[KIND_COUNT] = { 4, 3 };
-    int layout;
-    size_t i;
-    for (layout = 1; layout <= 2; layout++) {
-        file_spec s = fspec(layout, counts[k->reader], 1, 1, 1, 0);
-        fx_buf b = k->build(&s);
-        for (i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
-            fx_put64(b.data, k->events_offset_at,
-                     offsets[i].past_len ? b.len + offsets[i].value : offsets[i].value);
-            CHECK_FILE(k, &b, fails(offsets[i].rc));
-        }
-        fx_put64(b.data, k->events_offset_at, b.len);
-        fx_put64(b.data, k->footer_field_at, 0);
-        CHECK_FILE(k, &b, ok(ATF_COUNT_FROM_SIZE, 0, 0, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
+static size_t set_events_offset(fx_buf *b, const change_ctx *c, uint64_t value, uint64_t v) {
+    (void)v;
+    fx_put64(b->data, c->kind->events_offset_at, value);
+    return c->kind->events_offset_at;
 }
-BOTH_KINDS(bad_events_offset)
+
+static size_t set_events_offset_past_end(fx_buf *b, const change_ctx *c, uint64_t beyond,
+                                         uint64_t v) {
+    return set_events_offset(b, c, b->len + beyond, v);
+}
+
+/* events_offset at the end of the file and no footer: a valid, empty events section. */
+static size_t events_section_empty(fx_buf *b, const change_ctx *c, uint64_t a, uint64_t v) {
+    set_events_offset(b, c, b->len, 0);
+    (void)a;
+    (void)v;
+    return set_footer_field(b, c, 0, 0);
+}
+
+static size_t truncate_to(fx_buf *b, const change_ctx *c, uint64_t len, uint64_t v) {
+    (void)c;
+    (void)v;
+    fx_buf_truncate(b, (size_t)len);
+    return (size_t)len;
+}
+
+static size_t set_u32_at(fx_buf *b, const change_ctx *c, uint64_t at, uint64_t value) {
+    (void)c;
+    fx_put32(b->data, (size_t)at, (uint32_t)value);
+    return (size_t)at;
+}
+
+/* An index header's event_size, at its layout's offset. */
+static size_t set_event_size(fx_buf *b, const change_ctx *c, uint64_t size, uint64_t v) {
+    (void)v;
+    return set_u32_at(b, c, c->spec.layout == 2 ? 20u : 24u, size);
+}
+
+/* Detail record j's total_length. */
+static size_t set_record_length(fx_buf *b, const change_ctx *c, uint64_t j, uint64_t len) {
+    fx_detail_spec s = detail_spec_of(&c->spec);
+    return set_u32_at(b, c, fx_detail_record_offset(&s, j), len);
+}
+
+/* Detail record j claims one byte more than the file has after it. */
+static size_t record_past_end(fx_buf *b, const change_ctx *c, uint64_t j, uint64_t v) {
+    fx_detail_spec s = detail_spec_of(&c->spec);
+    size_t off = (size_t)fx_detail_record_offset(&s, j);
+    (void)v;
+    return set_u32_at(b, c, off, b->len - off + 1u);
+}
+
+/* n detail records of 24 bytes (no payload), linked to index events 0, 5, 10, ... */
+static size_t append_empty_records(fx_buf *b, const change_ctx *c, uint64_t n, uint64_t v) {
+    size_t first = b->len;
+    uint64_t j;
+    (void)v;
+    for (j = 0; j < n; j++) {
+        size_t at = fx_buf_grow(b, 24);
+        fx_put32(b->data, at, 24);
+        fx_put16(b->data, at + 4, 99);
+        fx_put_link(b->data, at + 8, c->spec.layout, j * 5u);
+        fx_put64(b->data, at + 16, fx_ts(j * 5u));
+    }
+    return first;
+}
+
+/* The fixture replaced by a file of the other kind (its small count, finalized). */
+static size_t to_other_kind(fx_buf *b, const change_ctx *c, uint64_t a, uint64_t v) {
+    const file_kind *other = &file_kinds[c->kind->reader == KIND_INDEX ? KIND_DETAIL : KIND_INDEX];
+    file_spec s = fspec(c->spec.layout, other->small_count, 1, 1, 1, 0);
+    (void)a;
+    (void)v;
+    fx_buf_free(b);
+    *b = other->build(&s);
+    return 0;
+}
+
+/* What verify_crc must say of a case's fixture: the footer's checksum and the computed
+ * one are 0, or the CRC32-C of the events before or after the changes. */
+enum { CRC_ZERO, CRC_BEFORE, CRC_AFTER };
+typedef struct crc_want {
+    int checked;
+    atf_result rc;
+    atf_crc_state state;
+    int footer_crc, computed;
+} crc_want;
+
+enum { ON_INDEX = 1 << KIND_INDEX, ON_DETAIL = 1 << KIND_DETAIL, ON_BOTH = ON_INDEX | ON_DETAIL };
+
+/* One row: the test it belongs to; the fixture (spec.layout 0: both layouts; with
+ * torn_last, every torn size from spec.torn to it) of each kind it names; up to two
+ * changes, in order; what each open must find, and what verify_crc must say. */
+typedef struct file_case {
+    const char *test;
+    const char *what;
+    int kinds;
+    file_spec spec;
+    size_t torn_last;
+    change changes[2];
+    expect want;
+    crc_want crc;
+} file_case;
+
+#define SPEC(count, fin, footer, crc, torn) { 0, (count), (fin), (footer), (crc), (torn), 0, 0, 0 }
+#define SPEC_L(layout, count, fin, footer, crc, torn) \
+    { (layout), (count), (fin), (footer), (crc), (torn), 0, 0, 0 }
+#define SPEC_AT(count, fin, footer, crc, torn, events_offset) \
+    { 0, (count), (fin), (footer), (crc), (torn), (events_offset), 0, 0 }
+/* a footer (with a CRC) whose event count and byte count differ from the events' */
+#define SPEC_OFF(count, fin, torn, count_delta, bytes_delta) \
+    { 0, (count), (fin), 1, 1, (torn), 0, (count_delta), (bytes_delta) }
+#define NO_CHANGE { NO_CHANGE_FN, 0, 0 }
+#define NO_CHANGE_FN ((change_fn)0)
+#define CHANGE(fn, a, v) { (fn), (a), (v) }
+#define UNCHANGED { NO_CHANGE, NO_CHANGE }
+#define CHANGED(fn, a, v) { CHANGE(fn, a, v), NO_CHANGE }
+#define NO_CRC { 0, ATF_OK, ATF_CRC_UNCHECKED, CRC_ZERO, CRC_ZERO }
+#define CRC(rc, state, footer_crc, computed) { 1, (rc), (state), (footer_crc), (computed) }
+
+#define FIN ATF_COUNT_FINALIZED
+#define END ATF_COUNT_FOOTER_AT_END
+#define SIZE ATF_COUNT_FROM_SIZE
+#define MISM ATF_COUNT_FOOTER_MISMATCH
+#define UNCHECKED ATF_CRC_UNCHECKED
+#define NOT_COMPUTED ATF_CRC_NOT_COMPUTED
+#define NO_FOOTER ATF_CRC_NO_FOOTER
+static const file_case file_cases[] = {
+    { "finalized", "finalized", ON_BOTH, SPEC(K_COUNT, 1, 1, 1, 0), 0, UNCHANGED,
+      OPENS(FIN, K_COUNT, 0, UNCHECKED), CRC(ATF_OK, ATF_CRC_OK, CRC_BEFORE, CRC_AFTER) },
+
+    /* a wider header: a gap after it */
+    { "events_offset_gap", "finalized", ON_INDEX, SPEC_AT(9, 1, 1, 1, 0, 200), 0, UNCHANGED,
+      OPENS(FIN, 9, 0, UNCHECKED), NO_CRC },
+    { "events_offset_gap", "a placeholder, footer at the end", ON_INDEX,
+      SPEC_AT(9, 0, 1, 1, 0, 200), 0, UNCHANGED, OPENS(END, 9, 0, UNCHECKED), NO_CRC },
+    { "events_offset_gap", "crashed, torn bytes", ON_INDEX, SPEC_AT(9, 0, 0, 1, 5, 200), 0,
+      UNCHANGED, OPENS(SIZE, 9, 5, NO_FOOTER), NO_CRC },
+    { "events_offset_gap", "finalized", ON_DETAIL, SPEC_AT(5, 1, 1, 1, 0, 160), 0, UNCHANGED,
+      OPENS(FIN, 5, 0, UNCHECKED), NO_CRC },
+    { "events_offset_gap", "a placeholder, footer at the end", ON_DETAIL,
+      SPEC_AT(5, 0, 1, 1, 0, 160), 0, UNCHANGED, OPENS(END, 5, 0, UNCHECKED), NO_CRC },
+    { "events_offset_gap", "crashed, torn bytes", ON_DETAIL, SPEC_AT(5, 0, 0, 1, 5, 160), 0,
+      UNCHANGED, OPENS(SIZE, 5, 5, NO_FOOTER), NO_CRC },
+
+    { "crc_zero", "checksum 0", ON_BOTH, SPEC(K_COUNT, 1, 1, 0, 0), 0, UNCHANGED,
+      OPENS(FIN, K_COUNT, 0, NOT_COMPUTED), CRC(ATF_OK, NOT_COMPUTED, CRC_ZERO, CRC_ZERO) },
+
+    { "no_footer", "a placeholder header", ON_BOTH, SPEC(K_COUNT, 0, 0, 0, 0), 0, UNCHANGED,
+      OPENS(SIZE, K_COUNT, 0, NO_FOOTER), CRC(ATF_OK, NO_FOOTER, CRC_ZERO, CRC_ZERO) },
+    { "no_footer", "a finalized header whose footer never made it", ON_BOTH,
+      SPEC(K_COUNT, 1, 0, 0, 0), 0, UNCHANGED, OPENS(SIZE, K_COUNT, 0, NO_FOOTER), NO_CRC },
+
+    /* the stray bytes of a half-written event (index) or record header (detail) */
+    { "torn", "1 to 31 bytes of an event", ON_INDEX, SPEC(K_COUNT, 0, 0, 0, 1), 31, UNCHANGED,
+      OPENS(SIZE, K_COUNT, TORN_SPEC, NO_FOOTER), NO_CRC },
+    { "torn", "1 to 23 bytes of a record header", ON_DETAIL, SPEC(K_COUNT, 0, 0, 0, 1), 23,
+      UNCHANGED, OPENS(SIZE, K_COUNT, TORN_SPEC, NO_FOOTER), NO_CRC },
+
+    { "footer_at_end", "a placeholder header, a footer at the end", ON_BOTH,
+      SPEC(K_COUNT, 0, 1, 1, 0), 0, UNCHANGED, OPENS(END, K_COUNT, 0, UNCHECKED),
+      CRC(ATF_OK, ATF_CRC_OK, CRC_BEFORE, CRC_AFTER) },
+    { "footer_at_end", "the legacy writer's: checksum 0", ON_BOTH, SPEC(K_COUNT, 0, 1, 0, 0), 0,
+      UNCHANGED, OPENS(END, K_COUNT, 0, NOT_COMPUTED), NO_CRC },
+
+    /* a finalized header whose footer field leads to no footer falls back to the last 64
+     * bytes (in a detail header, event_count alone marks it finalized) */
+#define STALE(what, change, value) { "stale_footer_field", what, ON_BOTH, \
+    SPEC(K_COUNT, 1, 1, 1, 0), 0, CHANGED(change, value, 0), OPENS(END, K_COUNT, 0, UNCHECKED), \
+    NO_CRC }
+    STALE("into the events", set_footer_field, 64 + 5 * 32),
+    STALE("inside an event", set_footer_field, 100),
+    STALE("UINT64_MAX - 10: adding to it overflows", set_footer_field, UINT64_MAX - 10u),
+    STALE("UINT64_MAX - 20: adding to it overflows", set_footer_field, UINT64_MAX - 20u),
+    STALE("zero", set_footer_field, 0),
+    STALE("one byte short of room", footer_field_one_short, 0),
+#undef STALE
+
+    /* found through the header, the footer wins even with bytes after it */
+    { "bytes_after_footer", "77 bytes, a footer magic 5 bytes in", ON_BOTH,
+      SPEC(K_COUNT, 1, 1, 1, 0), 0,
+      { CHANGE(append_tail, 77, 0x3C), CHANGE(put_footer_magic_from_end, 72, 0) },
+      OPENS(FIN, K_COUNT, 0, UNCHECKED), NO_CRC },
+    { "bytes_after_footer", "50 bytes", ON_BOTH, SPEC(K_COUNT, 1, 1, 1, 0), 0,
+      CHANGED(append_tail, 50, 0xEE), OPENS(FIN, K_COUNT, 0, UNCHECKED), NO_CRC },
+
+    /* a footer that disagrees with the events before it: they are counted from its
+     * position; the first case of each kind also verifies the CRC (no footer to trust) */
+    { "footer_mismatch", "25 events and 25*32 bytes: not where it sits", ON_INDEX,
+      SPEC_OFF(K_COUNT, 1, 0, 5, 5 * 32), 0, UNCHANGED, OPENS(MISM, K_COUNT, 0, NO_FOOTER),
+      CRC(ATF_OK, NO_FOOTER, CRC_ZERO, CRC_ZERO) },
+    { "footer_mismatch", "bytes_written != event_count * 32", ON_INDEX,
+      SPEC_OFF(K_COUNT, 1, 0, 0, 1), 0, UNCHANGED, OPENS(MISM, K_COUNT, 0, NO_FOOTER), NO_CRC },
+    { "footer_mismatch", "fewer events claimed than present", ON_INDEX,
+      SPEC_OFF(K_COUNT, 1, 0, -3, -3 * 32), 0, UNCHANGED, OPENS(MISM, K_COUNT, 0, NO_FOOTER),
+      NO_CRC },
+    { "footer_mismatch", "the same, found at the end of a placeholder file", ON_INDEX,
+      SPEC_OFF(K_COUNT, 0, 0, -3, -3 * 32), 0, UNCHANGED, OPENS(MISM, K_COUNT, 0, NO_FOOTER),
+      NO_CRC },
+    { "footer_mismatch", "7 torn bytes, then a footer at the end", ON_INDEX,
+      SPEC_OFF(K_COUNT, 0, 7, 0, 0), 0, UNCHANGED, OPENS(MISM, K_COUNT, 7, NO_FOOTER), NO_CRC },
+    { "footer_mismatch", "a finalized header pointing at the same footer", ON_INDEX,
+      SPEC_OFF(K_COUNT, 1, 7, 0, 0), 0, UNCHANGED, OPENS(MISM, K_COUNT, 7, NO_FOOTER), NO_CRC },
+    { "footer_mismatch", "footer count one too many", ON_DETAIL, SPEC_OFF(K_COUNT, 1, 0, 1, 0),
+      0, UNCHANGED, OPENS(MISM, K_COUNT, 0, NO_FOOTER),
+      CRC(ATF_OK, NO_FOOTER, CRC_ZERO, CRC_ZERO) },
+    { "footer_mismatch", "one too few", ON_DETAIL, SPEC_OFF(K_COUNT, 1, 0, -1, 0), 0,
+      UNCHANGED, OPENS(MISM, K_COUNT, 0, NO_FOOTER), NO_CRC },
+    { "footer_mismatch", "bytes_length wrong, at the end of a placeholder file", ON_DETAIL,
+      SPEC_OFF(K_COUNT, 0, 0, 0, 8), 0, UNCHANGED, OPENS(MISM, K_COUNT, 0, NO_FOOTER), NO_CRC },
+    { "footer_mismatch", "a torn record before a footer at the end: the walk decides",
+      ON_DETAIL, SPEC_OFF(K_COUNT, 0, 30, 0, 0), 0, UNCHANGED,
+      OPENS(MISM, K_COUNT, ANY, NO_FOOTER), NO_CRC },
+    { "footer_mismatch", "bytes_length agrees with the position, the count does not",
+      ON_DETAIL, SPEC_OFF(K_COUNT, 0, 0, 3, 0), 0, UNCHANGED,
+      OPENS(MISM, K_COUNT, 0, NO_FOOTER), NO_CRC },
+
+    /* the CRC of nothing is 0, which reads as "not computed"; a finalized empty detail
+     * file has a placeholder-looking header (count 0, bytes 0): its footer is found at
+     * the end */
+    { "zero_events", "finalized", ON_INDEX, SPEC(0, 1, 1, 1, 0), 0, UNCHANGED,
+      OPENS(FIN, 0, 0, NOT_COMPUTED), NO_CRC },
+    { "zero_events", "finalized", ON_DETAIL, SPEC(0, 1, 1, 1, 0), 0, UNCHANGED,
+      OPENS(END, 0, 0, NOT_COMPUTED), NO_CRC },
+    { "zero_events", "the placeholder header alone", ON_BOTH, SPEC(0, 0, 0, 0, 0), 0,
+      UNCHANGED, OPENS(SIZE, 0, 0, NO_FOOTER), NO_CRC },
+    { "zero_events", "the placeholder header and 10 torn bytes", ON_BOTH, SPEC(0, 0, 0, 0, 10),
+      0, UNCHANGED, OPENS(SIZE, 0, 10, NO_FOOTER), NO_CRC },
+
+    { "crc_mismatch", "a byte of the first event flipped", ON_BOTH, SPEC(K_COUNT, 1, 1, 1, 0),
+      0, CHANGED(flip_first_event, 0, 0), OPENS(FIN, K_COUNT, 0, UNCHECKED),
+      CRC(ATF_E_CRC, ATF_CRC_MISMATCH, CRC_BEFORE, CRC_AFTER) },
+    { "crc_mismatch", "the last decoded byte flipped, a footer at the end", ON_BOTH,
+      SPEC(K_COUNT, 0, 1, 1, 0), 0, CHANGED(flip_last_byte, 0, 0),
+      OPENS(END, K_COUNT, 0, UNCHECKED), CRC(ATF_E_CRC, ATF_CRC_MISMATCH, CRC_BEFORE, CRC_AFTER) },
+
+    /* magic, then endian, then version decide */
+#define IDENTITY(what, ident, rc) { "bad_identity", what, ON_BOTH, SPEC(K_SMALL, 1, 1, 1, 0), \
+    0, CHANGED(set_identity, ident, 0), FAILS(rc), NO_CRC }
+    IDENTITY("magic", IDENT('A', '3', 1, KEEP), ATF_E_MAGIC),
+    IDENTITY("magic and endian", IDENT('A', '3', 0, KEEP), ATF_E_MAGIC),
+    IDENTITY("endian 0", IDENT('A', '2', 0, KEEP), ATF_E_ENDIAN),
+    IDENTITY("endian 2", IDENT('A', '2', 2, KEEP), ATF_E_ENDIAN),
+    IDENTITY("endian before version", IDENT('A', '2', 2, 9), ATF_E_ENDIAN),
+    IDENTITY("version 9", IDENT('A', '2', 1, 9), ATF_E_VERSION),
+    IDENTITY("version 0", IDENT('A', '2', 1, 0), ATF_E_VERSION),
+    IDENTITY("version 4", IDENT('A', '2', 1, 4), ATF_E_VERSION),
+    IDENTITY("version 255", IDENT('A', '2', 1, 255), ATF_E_VERSION),
+    IDENTITY("magic and version", IDENT('a', '2', 1, 255), ATF_E_MAGIC),
+    IDENTITY("magic, endian and version", IDENT('a', '2', 7, 255), ATF_E_MAGIC),
+    IDENTITY("endian and version", IDENT('A', '2', 7, 255), ATF_E_ENDIAN),
+    IDENTITY("endian and version 0", IDENT('A', '2', 7, 0), ATF_E_ENDIAN),
+#undef IDENTITY
+    /* version 3 names a packed index file: a layout-1 body has no lane header */
+    { "bad_identity", "version 3", ON_INDEX, SPEC_L(1, K_SMALL, 1, 1, 1, 0), 0,
+      CHANGED(set_identity, IDENT('A', '2', 1, 3), 0), FAILS(ATF_E_CORRUPT), NO_CRC },
+    { "bad_identity", "version 3", ON_DETAIL, SPEC_L(1, K_SMALL, 1, 1, 1, 0), 0,
+      CHANGED(set_identity, IDENT('A', '2', 1, 3), 0), FAILS(ATF_E_VERSION), NO_CRC },
+    { "bad_identity", "a file of the other kind", ON_BOTH, SPEC_L(1, K_SMALL, 1, 1, 1, 0), 0,
+      CHANGED(to_other_kind, 0, 0), FAILS(ATF_E_MAGIC), NO_CRC },
+
+    /* events_offset inside the header is corrupt, past the end truncated; exactly at the
+     * end (with the footer field cleared) it is a valid, empty events section */
+#define EVENTS_OFFSET(what, change, value, rc) { "bad_events_offset", what, ON_BOTH, \
+    SPEC(K_SMALL, 1, 1, 1, 0), 0, CHANGED(change, value, 0), FAILS(rc), NO_CRC }
+    EVENTS_OFFSET("0", set_events_offset, 0, ATF_E_CORRUPT),
+    EVENTS_OFFSET("32", set_events_offset, 32, ATF_E_CORRUPT),
+    EVENTS_OFFSET("63", set_events_offset, 63, ATF_E_CORRUPT),
+    EVENTS_OFFSET("one past the end", set_events_offset_past_end, 1, ATF_E_TRUNCATED),
+    EVENTS_OFFSET("UINT64_MAX", set_events_offset, UINT64_MAX, ATF_E_TRUNCATED),
+    EVENTS_OFFSET("UINT64_MAX - 63", set_events_offset, UINT64_MAX - 63u, ATF_E_TRUNCATED),
+#undef EVENTS_OFFSET
+    { "bad_events_offset", "at the end, no footer", ON_BOTH, SPEC(K_SMALL, 1, 1, 1, 0), 0,
+      CHANGED(events_section_empty, 0, 0), OPENS(SIZE, 0, 0, NO_FOOTER), NO_CRC },
+
+    /* a finalized file cut in the middle of its footer: 30 footer bytes remain */
+    { "index_footer_cut", "30 footer bytes", ON_INDEX, SPEC(20, 1, 1, 1, 0), 0,
+      CHANGED(truncate_to, 64 + 20 * 32 + 30, 0), OPENS(SIZE, 20, 30, NO_FOOTER), NO_CRC },
+    /* cut in its second half: the last whole 32-byte slot is the footer's first half,
+     * which must not be read as an event */
+    { "index_footer_cut_late", "40 footer bytes", ON_INDEX, SPEC(20, 0, 1, 1, 0), 0,
+      CHANGED(truncate_to, 64 + 20 * 32 + 40, 0), OPENS(SIZE, 20, 40, NO_FOOTER), NO_CRC },
+    /* a footer magic inside the header gap (a zero footer: count 0, bytes 0) and the header
+     * leading to it: no writer puts a footer before the events, so it is no candidate
+     * (like one past the end of the file); the last 64 bytes hold the real footer */
+    { "index_footer_before_events", "a footer in the header gap", ON_INDEX,
+      SPEC_AT(3, 1, 1, 1, 0, 192), 0,
+      { CHANGE(put_footer_magic_at, 64, 0), CHANGE(set_footer_field, 64, 0) },
+      OPENS(END, 3, 0, UNCHECKED), NO_CRC },
+    /* the last 64 bytes count only when size >= events_offset + 64: here they start inside
+     * the header (at offset 40), where the bytes happen to read "2ITA" */
+    { "index_footer_overlapping_header", "the last 64 bytes start in the header", ON_INDEX,
+      SPEC_L(1, 1, 0, 0, 0, 8), 0, CHANGED(put_footer_magic_at, 40, 0),
+      OPENS(SIZE, 1, 8, NO_FOOTER), NO_CRC },
+#define EVENT_SIZE(size) { "index_bad_event_size", #size, ON_INDEX, SPEC(4, 1, 1, 1, 0), 0, \
+    CHANGED(set_event_size, size, 0), FAILS(ATF_E_CORRUPT), NO_CRC }
+    EVENT_SIZE(0), EVENT_SIZE(24), EVENT_SIZE(31), EVENT_SIZE(33), EVENT_SIZE(64),
+    EVENT_SIZE(0xFFFFFFFFu),
+#undef EVENT_SIZE
+    /* event_size is read at the layout's own offset: layout 1 with 32 at layout 2's */
+    { "index_bad_event_size", "32 at offset 20 only", ON_INDEX, SPEC_L(1, 4, 1, 1, 1, 0), 0,
+      { CHANGE(set_u32_at, 20, 32), CHANGE(set_u32_at, 24, 0) }, FAILS(ATF_E_CORRUPT), NO_CRC },
+
+    /* a whole record header whose total_length runs past the end of the file */
+#define TORN_RECORD(bytes) { "detail_torn_record", #bytes " bytes of record 8", ON_DETAIL, \
+    SPEC(8, 0, 0, 0, bytes), 0, UNCHANGED, OPENS(SIZE, 8, bytes, NO_FOOTER), NO_CRC }
+    TORN_RECORD(24), TORN_RECORD(25), TORN_RECORD(60), TORN_RECORD(123), TORN_RECORD(124),
+#undef TORN_RECORD
+    { "detail_torn_record", "the last record claims one byte more than the file has",
+      ON_DETAIL, SPEC(6, 0, 0, 0, 0), 0, CHANGED(record_past_end, 5, 0),
+      OPENS(SIZE, 5, FROM_CHANGE, NO_FOOTER), NO_CRC },
+    { "detail_torn_record", "and the first record claims 4 GiB", ON_DETAIL,
+      SPEC(6, 0, 0, 0, 0), 0,
+      { CHANGE(record_past_end, 5, 0), CHANGE(set_record_length, 0, 0xFFFFFFFFu) },
+      OPENS(SIZE, 0, FROM_CHANGE, NO_FOOTER), NO_CRC },
+
+    /* total_length below 24 fails open as corrupt at that record's offset, in a crashed
+     * file as well as inside the section a footer covers */
+#define TOTAL_LENGTH(fin, record, length, offset) { "detail_bad_total_length", \
+    "record " #record ": " #length ", finalized " #fin, ON_DETAIL, SPEC(6, fin, fin, fin, 0), 0, \
+    CHANGED(set_record_length, record, length), FAILS_AT(ATF_E_CORRUPT, offset), NO_CRC }
+    TOTAL_LENGTH(0, 2, 0, AT_CHANGE), TOTAL_LENGTH(0, 2, 1, AT_CHANGE),
+    TOTAL_LENGTH(0, 2, 17, AT_CHANGE), TOTAL_LENGTH(0, 2, 23, AT_CHANGE),
+    TOTAL_LENGTH(0, 0, 0, 64),
+    TOTAL_LENGTH(1, 2, 0, AT_CHANGE), TOTAL_LENGTH(1, 2, 1, AT_CHANGE),
+    TOTAL_LENGTH(1, 2, 17, AT_CHANGE), TOTAL_LENGTH(1, 2, 23, AT_CHANGE),
+    TOTAL_LENGTH(1, 0, 0, 64),
+#undef TOTAL_LENGTH
+
+    /* records of exactly 24 bytes (no payload) are valid */
+    { "detail_empty_payloads", "three records of 24 bytes", ON_DETAIL, SPEC(0, 0, 0, 0, 0), 0,
+      CHANGED(append_empty_records, 3, 0), OPENS(SIZE, 3, 0, NO_FOOTER), NO_CRC },
+};
+#undef FIN
+#undef END
+#undef SIZE
+#undef MISM
+#undef UNCHECKED
+#undef NOT_COMPUTED
+#undef NO_FOOTER
+
+/* A count of a case: the kind's for K_COUNT and K_SMALL. */
+static uint64_t kind_count(const file_kind *k, uint64_t count) {
+    return count == K_COUNT ? k->count : count == K_SMALL ? k->small_count : count;
+}
+
+/* The fixture is what its spec says: header (and gap), events, torn bytes and footer in
+ * so many bytes; a header not finalized leads to no footer. */
+static void check_built(const file_kind *k, const file_spec *s, const fx_buf *b) {
+    uint64_t eo = s->events_offset ? s->events_offset : 64u;
+    CHECK_EQ(eo + k->bytes(s->count) + s->torn + (s->footer ? 64u : 0u), b->len);
+    if (!s->finalized) CHECK_EQ(0, fx_get64(b->data, k->footer_field_at));
+}
+
+/* The CRC32-C of the events of a fixture whose events start at 64. */
+static uint32_t events_crc(const file_kind *k, const file_spec *s, const fx_buf *b) {
+    size_t n = (size_t)k->bytes(s->count);
+    CHECK(b->len >= 64u + n);
+    return b->len >= 64u + n ? fx_crc32c(b->data + 64, n) : 0;
+}
+
+static uint32_t crc_of(int which, uint32_t before, uint32_t after) {
+    return which == CRC_BEFORE ? before : which == CRC_AFTER ? after : 0;
+}
+
+/* One case on one fixture: built, checked, changed, opened every way, its CRC verified. */
+static void run_file_case(const file_case *fc, const file_kind *k, int layout, size_t torn) {
+    int before = harness__failures_in_test;
+    change_ctx c;
+    fx_buf b;
+    expect x = fc->want;
+    uint32_t crc_before = 0, crc_after = 0;
+    size_t i, changed_at = 0;
+    c.kind = k;
+    c.spec = fc->spec;
+    c.spec.layout = layout;
+    c.spec.count = kind_count(k, fc->spec.count);
+    c.spec.torn = torn;
+    b = k->build(&c.spec);
+    check_built(k, &c.spec, &b);
+    if (fc->crc.checked) crc_before = events_crc(k, &c.spec, &b);
+    for (i = 0; i < 2 && fc->changes[i].apply; i++)
+        changed_at = fc->changes[i].apply(&b, &c, fc->changes[i].a, fc->changes[i].v);
+    x.count = kind_count(k, x.count);
+    if (x.torn == TORN_SPEC) x.torn = torn;
+    if (x.torn == FROM_CHANGE) x.torn = b.len - changed_at;
+    if (x.err_offset == AT_CHANGE) x.err_offset = changed_at;
+    CHECK_FILE(k, &b, x);
+    if (fc->crc.checked) {
+        crc_after = events_crc(k, &c.spec, &b);
+        if (fc->crc.rc == ATF_E_CRC) CHECK(crc_before != crc_after);
+        CHECK_FILE_CRC(k, &b, fc->crc.rc, fc->crc.state, crc_of(fc->crc.footer_crc, crc_before,
+                       crc_after), crc_of(fc->crc.computed, crc_before, crc_after));
+    }
+    fx_buf_free(&b);
+    if (harness__failures_in_test != before)
+        printf("    ^ %s: %s (%s file, layout %d, %zu torn bytes)\n", fc->test, fc->what,
+               k->name, layout, torn);
+}
+
+/* Every case of the test `test`: on each kind and layout it names, each torn size of its
+ * range. */
+static void run_file_cases(const char *test) {
+    size_t i, torn, runs = 0;
+    int kind, layout;
+    for (i = 0; i < sizeof file_cases / sizeof file_cases[0]; i++) {
+        const file_case *fc = &file_cases[i];
+        if (strcmp(fc->test, test) != 0) continue;
+        for (kind = 0; kind < KIND_COUNT; kind++) {
+            if (!(fc->kinds & (1 << kind))) continue;
+            for (layout = 1; layout <= 2; layout++) {
+                if (fc->spec.layout && fc->spec.layout != layout) continue;
+                for (torn = fc->spec.torn; torn == fc->spec.torn || torn <= fc->torn_last;
+                     torn++, runs++)
+                    run_file_case(fc, &file_kinds[kind], layout, torn);
+            }
+        }
+    }
+    CHECK(runs > 0); /* the test has cases */
+}
+
+/* The test `name` runs the file cases named so. */
+#define FILE_CASES(name) static void name(void) { run_file_cases(#name); }
+FILE_CASES(finalized)
+FILE_CASES(events_offset_gap)
+FILE_CASES(crc_zero)
+FILE_CASES(no_footer)
+FILE_CASES(torn)
+FILE_CASES(footer_at_end)
+FILE_CASES(stale_footer_field)
+FILE_CASES(bytes_after_footer)
+FILE_CASES(footer_mismatch)
+FILE_CASES(zero_events)
+FILE_CASES(crc_mismatch)
+FILE_CASES(bad_identity)
+FILE_CASES(bad_events_offset)
+FILE_CASES(index_footer_cut)
+FILE_CASES(index_footer_cut_late)
+FILE_CASES(index_footer_before_events)
+FILE_CASES(index_footer_overlapping_header)
+FILE_CASES(index_bad_event_size)
+FILE_CASES(detail_torn_record)
+FILE_CASES(detail_bad_total_length)
+FILE_CASES(detail_empty_payloads)
 
 /* Anything under 64 bytes is truncated; size is checked before the magic. */
 static void short_files_kind(const file_kind *k) {
@@ -898,84 +1109,6 @@ static void index_get_fields(void) {
     }
 }
 
-/* A finalized file cut in the middle of its footer: 30 footer bytes remain. */
-static void index_footer_cut(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 20, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        fx_buf_truncate(&b, 64 + 20 * 32 + 30);
-        CHECK_INDEX(&b, ok(ATF_COUNT_FROM_SIZE, 20, 30, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-
-/* Cut in the second half of its footer: 40 footer bytes remain, so the last whole
- * 32-byte slot is the footer's first half. It must not be read as an event. */
-static void index_footer_cut_late(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 20, 0, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        fx_buf_truncate(&b, 64 + 20 * 32 + 40);
-        CHECK_INDEX(&b, ok(ATF_COUNT_FROM_SIZE, 20, 40, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-
-/* A footer magic inside the header gap, before events_offset. No writer puts a footer
- * before the events, so a footer_offset below events_offset is not a candidate (like one
- * past the end of the file): the reader falls back to the last 64 bytes, where the real
- * footer agrees. */
-static void index_footer_before_events(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 3, 1, 1, 1, 0);
-        fx_buf b;
-        s.events_offset = 192;
-        b = build_index(&s);
-        memcpy(b.data + 64, "2ITA", 4); /* a zero footer: count 0, bytes 0 */
-        fx_put64(b.data, 40, 64);
-        CHECK_INDEX(&b, ok(ATF_COUNT_FOOTER_AT_END, 3, 0, ATF_CRC_UNCHECKED));
-        fx_buf_free(&b);
-    }
-}
-
-/* The last 64 bytes count only when size >= events_offset + 64: here they start inside
- * the header (at offset 40), where the bytes happen to read "2ITA". */
-static void index_footer_overlapping_header(void) {
-    fx_index_spec s = ispec(1, 1, 0, 0, 0, 8);
-    fx_buf b = build_index(&s);
-    CHECK_EQ(104, b.len);
-    memcpy(b.data + 40, "2ITA", 4);
-    CHECK_INDEX(&b, ok(ATF_COUNT_FROM_SIZE, 1, 8, ATF_CRC_NO_FOOTER));
-    fx_buf_free(&b);
-}
-
-static void index_bad_event_size(void) {
-    static const uint32_t sizes[] = { 0, 24, 31, 33, 64, 0xFFFFFFFFu };
-    int layout;
-    size_t k;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_index_spec s = ispec(layout, 4, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-            fx_put32(b.data, layout == 2 ? 20 : 24, sizes[k]);
-            CHECK_INDEX(&b, fails(ATF_E_CORRUPT));
-        }
-        fx_buf_free(&b);
-    }
-    {   /* event_size is read at the layout's own offset: a layout-1 file with 32 at
-           offset 20 only is corrupt, and a layout-2 file ignores offset 24 */
-        fx_index_spec s = ispec(1, 4, 1, 1, 1, 0);
-        fx_buf b = build_index(&s);
-        fx_put32(b.data, 20, 32);
-        fx_put32(b.data, 24, 0);
-        CHECK_INDEX(&b, fails(ATF_E_CORRUPT));
-        fx_buf_free(&b);
-    }
-}
-
 /* ======================= detail reader only ======================= */
 
 static void detail_get_fields(void) {
@@ -1037,77 +1170,6 @@ static void detail_get_fields(void) {
         fx_buf_free(&b);
     }
 }
-
-/* A whole record header whose total_length runs past the end of the file. */
-static void detail_torn_record(void) {
-    static const size_t cuts[] = { 24, 25, 60, 123, 124 };
-    int layout;
-    size_t k;
-    for (layout = 1; layout <= 2; layout++) {
-        for (k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
-            fx_detail_spec s = dspec(layout, 8, 0, 0, 0, cuts[k]);
-            fx_buf b = build_detail(&s);
-            CHECK(cuts[k] < fx_record_length(8));
-            CHECK_DETAIL(&b, ok(ATF_COUNT_FROM_SIZE, 8, cuts[k], ATF_CRC_NO_FOOTER));
-            fx_buf_free(&b);
-        }
-        {   /* the last record claims one byte more than the file has */
-            fx_detail_spec s = dspec(layout, 6, 0, 0, 0, 0);
-            fx_buf b = build_detail(&s);
-            size_t off = (size_t)fx_detail_record_offset(&s, 5);
-            fx_put32(b.data, off, (uint32_t)(b.len - off + 1u));
-            CHECK_DETAIL(&b, ok(ATF_COUNT_FROM_SIZE, 5, fx_record_length(5),
-                                ATF_CRC_NO_FOOTER));
-            /* the first record claims 4 GiB */
-            fx_put32(b.data, 64, 0xFFFFFFFFu);
-            CHECK_DETAIL(&b, ok(ATF_COUNT_FROM_SIZE, 0, b.len - 64u, ATF_CRC_NO_FOOTER));
-            fx_buf_free(&b);
-        }
-    }
-}
-
-/* total_length below 24 (0, 17, 23) fails open as corrupt at that record's offset, in a
- * crashed file as well as inside the section a footer covers. */
-static void detail_bad_total_length(void) {
-    static const uint32_t lens[] = { 0, 1, 17, 23 };
-    int layout, fin;
-    size_t k;
-    for (layout = 1; layout <= 2; layout++) {
-        for (fin = 0; fin <= 1; fin++) {
-            fx_detail_spec s = dspec(layout, 6, fin, fin, fin, 0);
-            fx_buf b = build_detail(&s);
-            uint64_t off = fx_detail_record_offset(&s, 2);
-            for (k = 0; k < sizeof lens / sizeof lens[0]; k++) {
-                fx_put32(b.data, (size_t)off, lens[k]);
-                CHECK_DETAIL(&b, fails_at(ATF_E_CORRUPT, off));
-            }
-            fx_put32(b.data, (size_t)off, fx_record_length(2));
-            fx_put32(b.data, 64, 0); /* the very first record */
-            CHECK_DETAIL(&b, fails_at(ATF_E_CORRUPT, 64));
-            fx_buf_free(&b);
-        }
-    }
-}
-
-/* Records of exactly 24 bytes (no payload) are valid. */
-static void detail_empty_payloads(void) {
-    int layout;
-    for (layout = 1; layout <= 2; layout++) {
-        fx_detail_spec s = dspec(layout, 0, 0, 0, 0, 0);
-        fx_buf b = build_detail(&s);
-        size_t j;
-        for (j = 0; j < 3; j++) {
-            size_t at = fx_buf_grow(&b, 24);
-            fx_put32(b.data, at, 24);
-            fx_put16(b.data, at + 4, 99);
-            fx_put_link(b.data, at + 8, layout, j * 5u);
-            fx_put64(b.data, at + 16, fx_ts(j * 5u));
-        }
-        CHECK_DETAIL(&b, ok(ATF_COUNT_FROM_SIZE, 3, 0, ATF_CRC_NO_FOOTER));
-        fx_buf_free(&b);
-    }
-}
-
 
 /* ======================= thread reader ======================= */
 

@@ -1,8 +1,9 @@
 /* embed.h - the whole atf command in one translation unit, without its main(), for a
- * program that runs the commands in-process (tests/test_export.c, bench/bench_export.h):
- * cli_main(out, err, argc, argv) runs `atf argv...` with its output on out and its
- * messages on err. Include after atf.h; the implementation of atf.h is the program's. The
- * file list is the atf command's: every .c file of tools/.
+ * program that runs the commands in-process (the harnesses of tests/cli_traces.h,
+ * bench/bench_export.h): cli_main(out, err, argc, argv) runs `atf argv...` with its output
+ * on out and its messages on err. Include after atf.h; the implementation of atf.h is the
+ * program's (compiled in, or linked). The file list is the atf command's: every .c file
+ * of tools/.
  * SPDX-License-Identifier: MIT */
 #ifndef ATF_TOOLS_EMBED_H
 #define ATF_TOOLS_EMBED_H
