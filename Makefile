@@ -174,18 +174,19 @@ INSTR_DEPS := tools/demangle.c tools/demangle.h tools/signal_names.h tools/elf_s
 PROGS     := tests/programs
 PROGS_BIN := $(BUILD)/programs
 
-# -fno-instrument-functions: the tracer stays unhooked even when CFLAGS asks for hooks
+# -fno-instrument-functions: the tracer stays unhooked even when CFLAGS asks for hooks.
+# -fPIC: the one compile serves both the programs it is linked into (the linker turns its
+# GOT and thread-local accesses into direct ones there) and the shared library below.
 $(INSTR_OBJ): $(INSTR)/atf_instrument.c $(INSTR_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -c -o $@ $<
+	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -fPIC -c -o $@ $<
 
 # The same tracer as a shared library for LD_PRELOAD (what `atf record` runs a program
 # under): any program built with -finstrument-functions is traced without relinking.
 INSTR_SO := $(BUILD)/libatf_instrument.so
 all: $(INSTR_SO)
-$(INSTR_SO): $(INSTR)/atf_instrument.c $(INSTR_DEPS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -fPIC -shared -o $@ $< -ldl $(LDLIBS_ALL)
+$(INSTR_SO): $(INSTR_OBJ)
+	$(CC) $(CFLAGS_ALL) -shared -o $@ $< -ldl $(LDLIBS_ALL)
 
 # examples/sample.c, the program the README traces: plain, linked with the tracer, and
 # compiled with the hooks but no tracer (for `atf record`)
