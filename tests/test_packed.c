@@ -756,6 +756,58 @@ static void test_codec_sizes(void) {
     CHECK_EQ(ATF_PACKED_EVENT_MAX, check_codec("widest", rec, 1, 0));
 }
 
+/* Events coded to the bytes the format spells, around the two-byte form of a call or a
+ * return (one stamp byte, nothing else): stamps of 127, 128 and 2^14, depths that wrap
+ * (a return at depth 0 is predicted at 0xFFFFFFFF, and one there whose link is
+ * 0xFFFFFFFE is not of that form), a kind not 1, 2 or 3, an exception, a thread switch
+ * and the form again after it, links given and next, function differences of one, two
+ * and three bytes, a depth off its prediction. */
+static void test_codec_exact_bytes(void) {
+    static const struct { uint64_t ts, fid; uint32_t thread, kind, depth, link; } ev[] = {
+        { 5, 0, 7, 1, 0, ATF_NO_DETAIL_U32 },                  /* 00 05 */
+        { 132, 0, 7, 1, 1, ATF_NO_DETAIL_U32 },                /* 00 7F */
+        { 260, 0, 7, 2, 1, ATF_NO_DETAIL_U32 },                /* 01 80 01 */
+        { 261, 0, 7, 2, 0, ATF_NO_DETAIL_U32 },                /* 01 01 */
+        { 262, 0, 7, 2, UINT32_MAX, 0xFFFFFFFEu },             /* 21 01 FE FF FF FF 0F */
+        { 263, 0, 7, 1, UINT32_MAX, ATF_NO_DETAIL_U32 },       /* 00 01 */
+        { 264, 0, 7, 2, UINT32_MAX, ATF_NO_DETAIL_U32 },       /* 01 01 */
+        { 265, 0, 7, 0, UINT32_MAX, ATF_NO_DETAIL_U32 },       /* 03 00 01 */
+        { 266, 0, 7, 3, UINT32_MAX, ATF_NO_DETAIL_U32 },       /* 02 01 */
+        { 267, 0, 8, 1, UINT32_MAX, ATF_NO_DETAIL_U32 },       /* 40 01 08 */
+        { 268, 0, 8, 1, 0, ATF_NO_DETAIL_U32 },                /* 00 01 */
+        { 269, 0, 8, 2, 0, 7 },                                /* 21 01 07 */
+        { 270, 0, 8, 1, 0, 8 },                                /* 10 01 */
+        { 270, 9, 8, 1, 1, ATF_NO_DETAIL_U32 },                /* 04 00 12 */
+        { 271, 9, 8, 2, 1, ATF_NO_DETAIL_U32 },                /* 01 01 */
+        { 16655, 9, 8, 1, 1, ATF_NO_DETAIL_U32 },              /* 00 80 80 01 */
+        { 33038, 9, 8, 2, 1, ATF_NO_DETAIL_U32 },              /* 01 FF 7F */
+        { 33039, 9 - 0x2000ull, 8, 1, 1, ATF_NO_DETAIL_U32 },  /* 04 01 FF 7F */
+        { 33040, 9 - 0x2000ull, 8, 2, 1, ATF_NO_DETAIL_U32 },  /* 01 01 */
+        { 33041, 9, 8, 1, 1, ATF_NO_DETAIL_U32 },              /* 04 01 80 80 01 */
+        { 33042, 0, 8, 1, 5, ATF_NO_DETAIL_U32 },              /* 08 01 06 */
+    };
+    static const uint8_t want[] = {
+        0x00, 0x05, 0x00, 0x7F, 0x01, 0x80, 0x01, 0x01, 0x01, 0x21, 0x01, 0xFE, 0xFF, 0xFF,
+        0xFF, 0x0F, 0x00, 0x01, 0x01, 0x01, 0x03, 0x00, 0x01, 0x02, 0x01, 0x40, 0x01, 0x08,
+        0x00, 0x01, 0x21, 0x01, 0x07, 0x10, 0x01, 0x04, 0x00, 0x12, 0x01, 0x01, 0x00, 0x80,
+        0x80, 0x01, 0x01, 0xFF, 0x7F, 0x04, 0x01, 0xFF, 0x7F, 0x01, 0x01, 0x04, 0x01, 0x80,
+        0x80, 0x01, 0x08, 0x01, 0x06,
+    };
+    size_t n = sizeof ev / sizeof ev[0], i, len;
+    uint8_t rec[sizeof ev / sizeof ev[0] * 32], coded[sizeof ev / sizeof ev[0] * ATF_PACKED_EVENT_MAX];
+    for (i = 0; i < n; i++)
+        put_record(rec + i * 32, ev[i].ts, ev[i].fid, ev[i].thread, ev[i].kind, ev[i].depth, ev[i].link);
+    len = atf_packed_encode(rec, n, 7, coded);
+    CHECK_EQ(sizeof want, len);
+    for (i = 0; i < len && i < sizeof want; i++)
+        if (coded[i] != want[i]) {
+            printf("  exact bytes: byte %zu is %02X, not %02X\n", i, coded[i], want[i]);
+            CHECK(0);
+            break;
+        }
+    check_codec("exact bytes", rec, n, 7);
+}
+
 /* Random records: fields drawn near their predictions and far from them. */
 static void test_codec_random(void) {
     size_t n = 5000, i;
@@ -845,6 +897,12 @@ static void test_decode_refusals(void) {
     CHECK_RESULT(ATF_E_CORRUPT, decode_bytes(NULL, 0, 1, NULL));
     DECODE(ATF_OK, 2, 0x00, 0x05, 0x01, 0x05);
     DECODE(ATF_E_CORRUPT, 3, 0x00, 0x05, 0x01, 0x05);
+    DECODE(ATF_E_CORRUPT, 1, 0x00, 0x05, 0x01, 0x05);
+    DECODE(ATF_E_CORRUPT, 2, 0x00, 0x05, 0x01);         /* the second stamp missing */
+    DECODE(ATF_E_CORRUPT, 2, 0x00, 0x05, 0x01, 0x85);   /*   or running past the end */
+    DECODE(ATF_OK, 1, 0x01, 0x7F);                      /* a return at depth 0 - 1 */
+    CHECK_EQ(UINT32_MAX, ev.call_depth);
+    CHECK_EQ(ATF_EVENT_RETURN, ev.kind);
 }
 
 /* ---- the block cache -------------------------------------------------------------------- */
@@ -1556,6 +1614,7 @@ static const test_case tests[] = {
     { "codec_timestamps", test_codec_timestamps },
     { "codec_function_ids", test_codec_function_ids },
     { "codec_sizes", test_codec_sizes },
+    { "codec_exact_bytes", test_codec_exact_bytes },
     { "codec_random", test_codec_random },
     { "decode_refusals", test_decode_refusals },
     { "cache_block_orders", test_cache_block_orders },
