@@ -563,8 +563,9 @@ ATFDEF const char *atf_clock_str(uint32_t clock_type);
 #define ATF_PACKED_EVENT_MAX 41u         /* payload bytes of one event at worst */
 
 /* Codes `count` layout-1 records (32 bytes each, at `events`) as one block's payload into
- * `out`, which holds count * ATF_PACKED_EVENT_MAX bytes; `thread_id` is the file
- * header's. Returns the payload's length. Thread-safe. */
+ * `out`, which holds count * ATF_PACKED_EVENT_MAX bytes (all of it may be written to,
+ * past the payload's end too); `thread_id` is the file header's. Returns the payload's
+ * length. Thread-safe. */
 ATFDEF size_t atf_packed_encode(const uint8_t *events, size_t count, uint32_t thread_id,
                                 uint8_t *out);
 /* Decodes a payload of `len` bytes holding exactly `count` events into count layout-1
