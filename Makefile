@@ -175,8 +175,9 @@ PROGS     := tests/programs
 PROGS_BIN := $(BUILD)/programs
 
 # -fno-instrument-functions: the tracer stays unhooked even when CFLAGS asks for hooks.
-# -fPIC: the one compile serves both the programs it is linked into (the linker turns its
-# GOT and thread-local accesses into direct ones there) and the shared library below.
+# -fPIC: the one compile serves both the programs it is linked into (on x86-64 and arm64
+# the linker turns its GOT and thread-local accesses into direct ones there) and the
+# shared library below.
 $(INSTR_OBJ): $(INSTR)/atf_instrument.c $(INSTR_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fno-instrument-functions -fPIC -c -o $@ $<

@@ -2807,12 +2807,14 @@ ATF__PRIVATE void atf__thread_exit_arm(void *value) {
 /* Faults the pages of [p, p + n) in, writable, without reading or writing a byte of them,
  * so another thread may be storing into them meanwhile: the drain faults a ring in ahead
  * of its producer, whose stores then never stop for the kernel. 0, or -1 where the
- * system cannot (Linux before 5.14, other systems): the pages then fault in at their
- * first store, as any memory does. */
+ * system cannot (Linux before 5.14, other systems; or on a failure): the pages then fault
+ * in at their first store, as any memory does. */
 ATF__PRIVATE int atf__mem_populate(void *p, size_t n) {
 #if defined(ATF__OS_LINUX)
-#  ifndef MADV_POPULATE_WRITE
-#    define MADV_POPULATE_WRITE 23 /* Linux 5.14; headers may be older than the kernel */
+#  ifdef MADV_POPULATE_WRITE
+#    define ATF__MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#  else
+#    define ATF__MADV_POPULATE_WRITE 23 /* Linux 5.14; headers may be older than the kernel */
 #  endif
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t lo, hi;
@@ -2820,7 +2822,7 @@ ATF__PRIVATE int atf__mem_populate(void *p, size_t n) {
     /* whole pages: those that hold the range are mapped whole */
     lo = (uintptr_t)p & ~(uintptr_t)(page - 1);
     hi = ((uintptr_t)p + n + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
-    return madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0 ? 0 : -1;
+    return madvise((void *)lo, hi - lo, ATF__MADV_POPULATE_WRITE) == 0 ? 0 : -1;
 #else
     (void)p;
     (void)n;
@@ -5198,7 +5200,8 @@ enum { ATF__PACK_OK = 0, ATF__PACK_IO = 1, ATF__PACK_HEADER_IO = 2, ATF__PACK_NO
  * its header; a block none of which is on disk yet (it lies past the file's end) in one
  * write, header first, as a reader finds it: torn, its header names more payload than
  * the file holds, which readers and recovery take for a torn block. ATF__PACK_OK;
- * ATF__PACK_IO when the payload failed (the block on disk is as before);
+ * ATF__PACK_IO when the payload failed, or a new block's write failed and the file was
+ * cut back to where the block began (the blocks on disk are as before);
  * ATF__PACK_HEADER_IO when the header did (it may be torn). */
 ATF__PRIVATE int atf__packer_write(atf__file_writer *f, atf__packer *k) {
     uint8_t *payload = k->block + ATF_PACKED_BLOCK_HEADER_SIZE;
@@ -5207,7 +5210,8 @@ ATF__PRIVATE int atf__packer_write(atf__file_writer *f, atf__packer *k) {
         k->crc = atf_crc32c_update(0, payload, k->len);
         atf__packed_block_header(k->block, k->events, (uint32_t)k->len, k->crc);
         if (atf__fd_pwrite(f->fd, k->block, ATF_PACKED_BLOCK_HEADER_SIZE + k->len, k->at, NULL) != 0)
-            return ATF__PACK_HEADER_IO;
+            /* cut back to where it began, the file is as before it; else it may be torn */
+            return atf__fd_truncate(f->fd, k->at) == 0 ? ATF__PACK_IO : ATF__PACK_HEADER_IO;
         k->written = k->len;
         k->on_disk = k->events;
         return ATF__PACK_OK;
@@ -5601,10 +5605,11 @@ typedef struct atf__slot {
     int detail_stopped;          /* detail.atf takes no more records (numbering untrusted) */
     int error_reported;          /* error handed to the session */
     atf_error error;             /* first error of this slot's files */
-    uint64_t populated;          /* index ring slots from its start faulted in (its first
-                                    lap: later laps find them in) */
-    uint64_t tick_index;         /* ATF_STAMP_TICKS: index events before this one and */
-    uint64_t tick_detail;        /* detail ring bytes before this position are converted */
+    uint64_t populated;          /* index ring slots from its start faulted in (during its
+                                    first lap; later laps reuse those pages) */
+    uint64_t tick_index;         /* ATF_STAMP_TICKS with a detail ring: index events */
+    uint64_t tick_detail;        /* before this one and detail ring bytes before this
+                                    position are converted in the ring */
     uint64_t tick_last;          /* the thread's latest converted time */
     size_t tick_hint;            /* map segment of the latest conversion */
     char name[128];
@@ -5637,7 +5642,7 @@ typedef struct atf__anchor {
 
 #define ATF__MAX_WINDOWS 4096
 #define ATF__INDEX_BATCH 2048     /* the drain thread leaves smaller index batches waiting */
-#define ATF__WRITE_PIECE_EVENTS 2048 /* events converted, then written, at a time (64 KiB) */
+#define ATF__CONVERT_PIECE_EVENTS 2048 /* events converted, then written, at a time (64 KiB) */
 #define ATF__POPULATE_FIRST 131072   /* index ring slots faulted in at attach (4 MiB) */
 #define ATF__POPULATE_AHEAD 524288   /* then by the drain, ahead of the producer (16 MiB) */
 #define ATF__DRAIN_BUSY 16384     /* a pass that moved this many records: no sleep */
@@ -6919,7 +6924,6 @@ ATF__PRIVATE void atf__slot_keep_release(atf_session *s, atf__slot *sl) {
  * the first visit, and the slot finalized once its producer closed (retired, in the
  * flight recorder, until a trigger or the close writes what it holds). */
 
-ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head);
 ATF__PRIVATE void atf__slot_bracket(atf_session *s, atf__slot *sl, uint64_t newest);
 ATF__PRIVATE void atf__slot_convert_stamps(atf__slot *sl, const uint8_t *src, uint8_t *dst,
                                            size_t n);
@@ -6931,7 +6935,7 @@ ATF__PRIVATE void atf__slot_convert_stamps(atf__slot *sl, const uint8_t *src, ui
 ATF__PRIVATE const uint8_t *atf__slot_convert_piece(atf_session *s, atf__slot *sl,
                                                     uint8_t *run, size_t n) {
     uint8_t *to = run;
-    if (!sl->piece) sl->piece = (uint8_t *)ATF_MALLOC(ATF__WRITE_PIECE_EVENTS * ATF_INDEX_EVENT_SIZE);
+    if (!sl->piece) sl->piece = (uint8_t *)ATF_MALLOC(ATF__CONVERT_PIECE_EVENTS * ATF_INDEX_EVENT_SIZE);
     if (sl->piece) to = sl->piece;
     atf__slot_bracket(s, sl, atf__load_le64(run + (n - 1) * ATF_INDEX_EVENT_SIZE));
     atf__slot_convert_stamps(sl, run, to, n);
@@ -6948,7 +6952,7 @@ ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t
         uint64_t first = r->pos & r->mask;
         uint64_t n = end - r->pos < r->mask + 1 - first ? end - r->pos : r->mask + 1 - first;
         const uint8_t *run = r->data + (first << 5);
-        if (n > ATF__WRITE_PIECE_EVENTS) n = ATF__WRITE_PIECE_EVENTS;
+        if (n > ATF__CONVERT_PIECE_EVENTS) n = ATF__CONVERT_PIECE_EVENTS;
         if (s->convert_ticks && !sl->has_detail_ring)
             run = atf__slot_convert_piece(s, sl, r->data + (first << 5), (size_t)n);
         if (s->keep_active) atf__slot_keep_events(s, sl, run, n);
@@ -7167,10 +7171,12 @@ ATF__PRIVATE void atf__slot_bracket(atf_session *s, atf__slot *sl, uint64_t newe
     if (newest >= sl->ticks.p[sl->ticks.count - 1].ticks) atf__slot_calibrate(s, sl);
 }
 
-/* ATF_STAMP_TICKS: rewrites the stamps of the index events in [tick_index, head) to the
- * trace clock, in the ring (the drain owns [tail, head)), never below the thread's
- * previous time; then gives each detail record whose index event is published the time
- * of that event, so that both always agree. Runs before anything reads the stamps. */
+/* ATF_STAMP_TICKS with a detail ring: rewrites the stamps of the index events in
+ * [tick_index, head) to the trace clock, in the ring (the drain owns [tail, head)), never
+ * below the thread's previous time; then gives each detail record whose index event is
+ * published the time of that event, so that both always agree. Runs before anything
+ * reads the stamps. (Without a detail ring, atf__slot_convert_piece converts each piece
+ * as it is written.) */
 ATF__PRIVATE void atf__slot_convert(atf_session *s, atf__slot *sl, uint64_t head) {
     atf_ring *r = &sl->index_c, *d = &sl->detail_c;
     uint64_t seq = sl->tick_index > r->pos ? sl->tick_index : r->pos, at, dhead, cap;
@@ -7246,19 +7252,30 @@ ATF__PRIVATE uint64_t atf__slot_drain_retired(atf_session *s, atf__slot *sl) {
     return 0;
 }
 
-/* Faults the first lap of a slot's own index ring in ahead of its producer (`ahead` slots
- * past `head`, topped up once half of that is used), so that its stores never wait for
- * the kernel inside the program's functions: the time goes to the drain, or to the
- * attach before the thread's first event. A thread that records little keeps little
- * memory. Once that fails, the pages fault in at the producer's first store, as before. */
-ATF__PRIVATE void atf__slot_populate(atf__slot *sl, uint64_t head, uint64_t ahead) {
+/* Faults the first lap of a slot's own index ring in ahead of its producer, so that its
+ * stores do not wait for the kernel inside the program's functions: the time goes to the
+ * drain, or to the attach before the thread's first event. The attach faults in the first
+ * ATF__POPULATE_FIRST slots; once the producer has used half of them, each pass keeps
+ * ATF__POPULATE_AHEAD slots past the head (topped up when half of that is left), so a
+ * thread that records little keeps little memory. When the system cannot (or fails
+ * once), the pages fault in at the producer's first store to them. */
+ATF__PRIVATE void atf__slot_populate(atf__slot *sl, uint64_t head) {
     atf_ring *r = &sl->index_c;
-    uint64_t cap = r->mask + 1, upto = head + ahead;
-    if (sl->populated >= cap || sl->populated > head + ahead / 2) return;
-    if (upto > cap) upto = cap;
+    uint64_t cap = r->mask + 1, used = head < sl->populated ? head : sl->populated, upto;
+    uint64_t slack = sl->populated <= ATF__POPULATE_FIRST ? ATF__POPULATE_FIRST / 2
+                                                          : ATF__POPULATE_AHEAD / 2;
+    if (sl->populated >= cap || sl->populated - used > slack) return;
+    upto = head >= cap || cap - head < ATF__POPULATE_AHEAD ? cap : head + ATF__POPULATE_AHEAD;
     if (atf__mem_populate(r->data + (sl->populated << 5), (size_t)((upto - sl->populated) << 5)) != 0)
-        upto = cap; /* not on this system: no more tries */
+        upto = cap; /* no more tries */
     sl->populated = upto;
+}
+
+/* The attach's part of atf__slot_populate: the first slots of a ring of its own. */
+ATF__PRIVATE void atf__slot_populate_first(atf__slot *sl) {
+    atf_ring *r = &sl->index_c;
+    uint64_t cap = r->mask + 1, upto = cap < ATF__POPULATE_FIRST ? cap : ATF__POPULATE_FIRST;
+    sl->populated = atf__mem_populate(r->data, (size_t)(upto << 5)) == 0 ? upto : cap;
 }
 
 /* One slot: detail first (up to the index head read now), then the index events. */
@@ -7269,7 +7286,7 @@ ATF__PRIVATE uint64_t atf__slot_drain(atf_session *s, atf__slot *sl, uint64_t ho
     if (sl->retired) return atf__slot_drain_retired(s, sl);
     closed = atf__load_acquire_u64(&sl->index_c.shared->closed) != 0;
     head = atf__load_acquire_u64(&sl->index_c.shared->head);
-    if (!closed) atf__slot_populate(sl, head, ATF__POPULATE_AHEAD);
+    if (!closed) atf__slot_populate(sl, head);
     atf__slot_sync(s, sl); /* the stamps of a gap at finalize need the map too */
     if (head - sl->index_c.pos > sl->index_c.mask + 1) { /* impossible from a sane producer */
         atf__error_set_values(&sl->error, ATF_E_CORRUPT, sl->index_file.path, 0,
@@ -8275,7 +8292,9 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
         if (detail_mem) {
             atf_ring_init(detail_mem, detail_size, ATF_RING_DETAIL, s->cfg.detail_ring_bytes,
                           atf__ring_layout(&s->cfg), thread_id);
-            atf__mem_populate(detail_mem, detail_size);
+            /* its first 4 MiB (all of the default 1 MiB) */
+            atf__mem_populate(detail_mem, detail_size < ATF__POPULATE_FIRST * ATF_INDEX_EVENT_SIZE
+                                              ? detail_size : ATF__POPULATE_FIRST * ATF_INDEX_EVENT_SIZE);
         }
     }
     rc = atf_producer_init(&sl->writer, index_mem, index_size, detail_mem, detail_size,
@@ -8293,7 +8312,7 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
         sl->writer.overflow = s->cfg.overflow;
         /* our own ring's first pages, before its producer has it; caller memory is left
          * as the caller made it */
-        if (sl->index_raw) atf__slot_populate(sl, 0, ATF__POPULATE_FIRST);
+        if (sl->index_raw) atf__slot_populate_first(sl);
         else sl->populated = UINT64_MAX;
     }
     atf__session_lock(s);
