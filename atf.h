@@ -6952,9 +6952,10 @@ ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t
         uint64_t first = r->pos & r->mask;
         uint64_t n = end - r->pos < r->mask + 1 - first ? end - r->pos : r->mask + 1 - first;
         const uint8_t *run = r->data + (first << 5);
-        if (n > ATF__CONVERT_PIECE_EVENTS) n = ATF__CONVERT_PIECE_EVENTS;
-        if (s->convert_ticks && !sl->has_detail_ring)
+        if (s->convert_ticks && !sl->has_detail_ring) {
+            if (n > ATF__CONVERT_PIECE_EVENTS) n = ATF__CONVERT_PIECE_EVENTS;
             run = atf__slot_convert_piece(s, sl, r->data + (first << 5), (size_t)n);
+        }
         if (s->keep_active) atf__slot_keep_events(s, sl, run, n);
         else atf__slot_append_run(s, sl, run, n);
         r->pos += n;
