@@ -6951,10 +6951,11 @@ ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t
     while (r->pos < end) {
         uint64_t first = r->pos & r->mask;
         uint64_t n = end - r->pos < r->mask + 1 - first ? end - r->pos : r->mask + 1 - first;
-        const uint8_t *run = r->data + (first << 5);
+        uint8_t *in_ring = r->data + (first << 5);
+        const uint8_t *run = in_ring;
         if (s->convert_ticks && !sl->has_detail_ring) {
             if (n > ATF__CONVERT_PIECE_EVENTS) n = ATF__CONVERT_PIECE_EVENTS;
-            run = atf__slot_convert_piece(s, sl, r->data + (first << 5), (size_t)n);
+            run = atf__slot_convert_piece(s, sl, in_ring, (size_t)n);
         }
         if (s->keep_active) atf__slot_keep_events(s, sl, run, n);
         else atf__slot_append_run(s, sl, run, n);
