@@ -72,11 +72,17 @@ $(BUILD)/tests/%: tests/%.c atf.h tests/harness.h $(wildcard tests/*.h)
 # the instrumentation test builds all of its code, atf.h included, with the hooks on
 $(BUILD)/tests/test_instrument: CFLAGS_ALL += -finstrument-functions
 
-# The harnesses of the commands (they include tests/cli_traces.h), tests/test_symbolize.c and
-# the export benchmark compile the atf command in (tools/embed.h); grep finds the harnesses
-EMBED_TESTS := $(patsubst tests/%.c,%,$(shell grep -l -e '^$(HASH)include "cli_traces.h"' \
-                 -e '^$(HASH)include "../tools/embed.h"' $(wildcard tests/test_*.c)))
-$(EMBED_TESTS:%=$(BUILD)/tests/%): $(TOOLS_SRC) $(wildcard tools/*.h)
+# The harnesses of the commands (they include tests/cli_traces.h or cli_embed.h) link the
+# atf command built once per build (tests/cli_embed.c); grep finds them. (The export
+# benchmark and tests/window_probe.c compile it in: tools/embed.h.)
+CLI_TESTS := $(patsubst tests/%.c,%,$(shell grep -l -e '^$(HASH)include "cli_traces.h"' \
+               -e '^$(HASH)include "cli_embed.h"' $(wildcard tests/test_*.c)))
+CLI_DEPS := tests/cli_embed.c tests/cli_embed.h atf.h $(TOOLS_SRC) $(wildcard tools/*.h)
+CLI_OBJ := $(BUILD)/obj/cli_embed.o
+$(CLI_OBJ): $(CLI_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+$(CLI_TESTS:%=$(BUILD)/tests/%): $(CLI_OBJ)
 
 # the C++ names (tools/demangle.c): its harness compiles the demangler in
 $(BUILD)/tests/test_demangle: tools/demangle.c tools/demangle.h
@@ -379,6 +385,23 @@ $(BUILD)/windows/obj/atf_impl.o: lib/atf_impl.c atf.h
 $(LINKED_TESTS:%=$(BUILD)/arm64/%): $(BUILD)/arm64/obj/atf_impl.o
 $(LINKED_TESTS:%=$(BUILD)/s390x/%): $(BUILD)/s390x/obj/atf_impl.o
 $(LINKED_TESTS:%=$(BUILD)/windows/%.exe): $(BUILD)/windows/obj/atf_impl.o
+
+# the atf command once per target for the harnesses of its commands, as in the native build
+$(BUILD)/arm64/obj/cli_embed.o: $(CLI_DEPS)
+	@mkdir -p $(dir $@)
+	$(ARM64_CC) $(XFLAGS) -c -o $@ $<
+
+$(BUILD)/s390x/obj/cli_embed.o: $(CLI_DEPS)
+	@mkdir -p $(dir $@)
+	$(BE_CC) $(XFLAGS) -c -o $@ $<
+
+$(BUILD)/windows/obj/cli_embed.o: $(CLI_DEPS)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(XFLAGS) -c -o $@ $<
+
+$(CLI_TESTS:%=$(BUILD)/arm64/%): $(BUILD)/arm64/obj/cli_embed.o
+$(CLI_TESTS:%=$(BUILD)/s390x/%): $(BUILD)/s390x/obj/cli_embed.o
+$(CLI_TESTS:%=$(BUILD)/windows/%.exe): $(BUILD)/windows/obj/cli_embed.o
 
 $(BUILD)/arm64/%: tests/%.c atf.h $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)

@@ -1,4 +1,4 @@
-/* cli_run.h - runs a command of tools/ in-process (tools/embed.h), its output and
+/* cli_run.h - runs a command of tools/ in-process (cli_main, linked in), its output and
  * messages captured, for the harnesses that check the atf command's output.
  * SPDX-License-Identifier: MIT */
 #ifndef ATF_TESTS_CLI_RUN_H

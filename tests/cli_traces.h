@@ -1,18 +1,16 @@
 /* cli_traces.h - what the harnesses of the atf command's commands share (test_stats.c,
  * test_tree.c, test_info.c, test_diff.c, test_core.c, test_walk.c, test_export.c): the
- * command compiled in (tools/embed.h, with a walk depth limit of 8 so that the skipping of
- * deeper calls is tested); sessions recorded here with the library's writer in manual
- * drain mode, threads on caller-memory rings with chosen thread ids, so that every figure
- * of a trace is fixed by the test (a nested trace, an unbalanced one, three threads of
+ * command linked in (tests/cli_embed.h and .c, with a walk depth limit of 8 so that the
+ * skipping of deeper calls is tested); sessions recorded here with the library's writer in
+ * manual drain mode, threads on caller-memory rings with chosen thread ids, so that every
+ * figure of a trace is fixed by the test (a nested trace, an unbalanced one, three threads of
  * both, a named process, a lossy thread); the profile of a session collected in-process;
  * and a main() that keeps the sessions under a scratch directory of the harness's own.
  * Every helper is static; a harness uses some of them. Include after atf.h. */
 #ifndef ATF_TESTS_CLI_TRACES_H
 #define ATF_TESTS_CLI_TRACES_H
 
-/* A small depth limit, so that the skipping of too-deep calls is tested. */
-#define WALK_MAX_DEPTH 8u
-#include "../tools/embed.h"
+#include "cli_embed.h"
 
 #include "harness.h"
 #include "cli_run.h"

@@ -23,10 +23,10 @@ static void *config_malloc_raw(void *p) {
     return raw;
 }
 static void *config_malloc(size_t n) { return config_malloc_tagged(malloc(n + 16)); }
-static void *config_realloc(void *p, size_t n) {
+static __attribute__((unused)) void *config_realloc(void *p, size_t n) {
     return p ? config_malloc_tagged(realloc(config_malloc_raw(p), n + 16)) : config_malloc(n);
 }
-static void config_free(void *p) {
+static __attribute__((unused)) void config_free(void *p) {
     if (p) free(config_malloc_raw(p));
 }
 #define ATF_MALLOC(n) config_malloc(n)

@@ -43,20 +43,39 @@ c_flags() {
 
 # A harness that does not define ATF_IMPLEMENTATION links lib/atf_impl.c, as in the
 # Makefile: each configuration compiles it once (impl_job) into DIR/atf_impl.o. Under
-# ATF_STATIC and the forced allocator every translation unit has its own private copy,
-# so there it is compiled into the harness instead.
+# ATF_STATIC every translation unit has its own private copy, and the forced allocator's
+# functions are each translation unit's own, so there it is compiled into the harness
+# instead (under the forced allocator, into the command a harness links, where it has one).
 # impl_for SRC DIR CONFIG: what to put after SRC on the harness's command line.
 impl_for() {
     grep -q '^#define ATF_IMPLEMENTATION' "$1" && return
     case $3 in
-    static | malloc) echo "-DATF_IMPLEMENTATION" ;;
+    static) echo "-DATF_IMPLEMENTATION" ;;
+    malloc) commands_harness "$1" || echo "-DATF_IMPLEMENTATION" ;;
     *) echo "-x none $2/atf_impl.o" ;;
     esac
 }
 # impl_job DIR COMPILE: the job that compiles the implementation with COMPILE.
-impl_job() {
+impl_job() { object_job "$1" atf_impl lib/atf_impl.c "$2"; }
+
+# The harnesses of the commands (they include tests/cli_traces.h or cli_embed.h) link the
+# atf command, compiled once per configuration from tests/cli_embed.c (cli_job). Where
+# there is no DIR/atf_impl.o the command compiles the implementation in: under ATF_STATIC
+# a private copy beside the harness's, under the forced allocator the only one.
+commands_harness() { grep -q -e '^#include "cli_traces.h"' -e '^#include "cli_embed.h"' "$1"; }
+# cli_for SRC DIR: what to put after SRC on the harness's command line.
+cli_for() { commands_harness "$1" && echo "-x none $2/cli_embed.o"; }
+# cli_job DIR COMPILE CONFIG: the job that compiles the command with COMPILE.
+cli_job() {
+    case $3 in
+    static | malloc) object_job "$1" cli_embed tests/cli_embed.c "$2 -DATF_IMPLEMENTATION" ;;
+    *) object_job "$1" cli_embed tests/cli_embed.c "$2" ;;
+    esac
+}
+# object_job DIR NAME SRC COMPILE: one object, DIR/NAME.o, compiled before the harnesses.
+object_job() {
     m=$((m + 1))
-    printf '%s -c -o %s/atf_impl.o lib/atf_impl.c > %s/atf_impl.out 2>&1\n' "$2" "$1" "$1" \
+    printf '%s -c -o %s/%s.o %s > %s/%s.out 2>&1\n' "$4" "$1" "$2" "$3" "$1" "$2" \
         >"$out/impl_jobs/$m.sh"
 }
 m=0
@@ -94,9 +113,10 @@ for cc in $CC_LIST; do
             esac
             # the instrumentation test is about code built with the hooks on (as in the Makefile)
             [ "$prog" = test_instrument ] && f="$f -finstrument-functions"
-            job "$dir" "$prog" "$cc $f $warn $common -o $dir/$prog $src $(impl_for "$src" "$dir" "$name") -lpthread"
+            job "$dir" "$prog" "$cc $f $warn $common -o $dir/$prog $src $(impl_for "$src" "$dir" "$name") $(cli_for "$src" "$dir") -lpthread"
         done
         case $name in static | malloc) ;; *) impl_job "$dir" "$cc $flags $warn $common" ;; esac
+        cli_job "$dir" "$cc $flags $warn $common" "$name"
         if [ "$name" = static ]; then
             job "$dir" static_two_tu "$cc -std=c99 $warn $common -o $dir/static_two_tu \
 tests/compile/static_a.c tests/compile/static_b.c -lpthread"
@@ -111,9 +131,10 @@ for cxx in $CXX_LIST; do
             prog=$(basename "$src" .c)
             f=""
             [ "$prog" = test_instrument ] && f="-finstrument-functions"
-            job "$dir" "$prog" "$cxx -x c++ -std=$std $cxxwarn $common $f -o $dir/$prog $src $(impl_for "$src" "$dir" "$std") -lpthread"
+            job "$dir" "$prog" "$cxx -x c++ -std=$std $cxxwarn $common $f -o $dir/$prog $src $(impl_for "$src" "$dir" "$std") $(cli_for "$src" "$dir") -lpthread"
         done
         impl_job "$dir" "$cxx -x c++ -std=$std $cxxwarn $common"
+        cli_job "$dir" "$cxx -x c++ -std=$std $cxxwarn $common" "$std"
         job "$dir" cpp_smoke "$cxx -std=$std $cxxwarn $common -o $dir/cpp_smoke tests/cpp_smoke.cpp -lpthread"
     done
 done

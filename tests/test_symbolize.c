@@ -6,10 +6,8 @@
  * program's own functions, looked up by their address minus the load bias, and a session
  * whose manifest lists functions by location only, which `atf stats` must show by name
  * (and not when the build id differs). */
-#define ATF_IMPLEMENTATION
 #include "atf.h"
-
-#include "../tools/embed.h"
+#include "cli_embed.h"
 
 #include "harness.h"
 #include "cli_run.h"
