@@ -391,7 +391,7 @@ typedef struct fsize_result {
 
 #define FSIZE_LIMIT ((rlim_t)(1u << 20) + 4000u) /* not a whole number of records */
 
-static void fsize_child(int fd, int detail, uint64_t events, const char *name) {
+static void fsize_child(int fd, int detail, uint32_t layout, uint64_t events, const char *name) {
     struct rlimit rl;
     atf_session *s = NULL;
     atf_session_config c;
@@ -407,6 +407,7 @@ static void fsize_child(int fd, int detail, uint64_t events, const char *name) {
     memset(&c, 0, sizeof c);
     c.detail_mode = detail ? ATF_DETAIL_ALWAYS : ATF_DETAIL_OFF;
     c.detail_ring_bytes = 4u << 20; /* holds every record: no detail is dropped */
+    c.layout = layout;
     c.session_name = name;
     if (atf_session_open(&s, root_dir(), &c) != ATF_OK) _exit(3);
     if (atf_session_attach(s, "limited", &w) != ATF_OK) _exit(4);
@@ -436,7 +437,8 @@ static void fsize_child(int fd, int detail, uint64_t events, const char *name) {
     _exit(0);
 }
 
-static void run_fsize(int detail, uint64_t events, const char *name, fsize_result *r, char *dir, size_t cap) {
+static void run_fsize(int detail, uint32_t layout, uint64_t events, const char *name,
+                      fsize_result *r, char *dir, size_t cap) {
     int fds[2], status = 0;
     pid_t pid;
     memset(r, 0, sizeof *r);
@@ -446,7 +448,7 @@ static void run_fsize(int detail, uint64_t events, const char *name, fsize_resul
     pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        fsize_child(fds[1], detail, events, name);
+        fsize_child(fds[1], detail, layout, events, name);
     }
     close(fds[1]);
     CHECK_EQ(sizeof *r, (size_t)read(fds[0], r, sizeof *r));
@@ -462,7 +464,7 @@ static void test_rlimit_fsize_index(void) {
     atf_thread_reader tr;
     struct stat st;
     uint64_t v = 0, lost = 0;
-    run_fsize(0, 100000, "fsize_index", &r, dir, sizeof dir);
+    run_fsize(0, ATF_LAYOUT_1, 100000, "fsize_index", &r, dir, sizeof dir);
     CHECK_RESULT(ATF_E_IO, r.close_rc);
     CHECK_RESULT(ATF_E_IO, r.err_code);
     CHECK_EQ(EFBIG, r.err_errno);
@@ -500,7 +502,7 @@ static void test_rlimit_fsize_detail_links(void) {
     atf_thread_reader tr;
     uint64_t i, events = 30000, with_link = 0;
     atf_reader_options opt;
-    run_fsize(1, events, "fsize_detail", &r, dir, sizeof dir);
+    run_fsize(1, ATF_LAYOUT_1, events, "fsize_detail", &r, dir, sizeof dir);
     CHECK_RESULT(ATF_E_IO, r.close_rc);
     CHECK_EQ(EFBIG, r.err_errno);
     CHECK(strstr(r.err_path, "detail.atf") != NULL);
@@ -533,6 +535,43 @@ static void test_rlimit_fsize_detail_links(void) {
     rm_rf(dir);
 }
 
+/* A packed index.atf reaches the limit: the block whose write fails is cut off, so the
+ * file keeps every event of its whole blocks, each one as produced, and says how many. */
+static void test_rlimit_fsize_packed(void) {
+    fsize_result r;
+    char dir[1100], tdir[1200], path[1300], *m;
+    atf_thread_reader tr;
+    atf_reader_options opt;
+    struct stat st;
+    uint64_t v = 0, lost = 0;
+    run_fsize(0, ATF_LAYOUT_PACKED, 3000000, "fsize_packed", &r, dir, sizeof dir);
+    CHECK_RESULT(ATF_E_IO, r.close_rc);
+    CHECK_EQ(EFBIG, r.err_errno);
+    CHECK(strstr(r.err_path, "index.atf") != NULL);
+    snprintf(tdir, sizeof tdir, "%s/thread_0", dir);
+    snprintf(path, sizeof path, "%s/index.atf", tdir);
+    CHECK_EQ(0, stat(path, &st));
+    CHECK((uint64_t)st.st_size <= (uint64_t)FSIZE_LIMIT);
+    memset(&opt, 0, sizeof opt);
+    opt.verify_crc = 1;
+    CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, tdir, &opt));
+    CHECK(tr.index.packed);
+    CHECK_EQ(0, tr.index.torn_bytes);
+    CHECK(tr.index.event_count > 0 && tr.index.event_count < r.produced);
+    CHECK_EQ(0, tr.index.event_count % tr.index.block_events); /* whole blocks, all full */
+    CHECK_EQ(tr.index.event_count, check_index_against(&tr, 0, r.produced, NULL, 1));
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    m = read_text(path);
+    CHECK(m && json_valid(m));
+    CHECK(m && manifest_u64(manifest_thread(m, 0), "events_written", &v));
+    CHECK_EQ(tr.index.event_count, v);
+    CHECK(m && manifest_u64(manifest_thread(m, 0), "events_lost_io", &lost));
+    CHECK_EQ(r.produced - tr.index.event_count, lost);
+    free(m);
+    atf_thread_reader_close(&tr);
+    rm_rf(dir);
+}
+
 static void test_cleanup(void) { rm_rf(root_dir()); }
 
 static const test_case tests[] = {
@@ -540,6 +579,7 @@ static const test_case tests[] = {
     {"sigkill_shm_producer", test_sigkill_shm_producer},
     {"rlimit_fsize_index", test_rlimit_fsize_index},
     {"rlimit_fsize_detail_links", test_rlimit_fsize_detail_links},
+    {"rlimit_fsize_packed", test_rlimit_fsize_packed},
     {"cleanup", test_cleanup},
 };
 
