@@ -2546,9 +2546,24 @@ ATF__PRIVATE int atf__fs_space(const char *path, uint64_t *avail, uint64_t *size
     *size = t.QuadPart;
     return 0;
 }
+/* A reader that holds the target open (readers share delete) makes the replace fail until
+ * it closes the file: a tool reading manifest.json while the drain rewrites it. That is
+ * tried again for up to about a second before it counts as a failure. */
+#  define ATF__RENAME_TRIES 200
 ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) {
     wchar_t *a = atf__utf8_to_wide(from), *b = atf__utf8_to_wide(to);
-    int ok = a && b && MoveFileExW(a, b, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
+    int ok = 0, tries;
+    for (tries = 0; a && b && tries < ATF__RENAME_TRIES; tries++) {
+        DWORD why;
+        if (MoveFileExW(a, b, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+            ok = 1;
+            break;
+        }
+        why = GetLastError();
+        if (why != ERROR_ACCESS_DENIED && why != ERROR_SHARING_VIOLATION) break;
+        Sleep(5);
+        SetLastError(why); /* the caller reads the error of the last try */
+    }
     ATF_FREE(a);
     ATF_FREE(b);
     return ok ? 0 : -1;

@@ -940,6 +940,41 @@ static void test_manifest_follows_recording(void) {
     rm_rf(dir);
 }
 
+/* A reader that holds manifest.json open while the drain replaces it: the replace goes
+ * through once the reader closes it (Windows refuses it while the file is open), it does
+ * not fail the session. */
+typedef struct held_file {
+    atf__fd fd;
+} held_file;
+
+static void *close_later(void *arg) {
+    held_file *h = (held_file *)arg;
+    atf__sleep_us(50000);
+    atf__fd_close(h->fd);
+    return NULL;
+}
+
+static void test_replace_while_read(void) {
+    char dir[512], target[600], next[600], *text;
+    held_file h;
+    pthread_t t;
+    snprintf(dir, sizeof dir, "%s/replace", root_dir());
+    snprintf(target, sizeof target, "%s/manifest.json", dir);
+    snprintf(next, sizeof next, "%s/manifest.json.tmp", dir);
+    CHECK_EQ(0, atf__mkdir_all(dir));
+    CHECK_EQ(0, write_file(target, "old", 3));
+    CHECK_EQ(0, write_file(next, "new", 3));
+    h.fd = atf__fd_open_read(target);
+    CHECK(h.fd != ATF__FD_NONE);
+    CHECK_EQ(0, pthread_create(&t, NULL, close_later, &h));
+    CHECK_EQ(0, atf__rename_replace(next, target));
+    CHECK_EQ(0, pthread_join(t, NULL));
+    text = read_text(target);
+    CHECK(text && strcmp(text, "new") == 0);
+    free(text);
+    rm_rf(dir);
+}
+
 /* A reference for atf_anchor_value_at in 128-bit arithmetic (where the compiler has it). */
 #if defined(__SIZEOF_INT128__)
 __extension__ typedef __int128 i128;
@@ -1878,6 +1913,7 @@ static const test_case tests[] = {
     {"manifest_read_back", test_manifest_read_back},
     {"manifest_metadata", test_manifest_metadata},
     {"manifest_follows_recording", test_manifest_follows_recording},
+    {"replace_while_read", test_replace_while_read},
     {"manifest_room", test_manifest_room},
     {"anchor_value_at", test_anchor_value_at},
     {"thread_exit_releases", test_thread_exit_releases},
