@@ -458,38 +458,55 @@ static void run_fsize(int detail, uint32_t layout, uint64_t events, const char *
     snprintf(dir, cap, "%s/%s/pid_%d", root_dir(), name, (int)pid);
 }
 
-static void test_rlimit_fsize_index(void) {
-    fsize_result r;
-    char dir[1100], tdir[1200], path[1300], *m;
-    atf_thread_reader tr;
+/* What every index.atf stopped by the limit shows: the close reports EFBIG on it, and
+ * the file (in tdir, the thread's directory) is no larger than the limit. */
+static void check_index_stopped(const fsize_result *r, const char *dir, char *tdir, size_t cap) {
+    char path[1300];
     struct stat st;
-    uint64_t v = 0, lost = 0;
-    run_fsize(0, ATF_LAYOUT_1, 100000, "fsize_index", &r, dir, sizeof dir);
-    CHECK_RESULT(ATF_E_IO, r.close_rc);
-    CHECK_RESULT(ATF_E_IO, r.err_code);
-    CHECK_EQ(EFBIG, r.err_errno);
-    CHECK(strstr(r.err_path, "index.atf") != NULL);
-    snprintf(tdir, sizeof tdir, "%s/thread_0", dir);
+    CHECK_RESULT(ATF_E_IO, r->close_rc);
+    CHECK_RESULT(ATF_E_IO, r->err_code);
+    CHECK_EQ(EFBIG, r->err_errno);
+    CHECK(strstr(r->err_path, "index.atf") != NULL);
+    snprintf(tdir, cap, "%s/thread_0", dir);
     snprintf(path, sizeof path, "%s/index.atf", tdir);
     CHECK_EQ(0, stat(path, &st));
     CHECK((uint64_t)st.st_size <= (uint64_t)FSIZE_LIMIT);
+}
+
+/* The manifest agrees with the file: `written` events written, the rest of those
+ * produced lost to I/O, and the session's error with its errno. */
+static void check_manifest_counts(const char *dir, uint64_t produced, uint64_t written) {
+    char path[1300], *m;
+    uint64_t v = 0, lost = 0;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    m = read_text(path);
+    CHECK(m && json_valid(m));
+    CHECK(m && manifest_u64(manifest_thread(m, 0), "events_written", &v));
+    CHECK_EQ(written, v);
+    CHECK(m && manifest_u64(manifest_thread(m, 0), "events_lost_io", &lost));
+    CHECK_EQ(produced - written, lost);
+    CHECK(m && strstr(m, "\"error\":\"") != NULL);
+    CHECK(m && manifest_u64(strstr(m, "\"error_errno\""), "error_errno", &v));
+    CHECK_EQ(EFBIG, v);
+    free(m);
+}
+
+static void test_rlimit_fsize_index(void) {
+    fsize_result r;
+    char dir[1100], tdir[1200], path[1300];
+    atf_thread_reader tr;
+    struct stat st;
+    run_fsize(0, ATF_LAYOUT_1, 100000, "fsize_index", &r, dir, sizeof dir);
+    check_index_stopped(&r, dir, tdir, sizeof tdir);
+    snprintf(path, sizeof path, "%s/index.atf", tdir);
+    CHECK_EQ(0, stat(path, &st));
     CHECK_EQ(0, ((uint64_t)st.st_size - 64) % 32); /* cut back after the last whole event */
     CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, tdir, NULL));
     CHECK_EQ(0, tr.index.torn_bytes);
     CHECK_EQ(((uint64_t)FSIZE_LIMIT - 64) / 32, tr.index.event_count); /* every whole event kept */
     CHECK_EQ(tr.index.event_count, check_index_against(&tr, 0, r.produced, NULL, 1));
     CHECK_RESULT(ATF_OK, atf_index_reader_verify_crc(&tr.index));
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    m = read_text(path);
-    CHECK(m && json_valid(m));
-    CHECK(m && manifest_u64(manifest_thread(m, 0), "events_written", &v));
-    CHECK_EQ(tr.index.event_count, v);
-    CHECK(m && manifest_u64(manifest_thread(m, 0), "events_lost_io", &lost));
-    CHECK_EQ(r.produced - tr.index.event_count, lost);
-    CHECK(m && strstr(m, "\"error\":\"") != NULL);
-    CHECK(m && manifest_u64(strstr(m, "\"error_errno\""), "error_errno", &v));
-    CHECK_EQ(EFBIG, v);
-    free(m);
+    check_manifest_counts(dir, r.produced, tr.index.event_count);
     atf_thread_reader_close(&tr);
     rm_rf(dir);
 }
@@ -539,35 +556,20 @@ static void test_rlimit_fsize_detail_links(void) {
  * file keeps every event of its whole blocks, each one as produced, and says how many. */
 static void test_rlimit_fsize_packed(void) {
     fsize_result r;
-    char dir[1100], tdir[1200], path[1300], *m;
+    char dir[1100], tdir[1200];
     atf_thread_reader tr;
     atf_reader_options opt;
-    struct stat st;
-    uint64_t v = 0, lost = 0;
-    run_fsize(0, ATF_LAYOUT_PACKED, 3000000, "fsize_packed", &r, dir, sizeof dir);
-    CHECK_RESULT(ATF_E_IO, r.close_rc);
-    CHECK_EQ(EFBIG, r.err_errno);
-    CHECK(strstr(r.err_path, "index.atf") != NULL);
-    snprintf(tdir, sizeof tdir, "%s/thread_0", dir);
-    snprintf(path, sizeof path, "%s/index.atf", tdir);
-    CHECK_EQ(0, stat(path, &st));
-    CHECK((uint64_t)st.st_size <= (uint64_t)FSIZE_LIMIT);
+    run_fsize(0, ATF_LAYOUT_PACKED, 1000000, "fsize_packed", &r, dir, sizeof dir);
+    check_index_stopped(&r, dir, tdir, sizeof tdir);
     memset(&opt, 0, sizeof opt);
-    opt.verify_crc = 1;
+    opt.verify_crc = 1; /* each block's */
     CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, tdir, &opt));
     CHECK(tr.index.packed);
     CHECK_EQ(0, tr.index.torn_bytes);
     CHECK(tr.index.event_count > 0 && tr.index.event_count < r.produced);
     CHECK_EQ(0, tr.index.event_count % tr.index.block_events); /* whole blocks, all full */
     CHECK_EQ(tr.index.event_count, check_index_against(&tr, 0, r.produced, NULL, 1));
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    m = read_text(path);
-    CHECK(m && json_valid(m));
-    CHECK(m && manifest_u64(manifest_thread(m, 0), "events_written", &v));
-    CHECK_EQ(tr.index.event_count, v);
-    CHECK(m && manifest_u64(manifest_thread(m, 0), "events_lost_io", &lost));
-    CHECK_EQ(r.produced - tr.index.event_count, lost);
-    free(m);
+    check_manifest_counts(dir, r.produced, tr.index.event_count);
     atf_thread_reader_close(&tr);
     rm_rf(dir);
 }
