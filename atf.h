@@ -2547,25 +2547,29 @@ ATF__PRIVATE int atf__fs_space(const char *path, uint64_t *avail, uint64_t *size
     return 0;
 }
 /* A reader that holds the target open (readers share delete) makes the replace fail until
- * it closes the file: a tool reading manifest.json while the drain rewrites it. That is
- * tried again for up to about a second before it counts as a failure. */
-#  define ATF__RENAME_TRIES 200
+ * it closes the file: a tool reading manifest.json while the drain rewrites it, or a file
+ * that `atf pack` replaces. Every replace is tried again for up to about a second before
+ * it counts as a failure (a target that stays refused, e.g. read-only, costs that second). */
+#  define ATF__RENAME_RETRY_MS 1000u
 ATF__PRIVATE int atf__rename_replace(const char *from, const char *to) {
     wchar_t *a = atf__utf8_to_wide(from), *b = atf__utf8_to_wide(to);
-    int ok = 0, tries;
-    for (tries = 0; a && b && tries < ATF__RENAME_TRIES; tries++) {
-        DWORD why;
+    ULONGLONG start = GetTickCount64();
+    DWORD why = ERROR_NOT_ENOUGH_MEMORY;
+    int ok = 0;
+    while (a && b) {
         if (MoveFileExW(a, b, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
             ok = 1;
             break;
         }
         why = GetLastError();
-        if (why != ERROR_ACCESS_DENIED && why != ERROR_SHARING_VIOLATION) break;
+        if ((why != ERROR_ACCESS_DENIED && why != ERROR_SHARING_VIOLATION) ||
+            GetTickCount64() - start >= ATF__RENAME_RETRY_MS)
+            break;
         Sleep(5);
-        SetLastError(why); /* the caller reads the error of the last try */
     }
     ATF_FREE(a);
     ATF_FREE(b);
+    if (!ok) SetLastError(why); /* the caller reads the error of the last try */
     return ok ? 0 : -1;
 }
 ATF__PRIVATE uint32_t atf__os_thread_id(void) { return (uint32_t)GetCurrentThreadId(); }

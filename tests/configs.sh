@@ -149,6 +149,13 @@ for dir in "$out"/*-*; do
     progs=""
     fails=0
     extra=0
+    # an object that does not build (its compiler's words are in NAME.out)
+    for o in "$dir"/*.out; do
+        [ -s "$o" ] || continue
+        echo "FAIL configs.$cfg: $(basename "$o" .out).o does not build"
+        sed 's/^/    /' "$o" | head -n 12
+        fails=$((fails + 1))
+    done
     for log in "$dir"/*.log; do
         prog=$(basename "$log" .log)
         if [ "$prog" = static_two_tu ] && [ ! -e "$dir/$prog.failed" ]; then

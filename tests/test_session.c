@@ -966,7 +966,12 @@ static void test_replace_while_read(void) {
     CHECK_EQ(0, write_file(next, "new", 3));
     h.fd = atf__fd_open_read(target);
     CHECK(h.fd != ATF__FD_NONE);
-    CHECK_EQ(0, pthread_create(&t, NULL, close_later, &h));
+    if (h.fd == ATF__FD_NONE) return;
+    if (pthread_create(&t, NULL, close_later, &h) != 0) {
+        CHECK(!"pthread_create");
+        atf__fd_close(h.fd);
+        return;
+    }
     CHECK_EQ(0, atf__rename_replace(next, target));
     CHECK_EQ(0, pthread_join(t, NULL));
     text = read_text(target);

@@ -1,6 +1,6 @@
 /* embed.h - the whole atf command in one translation unit, without its main(), for a
  * program that runs the commands in-process (tests/cli_embed.c for the harnesses,
- * bench/bench_export.h): cli_main(out, err, argc, argv) runs `atf argv...` with its output
+ * tests/window_probe.c, bench/bench_export.h): cli_main(out, err, argc, argv) runs `atf argv...` with its output
  * on out and its messages on err. Include after atf.h; the implementation of atf.h is the
  * program's (compiled in, or linked). The file list is the atf command's: every .c file
  * of tools/.
