@@ -958,6 +958,7 @@ static void test_replace_while_read(void) {
     char dir[512], target[600], next[600], *text;
     held_file h;
     pthread_t t;
+    int started;
     snprintf(dir, sizeof dir, "%s/replace", root_dir());
     snprintf(target, sizeof target, "%s/manifest.json", dir);
     snprintf(next, sizeof next, "%s/manifest.json.tmp", dir);
@@ -967,8 +968,9 @@ static void test_replace_while_read(void) {
     h.fd = atf__fd_open_read(target);
     CHECK(h.fd != ATF__FD_NONE);
     if (h.fd == ATF__FD_NONE) return;
-    if (pthread_create(&t, NULL, close_later, &h) != 0) {
-        CHECK(!"pthread_create");
+    started = pthread_create(&t, NULL, close_later, &h);
+    CHECK_EQ(0, started);
+    if (started != 0) {
         atf__fd_close(h.fd);
         return;
     }
