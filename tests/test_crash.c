@@ -459,10 +459,13 @@ static void run_fsize(int detail, uint32_t layout, uint64_t events, const char *
 }
 
 /* What every index.atf stopped by the limit shows: the close reports EFBIG on it, and
- * the file (in tdir, the thread's directory) is no larger than the limit. */
-static void check_index_stopped(const fsize_result *r, const char *dir, char *tdir, size_t cap) {
+ * the file (in tdir, the thread's directory) is no larger than the limit. Returns its
+ * size. */
+static uint64_t check_index_stopped(const fsize_result *r, const char *dir, char *tdir,
+                                    size_t cap) {
     char path[1300];
     struct stat st;
+    memset(&st, 0, sizeof st);
     CHECK_RESULT(ATF_E_IO, r->close_rc);
     CHECK_RESULT(ATF_E_IO, r->err_code);
     CHECK_EQ(EFBIG, r->err_errno);
@@ -471,6 +474,7 @@ static void check_index_stopped(const fsize_result *r, const char *dir, char *td
     snprintf(path, sizeof path, "%s/index.atf", tdir);
     CHECK_EQ(0, stat(path, &st));
     CHECK((uint64_t)st.st_size <= (uint64_t)FSIZE_LIMIT);
+    return (uint64_t)st.st_size;
 }
 
 /* The manifest agrees with the file: `written` events written, the rest of those
@@ -493,14 +497,12 @@ static void check_manifest_counts(const char *dir, uint64_t produced, uint64_t w
 
 static void test_rlimit_fsize_index(void) {
     fsize_result r;
-    char dir[1100], tdir[1200], path[1300];
+    char dir[1100], tdir[1200];
     atf_thread_reader tr;
-    struct stat st;
+    uint64_t size;
     run_fsize(0, ATF_LAYOUT_1, 100000, "fsize_index", &r, dir, sizeof dir);
-    check_index_stopped(&r, dir, tdir, sizeof tdir);
-    snprintf(path, sizeof path, "%s/index.atf", tdir);
-    CHECK_EQ(0, stat(path, &st));
-    CHECK_EQ(0, ((uint64_t)st.st_size - 64) % 32); /* cut back after the last whole event */
+    size = check_index_stopped(&r, dir, tdir, sizeof tdir);
+    CHECK_EQ(0, (size - 64) % 32); /* cut back after the last whole event */
     CHECK_RESULT(ATF_OK, atf_thread_reader_open(&tr, tdir, NULL));
     CHECK_EQ(0, tr.index.torn_bytes);
     CHECK_EQ(((uint64_t)FSIZE_LIMIT - 64) / 32, tr.index.event_count); /* every whole event kept */
@@ -568,9 +570,10 @@ static void test_rlimit_fsize_packed(void) {
     CHECK(tr.index.packed);
     CHECK_EQ(0, tr.index.torn_bytes);
     CHECK(tr.index.event_count > 0 && tr.index.event_count < r.produced);
-    /* every block full but the last */
+    /* the reader holds every block but the last to be full; the last has 1 to all */
     CHECK(tr.index.block_count > 0 &&
-          tr.index.event_count > (tr.index.block_count - 1) * tr.index.block_events);
+          tr.index.event_count > (tr.index.block_count - 1) * tr.index.block_events &&
+          tr.index.event_count <= tr.index.block_count * tr.index.block_events);
     CHECK_EQ(tr.index.event_count, check_index_against(&tr, 0, r.produced, NULL, 1));
     check_manifest_counts(dir, r.produced, tr.index.event_count);
     atf_thread_reader_close(&tr);

@@ -943,20 +943,15 @@ static void test_manifest_follows_recording(void) {
 /* A reader that holds manifest.json open while the drain replaces it: the replace goes
  * through once the reader closes it (Windows refuses it while the file is open), it does
  * not fail the session. */
-typedef struct held_file {
-    atf__fd fd;
-} held_file;
-
-static void *close_later(void *arg) {
-    held_file *h = (held_file *)arg;
+static void *close_later(void *fd) {
     atf__sleep_us(50000);
-    atf__fd_close(h->fd);
+    atf__fd_close(*(atf__fd *)fd);
     return NULL;
 }
 
 static void test_replace_while_read(void) {
     char dir[512], target[600], next[600], *text;
-    held_file h;
+    atf__fd held;
     pthread_t t;
     int started;
     snprintf(dir, sizeof dir, "%s/replace", root_dir());
@@ -965,13 +960,13 @@ static void test_replace_while_read(void) {
     CHECK_EQ(0, atf__mkdir_all(dir));
     CHECK_EQ(0, write_file(target, "old", 3));
     CHECK_EQ(0, write_file(next, "new", 3));
-    h.fd = atf__fd_open_read(target);
-    CHECK(h.fd != ATF__FD_NONE);
-    if (h.fd == ATF__FD_NONE) return;
-    started = pthread_create(&t, NULL, close_later, &h);
+    held = atf__fd_open_read(target);
+    CHECK(held != ATF__FD_NONE);
+    if (held == ATF__FD_NONE) return;
+    started = pthread_create(&t, NULL, close_later, &held);
     CHECK_EQ(0, started);
     if (started != 0) {
-        atf__fd_close(h.fd);
+        atf__fd_close(held);
         return;
     }
     CHECK_EQ(0, atf__rename_replace(next, target));
