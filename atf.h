@@ -3896,6 +3896,7 @@ ATF__PRIVATE ATF__CRC32C_TARGET_AVX512 uint32_t atf__crc32c__avx512(uint32_t crc
                                     ATF__CRC32C_FOLD128(c, ATF__CRC32C_FOLD_K(4))));
     r = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(d));
     r = _mm_crc32_u64(r, (uint64_t)_mm_extract_epi64(d, 1));
+    _mm256_zeroupper(); /* see ATF__CRC32C_CLEAN_UPPER */
     return atf__crc32c__sse42((uint32_t)r, p, n);
 }
 #  if defined(ATF__CC_GCC) && defined(__cplusplus)
@@ -4055,6 +4056,7 @@ ATF__PRIVATE ATF__CRC32C_TARGET_AVX2 uint32_t atf__crc32c__avx2(uint32_t crc, co
                        ATF__CRC32C_FOLD128(lo, ATF__CRC32C_FOLD_K(4)));
     r = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(hi));
     r = _mm_crc32_u64(r, (uint64_t)_mm_extract_epi64(hi, 1));
+    _mm256_zeroupper(); /* see ATF__CRC32C_CLEAN_UPPER */
     return atf__crc32c__sse42((uint32_t)r, p, n);
 }
 #endif
