@@ -7157,21 +7157,51 @@ ATF__PRIVATE atf__tick_segment atf__tick_segment_at(const atf__tick_map *m, size
     return g;
 }
 
+/* The events [k, n) at src converted into dst while their stamps stay in segment g and
+ * the conversion takes its narrow case (atf__tick_scale with no product that can
+ * overflow, atf__tick_forward with no sum that can: checked once for the whole segment);
+ * returns where it stopped. The segment's values stay in registers, and a run of events
+ * costs a compare, two multiplies and two clamps each (measured: about half the time of
+ * the general step). */
+ATF__PRIVATE size_t atf__convert_in_segment(const atf__tick_segment *seg, const uint8_t *src,
+                                            uint8_t *dst, size_t k, size_t n, uint64_t *last) {
+    const uint64_t lo = seg->lo, span = seg->hi - seg->lo, ns0 = seg->ns, hi_ns = seg->hi_ns;
+    const uint64_t whole = seg->slope.whole, frac = seg->slope.frac;
+    uint64_t prev = *last;
+    int apart = src != dst;
+    /* d < span < 2^32 and whole < 2^31: d * whole + (d * frac >> 32) < span * (whole + 1) */
+    if (span >> 32 || whole >> 31 || ns0 > UINT64_MAX - span * (whole + 1)) return k;
+    for (; k < n; k++) {
+        const uint8_t *from = src + k * ATF_INDEX_EVENT_SIZE;
+        uint8_t *to = dst + k * ATF_INDEX_EVENT_SIZE;
+        uint64_t d = atf__load_le64(from) - lo, ns;
+        if (d >= span) break; /* below lo too: the difference wraps */
+        ns = ns0 + d * whole + ((d * frac) >> 32);
+        ns = ns > hi_ns ? hi_ns : ns;
+        ns = ns < prev ? prev : ns;
+        prev = ns;
+        if (apart) memcpy(to + 8, from + 8, ATF_INDEX_EVENT_SIZE - 8);
+        atf__store_le64(to, ns);
+    }
+    *last = prev;
+    return k;
+}
+
 /* The n events at src, their stamps converted to the trace clock (never below the
  * thread's previous time), into dst: src itself, or memory apart from it. Stamps mostly
- * stay in the segment of the previous event: that case is atf__tick_map_ns written out. */
+ * stay in the segment of the previous event: runs of them go through
+ * atf__convert_in_segment, any other event through atf__tick_map_ns. */
 ATF__PRIVATE void atf__slot_convert_stamps(atf__slot *sl, const uint8_t *src, uint8_t *dst,
                                            size_t n) {
     const atf__tick_map *m = &sl->ticks;
-    size_t i = sl->tick_hint, k;
+    size_t i = sl->tick_hint, k = 0;
     atf__tick_segment g = atf__tick_segment_at(m, i);
     uint64_t last = sl->tick_last;
-    int apart = src != dst;
-    for (k = 0; k < n; k++) {
+    while ((k = atf__convert_in_segment(&g, src, dst, k, n, &last)) < n) {
         const uint8_t *from = src + k * ATF_INDEX_EVENT_SIZE;
         uint8_t *to = dst + k * ATF_INDEX_EVENT_SIZE;
         uint64_t t = atf__load_le64(from), ns;
-        if (g.lo <= t && t < g.hi) {
+        if (g.lo <= t && t < g.hi) { /* a wide segment */
             ns = atf__tick_forward(g.ns, t - g.lo, g.slope);
             if (ns > g.hi_ns) ns = g.hi_ns;
         } else {
@@ -7180,8 +7210,9 @@ ATF__PRIVATE void atf__slot_convert_stamps(atf__slot *sl, const uint8_t *src, ui
         }
         if (ns < last) ns = last;
         last = ns;
-        if (apart) memcpy(to + 8, from + 8, ATF_INDEX_EVENT_SIZE - 8);
+        if (src != dst) memcpy(to + 8, from + 8, ATF_INDEX_EVENT_SIZE - 8);
         atf__store_le64(to, ns);
+        k++;
     }
     sl->tick_hint = i;
     sl->tick_last = last;
