@@ -487,6 +487,74 @@ static void test_torn(void) {
     twins_free(&t);
 }
 
+/* A crash between the two writes of an append (atf__packer_write) whose first block was
+ * partly on disk: that block's new bytes and the blocks after it are on disk, its header
+ * is the last append's. The file reads as it stood after that append: the block as its
+ * old header counts it, the bytes after it cut as torn. And the append rewrote nothing
+ * that was on disk but that header. */
+static void test_crash_between_stage_writes(void) {
+    enum { BEFORE = 500, AFTER = 2000 };
+    const size_t head = ATF_HEADER_SIZE + ATF_PACKED_LANE_SIZE; /* the first block's header */
+    atf_session *s = NULL;
+    atf_session_config c;
+    atf_producer *w = NULL;
+    char path[1100];
+    blob first, second;
+    twins t;
+    uint64_t i;
+    if (!twins_record(&t, BEFORE)) {
+        twins_free(&t);
+        return;
+    }
+    memset(&c, 0, sizeof c);
+    c.layout = ATF_LAYOUT_PACKED;
+    c.detail_mode = ATF_DETAIL_ALWAYS;
+    c.drain_mode = ATF_DRAIN_MANUAL;
+    c.session_name = "two_writes";
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, scratch, &c));
+    if (s) CHECK_RESULT(ATF_OK, atf_session_attach(s, "rec", &w));
+    if (!s || !w) {
+        if (s) atf_session_close(s);
+        twins_free(&t);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/thread_0/index.atf", atf_session_path(s));
+    for (i = 0; i < BEFORE; i++) record_event(w, i);
+    CHECK_RESULT(ATF_OK, atf_session_pump(s));
+    first = blob_read(path); /* the first block open, partly on disk */
+    for (; i < BEFORE + AFTER; i++) record_event(w, i);
+    CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* closes it, two blocks more */
+    second = blob_read(path);
+    CHECK(first.size > head + ATF_PACKED_BLOCK_HEADER_SIZE && second.size > first.size);
+    if (first.size > head + ATF_PACKED_BLOCK_HEADER_SIZE && second.size > first.size) {
+        atf_index_reader r;
+        uint8_t *copy;
+        atf_result rc;
+        CHECK_EQ(BEFORE, le32(first.data + head));
+        CHECK_EQ(ATF_PACKED_BLOCK_EVENTS, le32(second.data + head));
+        CHECK_EQ(0, memcmp(first.data, second.data, head));
+        CHECK_EQ(0, memcmp(first.data + head + ATF_PACKED_BLOCK_HEADER_SIZE,
+                           second.data + head + ATF_PACKED_BLOCK_HEADER_SIZE,
+                           first.size - head - ATF_PACKED_BLOCK_HEADER_SIZE));
+        memcpy(second.data + head, first.data + head, ATF_PACKED_BLOCK_HEADER_SIZE);
+        rc = open_copy(&r, second.data, second.size, &copy);
+        CHECK_RESULT(ATF_OK, rc);
+        if (rc == ATF_OK) {
+            CHECK(r.packed);
+            CHECK_EQ(BEFORE, r.event_count);
+            CHECK_EQ(second.size - first.size, r.torn_bytes);
+            check_events_equal(&r, &t.l1, r.event_count < BEFORE ? r.event_count : BEFORE);
+            atf_index_reader_close(&r);
+        }
+        free(copy);
+    }
+    atf_session_detach(s);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    free(first.data);
+    free(second.data);
+    twins_free(&t);
+}
+
 /* A flipped byte in block k (its payload, or the CRC in its header): blocks before it
  * read, it and every block after it do not. A flipped table or footer count: all read. */
 static void test_flipped_byte(void) {
@@ -1605,6 +1673,7 @@ static const test_case tests[] = {
     { "thread_reader_packed", test_thread_reader_packed },
     { "convert_refusals", test_convert_refusals },
     { "torn", test_torn },
+    { "crash_between_stage_writes", test_crash_between_stage_writes },
     { "flipped_byte", test_flipped_byte },
     { "block_rules", test_block_rules },
     { "codec_kinds", test_codec_kinds },
