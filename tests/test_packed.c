@@ -493,7 +493,7 @@ static void test_torn(void) {
  * old header counts it, the bytes after it cut as torn. And the append rewrote nothing
  * that was on disk but that header. */
 static void test_crash_between_stage_writes(void) {
-    enum { BEFORE = 500, AFTER = 2000 };
+    const uint64_t before = 500, after = 2000;
     const size_t head = ATF_HEADER_SIZE + ATF_PACKED_LANE_SIZE; /* the first block's header */
     atf_session *s = NULL;
     atf_session_config c;
@@ -502,7 +502,7 @@ static void test_crash_between_stage_writes(void) {
     blob first, second;
     twins t;
     uint64_t i;
-    if (!twins_record(&t, BEFORE)) {
+    if (!twins_record(&t, before)) {
         twins_free(&t);
         return;
     }
@@ -519,10 +519,10 @@ static void test_crash_between_stage_writes(void) {
         return;
     }
     snprintf(path, sizeof path, "%s/thread_0/index.atf", atf_session_path(s));
-    for (i = 0; i < BEFORE; i++) record_event(w, i);
+    for (i = 0; i < before; i++) record_event(w, i);
     CHECK_RESULT(ATF_OK, atf_session_pump(s));
     first = blob_read(path); /* the first block open, partly on disk */
-    for (; i < BEFORE + AFTER; i++) record_event(w, i);
+    for (; i < before + after; i++) record_event(w, i);
     CHECK_RESULT(ATF_OK, atf_session_pump(s)); /* closes it, two blocks more */
     second = blob_read(path);
     CHECK(first.size > head + ATF_PACKED_BLOCK_HEADER_SIZE && second.size > first.size);
@@ -530,7 +530,7 @@ static void test_crash_between_stage_writes(void) {
         atf_index_reader r;
         uint8_t *copy;
         atf_result rc;
-        CHECK_EQ(BEFORE, le32(first.data + head));
+        CHECK_EQ(before, le32(first.data + head));
         CHECK_EQ(ATF_PACKED_BLOCK_EVENTS, le32(second.data + head));
         CHECK_EQ(0, memcmp(first.data, second.data, head));
         CHECK_EQ(0, memcmp(first.data + head + ATF_PACKED_BLOCK_HEADER_SIZE,
@@ -541,9 +541,9 @@ static void test_crash_between_stage_writes(void) {
         CHECK_RESULT(ATF_OK, rc);
         if (rc == ATF_OK) {
             CHECK(r.packed);
-            CHECK_EQ(BEFORE, r.event_count);
+            CHECK_EQ(before, r.event_count);
             CHECK_EQ(second.size - first.size, r.torn_bytes);
-            check_events_equal(&r, &t.l1, r.event_count < BEFORE ? r.event_count : BEFORE);
+            check_events_equal(&r, &t.l1, r.event_count < before ? r.event_count : before);
             atf_index_reader_close(&r);
         }
         free(copy);
