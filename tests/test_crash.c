@@ -554,9 +554,9 @@ static void test_rlimit_fsize_detail_links(void) {
     rm_rf(dir);
 }
 
-/* A packed index.atf reaches the limit: what the failing write added is cut off (a new
- * block, or the events added to the open one), so the file keeps every event it had,
- * each one as produced, in full blocks and a last one that may be partly filled. */
+/* A packed index.atf reaches the limit: what the failing write added is cut off (the
+ * open block's new events and the blocks begun after it), so the file keeps every event
+ * it had, each one as produced, in full blocks and a last one that may be partly filled. */
 static void test_rlimit_fsize_packed(void) {
     fsize_result r;
     char dir[1100], tdir[1200];

@@ -490,8 +490,8 @@ static void test_torn(void) {
 /* A crash between the two writes of an append (atf__packer_write) whose first block was
  * partly on disk: that block's new bytes and the blocks after it are on disk, its header
  * is the last append's. The file reads as it stood after that append: the block as its
- * old header counts it, the bytes after it cut as torn. And the append rewrote nothing
- * that was on disk but that header. */
+ * old header counts it, the bytes after it cut as torn. And the append changed no byte
+ * that was on disk but that header's. */
 static void test_crash_between_stage_writes(void) {
     const uint64_t before = 500, after = 2000;
     const size_t head = ATF_HEADER_SIZE + ATF_PACKED_LANE_SIZE; /* the first block's header */
