@@ -3480,7 +3480,11 @@ ATF__PRIVATE ATF_NO_INSTRUMENT void atf__packed_lane_encode(uint8_t out[ATF_PACK
  * u) (as 32 bits, which is nd + u) is 0 modulo 2^64 exactly when the record's depth is
  * the predicted depth - u and its link is 0xFFFFFFFF (none: the high word overflows).
  * Such an event changes no function slot and no link, and leaves the depth at
- * depth + 1 - 2u. Every other event is coded by atf__pack_event. */
+ * depth + 1 - 2u. An event of that shape (`shape` 0) with a longer stamp delta or another
+ * function than its depth's slot is coded here too, as atf__pack_event codes it (the
+ * tag, the delta, the function difference when present): about half of a real
+ * program's events are (measured on the SQLite shell's trace, where taking them out of
+ * line cost 4.8 ns an event against 2.8). Every other event is coded by atf__pack_event. */
 ATF__PRIVATE uint8_t *atf__pack_run(atf__pack_state *st, const uint8_t *events, size_t count,
                                     uint8_t *out) {
     atf__pack_state local = *st;
@@ -3491,14 +3495,23 @@ ATF__PRIVATE uint8_t *atf__pack_run(atf__pack_state *st, const uint8_t *events, 
         uint64_t now = atf__pack_load_le64(rec), fid = atf__pack_load_le64(rec + 8);
         uint64_t x = atf__pack_load_le64(rec + 16) - same, depth_link = atf__pack_load_le64(rec + 24);
         uint32_t u = (uint32_t)(x >> 32);
-        uint64_t delta = now - ts;
-        uint64_t odd = (x & ~((uint64_t)1 << 32)) | delta >> 7 |
-                       (depth_link + 1u + (uint32_t)(nd + u)) |
-                       (fid ^ local.fn[depth_link & (ATF__PACK_FN_SLOTS - 1u)]);
-        if (odd == 0) {
+        uint64_t delta = now - ts, *slot = &local.fn[depth_link & (ATF__PACK_FN_SLOTS - 1u)];
+        uint64_t shape = (x & ~((uint64_t)1 << 32)) | (depth_link + 1u + (uint32_t)(nd + u));
+        if ((shape | delta >> 7 | (fid ^ *slot)) == 0) {
             out[0] = (uint8_t)u;
             out[1] = (uint8_t)delta;
             out += 2;
+            ts = now;
+            nd = nd - 1u + 2u * u;
+            continue;
+        }
+        if (shape == 0) { /* the same shape, a longer stamp delta or another function */
+            unsigned has_fn = fid != *slot;
+            uint8_t *p = atf__varint_put_short(out + 1, delta);
+            uint8_t *with_fn = atf__varint_put_short(p, atf__zigzag(fid - *slot));
+            out[0] = (uint8_t)(u | has_fn << 2);
+            out = has_fn ? with_fn : p;
+            *slot = fid;
             ts = now;
             nd = nd - 1u + 2u * u;
             continue;
