@@ -381,7 +381,7 @@ static void bench_index_scan(void) {
  * fib(2) node and the call of each fib(1) node, 130-385 ns after the event before), each
  * where the tree puts it, as a program's code puts them, not at random. fib's tree puts
  * them in an order harder to foresee than a program's loops do (the SQLite shell's own
- * events code at 2.8 ns an event, this mix at about 5.6): the mixed figures follow the
+ * events code at 2.8 ns an event, this mix at 3.4-5.6): the mixed figures follow the
  * encoder's and decoder's second tiers, and carry no target. */
 #define PACK_EVENTS (ATF_PACKED_BLOCK_EVENTS * 256u)
 
