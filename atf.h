@@ -3416,11 +3416,21 @@ ATF__HOT_INLINE uint8_t *atf__varint_put_short(uint8_t *p, uint64_t v) {
     return p + 1 + more;
 }
 
+/* The stamp delta and the function difference `diff` at p, as every event with no
+ * explicit kind codes them: the difference is written whether present or not (a 0
+ * then, two bytes that the next field or event writes over, within the event's room)
+ * and counted only when present, so that calls and returns alternating between known
+ * and new functions cost no mispredicts. Returns the end. */
+ATF__HOT_INLINE uint8_t *atf__pack_delta_fn(uint8_t *p, uint64_t delta, uint64_t diff) {
+    uint8_t *with_fn;
+    p = atf__varint_put_short(p, delta);
+    with_fn = atf__varint_put_short(p, atf__zigzag(diff));
+    return diff ? with_fn : p;
+}
+
 /* Codes any event: the encoder's general case, which atf__pack_run takes for what its
- * common case does not cover. A present field is written where it goes; the function
- * difference is written whether present or not (a 0 then, two bytes that the next field
- * or event writes over, within the event's room) and counted only when present, so that
- * calls and returns alternating between known and new functions cost no mispredicts. */
+ * common case does not cover. A present field is written where it goes; the stamp and
+ * function differences as atf__pack_delta_fn writes them. */
 ATF__PACK_OUT_OF_LINE ATF__PRIVATE uint8_t *atf__pack_event(atf__pack_state *st, const uint8_t *rec,
                                                            uint8_t *out) {
     uint64_t ts = atf__pack_load_le64(rec), fid = atf__pack_load_le64(rec + 8);
@@ -3432,14 +3442,12 @@ ATF__PACK_OUT_OF_LINE ATF__PRIVATE uint8_t *atf__pack_event(atf__pack_state *st,
     unsigned tag = kind - 1u; /* the kind code of a call, a return or an exception */
     unsigned has_fn = fid != *slot, has_link = link != ATF_NO_DETAIL_U32;
     unsigned next = link == st->link + 1u;
-    uint8_t *p = out + 1, *with_fn;
+    uint8_t *p = out + 1;
     if (tag > 2u) {
         tag = ATF__PACK_EXPLICIT_KIND;
         p = atf__varint_put(p, kind);
     }
-    p = atf__varint_put_short(p, ts - st->ts);
-    with_fn = atf__varint_put_short(p, atf__zigzag(fid - *slot));
-    p = has_fn ? with_fn : p;
+    p = atf__pack_delta_fn(p, ts - st->ts, fid - *slot);
     if (depth != want_depth) {
         tag |= ATF__PACK_DEPTH;
         p = atf__varint_put(p, atf__zigzag((uint64_t)(int64_t)(int32_t)(depth - want_depth)));
@@ -3506,11 +3514,8 @@ ATF__PRIVATE uint8_t *atf__pack_run(atf__pack_state *st, const uint8_t *events, 
             continue;
         }
         if (shape == 0) { /* the same shape, a longer stamp delta or another function */
-            unsigned has_fn = fid != *slot;
-            uint8_t *p = atf__varint_put_short(out + 1, delta);
-            uint8_t *with_fn = atf__varint_put_short(p, atf__zigzag(fid - *slot));
-            out[0] = (uint8_t)(u | has_fn << 2);
-            out = has_fn ? with_fn : p;
+            out[0] = (uint8_t)(u | (unsigned)(fid != *slot) << 2);
+            out = atf__pack_delta_fn(out + 1, delta, fid - *slot);
             *slot = fid;
             ts = now;
             nd = nd - 1u + 2u * u;
@@ -3616,6 +3621,16 @@ ATF__HOT_INLINE const uint8_t *atf__unpack_event(atf__pack_state *st, const uint
     return p;
 }
 
+/* The record of a call (u 0) or a return (u 1) with no link, as the decoder's loop
+ * writes them; call: the kind and thread word of a call of the thread. */
+ATF__HOT_INLINE void atf__unpack_plain(uint8_t *rec, uint64_t ts, uint64_t fid, uint64_t call,
+                                      unsigned u, uint32_t depth) {
+    atf__ring_store_le64(rec, ts);
+    atf__ring_store_le64(rec + 8, fid);
+    atf__ring_store_le64(rec + 16, call + ((uint64_t)u << 32));
+    atf__ring_store_le64(rec + 24, (uint64_t)ATF_NO_DETAIL_U32 << 32 | depth);
+}
+
 /* Decodes `count` events from p (before end) into `events` after those `st` has seen;
  * NULL when the payload is malformed, else where the events end. The common shape of
  * atf__pack_run is decoded here with one test of its two bytes (tag 0 or 1, a stamp byte
@@ -3638,10 +3653,7 @@ ATF__PRIVATE const uint8_t *atf__unpack_run(atf__pack_state *st, const uint8_t *
             if (two & 0x80FEu) break;
             depth -= u;
             ts += two >> 8;
-            atf__ring_store_le64(rec, ts);
-            atf__ring_store_le64(rec + 8, st->fn[depth & (ATF__PACK_FN_SLOTS - 1u)]);
-            atf__ring_store_le64(rec + 16, call + ((uint64_t)u << 32));
-            atf__ring_store_le64(rec + 24, (uint64_t)ATF_NO_DETAIL_U32 << 32 | depth);
+            atf__unpack_plain(rec, ts, st->fn[depth & (ATF__PACK_FN_SLOTS - 1u)], call, u, depth);
             depth += 1u - u;
             p += 2;
             rec += ATF_INDEX_EVENT_SIZE;
@@ -3662,10 +3674,7 @@ ATF__PRIVATE const uint8_t *atf__unpack_run(atf__pack_state *st, const uint8_t *
                 slot = &st->fn[depth & (ATF__PACK_FN_SLOTS - 1u)];
                 fid = *slot + atf__unzigzag(diff);
                 *slot = fid; /* before the record's stores, which may alias it */
-                atf__ring_store_le64(rec, ts);
-                atf__ring_store_le64(rec + 8, fid);
-                atf__ring_store_le64(rec + 16, call + ((uint64_t)u << 32));
-                atf__ring_store_le64(rec + 24, (uint64_t)ATF_NO_DETAIL_U32 << 32 | depth);
+                atf__unpack_plain(rec, ts, fid, call, u, depth);
                 depth += 1u - u;
                 p += 1 + ts_len + fn_len;
                 rec += ATF_INDEX_EVENT_SIZE;
