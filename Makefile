@@ -504,10 +504,30 @@ $(BENCH_PROGS)/fib_plain: bench/bench_fib.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FIB_CFLAGS) -o $@ $< $(LDLIBS_ALL)
 
-$(BENCH_PROGS)/fib_traced: bench/bench_fib.c $(INSTR_OBJ)
+# fib's code with the hooks, the same object for every runtime linked into it
+$(BENCH_PROGS)/fib_hooked.o: bench/bench_fib.c
 	@mkdir -p $(dir $@)
-	$(CC) $(FIB_CFLAGS) -finstrument-functions -c -o $(BENCH_PROGS)/fib_traced.o $<
-	$(CC) -o $@ $(BENCH_PROGS)/fib_traced.o $(INSTR_OBJ) -ldl $(LDLIBS_ALL)
+	$(CC) $(FIB_CFLAGS) -finstrument-functions -c -o $@ $<
+
+$(BENCH_PROGS)/fib_traced: $(BENCH_PROGS)/fib_hooked.o $(INSTR_OBJ)
+	$(CC) -o $@ $^ -ldl $(LDLIBS_ALL)
+
+# funtrace (a flight recorder: the last 1 MiB of events per thread) as a peer, from a
+# source tree the caller names: make bench FUNTRACE_SRC=DIR (never fetched by the build).
+# Built as its compiler wrappers build it, without its ftrace collection (which needs
+# tracefs; it would only warn and go on).
+ifneq ($(FUNTRACE_SRC),)
+ifeq ($(wildcard $(FUNTRACE_SRC)/funtrace.cpp),)
+$(error FUNTRACE_SRC=$(FUNTRACE_SRC) holds no funtrace.cpp)
+endif
+bench: $(BENCH_PROGS)/fib_funtrace
+$(BUILD)/bench_instrument: $(BENCH_PROGS)/fib_funtrace
+$(BENCH_PROGS)/funtrace.o: $(FUNTRACE_SRC)/funtrace.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -std=c++17 -DFUNTRACE_FTRACE_EVENTS_IN_BUF=0 -I$(FUNTRACE_SRC) -c -o $@ $<
+$(BENCH_PROGS)/fib_funtrace: $(BENCH_PROGS)/fib_hooked.o $(BENCH_PROGS)/funtrace.o
+	$(CXX) -o $@ $^ -Wl,--dynamic-list=$(FUNTRACE_SRC)/funtrace.dyn -ldl -pthread
+endif
 
 $(BENCH_PROGS)/fib_pg: bench/bench_fib.c
 	@mkdir -p $(dir $@)

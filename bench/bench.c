@@ -532,6 +532,11 @@ static const target targets[] = {
      "instrument_overhead_valid", 0, 3.0},
     {"instrument_overhead_ns_per_call", "lttng_overhead_ns_per_call", "instrument_vs_lttng",
      "instrument_overhead_valid", 0, 5.0},
+    /* funtrace keeps only each thread's last 1 MiB of events; ours every event */
+    {"instrument_net_ns_per_call", "funtrace_ns_per_call", "instrument_vs_funtrace",
+     "instrument_net_valid", 0, 1.0},
+    {"instrument_threads_net_ns_per_call", "funtrace_threads_ns_per_call",
+     "instrument_threads_vs_funtrace", "instrument_net_valid", 0, 1.0},
     {"complete_trace_s", "complete_trace_uftrace_s", "complete_trace_vs_uftrace",
      "complete_trace_valid", 0, 1.0},
     {"crc32c_hw_gbps_64k", "crc32c_isal_gbps_64k", "crc32c_hw_vs_isal", NULL, 0, 1.0},

@@ -23,6 +23,12 @@
  *                                      stopped, destroyed after each run, untimed); a
  *                                      session daemon is started for the benchmark when
  *                                      none answers, and stopped at the end
+ *   FUNTRACE_GC_PERIOD_MS=0 fib_funtrace N [THREADS]
+ *                                      the object of fib_traced linked with funtrace's
+ *                                      runtime instead of ours (built when make is given
+ *                                      FUNTRACE_SRC); its buffer-collecting thread off,
+ *                                      which otherwise sleeps up to 300 ms at exit, an
+ *                                      amount that depends on the run's length
  * fib(N) makes 2 fib(N + 1) - 1 calls, main one more; N is 30 (ATF_BENCH_FIB_N overrides).
  * A peer that is not installed is skipped with a note.
  *
@@ -88,6 +94,23 @@
  *   instrument_vs_lttng                 LTTng / ours (target >= 5)
  *   lttng_events_lost                   entry and exit events missing from LTTng's trace of
  *                                       the last run (babeltrace2 counts what it kept)
+ * Against funtrace (when built), which keeps only the last 1 MiB of events of each thread
+ * (16 bytes an event): fib(N + 2) on one thread and fib(N) in each of twice as many
+ * threads as cores, plain, ours and funtrace, each program also on fib(1) with as many
+ * threads: its fixed cost (start-up and exit; funtrace's includes a 100-ms calibration
+ * sleep where the CPU does not name its TSC rate, and half as much again per thread).
+ * Wall time per call, each fixed cost subtracted: ((fib(n) - fib(1)) - the same for
+ * plain) / the calls beyond fib(1)'s:
+ *   instrument_net_ns_per_call          ours, one thread
+ *   funtrace_ns_per_call                funtrace, and its CPU time the same way (user +
+ *   funtrace_cpu_ns_per_call            system)
+ *   instrument_vs_funtrace              funtrace / ours (target >= 1: below funtrace's
+ *                                       while keeping every event)
+ *   instrument_threads_net_ns_per_call  the same for the threads
+ *   funtrace_threads_ns_per_call
+ *   instrument_threads_vs_funtrace
+ *   instrument_net_valid                1 when ours kept every event in the last runs of
+ *                                       both sizes, else 0
  *
  * Then the whole of a multi-threaded CPU-bound run, from tests/programs/busy.c (one
  * busy thread per core, each counting its own calls), built as busy_plain, busy_traced
@@ -515,6 +538,65 @@ static double bi_fib_calls(unsigned n) {
     return 2 * f0 - 1 + 1;
 }
 
+/* The runners against funtrace: for each size (fib(n + 2), fib(1), fib(n) in threads,
+ * fib(1) in threads) the plain program, ours, funtrace; ours writes into ft_dir[size]. */
+#define BI_FT_PROGS 3
+#define BI_FT_SIZES 4
+#define BI_FT_RUNNERS (BI_FT_PROGS * BI_FT_SIZES)
+#define BI_FT_DIRS BI_FT_SIZES
+static void bi_ft_runner(bi_runner *x, int k, char *progs[BI_FT_PROGS],
+                         char *sizes[BI_FT_SIZES], char *threads, char ft_dir[][128],
+                         char *funtrace_env) {
+    static const char *names[BI_FT_RUNNERS] = {
+        "plain fib(n + 2)", "traced fib(n + 2)", "funtrace fib(n + 2)",
+        "plain fib(1)", "traced fib(1)", "funtrace fib(1)",
+        "plain, threads", "traced, threads", "funtrace, threads",
+        "plain fib(1), threads", "traced fib(1), threads", "funtrace fib(1), threads"};
+    int prog = k % BI_FT_PROGS, size = k / BI_FT_PROGS;
+    x->name = names[k];
+    x->argv[0] = progs[prog];
+    x->argv[1] = sizes[size];
+    x->argv[2] = size >= 2 ? threads : NULL;
+    if (prog == 1) x->trace_dir = x->cleanup = ft_dir[size];
+    if (prog == 2) x->env[0] = funtrace_env;
+}
+
+/* Wall (or CPU) ns per call of the runner `prog` (1: ours, 2: funtrace) over plain at
+ * size `size` (0: one thread, 2: threads), each less its fixed cost (the next size: the
+ * same programs on fib(1)), over the calls beyond fib(1)'s. */
+static double bi_ft_net(bi_runner *ft, int prog, int size, double calls, double calls_1,
+                        int cpu) {
+    bi_runner *big = &ft[size * BI_FT_PROGS], *small = &ft[(size + 1) * BI_FT_PROGS];
+    double extra = bi_overhead(&big[prog], &big[0], 1e9, cpu) -
+                   bi_overhead(&small[prog], &small[0], 1e9, cpu);
+    return extra / (calls - calls_1) * 1e9;
+}
+
+/* The figures against funtrace (see the top of the file), from the runners above. */
+static void bi_against_funtrace(bi_runner *ft, unsigned n, unsigned threads,
+                                char ft_dir[][128],
+                                void (*report)(const char *name, double value)) {
+    double calls = bi_fib_calls(n + 2), calls_1 = bi_fib_calls(1);
+    double calls_t = threads * bi_fib_calls(n) + 1, calls_1t = threads * calls_1 + 1;
+    double ours = bi_ft_net(ft, 1, 0, calls, calls_1, 0);
+    double theirs = bi_ft_net(ft, 2, 0, calls, calls_1, 0);
+    double ours_t = bi_ft_net(ft, 1, 2, calls_t, calls_1t, 0);
+    double theirs_t = bi_ft_net(ft, 2, 2, calls_t, calls_1t, 0);
+    uint64_t dropped, lost, gaps;
+    int valid = bi_session_events(ft_dir[0], &dropped, &lost, &gaps) == (uint64_t)(2 * calls) &&
+                lost == 0;
+    valid = valid && bi_session_events(ft_dir[2], &dropped, &lost, &gaps) ==
+                         (uint64_t)(2 * calls_t) && lost == 0;
+    report("instrument_net_ns_per_call", ours);
+    report("funtrace_ns_per_call", theirs);
+    report("funtrace_cpu_ns_per_call", bi_ft_net(ft, 2, 0, calls, calls_1, 1));
+    report("instrument_vs_funtrace", ours > 0 ? theirs / ours : 0);
+    report("instrument_threads_net_ns_per_call", ours_t);
+    report("funtrace_threads_ns_per_call", theirs_t);
+    report("instrument_threads_vs_funtrace", ours_t > 0 ? theirs_t / ours_t : 0);
+    report("instrument_net_valid", valid);
+}
+
 /* The filtered-out call (see the top of the file): `filtered` and `plain` ran fib(n),
  * which makes `calls` calls, the *_1 runners fib(1); `hooks` (optional) ran fib_cyg on
  * fib(n); the last filtered session is under filtered_dir. */
@@ -550,10 +632,12 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     /* FILTERED: fib left out by ATF_TRACE_NOTRACE; HOOKS: the hooks alone; the two *_1
      * run fib(1), for the fixed cost of the filtered run */
     enum { PLAIN, OURS, FILTERED, HOOKS, PLAIN_1, FILTERED_1, UFTRACE_PG, UFTRACE_CYG, LTTNG,
-           PLAIN_T, OURS_T, BOUNDED, STOPPED, PAUSED, MIN_DURATION, KEEP_LAST, RUNNERS };
+           PLAIN_T, OURS_T, BOUNDED, STOPPED, PAUSED, MIN_DURATION, KEEP_LAST,
+           FT_FIRST, RUNNERS = FT_FIRST + BI_FT_RUNNERS };
     const char *dir_env = getenv("ATF_BENCH_PROGS"), *n_env = getenv("ATF_BENCH_FIB_N");
     char dir[PATH_MAX], plain[PATH_MAX + 32], traced[PATH_MAX + 32], pg[PATH_MAX + 32];
     char cyg[PATH_MAX + 32], tmp[] = "/tmp/atf_bench_instrument_XXXXXX", trace_dir[128];
+    char funtrace[PATH_MAX + 32], nbuf_ft[16], ft_dir[BI_FT_DIRS][128];
     char filtered_dir[128], filtered_1_dir[128], ud[128], lt[128], nbuf[16];
     char threads_dir[128], nbuf_t[16], tbuf[16], modes_dir[128];
     static char notrace[] = "ATF_TRACE_NOTRACE=fib";
@@ -564,6 +648,7 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     static char start_paused[] = "ATF_TRACE_START_PAUSED=1";
     static char min_duration[] = "ATF_TRACE_MIN_DURATION_NS=1000000"; /* fib's calls: shorter */
     static char keep_last[] = "ATF_TRACE_KEEP_LAST_BYTES=33554432"; /* the flight recorder */
+    static char funtrace_no_gc[] = "FUNTRACE_GC_PERIOD_MS=0";
     bi_runner run[RUNNERS];
     int enabled[RUNNERS], lttng_daemon = -1, valid, k;
     double calls, calls_t, ours, ours_cpu, tick_floor, floor;
@@ -582,6 +667,7 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     snprintf(traced, sizeof traced, "%s/fib_traced", dir);
     snprintf(pg, sizeof pg, "%s/fib_pg", dir);
     snprintf(cyg, sizeof cyg, "%s/fib_cyg", dir);
+    snprintf(funtrace, sizeof funtrace, "%s/fib_funtrace", dir);
     snprintf(nbuf, sizeof nbuf, "%u", n);
     snprintf(nbuf_t, sizeof nbuf_t, "%u", n > 2 ? n - 2 : n);
     snprintf(tbuf, sizeof tbuf, "%u", threads);
@@ -597,6 +683,8 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     snprintf(trace_dir, sizeof trace_dir, "%s/traces", tmp);
     snprintf(filtered_dir, sizeof filtered_dir, "%s/filtered", tmp);
     snprintf(filtered_1_dir, sizeof filtered_1_dir, "%s/filtered_1", tmp);
+    for (k = 0; k < BI_FT_DIRS; k++) snprintf(ft_dir[k], sizeof ft_dir[k], "%s/ft%d", tmp, k);
+    snprintf(nbuf_ft, sizeof nbuf_ft, "%u", n + 2);
     snprintf(ud, sizeof ud, "%s/uftrace.data", tmp);
     snprintf(lt, sizeof lt, "%s/lttng", tmp);
 
@@ -639,6 +727,17 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
                                  .trace_dir = modes_dir, .env = {keep_last}, .cleanup = modes_dir};
     enabled[BOUNDED] = enabled[STOPPED] = enabled[PAUSED] = enabled[MIN_DURATION] = 1;
     enabled[KEEP_LAST] = 1;
+    {
+        char *progs[BI_FT_PROGS] = {plain, traced, funtrace};
+        char *sizes[BI_FT_SIZES] = {nbuf_ft, (char *)"1", nbuf, (char *)"1"};
+        int have = access(funtrace, X_OK) == 0;
+        if (!have)
+            printf("  (no %s: the funtrace figures skipped; make bench FUNTRACE_SRC=DIR builds "
+                   "it from funtrace's source tree)\n", funtrace);
+        for (k = 0; k < BI_FT_RUNNERS; k++)
+            bi_ft_runner(&run[FT_FIRST + k], k, progs, sizes, tbuf, ft_dir, funtrace_no_gc);
+        for (k = FT_FIRST; k < RUNNERS; k++) enabled[k] = have;
+    }
     enabled[FILTERED] = enabled[PLAIN_1] = enabled[FILTERED_1] = 1;
     enabled[HOOKS] = access(cyg, X_OK) == 0;
     if (!enabled[HOOKS]) printf("  (no %s: the filtered-call floor skipped)\n", cyg);
@@ -728,6 +827,8 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
         report("uftrace_cpu_ns_per_call", theirs_cpu);
         report("instrument_vs_uftrace_cpu", ours_cpu > 0 ? theirs_cpu / ours_cpu : 0);
     }
+    for (k = FT_FIRST; k < RUNNERS && enabled[k]; k++) {}
+    if (k == RUNNERS) bi_against_funtrace(&run[FT_FIRST], n, threads, ft_dir, report);
     if (enabled[LTTNG]) {
         double theirs = bi_overhead(&run[LTTNG], &run[PLAIN], calls, 0);
         uint64_t kept = bi_lttng_events(lt); /* of the last run */
