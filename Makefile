@@ -513,20 +513,26 @@ $(BENCH_PROGS)/fib_traced: $(BENCH_PROGS)/fib_hooked.o $(INSTR_OBJ)
 	$(CC) -o $@ $^ -ldl $(LDLIBS_ALL)
 
 # funtrace (a flight recorder: the last 1 MiB of events per thread) as a peer, from a
-# source tree the caller names: make bench FUNTRACE_SRC=DIR (never fetched by the build).
-# Built as its compiler wrappers build it, without its ftrace collection (which needs
-# tracefs; it would only warn and go on).
+# source tree the caller names: make bench FUNTRACE_SRC=DIR (never fetched by the build;
+# the benchmark runs it only when FUNTRACE_SRC is given). Built as its compiler wrappers
+# build it, without its ftrace collection (which needs tracefs; it would only warn and go
+# on) and without its collector of exited threads' buffers: that thread sleeps up to
+# 300 ms at exit, and each exiting thread then recalibrates the TSC rate (where the CPU
+# does not name it: another 100-ms sleep, under a lock), fixed costs that would not
+# subtract evenly from runs of different lengths.
 ifneq ($(FUNTRACE_SRC),)
 ifeq ($(wildcard $(FUNTRACE_SRC)/funtrace.cpp),)
 $(error FUNTRACE_SRC=$(FUNTRACE_SRC) holds no funtrace.cpp)
 endif
 bench: $(BENCH_PROGS)/fib_funtrace
 $(BUILD)/bench_instrument: $(BENCH_PROGS)/fib_funtrace
-$(BENCH_PROGS)/funtrace.o: $(FUNTRACE_SRC)/funtrace.cpp
+$(BENCH_PROGS)/funtrace.o: $(FUNTRACE_SRC)/funtrace.cpp $(wildcard $(FUNTRACE_SRC)/*.h)
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 -std=c++17 -DFUNTRACE_FTRACE_EVENTS_IN_BUF=0 -I$(FUNTRACE_SRC) -c -o $@ $<
-$(BENCH_PROGS)/fib_funtrace: $(BENCH_PROGS)/fib_hooked.o $(BENCH_PROGS)/funtrace.o
-	$(CXX) -o $@ $^ -Wl,--dynamic-list=$(FUNTRACE_SRC)/funtrace.dyn -ldl -pthread
+	$(CXX) -O2 -std=c++17 -DFUNTRACE_FTRACE_EVENTS_IN_BUF=0 -DFUNTRACE_GC_MAX_AGE_MS=0 \
+	  -I$(FUNTRACE_SRC) -c -o $@ $<
+$(BENCH_PROGS)/fib_funtrace: $(BENCH_PROGS)/fib_hooked.o $(BENCH_PROGS)/funtrace.o \
+  $(FUNTRACE_SRC)/funtrace.dyn
+	$(CXX) -o $@ $(filter %.o,$^) -Wl,--dynamic-list=$(FUNTRACE_SRC)/funtrace.dyn -ldl -pthread
 endif
 
 $(BENCH_PROGS)/fib_pg: bench/bench_fib.c

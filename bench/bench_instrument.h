@@ -23,12 +23,9 @@
  *                                      stopped, destroyed after each run, untimed); a
  *                                      session daemon is started for the benchmark when
  *                                      none answers, and stopped at the end
- *   FUNTRACE_GC_PERIOD_MS=0 fib_funtrace N [THREADS]
- *                                      the object of fib_traced linked with funtrace's
- *                                      runtime instead of ours (built when make is given
- *                                      FUNTRACE_SRC); its buffer-collecting thread off,
- *                                      which otherwise sleeps up to 300 ms at exit, an
- *                                      amount that depends on the run's length
+ *   fib_funtrace N [THREADS]           fib_traced's object (fib_hooked.o) linked with
+ *                                      funtrace's runtime instead of ours; built and run
+ *                                      when make is given FUNTRACE_SRC (see the Makefile)
  * fib(N) makes 2 fib(N + 1) - 1 calls, main one more; N is 30 (ATF_BENCH_FIB_N overrides).
  * A peer that is not installed is skipped with a note.
  *
@@ -98,7 +95,7 @@
  * (16 bytes an event): fib(N + 2) on one thread and fib(N) in each of twice as many
  * threads as cores, plain, ours and funtrace, each program also on fib(1) with as many
  * threads: its fixed cost (start-up and exit; funtrace's includes a 100-ms calibration
- * sleep where the CPU does not name its TSC rate, and half as much again per thread).
+ * sleep where the CPU does not name its TSC rate).
  * Wall time per call, each fixed cost subtracted: ((fib(n) - fib(1)) - the same for
  * plain) / the calls beyond fib(1)'s:
  *   instrument_net_ns_per_call          ours, one thread
@@ -545,8 +542,7 @@ static double bi_fib_calls(unsigned n) {
 #define BI_FT_RUNNERS (BI_FT_PROGS * BI_FT_SIZES)
 #define BI_FT_DIRS BI_FT_SIZES
 static void bi_ft_runner(bi_runner *x, int k, char *progs[BI_FT_PROGS],
-                         char *sizes[BI_FT_SIZES], char *threads, char ft_dir[][128],
-                         char *funtrace_env) {
+                         char *sizes[BI_FT_SIZES], char *threads, char ft_dir[][128]) {
     static const char *names[BI_FT_RUNNERS] = {
         "plain fib(n + 2)", "traced fib(n + 2)", "funtrace fib(n + 2)",
         "plain fib(1)", "traced fib(1)", "funtrace fib(1)",
@@ -558,7 +554,6 @@ static void bi_ft_runner(bi_runner *x, int k, char *progs[BI_FT_PROGS],
     x->argv[1] = sizes[size];
     x->argv[2] = size >= 2 ? threads : NULL;
     if (prog == 1) x->trace_dir = x->cleanup = ft_dir[size];
-    if (prog == 2) x->env[0] = funtrace_env;
 }
 
 /* Wall (or CPU) ns per call of the runner `prog` (1: ours, 2: funtrace) over plain at
@@ -587,6 +582,9 @@ static void bi_against_funtrace(bi_runner *ft, unsigned n, unsigned threads,
                 lost == 0;
     valid = valid && bi_session_events(ft_dir[2], &dropped, &lost, &gaps) ==
                          (uint64_t)(2 * calls_t) && lost == 0;
+    if (!valid)
+        fprintf(stderr, "bench_instrument: INVALID: a traced run against funtrace lost events "
+                        "(or its session is unreadable)\n");
     report("instrument_net_ns_per_call", ours);
     report("funtrace_ns_per_call", theirs);
     report("funtrace_cpu_ns_per_call", bi_ft_net(ft, 2, 0, calls, calls_1, 1));
@@ -648,7 +646,6 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     static char start_paused[] = "ATF_TRACE_START_PAUSED=1";
     static char min_duration[] = "ATF_TRACE_MIN_DURATION_NS=1000000"; /* fib's calls: shorter */
     static char keep_last[] = "ATF_TRACE_KEEP_LAST_BYTES=33554432"; /* the flight recorder */
-    static char funtrace_no_gc[] = "FUNTRACE_GC_PERIOD_MS=0";
     bi_runner run[RUNNERS];
     int enabled[RUNNERS], lttng_daemon = -1, valid, k;
     double calls, calls_t, ours, ours_cpu, tick_floor, floor;
@@ -730,12 +727,13 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     {
         char *progs[BI_FT_PROGS] = {plain, traced, funtrace};
         char *sizes[BI_FT_SIZES] = {nbuf_ft, (char *)"1", nbuf, (char *)"1"};
-        int have = access(funtrace, X_OK) == 0;
+        const char *src = getenv("FUNTRACE_SRC");
+        int have = src && *src && access(funtrace, X_OK) == 0;
         if (!have)
-            printf("  (no %s: the funtrace figures skipped; make bench FUNTRACE_SRC=DIR builds "
-                   "it from funtrace's source tree)\n", funtrace);
+            printf("  (no FUNTRACE_SRC or no %s: the funtrace figures skipped; make bench "
+                   "FUNTRACE_SRC=DIR builds it from funtrace's source tree)\n", funtrace);
         for (k = 0; k < BI_FT_RUNNERS; k++)
-            bi_ft_runner(&run[FT_FIRST + k], k, progs, sizes, tbuf, ft_dir, funtrace_no_gc);
+            bi_ft_runner(&run[FT_FIRST + k], k, progs, sizes, tbuf, ft_dir);
         for (k = FT_FIRST; k < RUNNERS; k++) enabled[k] = have;
     }
     enabled[FILTERED] = enabled[PLAIN_1] = enabled[FILTERED_1] = 1;
@@ -827,7 +825,7 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
         report("uftrace_cpu_ns_per_call", theirs_cpu);
         report("instrument_vs_uftrace_cpu", ours_cpu > 0 ? theirs_cpu / ours_cpu : 0);
     }
-    for (k = FT_FIRST; k < RUNNERS && enabled[k]; k++) {}
+    for (k = FT_FIRST; k < RUNNERS && enabled[k]; k++) {} /* every one of them ran */
     if (k == RUNNERS) bi_against_funtrace(&run[FT_FIRST], n, threads, ft_dir, report);
     if (enabled[LTTNG]) {
         double theirs = bi_overhead(&run[LTTNG], &run[PLAIN], calls, 0);
