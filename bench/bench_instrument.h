@@ -535,6 +535,14 @@ static double bi_fib_calls(unsigned n) {
     return 2 * f0 - 1 + 1;
 }
 
+/* Extra ns per call of x over plain (wall or CPU time), each less its fixed cost (x_1 and
+ * plain_1: the same programs on a run of calls_1 calls, fib(1)), over the extra calls. */
+static double bi_net(bi_runner *x, bi_runner *x_1, bi_runner *plain, bi_runner *plain_1,
+                     double calls, double calls_1, int cpu) {
+    double extra = bi_overhead(x, plain, 1e9, cpu) - bi_overhead(x_1, plain_1, 1e9, cpu);
+    return extra / (calls - calls_1) * 1e9;
+}
+
 /* The runners against funtrace: for each size (fib(n + 2), fib(1), fib(n) in threads,
  * fib(1) in threads) the plain program, ours, funtrace; ours writes into ft_dir[size]. */
 #define BI_FT_PROGS 3
@@ -562,9 +570,7 @@ static void bi_ft_runner(bi_runner *x, int k, char *progs[BI_FT_PROGS],
 static double bi_ft_net(bi_runner *ft, int prog, int size, double calls, double calls_1,
                         int cpu) {
     bi_runner *big = &ft[size * BI_FT_PROGS], *small = &ft[(size + 1) * BI_FT_PROGS];
-    double extra = bi_overhead(&big[prog], &big[0], 1e9, cpu) -
-                   bi_overhead(&small[prog], &small[0], 1e9, cpu);
-    return extra / (calls - calls_1) * 1e9;
+    return bi_net(&big[prog], &small[prog], &big[0], &small[0], calls, calls_1, cpu);
 }
 
 /* The figures against funtrace (see the top of the file), from the runners above. */
@@ -602,10 +608,9 @@ static void bi_filtered(bi_runner *filtered, bi_runner *filtered_1, bi_runner *p
                         bi_runner *plain_1, bi_runner *hooks, double calls,
                         const char *filtered_dir,
                         void (*report)(const char *name, double value)) {
-    /* extra CPU seconds over plain at fib(n), less the same at fib(1), per extra call */
+    /* extra CPU over plain at fib(n), less the same at fib(1), per extra call */
     double fixed = bi_overhead(filtered_1, plain_1, 1e9, 1);
-    double per_call = (bi_overhead(filtered, plain, 1e9, 1) - fixed) /
-                      (calls - bi_fib_calls(1)) * 1e9;
+    double per_call = bi_net(filtered, filtered_1, plain, plain_1, calls, bi_fib_calls(1), 1);
     uint64_t main_events, dropped, lost, gaps;
     int64_t fib_events = bi_session_events_not_of(filtered_dir, "main", &main_events);
     int valid;
