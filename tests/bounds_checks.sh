@@ -141,13 +141,26 @@ check "a program's own handler: the program's output" cmp "$OUT" "$TMP/switch.pl
 check "a program's own handler: said on stderr" \
     grep -q '^atf_instrument: the program sets its own handler for signal [0-9]*, which switches recording' "$ERR"
 expect 2 "--toggle-signal NOPE: refused" "$ATF" record --toggle-signal NOPE -- "$SWITCH"
+# worker_cpu_ns PID: the most CPU time (ns, from schedstat) any thread of PID but its
+# first has had; 0 when it has none yet or is gone
+worker_cpu_ns() {
+    for st in /proc/"$1"/task/*/schedstat; do
+        [ "$st" = "/proc/$1/task/$1/schedstat" ] || cut -d' ' -f1 "$st" 2>/dev/null
+    done | sort -n | tail -n 1 | awk '{ print $1 + 0 } END { if (NR == 0) print 0 }'
+}
 # the toggle signal sent to atf record goes on to the program: busy runs paused until
-# record's own pid gets SIGUSR1 (sent once the program's session exists)
+# record's own pid gets SIGUSR1, sent once a worker thread of the program has run 20 ms
+# (the session's directory alone appears at the first call, before any call was left out)
 "$ATF" record --start-paused --output "$TMP/forward" -- "$BUSY" 2 1500 >"$OUT" 2>"$ERR" &
 rpid=$!
 tries=0
 while [ $tries -lt 100 ] && [ -z "$(ls -d "$TMP/forward"/session_*/pid_* 2>/dev/null)" ]; do
     sleep 0.05
+    tries=$((tries + 1))
+done
+bpid=$(ls -d "$TMP/forward"/session_*/pid_* 2>/dev/null | head -n 1 | sed 's/.*pid_//')
+while [ $tries -lt 200 ] && [ -n "$bpid" ] && [ "$(worker_cpu_ns "$bpid")" -lt 20000000 ]; do
+    sleep 0.02
     tries=$((tries + 1))
 done
 kill -USR1 $rpid
