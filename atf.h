@@ -2851,6 +2851,23 @@ ATF__PRIVATE int atf__mem_populate(void *p, size_t n) {
 #endif
 }
 
+/* Asks for transparent huge pages on the whole 2-MiB pages of [p, p + n) (Linux; the
+ * system's policy decides, nothing changes where it says never): a ring of 4-KiB pages
+ * costs its producer a fault per 128 events on the first lap, and under a hypervisor that
+ * shadows the guest's page tables the first store to each page costs microseconds even
+ * after atf__mem_populate (measured on a 2-core VM: about 4 us a page, 8-10 ns a call of
+ * a traced fib(32) whose 32 MiB ring laps 14 times; with huge pages none of it). */
+ATF__PRIVATE void atf__mem_hugepages(void *p, size_t n) {
+#if defined(ATF__OS_LINUX) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
+    if (lo < hi) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 #if defined(ATF__ARCH_X64)
 #  define ATF__ARCH_CODE ATF_ARCH_X86_64
 #elif defined(ATF__ARCH_ARM64)
@@ -8433,6 +8450,7 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
     if (!index_mem) {
         index_size = atf_ring_memory_size(ATF_RING_INDEX, s->cfg.index_ring_events);
         index_mem = atf__alloc_aligned(index_size, &sl->index_raw);
+        if (index_mem) atf__mem_hugepages(index_mem, index_size); /* before any is faulted in */
         if (index_mem && s->cfg.detail_mode != ATF_DETAIL_OFF) {
             detail_size = atf_ring_memory_size(ATF_RING_DETAIL, s->cfg.detail_ring_bytes);
             detail_mem = atf__alloc_aligned(detail_size, &sl->detail_raw);
