@@ -608,7 +608,8 @@ static void bi_filtered(bi_runner *filtered, bi_runner *filtered_1, bi_runner *p
                         bi_runner *plain_1, bi_runner *hooks, double calls,
                         const char *filtered_dir,
                         void (*report)(const char *name, double value)) {
-    /* extra CPU over plain at fib(n), less the same at fib(1), per extra call */
+    /* the fixed cost: extra CPU over plain at fib(1); per call: the extra CPU at fib(n)
+     * less that, per extra call */
     double fixed = bi_overhead(filtered_1, plain_1, 1e9, 1);
     double per_call = bi_net(filtered, filtered_1, plain, plain_1, calls, bi_fib_calls(1), 1);
     uint64_t main_events, dropped, lost, gaps;
