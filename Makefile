@@ -582,9 +582,11 @@ bench-instrument: $(BUILD)/bench_instrument
 # uftrace, quiet and with a core kept busy: bench/bench_real.sh says how. Never in test/CI.
 BENCH_REAL_RUNS ?= 3
 BENCH_REAL_SIZE ?= small
+BENCH_REAL_STATES ?= quiet busy
 .PHONY: bench-real
 bench-real: $(BUILD)/atf $(INSTR_SO)
 	@BUILD="$(BUILD)" BENCH_REAL_RUNS=$(BENCH_REAL_RUNS) BENCH_REAL_SIZE=$(BENCH_REAL_SIZE) \
+	  BENCH_REAL_STATES="$(BENCH_REAL_STATES)" \
 	  sh bench/bench_real.sh
 
 # ---- install -----------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 # A benchmark, never a test: not part of `make test` or CI, and it fails on no figure.
 #
 #   make bench-real [BENCH_REAL_RUNS=3] [BENCH_REAL_SIZE=small|full]
+#                   [BENCH_REAL_STATES="quiet busy"]
 #
 # The programs: Lua 5.4 (package lua5.4: a recursive fib and a table sort), the SQLite
 # shell (package sqlite3: inserts, an index, GROUP BY queries), zstd (package libzstd:
@@ -20,12 +21,14 @@
 # Sources come from `apt-get source` (a deb-src entry is added next to the deb one when
 # there is none; run as root); nothing else is downloaded. Everything is built and traced
 # under $BUILD/bench_real, every trace deleted after its run, every traced run bounded by
-# `timeout`.
+# `timeout`: a traced run stopped by it is printed as more than its bound (">600.000 s"),
+# and a ratio that rests on one as a bound (">28.82"), never as a time.
 set -u
 BUILD=${BUILD:-build}
 ATF=${ATF:-$BUILD/atf}
 RUNS=${BENCH_REAL_RUNS:-3}
 SIZE=${BENCH_REAL_SIZE:-small}
+STATES=${BENCH_REAL_STATES:-quiet busy}
 W=$(cd "$BUILD" && pwd)/bench_real
 SRC_DIR=$(cd "$(dirname "$0")/.." && pwd)
 ATF=$(cd "$(dirname "$ATF")" && pwd)/$(basename "$ATF")
@@ -131,7 +134,8 @@ SELECT b, count(*), sum(c) FROM t GROUP BY b ORDER BY 2 DESC LIMIT 3;
 SELECT count(*) FROM t WHERE b > 'row5';
 SQL
 
-# run_one KIND NAME ARGS...: wall seconds of one run (KIND plain, atf or uftrace)
+# run_one KIND NAME ARGS...: wall seconds of one run (KIND plain, atf or uftrace); a
+# traced run that `timeout` stopped leaves the file $W/t.KIND.timedout
 run_one() {
     kind=$1 name=$2
     shift 2
@@ -145,6 +149,7 @@ run_one() {
     uftrace) timeout "$LIMIT" uftrace record --no-libcall -d "$W/trace/uftrace.data" \
                  "$W/bin/${name}_hooked" "$@" >/dev/null 2>&1 ;;
     esac
+    [ $? -eq 124 ] && : >"$W/t.$kind.timedout"
     e=$(date +%s.%N)
     echo "$e - $s" | bc
 }
@@ -158,6 +163,7 @@ measure() {
     : >"$W/t.plain"
     : >"$W/t.atf"
     : >"$W/t.uftrace"
+    rm -f "$W/t.atf.timedout" "$W/t.uftrace.timedout"
     i=0
     ubytes=
     while [ "$i" -lt "$RUNS" ]; do
@@ -175,20 +181,29 @@ measure() {
     done
     p=$(median <"$W/t.plain")
     a=$(median <"$W/t.atf")
+    as=$(printf '%.3f' "$a")
     u=-
     ratio=-
     if [ "$have_uftrace" = 1 ]; then
         u=$(printf '%.3f' "$(median <"$W/t.uftrace")")
         ratio=$(printf '%.2f' "$(echo "scale=4; $u / $a" | bc)")
     fi
+    # a run stopped at the bound: its time is a lower bound, and so is what rests on it
+    if [ -e "$W/t.uftrace.timedout" ] && [ ! -e "$W/t.atf.timedout" ]; then
+        u=">$u" ratio=">$ratio"
+    elif [ -e "$W/t.atf.timedout" ]; then
+        as=">$as" ratio="?"
+        [ -e "$W/t.uftrace.timedout" ] && u=">$u"
+    fi
     set -- $events
     bpe=- ubpe=-
     if [ "${1:-0}" -gt 0 ] 2>/dev/null; then
         bpe=$(printf '%.2f' "$(echo "scale=3; $bytes / $1" | bc)")
         [ -n "$ubytes" ] && ubpe=$(printf '%.2f' "$(echo "scale=3; $ubytes / $1" | bc)")
+        [ -e "$W/t.uftrace.timedout" ] && [ "$ubpe" != - ] && ubpe=">$ubpe" # what it wrote so far
     fi
-    printf '%-28s plain %7.3f s  ours %7.3f s  uftrace %7s s  uftrace/ours %5s  events %s  lost %s  paused %s ns  bytes/event ours %s uftrace %s\n' \
-        "$label" "$p" "$a" "$u" "$ratio" "${1:--}" "${2:--}" "${3:--}" "$bpe" "$ubpe"
+    printf '%-28s plain %7.3f s  ours %7s s  uftrace %7s s  uftrace/ours %5s  events %s  lost %s  paused %s ns  bytes/event ours %s uftrace %s\n' \
+        "$label" "$p" "$as" "$u" "$ratio" "${1:--}" "${2:--}" "${3:--}" "$bpe" "$ubpe"
 }
 
 have_uftrace=0
@@ -204,7 +219,7 @@ build_sqlite || note "the SQLite build failed (see $W/sqlite-*/build.log)"
 build_zstd && zstd_input || note "the zstd build failed"
 build_cxx || note "the C++ build failed"
 
-for state in quiet busy; do
+for state in $STATES; do
     spinner=
     if [ "$state" = busy ]; then
         timeout 3600 yes >/dev/null &
