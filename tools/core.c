@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #if defined(_WIN32)
+#  include <direct.h>
 #  include <io.h>
+#  define cli_mkdir1(path) _mkdir(path)
 #  define cli_isatty_fd(fd) _isatty(fd)
 #  define cli_fileno(f) _fileno(f)
 #  if !defined(S_ISDIR)
@@ -23,6 +25,7 @@
 #else
 #  include <dirent.h>
 #  include <unistd.h>
+#  define cli_mkdir1(path) mkdir(path, 0777)
 #  define cli_isatty_fd(fd) isatty(fd)
 #  define cli_fileno(f) fileno(f)
 #endif
@@ -438,6 +441,22 @@ int cli_exists(const char *path) {
 int cli_is_dir(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int cli_make_dirs(const char *path) {
+    char buf[CLI_PATH_MAX];
+    size_t i, n = strlen(path);
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, path, n + 1);
+    for (i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\\' && buf[i] != '\0') continue;
+        buf[i] = '\0';
+        /* "C:" names a drive, not a directory to make */
+        if (buf[i - 1] != ':' && !cli_is_dir(buf) && cli_mkdir1(buf) != 0 && !cli_is_dir(buf))
+            return -1;
+        buf[i] = path[i];
+    }
+    return 0;
 }
 
 int cli_is_file(const char *path) {

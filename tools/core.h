@@ -230,6 +230,9 @@ void cli_error_errno(atf_error *e, const char *path, const char *what, int sys_e
 atf_result cli_join(char *buf, size_t cap, const char *dir, const char *name, atf_error *e);
 int cli_exists(const char *path);
 int cli_is_dir(const char *path);
+/* Makes the directory `path` and those above it that do not exist (mkdir -p): 0, or -1
+ * with errno set. */
+int cli_make_dirs(const char *path);
 int cli_is_file(const char *path);          /* a regular file */
 uint64_t cli_file_size(const char *path);
 

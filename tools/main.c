@@ -520,8 +520,8 @@ static const cli_command cli_commands[] = {
       "recover first), torn ones, layout-2 ones and packed ones are refused, left as\n"
       "they are. detail.atf, gaps.atf and pauses.atf are not changed.\n"
       "\n"
-      "  -o DIR   write converted copies into DIR (which must exist) instead: a file as\n"
-      "           DIR/NAME, a directory as DIR/NAME/ with its other files copied\n"
+      "  -o DIR   write converted copies into DIR instead (made when it does not exist):\n"
+      "           a file as DIR/NAME, a directory as DIR/NAME/ with its other files copied\n"
       "\n"
       "Prints one line per file converted, with its size before and after.\n"
       "Exit status: 0 ok, 1 a PATH or file could not be converted, 2 usage error.\n" },

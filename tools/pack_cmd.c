@@ -4,6 +4,7 @@
 #include "atf.h"
 #include "core.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,10 @@
 #include <dirent.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#else
+#include <direct.h>
+#define rmdir _rmdir
 #endif
 
 typedef struct pack_job {
@@ -209,17 +214,27 @@ static int pack_path(pack_job *j, const char *path) {
 
 static int pack_main(const cli_command *cmd, int argc, char **argv, int unpack) {
     pack_job j;
-    int nops = 0, i, rc, status = CLI_EXIT_OK;
+    int nops = 0, i, rc, status = CLI_EXIT_OK, made = 0;
     const cli_flag flags[] = { { "-o", NULL, CLI_OPT_STR, &j.out } };
     memset(&j, 0, sizeof j);
     j.unpack = unpack;
     rc = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 0, &nops);
     if (rc != CLI_CONTINUE) return rc;
-    if (j.out && !cli_is_dir(j.out)) return cli_usage_error(cmd, "-o %s: not a directory", j.out);
+    if (j.out && cli_exists(j.out) && !cli_is_dir(j.out))
+        return cli_usage_error(cmd, "-o %s: not a directory", j.out);
+    if (j.out && !cli_exists(j.out)) {
+        if (cli_make_dirs(j.out) != 0) {
+            fprintf(cli_err(), "atf %s: cannot make -o %s: %s\n", unpack ? "unpack" : "pack", j.out,
+                    strerror(errno));
+            return CLI_EXIT_DATA;
+        }
+        made = 1;
+    }
     for (i = 1; i <= nops; i++) {
         int s = pack_path(&j, argv[i]);
         if (status == CLI_EXIT_OK) status = s;
     }
+    if (made && j.files == 0) (void)rmdir(j.out); /* made for nothing: gone again, if empty */
     if (j.files > 1)
         cli_printf("%s %llu files: %llu -> %llu bytes\n", unpack ? "unpacked" : "packed",
                    (cli_ull)j.files, (cli_ull)j.before, (cli_ull)j.after);

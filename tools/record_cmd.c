@@ -374,9 +374,10 @@ static void record_finish_unclosed(const char *pid_dir) {
     atf_session_reader r;
     atf_recover_report rep;
     pid_t pid;
-    int recording;
+    int recording, failed;
     if (atf_session_reader_open(&r, pid_dir, NULL) != ATF_OK) return; /* reported later */
     recording = strcmp(r.state, "recording") == 0;
+    failed = r.recording_error != NULL; /* closed on an error (which it printed), or killed after one */
     pid = (pid_t)r.pid;
     atf_session_reader_close(&r);
     if (!recording) return;
@@ -385,11 +386,14 @@ static void record_finish_unclosed(const char *pid_dir) {
                            "on it once it has exited\n", pid_dir, (int)pid);
         return;
     }
-    if (atf_recover_session_dir(pid_dir, NULL, &rep) == ATF_OK)
+    if (atf_recover_session_dir(pid_dir, NULL, &rep) != ATF_OK)
+        cli_report(&rep.error);
+    else if (failed)
+        fprintf(cli_err(), "atf record: %s: the trace stopped on an error (above): recovered, "
+                           "what was lost counted\n", pid_dir);
+    else
         fprintf(cli_err(), "atf record: %s: the process ended without closing its trace "
                            "(killed?): recovered\n", pid_dir);
-    else
-        cli_report(&rep.error);
     atf_recover_report_deinit(&rep);
 }
 
