@@ -1037,7 +1037,13 @@ typedef struct atf_session_config {
                                     (index.atf packed by the drain; not with windowed detail) */
     uint64_t index_ring_events;  /* index ring slots per thread; default 65536 (2 MiB; the
                                     drain also keeps 256 KiB a thread for ATF_STAMP_TICKS
-                                    without a detail ring, 84 KiB for a packed index) */
+                                    without a detail ring, 336 KiB for a packed index) */
+    uint64_t index_ring_events_crowded; /* those of a thread that attaches while as many
+                                    threads as the system has processors are producing
+                                    (attached, not closed); 0: index_ring_events. With
+                                    more busy threads than cores the drain has no core of
+                                    its own, so a large ring buys no time, and each costs
+                                    its memory to fault in */
     uint64_t detail_ring_bytes;  /* detail ring bytes per thread; default 1 MiB */
     uint32_t detail_mode;        /* ATF_DETAIL_OFF (default: no detail ring, and
                                     atf_producer_event_detail returns ATF_E_DETAIL_OFF),
@@ -2725,6 +2731,36 @@ ATF__PRIVATE void atf__atomic_inc_u32(uint32_t *p) {
     _InterlockedIncrement((volatile long *)p);
 #else
     __atomic_add_fetch(p, 1, __ATOMIC_RELEASE);
+#endif
+}
+
+/* Adds d (+1 or -1) to a counter threads change and read at once; the new value. */
+ATF__PRIVATE uint64_t atf__atomic_add_u64(uint64_t *p, int64_t d) {
+#if defined(ATF__CC_MSVC)
+    return (uint64_t)_InterlockedExchangeAdd64((volatile __int64 *)p, d) + (uint64_t)d;
+#else
+    return __atomic_add_fetch(p, (uint64_t)d, __ATOMIC_ACQ_REL);
+#endif
+}
+
+/* Sets *p to 0; what it held. */
+ATF__PRIVATE uint32_t atf__atomic_take_u32(uint32_t *p) {
+#if defined(ATF__CC_MSVC)
+    return (uint32_t)_InterlockedExchange((volatile long *)p, 0);
+#else
+    return __atomic_exchange_n(p, 0u, __ATOMIC_ACQ_REL);
+#endif
+}
+
+/* The processors the system runs threads on (at least 1). */
+ATF__PRIVATE uint64_t atf__cpu_count(void) {
+#if defined(ATF__OS_WINDOWS)
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return si.dwNumberOfProcessors ? (uint64_t)si.dwNumberOfProcessors : 1;
+#else
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (uint64_t)n : 1;
 #endif
 }
 
@@ -4903,8 +4939,11 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_producer_init(atf_producer *w, void *ind
     return ATF_OK;
 }
 
+ATF__PRIVATE void atf__session_writer_closed(atf_producer *w);
+
 /* Marks the rings closed (the session's own path: no thread-local bookkeeping). */
 ATF__PRIVATE void atf__producer_close_rings(atf_producer *w) {
+    if (w->session) atf__session_writer_closed(w);
     if (w->detail.shared) atf__store_release_u64(&w->detail.shared->closed, 1);
     if (w->index.shared) atf__store_release_u64(&w->index.shared->closed, 1);
 }
@@ -5785,6 +5824,7 @@ typedef struct atf__slot {
                                     ring memory is gone */
     int files_made;              /* the drain made thread_<slot>/ and index.atf (or failed) */
     int finalized, has_detail_ring;
+    uint32_t producing;          /* 1 from its attach until its producer closes (atomic) */
     int self_draining;           /* its producer drains it: a trigger's write waits for the
                                     drain (not in the producer's time) */
     int retired;                 /* flight recorder: the thread ended and its ring memory
@@ -5878,6 +5918,7 @@ struct atf_session {
     uint64_t window_gen;         /* bumped on every change */
     uint64_t attach_failures;
     uint64_t self_drained;       /* records producers drained themselves (under `lock`) */
+    uint64_t producing;          /* slots attached whose producers have not closed (atomic) */
     atf__bound bound;            /* max_bytes, max_duration_ns, disk_reserve */
     int keep_active;             /* flight recorder (keep_last_*) */
     uint64_t keep_held;          /*   bytes of chunks held (under `lock`) */
@@ -6121,15 +6162,15 @@ ATF__PRIVATE int atf__bound_far(atf_session *s) {
     atf__bound *b = &s->bound;
     uint64_t margin = ATF__HOLD_MARGIN +
                       atf__load_acquire_u64(&s->slot_count) * ATF__PACK_STAGE_BLOCKS * ATF__PACK_BLOCK_MAX;
-    int far;
+    int roomy;
     if (!b->active) return 1;
     atf__session_lock(s);
-    far = !b->reason &&
+    roomy = !b->reason &&
           (!s->cfg.max_bytes || (s->cfg.max_bytes > b->written && s->cfg.max_bytes - b->written > margin)) &&
           (!b->reserve || b->room == UINT64_MAX ||
            (b->room > b->since_look && b->room - b->since_look > margin));
     atf__session_unlock(s);
-    return far;
+    return roomy;
 }
 
 /* At open: a first look when the disk guard is on. */
@@ -8305,6 +8346,8 @@ ATF__PRIVATE atf_result atf__session_config_check(const char *root, const atf_se
     else if (c->stamp_clock > ATF_STAMP_TICKS) bad = "config: unknown stamp_clock";
     else if (c->overflow > ATF_OVERFLOW_DROP) bad = "config: unknown overflow";
     else if (c->index_ring_events > ATF__RING_MAX_CAPACITY) bad = "config: index_ring_events too large";
+    else if (c->index_ring_events_crowded > ATF__RING_MAX_CAPACITY)
+        bad = "config: index_ring_events_crowded too large";
     else if (c->detail_ring_bytes > ATF__RING_MAX_CAPACITY) bad = "config: detail_ring_bytes too large";
     else if (c->max_threads > ATF__MAX_THREADS) bad = "config: max_threads above 1048576";
     return bad ? atf__error_set(e, ATF_E_ARG, root ? root : "", 0, bad) : ATF_OK;
@@ -8499,6 +8542,23 @@ ATF__PRIVATE uint32_t atf__ring_layout(const atf_session_config *c) {
     return c->layout == ATF_LAYOUT_PACKED ? ATF_LAYOUT_1 : c->layout;
 }
 
+/* A session writer's producer closed: its thread no longer counts as producing (once,
+ * however many of the closing paths reach it). */
+ATF__PRIVATE void atf__session_writer_closed(atf_producer *w) {
+    atf_session *s = w->session;
+    if (atf__atomic_take_u32(&s->slots[w->slot]->producing)) atf__atomic_add_u64(&s->producing, -1);
+}
+
+/* The index ring slots of a thread attaching now: index_ring_events, or
+ * index_ring_events_crowded once as many threads as there are processors produce. */
+ATF__PRIVATE uint64_t atf__slot_ring_events(atf_session *s) {
+    const atf_session_config *c = &s->cfg;
+    if (c->index_ring_events_crowded &&
+        atf__atomic_add_u64(&s->producing, 0) >= atf__cpu_count())
+        return c->index_ring_events_crowded;
+    return c->index_ring_events;
+}
+
 /* Creates a slot: rings (owned, or the caller's) and consumer views, made before taking
  * s->lock (allocating a large ring can take long: other threads attach meanwhile), then
  * numbered and published under it, last, so the drain never sees a half-made slot. The
@@ -8520,7 +8580,8 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
     atf__copy_utf8(sl->name, sizeof sl->name, name);
     sl->name_given = name && *name;
     if (!index_mem) {
-        index_size = atf_ring_memory_size(ATF_RING_INDEX, s->cfg.index_ring_events);
+        uint64_t events = atf__slot_ring_events(s);
+        index_size = atf_ring_memory_size(ATF_RING_INDEX, events);
         index_mem = atf__alloc_aligned(index_size, &sl->index_raw);
         if (index_mem) atf__mem_hugepages(index_mem, index_size); /* before any is faulted in */
         if (index_mem && s->cfg.detail_mode != ATF_DETAIL_OFF) {
@@ -8533,8 +8594,8 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
             ATF_FREE(sl);
             return ATF_E_NOMEM;
         }
-        atf_ring_init(index_mem, index_size, ATF_RING_INDEX, s->cfg.index_ring_events,
-                      atf__ring_layout(&s->cfg), thread_id);
+        atf_ring_init(index_mem, index_size, ATF_RING_INDEX, events, atf__ring_layout(&s->cfg),
+                      thread_id);
         if (detail_mem) {
             atf_ring_init(detail_mem, detail_size, ATF_RING_DETAIL, s->cfg.detail_ring_bytes,
                           atf__ring_layout(&s->cfg), thread_id);
@@ -8569,6 +8630,8 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
         atf__mutex_init(&sl->lock);
         atf__slot_stats(sl, &sl->shown.st);
         s->slots[n] = sl;
+        sl->producing = 1;
+        atf__atomic_add_u64(&s->producing, 1);
         atf__store_release_u64(&s->slot_count, n + 1);
         s->manifest_dirty = 1;
     }

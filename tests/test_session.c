@@ -1219,6 +1219,79 @@ static void *two_main(void *arg) {
     return NULL;
 }
 
+#if defined(_WIN32)
+#  include <windows.h>
+static long processors(void) {
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (long)si.dwNumberOfProcessors;
+}
+#else
+#  include <unistd.h>
+static long processors(void) { return sysconf(_SC_NPROCESSORS_ONLN); }
+#endif
+
+typedef struct crowd {
+    atf_session *s;
+    volatile int attached, release;
+    uint64_t capacity;           /* the ring the thread got (0: no writer) */
+} crowd;
+
+static void *crowd_main(void *arg) {
+    crowd *x = (crowd *)arg;
+    atf_producer *w = atf_session_producer(x->s);
+    x->capacity = w ? w->index.mask + 1 : 0;
+    if (w) atf_producer_call(w, 1, 1);
+    __atomic_store_n(&x->attached, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&x->release, __ATOMIC_ACQUIRE)) sched_yield();
+    return NULL; /* its writer closes at thread exit */
+}
+
+/* index_ring_events_crowded: a thread that attaches while as many threads as there are
+ * processors produce gets the smaller ring; once fewer produce, a new thread gets the
+ * full one again. */
+static void test_crowded_rings(void) {
+    enum { MOST = 64 };
+    atf_session *s = NULL;
+    atf_session_config c;
+    crowd x[MOST + 2];
+    pthread_t t[MOST + 2];
+    long cpus = processors();
+    int i, n;
+    memset(&c, 0, sizeof c);
+    c.index_ring_events = 1024;
+    c.index_ring_events_crowded = 64;
+    if (cpus < 1 || cpus > MOST) {
+        printf("  crowded_rings: %ld processors: left out\n", cpus);
+        return;
+    }
+    n = (int)cpus;
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
+    if (!s) return;
+    memset(x, 0, sizeof x);
+    for (i = 0; i <= n; i++) { /* one at a time: each sees the ones before it attached */
+        x[i].s = s;
+        CHECK_EQ(0, pthread_create(&t[i], NULL, crowd_main, &x[i]));
+        while (!__atomic_load_n(&x[i].attached, __ATOMIC_ACQUIRE)) sched_yield();
+        CHECK_EQ(i < n ? 1024 : 64, x[i].capacity);
+    }
+    __atomic_store_n(&x[0].release, 1, __ATOMIC_RELEASE); /* n - 1 producing then */
+    __atomic_store_n(&x[n].release, 1, __ATOMIC_RELEASE);
+    pthread_join(t[0], NULL);
+    pthread_join(t[n], NULL);
+    x[n + 1].s = s;
+    x[n + 1].release = 1;
+    CHECK_EQ(0, pthread_create(&t[n + 1], NULL, crowd_main, &x[n + 1]));
+    pthread_join(t[n + 1], NULL);
+    CHECK_EQ(1024, x[n + 1].capacity);
+    for (i = 1; i < n; i++) {
+        __atomic_store_n(&x[i].release, 1, __ATOMIC_RELEASE);
+        pthread_join(t[i], NULL);
+    }
+    CHECK_EQ((uint64_t)n + 2, atf_session_thread_count(s));
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+}
+
 /* One thread in two sessions, and two sessions of one name: no slot twice, no overwrite;
  * a given name is joined, so the second gets pid_<pid>_1 in the same directory. */
 static void test_two_sessions(void) {
@@ -1338,6 +1411,9 @@ static void test_config_validation(void) {
     c.index_ring_events = ((uint64_t)1 << 40) + 1;
     CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root_dir(), &c));
     c.index_ring_events = 0;
+    c.index_ring_events_crowded = ((uint64_t)1 << 40) + 1;
+    CHECK_RESULT(ATF_E_ARG, atf_session_open(&s, root_dir(), &c));
+    c.index_ring_events_crowded = 0;
     CHECK_RESULT(ATF_E_IO, atf_session_open(&s, "/proc/atf_cannot_create_this", &c));
     CHECK(s == NULL);
 }
@@ -1895,6 +1971,7 @@ static void test_cleanup(void) { rm_rf(root_dir()); }
 
 static const test_case tests[] = {
     {"crc_patch_arithmetic", test_crc_patch_arithmetic},
+    {"crowded_rings", test_crowded_rings},
     {"trigger_windows", test_trigger_windows},
     {"json_validator_rejects", test_json_validator_rejects},
     {"config_validation", test_config_validation},
