@@ -1037,10 +1037,11 @@ typedef struct atf_session_config {
                                     (index.atf packed by the drain; not with windowed detail) */
     uint64_t index_ring_events;  /* index ring slots per thread; default 65536 (2 MiB; the
                                     drain also keeps 256 KiB a thread for ATF_STAMP_TICKS
-                                    without a detail ring, 336 KiB for a packed index) */
+                                    without a detail ring, 328 KiB for a packed index) */
     uint64_t index_ring_events_crowded; /* those of a thread that attaches while as many
                                     threads as the system has processors are producing
-                                    (attached, not closed); 0: index_ring_events. With
+                                    (attached with rings of the session's, not closed);
+                                    0: index_ring_events. With
                                     more busy threads than cores the drain has no core of
                                     its own, so a large ring buys no time, and each costs
                                     its memory to fault in */
@@ -2752,7 +2753,8 @@ ATF__PRIVATE uint32_t atf__atomic_take_u32(uint32_t *p) {
 #endif
 }
 
-/* The processors the system runs threads on (at least 1). */
+/* The processors the system runs threads on (at least 1; on Windows, those of the
+ * process's processor group). Not on a hot path: glibc reads a file for it. */
 ATF__PRIVATE uint64_t atf__cpu_count(void) {
 #if defined(ATF__OS_WINDOWS)
     SYSTEM_INFO si;
@@ -5824,7 +5826,8 @@ typedef struct atf__slot {
                                     ring memory is gone */
     int files_made;              /* the drain made thread_<slot>/ and index.atf (or failed) */
     int finalized, has_detail_ring;
-    uint32_t producing;          /* 1 from its attach until its producer closes (atomic) */
+    uint32_t producing;          /* its own ring: 1 from its attach until its producer
+                                    closes (atomic) */
     int self_draining;           /* its producer drains it: a trigger's write waits for the
                                     drain (not in the producer's time) */
     int retired;                 /* flight recorder: the thread ended and its ring memory
@@ -5869,7 +5872,7 @@ typedef struct atf__anchor {
 
 #define ATF__MAX_WINDOWS 4096
 #define ATF__INDEX_BATCH 2048     /* the drain thread leaves smaller index batches waiting */
-#define ATF__CONVERT_PIECE_EVENTS 8192 /* events converted, then written, at a time (256 KiB) */
+#define ATF__CONVERT_PIECE_EVENTS 8192 /* events converted, then appended, at a time (256 KiB) */
 #define ATF__POPULATE_FIRST 131072   /* index ring slots faulted in at attach (4 MiB) */
 #define ATF__POPULATE_AHEAD 524288   /* then by the drain, ahead of the producer (16 MiB) */
 #define ATF__DRAIN_BUSY 16384     /* a pass that moved this many records: no sleep */
@@ -5918,7 +5921,9 @@ struct atf_session {
     uint64_t window_gen;         /* bumped on every change */
     uint64_t attach_failures;
     uint64_t self_drained;       /* records producers drained themselves (under `lock`) */
-    uint64_t producing;          /* slots attached whose producers have not closed (atomic) */
+    uint64_t producing;          /* slots with rings of their own whose producers have not
+                                    closed (atomic) */
+    uint64_t cpus;               /* processors, counted at open */
     atf__bound bound;            /* max_bytes, max_duration_ns, disk_reserve */
     int keep_active;             /* flight recorder (keep_last_*) */
     uint64_t keep_held;          /*   bytes of chunks held (under `lock`) */
@@ -6710,8 +6715,9 @@ ATF__PRIVATE void atf__slot_append_run(atf_session *s, atf__slot *sl, const uint
         }
         atf__file_writer_append(&sl->index_file, run, (size_t)(take << 5), take, 0, 0,
                                 s->cfg.fsync_every_bytes, &sl->error);
-        if (granted) {
-            uint64_t used = atf__file_writer_event_bytes(&sl->index_file) - before;
+        if (granted) { /* a failed write can take back more than this append coded */
+            uint64_t after = atf__file_writer_event_bytes(&sl->index_file);
+            uint64_t used = after > before ? after - before : 0;
             atf__bound_give(s, granted > used ? granted - used : 0);
         }
         run += take << 5;
@@ -8403,6 +8409,7 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_session_open_ex(atf_session **out, const
     atf__session_defaults(&s->cfg);
     s->id = atf__next_session_id();
     s->convert_ticks = s->cfg.stamp_clock == ATF_STAMP_TICKS && !ATF_TICKS_ARE_NS;
+    s->cpus = atf__cpu_count();
     atf__session_add_pair(s);
     atf__mutex_init(&s->lock);
     atf__mutex_init(&s->drain_lock);
@@ -8550,11 +8557,11 @@ ATF__PRIVATE void atf__session_writer_closed(atf_producer *w) {
 }
 
 /* The index ring slots of a thread attaching now: index_ring_events, or
- * index_ring_events_crowded once as many threads as there are processors produce. */
+ * index_ring_events_crowded once as many threads (with rings of their own) as there are
+ * processors produce. */
 ATF__PRIVATE uint64_t atf__slot_ring_events(atf_session *s) {
     const atf_session_config *c = &s->cfg;
-    if (c->index_ring_events_crowded &&
-        atf__atomic_add_u64(&s->producing, 0) >= atf__cpu_count())
+    if (c->index_ring_events_crowded && atf__atomic_add_u64(&s->producing, 0) >= s->cpus)
         return c->index_ring_events_crowded;
     return c->index_ring_events;
 }
@@ -8630,8 +8637,10 @@ ATF__PRIVATE atf_result atf__session_add_slot(atf_session *s, void *index_mem, s
         atf__mutex_init(&sl->lock);
         atf__slot_stats(sl, &sl->shown.st);
         s->slots[n] = sl;
-        sl->producing = 1;
-        atf__atomic_add_u64(&s->producing, 1);
+        if (sl->index_raw) { /* a ring of its own: attached rings close in their own memory */
+            sl->producing = 1;
+            atf__atomic_add_u64(&s->producing, 1);
+        }
         atf__store_release_u64(&s->slot_count, n + 1);
         s->manifest_dirty = 1;
     }

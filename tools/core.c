@@ -452,8 +452,13 @@ int cli_make_dirs(const char *path) {
         if (buf[i] != '/' && buf[i] != '\\' && buf[i] != '\0') continue;
         buf[i] = '\0';
         /* "C:" names a drive, not a directory to make */
-        if (buf[i - 1] != ':' && !cli_is_dir(buf) && cli_mkdir1(buf) != 0 && !cli_is_dir(buf))
-            return -1;
+        if (buf[i - 1] != ':' && !cli_is_dir(buf) && cli_mkdir1(buf) != 0) {
+            int why = errno;
+            if (!cli_is_dir(buf)) { /* (made meanwhile by another process: fine) */
+                errno = why;
+                return -1;
+            }
+        }
         buf[i] = path[i];
     }
     return 0;

@@ -374,10 +374,11 @@ static void record_finish_unclosed(const char *pid_dir) {
     atf_session_reader r;
     atf_recover_report rep;
     pid_t pid;
-    int recording, failed;
+    int recording;
+    char error[512] = ""; /* the error the trace stopped on: closed on it, or killed after */
     if (atf_session_reader_open(&r, pid_dir, NULL) != ATF_OK) return; /* reported later */
     recording = strcmp(r.state, "recording") == 0;
-    failed = r.recording_error != NULL; /* closed on an error (which it printed), or killed after one */
+    if (r.recording_error) snprintf(error, sizeof error, "%s", r.recording_error);
     pid = (pid_t)r.pid;
     atf_session_reader_close(&r);
     if (!recording) return;
@@ -388,9 +389,9 @@ static void record_finish_unclosed(const char *pid_dir) {
     }
     if (atf_recover_session_dir(pid_dir, NULL, &rep) != ATF_OK)
         cli_report(&rep.error);
-    else if (failed)
-        fprintf(cli_err(), "atf record: %s: the trace stopped on an error (above): recovered, "
-                           "what was lost counted\n", pid_dir);
+    else if (error[0])
+        fprintf(cli_err(), "atf record: %s: the trace stopped on an error (%s): recovered, "
+                           "what was lost counted\n", pid_dir, error);
     else
         fprintf(cli_err(), "atf record: %s: the process ended without closing its trace "
                            "(killed?): recovered\n", pid_dir);
