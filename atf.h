@@ -5076,8 +5076,8 @@ ATFDEF ATF_NO_INSTRUMENT atf_result atf_producer_event_detail(atf_producer *w, u
 
 /* The most bytes a block of this library takes, header included. */
 #define ATF__PACK_BLOCK_MAX (ATF_PACKED_BLOCK_HEADER_SIZE + ATF_PACKED_BLOCK_EVENTS * ATF_PACKED_EVENT_MAX)
-/* The stage, in blocks at their largest: a write takes up to 7 of them (a drain pass at
- * 2 bytes an event: about 100 k events). */
+/* The stage, in blocks at their largest: a write takes up to 7 of them (at 2 bytes an
+ * event, about 140 k events: a drain pass's, mostly). */
 #define ATF__PACK_STAGE_BLOCKS 8
 
 /* A packed index file's open block, and where every block begun starts. Everything an
