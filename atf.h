@@ -2735,7 +2735,7 @@ ATF__PRIVATE void atf__atomic_inc_u32(uint32_t *p) {
 #endif
 }
 
-/* Adds d (+1 or -1) to a counter threads change and read at once; the new value. */
+/* Adds d (+1 or -1) to a counter several threads change; the new value. */
 ATF__PRIVATE uint64_t atf__atomic_add_u64(uint64_t *p, int64_t d) {
 #if defined(ATF__CC_MSVC)
     return (uint64_t)_InterlockedExchangeAdd64((volatile __int64 *)p, d) + (uint64_t)d;
@@ -8561,7 +8561,7 @@ ATF__PRIVATE void atf__session_writer_closed(atf_producer *w) {
  * processors produce. */
 ATF__PRIVATE uint64_t atf__slot_ring_events(atf_session *s) {
     const atf_session_config *c = &s->cfg;
-    if (c->index_ring_events_crowded && atf__atomic_add_u64(&s->producing, 0) >= s->cpus)
+    if (c->index_ring_events_crowded && atf__load_acquire_u64(&s->producing) >= s->cpus)
         return c->index_ring_events_crowded;
     return c->index_ring_events;
 }

@@ -220,13 +220,12 @@ static int pack_main(const cli_command *cmd, int argc, char **argv, int unpack) 
     j.unpack = unpack;
     rc = cli_parse_args(cmd, argc, argv, flags, sizeof flags / sizeof flags[0], 1, 0, &nops);
     if (rc != CLI_CONTINUE) return rc;
-    if (j.out && cli_exists(j.out) && !cli_is_dir(j.out))
-        return cli_usage_error(cmd, "-o %s: not a directory", j.out);
-    if (j.out && !cli_exists(j.out)) {
+    if (j.out && !cli_is_dir(j.out)) {
+        atf_error e;
+        if (cli_exists(j.out)) return cli_usage_error(cmd, "-o %s: not a directory", j.out);
         if (cli_make_dirs(j.out) != 0) {
-            fprintf(cli_err(), "atf %s: cannot make -o %s: %s\n", unpack ? "unpack" : "pack", j.out,
-                    strerror(errno));
-            return CLI_EXIT_DATA;
+            cli_error_errno(&e, j.out, "make the -o directory", errno);
+            return cli_report(&e);
         }
         made = 1;
     }
