@@ -2906,6 +2906,30 @@ ATF__PRIVATE void atf__mem_hugepages(void *p, size_t n) {
 #endif
 }
 
+/* Takes the cache lines of [p, p + n) out of every cache (x86-64; nothing elsewhere): the
+ * drain does it to the ring lines it has read. A producer storing to a line that the
+ * drain's core still holds waits for that copy to be invalidated; with the copies gone,
+ * the store finds the line in memory like any other miss. Measured on a 2-core VM
+ * (AMD EPYC), a traced fib(32) with a 2-MiB ring: 417 ms of CPU without this, 292 with
+ * it, the hooks twice as slow before; a 32-MiB ring ran at 297 either way, its lines
+ * long gone from the drain's caches when the producer came back to them. */
+ATF__PRIVATE void atf__mem_evict(const void *p, size_t n) {
+#if defined(ATF__ARCH_X64) && (defined(ATF__CC_GCC) || defined(ATF__CC_CLANG) || defined(ATF__CC_MSVC))
+    const uintptr_t line = 64;
+    uintptr_t at = (uintptr_t)p & ~(line - 1), end = (uintptr_t)p + n;
+    for (; at < end; at += line) {
+#  if defined(ATF__CC_MSVC)
+        _mm_clflush((const void *)at);
+#  else
+        __builtin_ia32_clflush((const void *)at);
+#  endif
+    }
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 #if defined(ATF__ARCH_X64)
 #  define ATF__ARCH_CODE ATF_ARCH_X86_64
 #elif defined(ATF__ARCH_ARM64)
@@ -7217,6 +7241,7 @@ ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t
         }
         if (s->keep_active) atf__slot_keep_events(s, sl, run, n);
         else atf__slot_append_run(s, sl, run, n);
+        atf__mem_evict(in_ring, (size_t)(n << 5)); /* read: the producer stores there next */
         r->pos += n;
     }
     atf__file_writer_release(&sl->index_file, s->cfg.fsync_every_bytes, &sl->error);

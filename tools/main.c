@@ -197,7 +197,7 @@ static const char *const cli_record_usage_parts[] = {
     "  --layout L         index files: packed (default, a few bytes per event, read by\n"
     "                     every atf command; atf unpack undoes it), 1 (what the\n"
     "                     original readers take) or 2\n"
-    "  --ring-events N    ring slots per thread (default 1048576; 131072 for a thread\n"
+    "  --ring-events N    ring slots per thread (default 131072; 65536 for a thread\n"
     "                     that starts while as many threads as processors record);\n"
     "                     given, every thread gets N\n"
     "  --filter GLOBS     record only functions whose name matches one of the\n"

@@ -88,10 +88,10 @@
  *   ATF_TRACE=0            record nothing
  *   ATF_TRACE_QUIET=1      no summary line on stderr at exit (threads, functions, events
  *                          recorded and lost, gaps when any)
- *   ATF_TRACE_RING_EVENTS  index ring slots per thread (default 1048576: 32 MiB of
+ *   ATF_TRACE_RING_EVENTS  index ring slots per thread (default 131072: 4 MiB of
  *                          address space per thread, touched only as it fills; a thread
  *                          that starts while as many threads as there are processors
- *                          record gets 131072, 4 MiB, unless this is set)
+ *                          record gets 65536, 2 MiB, unless this is set)
  *   ATF_TRACE_OVERFLOW     what a thread does when its ring is full: block (default: it
  *                          writes its ring out itself, nothing is lost) or drop (it never
  *                          waits; events are dropped, counted and recorded as gaps);
@@ -2046,12 +2046,15 @@ __attribute__((constructor(101))) NOI static void inst_start(void) {
     memcpy(inst_root, root, strlen(root) + 1);
     memcpy(inst_name, name, strlen(name) + 1);
     memset(cfg, 0, sizeof *cfg);
-    cfg->index_ring_events = 1u << 20;
-    /* more busy threads than cores: the drain gets no core of its own, so a large ring
-     * buys no time, and faulting it in costs (fib(28) in 4 threads on 2 cores: about 200
-     * ms of CPU with 4-MiB rings, 200-270 with 32-MiB ones and 360-490 when the memory
-     * is new to the VM) */
-    cfg->index_ring_events_crowded = 1u << 17;
+    /* 4 MiB: the drain takes the lines it read out of its caches (atf__mem_evict), so a
+     * ring small enough to stay in the caches costs the hooks nothing more, and its
+     * memory is faulted in once (a traced fib(32) on a 2-core VM: 287 ms of CPU, against
+     * 293 with 32 MiB, and 289 against 377 when the memory is new to the VM) */
+    cfg->index_ring_events = 1u << 17;
+    /* more busy threads than cores: the drain gets no core of its own, so a larger ring
+     * buys no time (fib(28) in 4 threads on 2 cores: 225 ms of CPU with 2-MiB rings,
+     * 236 with 4-MiB ones) */
+    cfg->index_ring_events_crowded = 1u << 16;
     cfg->stamp_clock = ATF_STAMP_TICKS; /* the hooks stamp atf_ticks(); the drain converts */
     if ((e = getenv("ATF_TRACE_RING_EVENTS")) != NULL && atoll(e) > 0)
         cfg->index_ring_events = (uint64_t)atoll(e), cfg->index_ring_events_crowded = 0;
