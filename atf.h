@@ -7241,9 +7241,9 @@ ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t
         }
         if (s->keep_active) atf__slot_keep_events(s, sl, run, n);
         else atf__slot_append_run(s, sl, run, n);
-        /* read: the producer stores there next (a producer draining its own ring keeps
-         * them, in its own cache) */
-        if (!sl->self_draining) atf__mem_evict(in_ring, (size_t)(n << 5));
+        /* read: the producer stores there next on another core (a producer draining its
+         * own ring keeps them, in its own cache, as does a machine of one processor) */
+        if (!sl->self_draining && s->cpus > 1) atf__mem_evict(in_ring, (size_t)(n << 5));
         r->pos += n;
     }
     atf__file_writer_release(&sl->index_file, s->cfg.fsync_every_bytes, &sl->error);
