@@ -1219,18 +1219,6 @@ static void *two_main(void *arg) {
     return NULL;
 }
 
-#if defined(_WIN32)
-#  include <windows.h>
-static long processors(void) {
-    SYSTEM_INFO si;
-    GetSystemInfo(&si);
-    return (long)si.dwNumberOfProcessors;
-}
-#else
-#  include <unistd.h>
-static long processors(void) { return sysconf(_SC_NPROCESSORS_ONLN); }
-#endif
-
 typedef struct crowd {
     atf_session *s;
     volatile int attached, release;
@@ -1256,18 +1244,18 @@ static void test_crowded_rings(void) {
     atf_session_config c;
     crowd x[MOST + 2];
     pthread_t t[MOST + 2];
-    long cpus = processors();
     int i, n;
     memset(&c, 0, sizeof c);
     c.index_ring_events = 1024;
     c.index_ring_events_crowded = 64;
-    if (cpus < 1 || cpus > MOST) {
-        printf("  crowded_rings: %ld processors: left out\n", cpus);
-        return;
-    }
-    n = (int)cpus;
     CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), &c));
     if (!s) return;
+    if (s->cpus > MOST) { /* the processors the session counted at open */
+        printf("  crowded_rings: %llu processors: left out\n", (unsigned long long)s->cpus);
+        CHECK_RESULT(ATF_OK, atf_session_close(s));
+        return;
+    }
+    n = (int)s->cpus;
     memset(x, 0, sizeof x);
     for (i = 0; i <= n; i++) { /* one at a time: each sees the ones before it attached */
         x[i].s = s;
