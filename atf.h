@@ -1039,7 +1039,8 @@ typedef struct atf_session_config {
                                     drain also keeps 256 KiB a thread for ATF_STAMP_TICKS
                                     without a detail ring, 328 KiB for a packed index) */
     uint64_t index_ring_events_crowded; /* those of a thread that attaches while as many
-                                    threads as the system has processors are producing
+                                    threads as the process may run on processors
+                                    (its affinity, counted at open) are producing
                                     (attached with rings of the session's, not closed);
                                     0: index_ring_events. With
                                     more busy threads than cores the drain has no core of
@@ -2400,6 +2401,7 @@ typedef HANDLE atf__fd;
 #    include <pthread.h>
 #  endif
 #  if defined(ATF__OS_LINUX)
+#    include <sched.h> /* sched_getaffinity (a GNU service) */
 #    include <sys/syscall.h>
 #  endif
 #  if defined(ATF__OS_APPLE)
@@ -2753,13 +2755,24 @@ ATF__PRIVATE uint32_t atf__atomic_take_u32(uint32_t *p) {
 #endif
 }
 
-/* The processors the system runs threads on (at least 1; on Windows, those of the
- * process's processor group). Not on a hot path: glibc reads a file for it. */
+/* The processors the calling thread may run on (at least 1): its affinity where the
+ * system has one (Linux; Windows: the process's, within its processor group), else those
+ * online. `taskset -c 0` makes a machine of one processor for the session, whose drain
+ * then shares the producers' core and caches. Not on a hot path. */
 ATF__PRIVATE uint64_t atf__cpu_count(void) {
 #if defined(ATF__OS_WINDOWS)
-    SYSTEM_INFO si;
-    GetSystemInfo(&si);
-    return si.dwNumberOfProcessors ? (uint64_t)si.dwNumberOfProcessors : 1;
+    DWORD_PTR mine, all;
+    uint64_t n = 0;
+    if (!GetProcessAffinityMask(GetCurrentProcess(), &mine, &all)) mine = 0;
+    for (; mine; mine &= mine - 1) n++;
+    return n ? n : 1;
+#elif defined(ATF__OS_LINUX) && defined(CPU_COUNT)
+    cpu_set_t set;
+    long n;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (uint64_t)CPU_COUNT(&set);
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (uint64_t)n : 1;
 #else
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (uint64_t)n : 1;

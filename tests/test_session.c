@@ -1238,6 +1238,32 @@ static void *crowd_main(void *arg) {
 /* index_ring_events_crowded: a thread that attaches while as many threads as there are
  * processors produce gets the smaller ring; once fewer produce, a new thread gets the
  * full one again. */
+/* The session counts the processors its threads may run on: pinned to one (taskset -c
+ * 0), its drain shares the producers' core, and it counts one. */
+static void test_cpus_follow_affinity(void) {
+#if defined(__linux__) && defined(CPU_COUNT)
+    atf_session *s = NULL;
+    cpu_set_t was, one;
+    size_t cpu = 0;
+    CHECK_EQ(0, sched_getaffinity(0, sizeof was, &was));
+    while (!CPU_ISSET(cpu, &was)) cpu++;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    CHECK_EQ(0, sched_setaffinity(0, sizeof one, &one));
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), NULL));
+    CHECK_EQ(0, sched_setaffinity(0, sizeof was, &was));
+    if (!s) return;
+    CHECK_EQ(1, s->cpus);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+    CHECK_RESULT(ATF_OK, atf_session_open(&s, root_dir(), NULL));
+    if (!s) return;
+    CHECK_EQ((uint64_t)CPU_COUNT(&was), s->cpus);
+    CHECK_RESULT(ATF_OK, atf_session_close(s));
+#else
+    printf("  cpus_follow_affinity: no affinity mask here: left out\n");
+#endif
+}
+
 static void test_crowded_rings(void) {
     enum { MOST = 64 };
     atf_session *s = NULL;
@@ -1959,6 +1985,7 @@ static void test_cleanup(void) { rm_rf(root_dir()); }
 
 static const test_case tests[] = {
     {"crc_patch_arithmetic", test_crc_patch_arithmetic},
+    {"cpus_follow_affinity", test_cpus_follow_affinity},
     {"crowded_rings", test_crowded_rings},
     {"trigger_windows", test_trigger_windows},
     {"json_validator_rejects", test_json_validator_rejects},
