@@ -7233,6 +7233,12 @@ ATF__PRIVATE const uint8_t *atf__slot_convert_piece(atf_session *s, atf__slot *s
     return to;
 }
 
+/* Whether the calling thread is the slot's producer (a pump from the producing thread). */
+ATF__PRIVATE int atf__slot_is_mine(const atf_session *s, const atf__slot *sl) {
+    const atf__tls_entry *e = atf__tls_find(s->id);
+    return e && e->writer && e->writer->slot == sl->slot;
+}
+
 /* Appends the events in [tail, end) from the ring, or holds them for the flight
  * recorder, a piece at a time: stamped in ticks, each piece is converted to the trace
  * clock right before it is written (atf__slot_convert_piece), unless a detail ring had
@@ -7241,6 +7247,7 @@ ATF__PRIVATE const uint8_t *atf__slot_convert_piece(atf_session *s, atf__slot *s
  * system call costs about 1 us, a write of 4 KiB 3-4 us and one of 64 KiB 12. */
 ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t end) {
     atf_ring *r = &sl->index_c;
+    int own = sl->self_draining || atf__slot_is_mine(s, sl);
     if (sl->index_file.pack && !s->keep_active && atf__bound_far(s))
         atf__file_writer_hold(&sl->index_file);
     while (r->pos < end) {
@@ -7256,7 +7263,7 @@ ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t
         else atf__slot_append_run(s, sl, run, n);
         /* read: the producer stores there next on another core (a producer draining its
          * own ring keeps them, in its own cache, as does a machine of one processor) */
-        if (!sl->self_draining && s->cpus > 1) atf__mem_evict(in_ring, (size_t)(n << 5));
+        if (!own && s->cpus > 1) atf__mem_evict(in_ring, (size_t)(n << 5));
         r->pos += n;
     }
     atf__file_writer_release(&sl->index_file, s->cfg.fsync_every_bytes, &sl->error);
