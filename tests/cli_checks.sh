@@ -396,7 +396,7 @@ gen_session plain --threads 3 --events 2000 --seed 7
 S1=$S
 # pack and unpack -o: the directory is made when it does not exist (and its parents), the
 # round trip gives the layout-1 files back byte for byte; a file as -o is a usage error;
-# a directory made for nothing converted is gone again
+# a directory made for nothing converted is gone again, with the parents made for it
 PK=$SD/pack_o
 expect 0 "pack -o a new directory" "$ATF" pack -o "$PK/new/dir" "$S1"
 expect 0 "pack -o: the copy verifies" "$ATF" verify --strict "$PK/new/dir/${S1##*/}"
@@ -408,8 +408,9 @@ done
 : >"$PK/file"
 expect 2 "pack -o a file" "$ATF" pack -o "$PK/file" "$S1"
 err_has "pack -o a file" "-o $PK/file: not a directory"
-expect 1 "pack -o, nothing to convert" "$ATF" pack -o "$PK/none" "$PK/missing"
-if [ -e "$PK/none" ]; then fail "pack -o, nothing to convert: its directory stayed"; else pass; fi
+expect 1 "pack -o, nothing to convert" "$ATF" pack -o "$PK/none/deeper" "$PK/missing"
+if [ -e "$PK/none" ]; then fail "pack -o, nothing to convert: the directories made stayed"; else pass; fi
+if [ -d "$PK" ]; then pass; else fail "pack -o, nothing to convert: a directory it did not make went"; fi
 
 expect 0 "info session" "$ATF" info "$S1"
 out_has "info session" "^session: +$S1$"

@@ -14,6 +14,7 @@
 #  include <direct.h>
 #  include <io.h>
 #  define cli_mkdir1(path) _mkdir(path)
+#  define cli_rmdir1(path) _rmdir(path)
 #  define cli_isatty_fd(fd) _isatty(fd)
 #  define cli_fileno(f) _fileno(f)
 #  if !defined(S_ISDIR)
@@ -26,6 +27,7 @@
 #  include <dirent.h>
 #  include <unistd.h>
 #  define cli_mkdir1(path) mkdir(path, 0777)
+#  define cli_rmdir1(path) rmdir(path)
 #  define cli_isatty_fd(fd) isatty(fd)
 #  define cli_fileno(f) fileno(f)
 #endif
@@ -443,25 +445,48 @@ int cli_is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int cli_make_dirs(const char *path) {
+/* Cuts the path of length n in buf to its parent directory; the parent's length. */
+static size_t cli_parent_of(char *buf, size_t n) {
+    while (n > 0 && buf[n - 1] != '/' && buf[n - 1] != '\\') n--;
+    while (n > 0 && (buf[n - 1] == '/' || buf[n - 1] == '\\')) n--;
+    buf[n] = '\0';
+    return n;
+}
+
+int cli_make_dirs(const char *path, size_t *made_from) {
     char buf[CLI_PATH_MAX];
-    size_t i, n = strlen(path);
+    size_t i, n = strlen(path), first = 0;
+    if (made_from) *made_from = 0;
     if (n == 0 || n >= sizeof buf) return -1;
     memcpy(buf, path, n + 1);
     for (i = 1; i <= n; i++) {
         if (buf[i] != '/' && buf[i] != '\\' && buf[i] != '\0') continue;
         buf[i] = '\0';
         /* "C:" names a drive, not a directory to make */
-        if (buf[i - 1] != ':' && !cli_is_dir(buf) && cli_mkdir1(buf) != 0) {
-            int why = errno;
-            if (!cli_is_dir(buf)) { /* (made meanwhile by another process: fine) */
+        if (buf[i - 1] != ':' && !cli_is_dir(buf)) {
+            if (cli_mkdir1(buf) == 0) {
+                if (!first) first = i;
+            } else if (!cli_is_dir(buf)) { /* (made meanwhile by another process: fine) */
+                int why = errno;
+                cli_parent_of(buf, i);
+                cli_remove_made_dirs(buf, first);
                 errno = why;
                 return -1;
             }
         }
         buf[i] = path[i];
     }
+    if (made_from) *made_from = first;
     return 0;
+}
+
+void cli_remove_made_dirs(const char *path, size_t made_from) {
+    char buf[CLI_PATH_MAX];
+    size_t n = strlen(path);
+    if (!made_from || n >= sizeof buf) return;
+    memcpy(buf, path, n + 1);
+    /* the deepest first; each only if empty, up to the shallowest one made */
+    while (n >= made_from && cli_rmdir1(buf) == 0) n = cli_parent_of(buf, n);
 }
 
 int cli_is_file(const char *path) {

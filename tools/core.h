@@ -231,8 +231,12 @@ atf_result cli_join(char *buf, size_t cap, const char *dir, const char *name, at
 int cli_exists(const char *path);
 int cli_is_dir(const char *path);
 /* Makes the directory `path` and those above it that do not exist (mkdir -p): 0, or -1
- * with errno set. */
-int cli_make_dirs(const char *path);
+ * with errno set. `made_from` (optional) receives the length of the shallowest one it
+ * made (0: none), for cli_remove_made_dirs. */
+int cli_make_dirs(const char *path, size_t *made_from);
+/* Removes `path` and the directories above it down to the one of length `made_from`,
+ * each only while it is empty: what cli_make_dirs made, when it went unused. */
+void cli_remove_made_dirs(const char *path, size_t made_from);
 int cli_is_file(const char *path);          /* a regular file */
 uint64_t cli_file_size(const char *path);
 

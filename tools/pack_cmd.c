@@ -16,7 +16,6 @@
 #include <unistd.h>
 #else
 #include <direct.h>
-#define rmdir _rmdir
 #endif
 
 typedef struct pack_job {
@@ -214,7 +213,8 @@ static int pack_path(pack_job *j, const char *path) {
 
 static int pack_main(const cli_command *cmd, int argc, char **argv, int unpack) {
     pack_job j;
-    int nops = 0, i, rc, status = CLI_EXIT_OK, made = 0;
+    int nops = 0, i, rc, status = CLI_EXIT_OK;
+    size_t made_from = 0; /* the -o directories made: from this length of j.out on */
     const cli_flag flags[] = { { "-o", NULL, CLI_OPT_STR, &j.out } };
     memset(&j, 0, sizeof j);
     j.unpack = unpack;
@@ -223,17 +223,16 @@ static int pack_main(const cli_command *cmd, int argc, char **argv, int unpack) 
     if (j.out && !cli_is_dir(j.out)) {
         atf_error e;
         if (cli_exists(j.out)) return cli_usage_error(cmd, "-o %s: not a directory", j.out);
-        if (cli_make_dirs(j.out) != 0) {
+        if (cli_make_dirs(j.out, &made_from) != 0) {
             cli_error_errno(&e, j.out, "make the -o directory", errno);
             return cli_report(&e);
         }
-        made = 1;
     }
     for (i = 1; i <= nops; i++) {
         int s = pack_path(&j, argv[i]);
         if (status == CLI_EXIT_OK) status = s;
     }
-    if (made && j.files == 0) (void)rmdir(j.out); /* made for nothing: gone again, if empty */
+    if (j.files == 0) cli_remove_made_dirs(j.out, made_from); /* made for nothing: gone */
     if (j.files > 1)
         cli_printf("%s %llu files: %llu -> %llu bytes\n", unpack ? "unpacked" : "packed",
                    (cli_ull)j.files, (cli_ull)j.before, (cli_ull)j.after);
