@@ -1039,8 +1039,8 @@ typedef struct atf_session_config {
                                     drain also keeps 256 KiB a thread for ATF_STAMP_TICKS
                                     without a detail ring, 328 KiB for a packed index) */
     uint64_t index_ring_events_crowded; /* those of a thread that attaches while as many
-                                    threads as the process may run on processors
-                                    (its affinity, counted at open) are producing
+                                    threads as the session counted processors at open
+                                    (those the opening thread may run on) are producing
                                     (attached with rings of the session's, not closed);
                                     0: index_ring_events. With
                                     more busy threads than cores the drain has no core of
@@ -2755,26 +2755,30 @@ ATF__PRIVATE uint32_t atf__atomic_take_u32(uint32_t *p) {
 #endif
 }
 
-/* The processors the calling thread may run on (at least 1): its affinity where the
- * system has one (Linux; Windows: the process's, within its processor group), else those
- * online. `taskset -c 0` makes a machine of one processor for the session, whose drain
- * then shares the producers' core and caches. Not on a hot path. */
+/* The processors the calling thread may run on (at least 1): on Linux its affinity mask
+ * (when <sched.h> gave CPU_COUNT, which takes _GNU_SOURCE, and the mask fits a
+ * cpu_set_t), on Windows the process's within its processor group, else those online.
+ * `taskset -c 0` makes a machine of one processor for the session, whose drain then
+ * shares the producers' core and caches. Not on a hot path. */
 ATF__PRIVATE uint64_t atf__cpu_count(void) {
 #if defined(ATF__OS_WINDOWS)
-    DWORD_PTR mine, all;
+    SYSTEM_INFO si;
+    DWORD_PTR mine = 0, all;
     uint64_t n = 0;
-    if (!GetProcessAffinityMask(GetCurrentProcess(), &mine, &all)) mine = 0;
-    for (; mine; mine &= mine - 1) n++;
-    return n ? n : 1;
-#elif defined(ATF__OS_LINUX) && defined(CPU_COUNT)
-    cpu_set_t set;
+    /* both masks are 0 for a process with threads in several processor groups */
+    if (GetProcessAffinityMask(GetCurrentProcess(), &mine, &all))
+        for (; mine; mine &= mine - 1) n++;
+    if (n) return n;
+    GetSystemInfo(&si);
+    return si.dwNumberOfProcessors ? (uint64_t)si.dwNumberOfProcessors : 1;
+#else
     long n;
+#  if defined(ATF__OS_LINUX) && defined(CPU_COUNT)
+    cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
         return (uint64_t)CPU_COUNT(&set);
+#  endif
     n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (uint64_t)n : 1;
-#else
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (uint64_t)n : 1;
 #endif
 }
@@ -7233,10 +7237,13 @@ ATF__PRIVATE const uint8_t *atf__slot_convert_piece(atf_session *s, atf__slot *s
     return to;
 }
 
-/* Whether the calling thread is the slot's producer (a pump from the producing thread). */
-ATF__PRIVATE int atf__slot_is_mine(const atf_session *s, const atf__slot *sl) {
-    const atf__tls_entry *e = atf__tls_find(s->id);
-    return e && e->writer && e->writer->slot == sl->slot;
+/* Whether the calling thread is the slot's producer (a pump from the producing thread).
+ * Walks the thread's entries without reordering them, unlike atf__tls_find. */
+ATF__PRIVATE int atf__slot_is_mine(const atf__slot *sl) {
+    const atf__tls_entry *e;
+    for (e = atf__tls_list; e; e = e->next)
+        if (e->writer == &sl->writer) return 1;
+    return 0;
 }
 
 /* Appends the events in [tail, end) from the ring, or holds them for the flight
@@ -7247,7 +7254,7 @@ ATF__PRIVATE int atf__slot_is_mine(const atf_session *s, const atf__slot *sl) {
  * system call costs about 1 us, a write of 4 KiB 3-4 us and one of 64 KiB 12. */
 ATF__PRIVATE void atf__slot_write_events(atf_session *s, atf__slot *sl, uint64_t end) {
     atf_ring *r = &sl->index_c;
-    int own = sl->self_draining || atf__slot_is_mine(s, sl);
+    int own = sl->self_draining || atf__slot_is_mine(sl);
     if (sl->index_file.pack && !s->keep_active && atf__bound_far(s))
         atf__file_writer_hold(&sl->index_file);
     while (r->pos < end) {

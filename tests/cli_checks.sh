@@ -411,6 +411,13 @@ err_has "pack -o a file" "-o $PK/file: not a directory"
 expect 1 "pack -o, nothing to convert" "$ATF" pack -o "$PK/none/deeper" "$PK/missing"
 if [ -e "$PK/none" ]; then fail "pack -o, nothing to convert: the directories made stayed"; else pass; fi
 if [ -d "$PK" ]; then pass; else fail "pack -o, nothing to convert: a directory it did not make went"; fi
+expect 1 "pack -o DIR/, nothing to convert" "$ATF" pack -o "$PK/none/deeper/" "$PK/missing"
+if [ -e "$PK/none" ]; then fail "pack -o DIR/: the directories made stayed"; else pass; fi
+LONG=$(printf '%0300d' 0)
+expect 1 "pack -o, a name too long under a new directory" "$ATF" pack -o "$PK/none/$LONG/x" "$S1"
+if [ -e "$PK/none" ]; then fail "pack -o failing halfway: the directory made stayed"; else pass; fi
+expect 1 "pack, nothing to convert, no -o" "$ATF" pack "$PK/missing"
+expect 0 "pack, packed already, no -o" "$ATF" pack "$PK/new/dir/${S1##*/}"
 
 expect 0 "info session" "$ATF" info "$S1"
 out_has "info session" "^session: +$S1$"

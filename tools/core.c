@@ -445,10 +445,14 @@ int cli_is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Cuts the path of length n in buf to its parent directory; the parent's length. */
+static int cli_is_sep(char c) { return c == '/' || c == '\\'; }
+
+/* Cuts the path of length n in buf (trailing separators ignored) to its parent
+ * directory; the parent's length. */
 static size_t cli_parent_of(char *buf, size_t n) {
-    while (n > 0 && buf[n - 1] != '/' && buf[n - 1] != '\\') n--;
-    while (n > 0 && (buf[n - 1] == '/' || buf[n - 1] == '\\')) n--;
+    while (n > 0 && cli_is_sep(buf[n - 1])) n--;
+    while (n > 0 && !cli_is_sep(buf[n - 1])) n--;
+    while (n > 0 && cli_is_sep(buf[n - 1])) n--;
     buf[n] = '\0';
     return n;
 }
@@ -460,19 +464,24 @@ int cli_make_dirs(const char *path, size_t *made_from) {
     if (n == 0 || n >= sizeof buf) return -1;
     memcpy(buf, path, n + 1);
     for (i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\\' && buf[i] != '\0') continue;
+        if (!cli_is_sep(buf[i]) && buf[i] != '\0') continue;
+        if (cli_is_sep(buf[i - 1])) continue; /* no name: "a//b", "a/" */
         buf[i] = '\0';
-        /* "C:" names a drive, not a directory to make */
-        if (buf[i - 1] != ':' && !cli_is_dir(buf)) {
-            if (cli_mkdir1(buf) == 0) {
-                if (!first) first = i;
-            } else if (!cli_is_dir(buf)) { /* (made meanwhile by another process: fine) */
-                int why = errno;
+        /* "C:" names a drive; only what lies below the last directory there counts as
+         * made ("new/../old/x" made x, not old) */
+        if (buf[i - 1] == ':' || cli_is_dir(buf)) {
+            first = 0;
+        } else if (cli_mkdir1(buf) == 0) {
+            if (!first) first = i;
+        } else {
+            int why = errno;
+            if (!cli_is_dir(buf)) { /* (made meanwhile by another process: fine) */
                 cli_parent_of(buf, i);
                 cli_remove_made_dirs(buf, first);
                 errno = why;
                 return -1;
             }
+            first = 0;
         }
         buf[i] = path[i];
     }
@@ -482,8 +491,8 @@ int cli_make_dirs(const char *path, size_t *made_from) {
 
 void cli_remove_made_dirs(const char *path, size_t made_from) {
     char buf[CLI_PATH_MAX];
-    size_t n = strlen(path);
-    if (!made_from || n >= sizeof buf) return;
+    size_t n;
+    if (!path || !made_from || (n = strlen(path)) >= sizeof buf) return;
     memcpy(buf, path, n + 1);
     /* the deepest first; each only if empty, up to the shallowest one made */
     while (n >= made_from && cli_rmdir1(buf) == 0) n = cli_parent_of(buf, n);

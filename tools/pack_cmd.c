@@ -232,7 +232,7 @@ static int pack_main(const cli_command *cmd, int argc, char **argv, int unpack) 
         int s = pack_path(&j, argv[i]);
         if (status == CLI_EXIT_OK) status = s;
     }
-    if (j.files == 0) cli_remove_made_dirs(j.out, made_from); /* made for nothing: gone */
+    if (j.out && j.files == 0) cli_remove_made_dirs(j.out, made_from); /* made for nothing */
     if (j.files > 1)
         cli_printf("%s %llu files: %llu -> %llu bytes\n", unpack ? "unpacked" : "packed",
                    (cli_ull)j.files, (cli_ull)j.before, (cli_ull)j.after);
