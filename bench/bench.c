@@ -524,6 +524,8 @@ static const target targets[] = {
      "instrument_overhead_valid", 1, 1.5},
     {"instrument_threads_cpu_ns_per_call", "floor_ns_per_call", "instrument_threads_vs_floor",
      "instrument_threads_valid", 1, 1.5},
+    /* the same steps with no hooks or session: what they cost beside the floor */
+    {"bare_recorder_cpu_ns_per_call", "floor_ns_per_call", "bare_recorder_vs_floor", NULL, 1, 0},
     {"instrument_overhead_ns_per_call", "instrument_tick_floor_ns_per_call",
      "instrument_vs_tick_floor", "instrument_overhead_valid", 1, 0},
     {"instrument_filtered_ns_per_call", "instrument_hook_floor_ns_per_call",

@@ -46,6 +46,13 @@
  *                                       exit cannot cost less than on this machine
  *   instrument_vs_floor                 instrument_cpu_ns_per_call / floor (target <= 1.5):
  *                                       every thread's CPU, the drain's included
+ *   bare_recorder_cpu_ns_per_call       every thread's CPU a call of a bare recorder made
+ *                                       of this library's steps (bi_bare_recorder_ns): the
+ *                                       floor's producer, and a consumer thread that
+ *                                       converts, checks, packs, evicts and writes each
+ *                                       batch; no hooks, no session
+ *   bare_recorder_vs_floor              that / floor: what those steps cost beside the floor
+ *   instrument_vs_bare_recorder         instrument_cpu_ns_per_call / that
  *   instrument_paused_ns                the thread's pauses in the last traced run (its
  *                                       own full ring written out: pauses.atf)
  *   instrument_threads_cpu_ns_per_call  the same CPU figure for fib(N - 2) in each of twice
@@ -131,6 +138,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +333,131 @@ static double bi_floor_ns(void) {
         }
         v[k] = (bi_now() - t0) / (double)n * 1e9;
     }
+    return bi_median(v, 5);
+}
+
+/* ---- a bare recorder ------------------------------------------------------------------ */
+/* A complete recorder made of this library's own steps and nothing else: a producer
+ * thread at the floor (two atf_ticks() and two 32-byte records a call, as bi_floor_ns)
+ * into a 4-MiB single-producer single-consumer ring, and a consumer thread doing what no
+ * drain can skip, on batches of up to 8192 events: each stamp converted (a
+ * multiply-shift), the CRC32-C of the records (an index footer's), the records coded
+ * packed (atf__pack_run), the ring lines it read evicted (atf__mem_evict), the packed
+ * bytes written to a file; it polls every 50 us when the ring is empty. No hooks,
+ * session, bookkeeping or second file. The figure: every thread's CPU a call. It is not
+ * a floor (the auto-tracer's drain is more tuned than this consumer), but it shows what
+ * the steps themselves cost beside the floor, in the same run. */
+enum { BI_PIPE_EVENTS = 1 << 17, BI_PIPE_BATCH = 8192 };
+
+typedef struct bi_pipe {
+    uint8_t *ring;           /* BI_PIPE_EVENTS records of 32 bytes */
+    uint64_t head, tail;     /* published with release stores */
+    int stop, fd;
+} bi_pipe;
+
+static void bi_pipe_put(bi_pipe *p, uint64_t *head, uint64_t *tail, uint64_t ts, uint64_t fn,
+                        uint32_t kind, uint32_t depth) {
+    uint8_t *rec;
+    while (*head - *tail >= BI_PIPE_EVENTS) *tail = __atomic_load_n(&p->tail, __ATOMIC_ACQUIRE);
+    uint64_t v[4];
+    v[0] = ts; /* the layout-1 record, in host order: a little-endian host's file order */
+    v[1] = fn;
+    v[2] = 1u | (uint64_t)kind << 32;
+    v[3] = depth | (uint64_t)ATF_NO_DETAIL_U32 << 32;
+    rec = p->ring + ((*head & (BI_PIPE_EVENTS - 1)) << 5);
+    memcpy(rec, &v[0], 8); /* one store each (a 32-byte copy from v goes through memory) */
+    memcpy(rec + 8, &v[1], 8);
+    memcpy(rec + 16, &v[2], 8);
+    memcpy(rec + 24, &v[3], 8);
+    __atomic_store_n(&p->head, ++*head, __ATOMIC_RELEASE);
+}
+
+/* The consumer's work on n records at `in`: converted into `piece`, checked, packed,
+ * evicted, written. */
+static void bi_pipe_batch(bi_pipe *p, const uint8_t *in, size_t n, uint8_t *piece,
+                          uint8_t *packed, atf__pack_state *st, uint32_t *crc, uint64_t *off) {
+    size_t k, len;
+    for (k = 0; k < n; k++) { /* ns = base + ticks * 3/2: the shape of the drain's step */
+        uint64_t t = atf__pack_load_le64(in + (k << 5)), ns = 1000 + ((t * 3) >> 1);
+        memcpy(piece + (k << 5), &ns, 8);
+        memcpy(piece + (k << 5) + 8, in + (k << 5) + 8, 24);
+    }
+    *crc = atf_crc32c_update(*crc, piece, n << 5);
+    len = (size_t)(atf__pack_run(st, piece, n, packed) - packed);
+    atf__mem_evict(in, n << 5);
+    if (pwrite(p->fd, packed, len, (off_t)*off) == (ssize_t)len) *off += len;
+}
+
+static void *bi_pipe_consume(void *arg) {
+    bi_pipe *p = (bi_pipe *)arg;
+    uint64_t pos = 0, off = 0;
+    uint32_t crc = 0;
+    uint8_t *piece = (uint8_t *)malloc((size_t)BI_PIPE_BATCH << 5);
+    uint8_t *packed = (uint8_t *)malloc((size_t)BI_PIPE_BATCH * (ATF_PACKED_EVENT_MAX + 1));
+    atf__pack_state st;
+    atf__pack_state_init(&st, 1);
+    while (piece && packed) {
+        uint64_t head = __atomic_load_n(&p->head, __ATOMIC_ACQUIRE);
+        if (pos == head) {
+            if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) break;
+            atf__sleep_us(50);
+            continue;
+        }
+        while (pos < head) {
+            uint64_t at = pos & (BI_PIPE_EVENTS - 1), n = head - pos;
+            if (n > BI_PIPE_EVENTS - at) n = BI_PIPE_EVENTS - at;
+            if (n > BI_PIPE_BATCH) n = BI_PIPE_BATCH;
+            bi_pipe_batch(p, p->ring + (at << 5), (size_t)n, piece, packed, &st, &crc, &off);
+            pos += n;
+            __atomic_store_n(&p->tail, pos, __ATOMIC_RELEASE);
+        }
+    }
+    free(piece);
+    free(packed);
+    return NULL;
+}
+
+static double bi_cpu_s(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec * 1e-6 +
+           (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec * 1e-6;
+}
+
+/* The median over 5 runs of 4 M calls; 0 when it cannot run. `path`: the file written. */
+static double bi_bare_recorder_ns(const char *path) {
+    enum { CALLS = 4000000 };
+    double v[5];
+    size_t r, i;
+    bi_pipe p;
+    memset(&p, 0, sizeof p);
+    if (posix_memalign((void **)&p.ring, (size_t)1 << 21, (size_t)BI_PIPE_EVENTS << 5) != 0) return 0;
+    atf__mem_hugepages(p.ring, (size_t)BI_PIPE_EVENTS << 5); /* as the rings are */
+    memset(p.ring, 0, (size_t)BI_PIPE_EVENTS << 5); /* faulted in before the clock starts */
+    for (r = 0; r < 5; r++) {
+        pthread_t consumer;
+        uint64_t head = 0, tail = 0;
+        double c0;
+        p.head = p.tail = 0;
+        p.stop = 0;
+        p.fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        c0 = bi_cpu_s();
+        if (p.fd < 0 || pthread_create(&consumer, NULL, bi_pipe_consume, &p) != 0) {
+            if (p.fd >= 0) close(p.fd);
+            free(p.ring);
+            return 0;
+        }
+        for (i = 0; i < CALLS; i++) {
+            bi_pipe_put(&p, &head, &tail, atf_ticks(), 1, ATF_EVENT_CALL, 0);
+            bi_pipe_put(&p, &head, &tail, atf_ticks(), 1, ATF_EVENT_RETURN, 0);
+        }
+        __atomic_store_n(&p.stop, 1, __ATOMIC_RELEASE);
+        pthread_join(consumer, NULL);
+        v[r] = (bi_cpu_s() - c0) / CALLS * 1e9;
+        close(p.fd);
+        unlink(path);
+    }
+    free(p.ring);
     return bi_median(v, 5);
 }
 
@@ -654,7 +787,8 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     static char keep_last[] = "ATF_TRACE_KEEP_LAST_BYTES=33554432"; /* the flight recorder */
     bi_runner run[RUNNERS];
     int enabled[RUNNERS], lttng_daemon = -1, valid, k;
-    double calls, calls_t, ours, ours_cpu, tick_floor, floor;
+    double calls, calls_t, ours, ours_cpu, tick_floor, floor, bare;
+    char bare_file[128];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned threads = cores > 0 && cores < 32 ? 2 * (unsigned)cores : 4;
     uint64_t events, dropped, lost, gaps;
@@ -776,10 +910,17 @@ static void bench_instrument(void (*report)(const char *name, double value)) {
     ours_cpu = bi_overhead(&run[OURS], &run[PLAIN], calls, 1);
     tick_floor = 2 * bi_ticks_ns();
     floor = bi_floor_ns();
+    snprintf(bare_file, sizeof bare_file, "%s/bare.atf", tmp);
+    bare = bi_bare_recorder_ns(bare_file);
     report("instrument_overhead_ns_per_call", ours);
     report("instrument_cpu_ns_per_call", ours_cpu);
     report("floor_ns_per_call", floor);
     if (floor > 0) report("instrument_vs_floor", ours_cpu / floor);
+    if (bare > 0) {
+        report("bare_recorder_cpu_ns_per_call", bare);
+        if (floor > 0) report("bare_recorder_vs_floor", bare / floor);
+        report("instrument_vs_bare_recorder", ours_cpu / bare);
+    }
     report("instrument_paused_ns", (double)bi_session_paused(trace_dir));
     report("instrument_clock_floor_ns_per_call", 2 * bi_clock_ns());
     report("instrument_tick_floor_ns_per_call", tick_floor);
