@@ -145,7 +145,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s SESSION_DIR/pid_N [COUNT]\n", argv[0]);
         return 2;
     }
-    if (argc == 3) top = (size_t)strtoul(argv[2], NULL, 10);
+    if (argc == 3) { /* a second path here (a glob that matched two) is not a count */
+        char *end;
+        top = (size_t)strtoul(argv[2], &end, 10);
+        if (end == argv[2] || *end) {
+            fprintf(stderr, "%s: COUNT '%s' is not a number (one pid_N directory at a "
+                            "time)\n", argv[0], argv[2]);
+            return 2;
+        }
+    }
     rc = atf_session_reader_open(&reader, argv[1], NULL);
     if (rc != ATF_OK) {
         fprintf(stderr, "query: %s\n", atf_error_format(&reader.error, err, sizeof err));

@@ -86,6 +86,8 @@ if [ "$rows" -eq 10 ]; then pass; else fail "query: $rows ranked lines, expected
 check "query: fib is among them" grep -qE '^ *[0-9]+ .* fib$' "$OUT"
 check "query: counts every call of fib" grep -qE ' 30250 +[0-9.]+ +fib$' "$OUT"
 run "query: usage error" sh -c "! '$EX/query'"
+expect 2 "query: a second path is not a count" "$EX/query" "$d" "$d"
+check "query: a second path is not a count: said" grep -q "COUNT '.*' is not a number" "$ERR"
 
 # ---- busy: every core busy, every call recorded ----------------------------------------
 # calls_from_stats FILE: "busy: NAME CALLS" per function of an `atf stats --json` output,

@@ -96,6 +96,13 @@ bid=$(build_id_of "$EX/sample_hooked")
 if [ -n "$bid" ]; then check "record sample: the module's build id" grep -q "\"build_id\":\"$bid\"" "$m"; fi
 no_exceptions "record sample" "$(dirname "$m")"
 
+# --layout 3 is the packed layout, as atf info names it
+expect 0 "record --layout 3" "$ATF" record --layout 3 --output "$TMP/layout3" -- "$EX/sample_hooked"
+check "record --layout 3: the summary says packed" grep -q "(layout packed, " "$ERR"
+s3=$(session_of)
+expect 0 "record --layout 3: info" "$ATF" info "$(ls -d "$s3"/pid_* | head -n 1)"
+check "record --layout 3: the files are packed" grep -qE '^layout: +3 ' "$OUT"
+
 # a program linked with the tracer: the preloaded copy stays off, one session, one pid_*
 expect 0 "record sample_traced" "$ATF" record --output "$TMP/linked" -- "$EX/sample_traced"
 check "record sample_traced: summary of the program's own session" grep -qE '^atf record: 1 process, 5 threads, [1-9][0-9]* events, 0 lost' "$ERR"
@@ -171,6 +178,11 @@ fib_calls_per_pid "$s"
 if [ "$(cat "$TMP/fib_calls")" = "465 930 1395 1860 " ]; then pass; else
     fail "record forks: fib calls per process $(cat "$TMP/fib_calls"), expected 465 930 1395 1860"; fi
 check "record forks: every manifest closed" sh -c "for m in '$s'/pid_*/manifest.json; do grep -q '\"state\": *\"closed\"' \"\$m\" || exit 1; done"
+# a session of several processes given whole: the message offers --pid where there is one
+expect 2 "stats on a session of 4 processes" "$ATF" stats "$s"
+check "stats on a session of 4 processes: --pid offered" grep -q "give one of (or --pid N)$" "$ERR"
+expect 2 "diff on a session of 4 processes" "$ATF" diff "$s" "$s"
+check "diff on a session of 4 processes: no --pid offered" grep -q "give one of$" "$ERR"
 # ATF_TRACE_FOLLOW=0: the children record nothing, the parent all of its 4 rounds
 expect 0 "record forks, ATF_TRACE_FOLLOW=0" env ATF_TRACE_FOLLOW=0 "$ATF" record --output "$TMP/nofollow" -- "$PROGS/forks_hooked"
 check "record forks, ATF_TRACE_FOLLOW=0: the children said ok" grep -q "children ok" "$OUT"

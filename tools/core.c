@@ -286,6 +286,7 @@ int cli_parse_view_ops(const cli_command *cmd, int argc, char **argv, const cli_
     if (takes & CLI_VIEW_PID) {
         cli_flag f = { "--pid", &v->has_pid, CLI_OPT_U64, &v->pid };
         all[n++] = f;
+        v->takes_pid = 1;
     }
     if (takes & CLI_VIEW_FUNCTION) {
         cli_flag f = { "--function", NULL, CLI_OPT_STR_LIST, &v->functions };
@@ -606,9 +607,10 @@ static int cli_is_pid_dir_of(const char *path, uint64_t pid) {
     return cli_pid_dir_name(base ? base + 1 : path, &v) && v == pid;
 }
 
-/* cli_pick_pid_dir, or the pid_* directory of process *pid when pid is not NULL. */
-static int cli_pick_pid(const cli_command *cmd, const char *path, const uint64_t *pid, char *buf,
-                        size_t cap) {
+/* cli_pick_pid_dir, or the pid_* directory of process *pid when pid is not NULL;
+ * `pid_option`: the command has --pid, which the message then offers. */
+static int cli_pick_pid(const cli_command *cmd, const char *path, const uint64_t *pid,
+                        int pid_option, char *buf, size_t cap) {
     char **pids = NULL;
     size_t n = 0, i;
     if (cli_pid_dirs(path, &pids, &n) != 0) {
@@ -627,14 +629,15 @@ static int cli_pick_pid(const cli_command *cmd, const char *path, const uint64_t
                 path, (cli_ull)*pid);
     else
         fprintf(cli_err(), "atf %s: %s is a session_* directory of %llu processes: give one "
-                           "of (or --pid N)\n", cmd->name, path, (cli_ull)n);
+                           "of%s\n", cmd->name, path, (cli_ull)n,
+                pid_option ? " (or --pid N)" : "");
     for (i = 0; i < n; i++) fprintf(cli_err(), "  %s\n", pids[i]);
     cli_pid_dirs_free(pids, n);
     return CLI_EXIT_USAGE;
 }
 
 int cli_pick_pid_dir(const cli_command *cmd, const char *path, char *buf, size_t cap) {
-    return cli_pick_pid(cmd, path, NULL, buf, cap);
+    return cli_pick_pid(cmd, path, NULL, 0, buf, cap);
 }
 
 /* A directory holding index.atf is a thread directory; one holding manifest.json or
@@ -1108,9 +1111,10 @@ static int cli_trace_open_thread(cli_trace *t, const char *tdir, int file) {
 }
 
 /* Opens PATH as cli_trace_open says, a session_* PATH as its pid_* directory of process
- * *pid when pid is not NULL. t->pid stays 0 unless a pid_<N> name gives it. */
+ * *pid when pid is not NULL (`pid_option`: the command has --pid). t->pid stays 0 unless
+ * a pid_<N> name gives it. */
 static int cli_trace_open_at(const cli_command *cmd, cli_trace *t, const char *path,
-                             const uint64_t *pid) {
+                             const uint64_t *pid, int pid_option) {
     char pid_dir[CLI_PATH_MAX], dir[CLI_PATH_MAX], base[CLI_PATH_MAX];
     const char *session = path;
     cli_kind kind;
@@ -1130,7 +1134,7 @@ static int cli_trace_open_at(const cli_command *cmd, cli_trace *t, const char *p
     case CLI_KIND_THREAD:
         return cli_trace_open_thread(t, path, 0);
     case CLI_KIND_ROOT:
-        status = cli_pick_pid(cmd, path, pid, pid_dir, sizeof pid_dir);
+        status = cli_pick_pid(cmd, path, pid, pid_option, pid_dir, sizeof pid_dir);
         if (status != CLI_EXIT_OK) return status;
         session = pid_dir;
         break;
@@ -1550,7 +1554,8 @@ int cli_trace_open_view(const cli_command *cmd, cli_trace *t, const char *path,
     memset(t, 0, sizeof *t);
     t->path = path;
     t->window.to_ns = UINT64_MAX;
-    status = cli_trace_open_at(cmd, t, path, v && v->has_pid ? &v->pid : NULL);
+    status = cli_trace_open_at(cmd, t, path, v && v->has_pid ? &v->pid : NULL,
+                               v && v->takes_pid);
     if (status == CLI_EXIT_OK) {
         sym_name_functions(&t->reader, cli_err()); /* before names */
         cli_trace_apply_wall(t);

@@ -312,6 +312,7 @@ enum {
 
 typedef struct cli_view {
     const char *from, *to;          /* --from, --to as given; NULL: not given */
+    int takes_pid;                  /* the command has --pid (set by the parser) */
     int has_pid;
     uint64_t pid;
     cli_u64_list threads;           /* --thread */

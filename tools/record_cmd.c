@@ -538,6 +538,7 @@ int cli_cmd_record(const cli_command *cmd, int argc, char **argv) {
     if (o.overflow && strcmp(o.overflow, "block") != 0 && strcmp(o.overflow, "drop") != 0)
         return cli_usage_error(cmd, "--overflow is block or drop, not '%s'", o.overflow);
     if ((rc = cli_parse_layout(cmd, o.layout, &layout)) != CLI_CONTINUE) return rc;
+    o.layout = cli_layout_str(layout); /* the tracer's spelling: "3" is "packed" */
     if (o.has_ring_events && o.ring_events == 0)
         return cli_usage_error(cmd, "--ring-events must be at least 1");
     if (o.start_off && !o.toggle_signal) o.toggle_signal = "USR1";
