@@ -184,6 +184,12 @@ static void bi_rm_tree(const char *path) {
     nftw(path, bi_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* User + system seconds of a struct rusage. */
+static double bi_rusage_s(const struct rusage *ru) {
+    return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec * 1e-6 +
+           (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec * 1e-6;
+}
+
 /* Wall seconds of one run of argv (stdout to the file `out` when given, else with stderr
  * to /dev/null; working directory cwd), with ATF_TRACE_DIR=trace_dir, LD_PRELOAD=preload
  * and the NAME=value strings of env (NULL-terminated) when given; a negative value when
@@ -216,8 +222,7 @@ static double bi_run(char *const argv[], const char *cwd, const char *trace_dir,
     }
     if (wait4(pid, &status, 0, &ru) != pid) return -1;
     t1 = bi_now();
-    *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    *cpu = bi_rusage_s(&ru);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t1 - t0 : -1;
 }
 
@@ -353,13 +358,15 @@ typedef struct bi_pipe {
     uint8_t *ring;           /* BI_PIPE_EVENTS records of 32 bytes */
     uint64_t head, tail;     /* published with release stores */
     int stop, fd;
+    uint32_t crc;            /* the consumer's CRC, kept: a result nobody reads could let
+                                the compiler drop the work it measures */
 } bi_pipe;
 
 static void bi_pipe_put(bi_pipe *p, uint64_t *head, uint64_t *tail, uint64_t ts, uint64_t fn,
                         uint32_t kind, uint32_t depth) {
     uint8_t *rec;
-    while (*head - *tail >= BI_PIPE_EVENTS) *tail = __atomic_load_n(&p->tail, __ATOMIC_ACQUIRE);
     uint64_t v[4];
+    while (*head - *tail >= BI_PIPE_EVENTS) *tail = __atomic_load_n(&p->tail, __ATOMIC_ACQUIRE);
     v[0] = ts; /* the layout-1 record, in host order: a little-endian host's file order */
     v[1] = fn;
     v[2] = 1u | (uint64_t)kind << 32;
@@ -412,6 +419,7 @@ static void *bi_pipe_consume(void *arg) {
             __atomic_store_n(&p->tail, pos, __ATOMIC_RELEASE);
         }
     }
+    p->crc = crc;
     free(piece);
     free(packed);
     return NULL;
@@ -420,8 +428,7 @@ static void *bi_pipe_consume(void *arg) {
 static double bi_cpu_s(void) {
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
-    return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec * 1e-6 +
-           (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec * 1e-6;
+    return bi_rusage_s(&u);
 }
 
 /* The median over 5 runs of 4 M calls; 0 when it cannot run. `path`: the file written. */
